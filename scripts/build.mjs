@@ -1,0 +1,37 @@
+// Bundles the CLI and the extension with esbuild and copies the pdf.js worker beside them.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const watch = process.argv.includes('--watch');
+mkdirSync('dist', { recursive: true });
+
+// Native or optional modules stay outside the bundle.
+const external = ['vscode', '@napi-rs/canvas', '@huggingface/transformers', 'protobufjs', 'wink-nlp', 'wink-eng-lite-web-model', 'wink-bm25-text-search'];
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: true,
+  external,
+  logLevel: 'warning',
+  // remark & co. are ESM-only; import.meta.url is shimmed for CJS output.
+  define: { 'import.meta.url': 'importMetaUrl' },
+  banner: { js: "const importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+};
+
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: common.banner });
+if (existsSync('src/extension.ts')) {
+  await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' });
+}
+
+// Files the bundled libraries read beside themselves at run time.
+const pdfParseDir = dirname(require.resolve('pdf-parse'));
+copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
+mkdirSync('dist/schemas', { recursive: true });
+copyFileSync(join(dirname(require.resolve('vectra')), 'codecs', 'schemas', 'index.proto'), 'dist/schemas/index.proto');
+if (watch) console.log('watch mode is not supported; rerun npm run build');
+console.log('built dist/cli.js' + (existsSync('src/extension.ts') ? ' and dist/extension.js' : ''));

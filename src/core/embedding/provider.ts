@@ -1,0 +1,52 @@
+/**
+ * One interface for every embedding backend. The index keeps vectors per `key`
+ * (provider + model), so switching model and back never re-embeds.
+ */
+export type EmbeddingKind = 'query' | 'passage';
+
+export interface EmbedOptions {
+  /** Some models embed queries and passages differently (prefixes, weighting). */
+  kind?: EmbeddingKind;
+  signal?: AbortSignal;
+}
+
+export interface EmbeddingProvider {
+  /** 'embedded' | 'ollama' */
+  readonly id: string;
+  /** Model name as the user configured it. */
+  readonly model: string;
+  /** Stable storage key, safe as a folder name: `${id}-${model}` sanitised. */
+  readonly key: string;
+  /** Vector length; may require a round trip for remote models. */
+  dimension(signal?: AbortSignal): Promise<number>;
+  /** One L2-normalised vector per text, in order. */
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** A provider failure the user must see: says which host and model. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly model: string,
+    readonly host?: string,
+    readonly reason: 'unreachable' | 'unknown-model' | 'timeout' | 'bad-response' | 'aborted' = 'bad-response',
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export function storageKey(id: string, model: string): string {
+  return `${id}-${model}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '_');
+}
+
+export function l2normalize(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  if (s > 0) {
+    const inv = 1 / Math.sqrt(s);
+    for (let i = 0; i < v.length; i++) v[i] *= inv;
+  }
+  return v;
+}

@@ -1,0 +1,494 @@
+/**
+ * Builds or updates the workspace index incrementally. Unchanged files (same
+ * size and mtime, or same content hash) are not re-read; removed ones are
+ * dropped; changed ones replaced; a moved file keeps its passages and vectors.
+ * Work is committed every few sources so a cancelled or crashed run resumes
+ * where it stopped. One writer at a time (lock.ts).
+ */
+import { promises as fs } from 'node:fs';
+import type { EmbeddingProvider } from '../embedding/provider';
+import type { CleanPage } from '../pdf/cleanPages';
+import { chunkPages, CHUNKER_VERSION } from '../passages/chunker';
+import { lexicalTerms, embeddingText } from '../retrieval/representation';
+import { LEXICAL_VERSION } from './versions';
+import type { SourceMetadata } from '../library/metadata';
+import type { SourceType } from '../library/discover';
+import { sha256 } from '../util/atomicWrite';
+import { acquireLock } from './lock';
+import {
+  emptyManifest,
+  IndexCorruptError,
+  indexDir,
+  readManifest,
+  writeManifest,
+  type Manifest,
+  type SourceRecord,
+} from './manifest';
+import {
+  collectGarbage,
+  readPassageShard,
+  readVectorShard,
+  writePassageShard,
+  writeVectorShard,
+  type ShardSource,
+  type StoredPassage,
+} from './shards';
+
+/** One thing to index: a PDF, or a record of a benchmark corpus. */
+export interface SourceInput {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sourceType: SourceType;
+  /** Content hash; computed from the bytes when absent. */
+  contentHash?: string;
+  readBytes?(): Promise<Uint8Array>;
+  /** Extracts text; throws (any error) to skip the file with that reason. */
+  extract(bytes: Uint8Array | undefined): Promise<{ pages: CleanPage[]; pageCount: number; meta: SourceMetadata }>;
+  /** Metadata that can change without re-reading the file (bibliography edits). */
+  refreshMeta?(old: SourceRecord): Partial<SourceRecord> | undefined;
+}
+
+export interface IndexProgress {
+  phase: 'scan' | 'read' | 'embed' | 'save';
+  done: number;
+  total: number;
+  file?: string;
+}
+
+export interface IndexRunOptions {
+  workspace: string;
+  provider: EmbeddingProvider;
+  shardCapacity?: number;
+  commitEvery?: number;
+  lockWaitMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: IndexProgress) => void;
+  onWarning?: (msg: string) => void;
+}
+
+export interface IndexReport {
+  sources: number;
+  passages: number;
+  added: number;
+  updated: number;
+  moved: number;
+  removed: number;
+  unchanged: number;
+  embedded: number;
+  skipped: Array<{ path: string; reason: string }>;
+  warnings: string[];
+  fingerprint: string;
+  cancelled: boolean;
+  ms: number;
+}
+
+const DEFAULT_SHARD_CAPACITY = 2000;
+
+interface Gone {
+  rec: SourceRecord;
+  passages?: StoredPassage[];
+}
+const EMBED_BATCH = 64;
+
+export async function updateIndex(inputs: SourceInput[], opts: IndexRunOptions): Promise<IndexReport> {
+  const started = Date.now();
+  const dir = indexDir(opts.workspace);
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    opts.onWarning?.(m);
+  };
+  const release = await acquireLock(dir, {
+    waitMs: opts.lockWaitMs,
+    what: 'indexing',
+    onWait: (holder) => warn(`waiting for another process to finish updating the index (${holder})`),
+  });
+  try {
+    const run = new IndexRun(dir, opts, warn);
+    await run.open();
+    return await run.execute(inputs, started, warnings);
+  } finally {
+    await release();
+  }
+}
+
+class IndexRun {
+  private m!: Manifest;
+  private readonly capacity: number;
+  private readonly provider: EmbeddingProvider;
+  private readonly modelKey: string;
+  /** Shards whose contents are loaded in memory (all dirty shards are). */
+  private readonly loaded = new Map<number, ShardSource[]>();
+  private readonly vectors = new Map<number, Map<string, Float32Array>>();
+  private readonly dirty = new Set<number>();
+  private embedded = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly opts: IndexRunOptions,
+    private readonly warn: (m: string) => void,
+  ) {
+    this.capacity = opts.shardCapacity ?? DEFAULT_SHARD_CAPACITY;
+    this.provider = opts.provider;
+    this.modelKey = opts.provider.key;
+  }
+
+  /** Loads the manifest; a corrupt or outdated one means a rebuild, and the user is told. */
+  async open(): Promise<void> {
+    let m: Manifest | undefined;
+    try {
+      m = await readManifest(this.dir);
+    } catch (err) {
+      if (!(err instanceof IndexCorruptError)) throw err;
+      this.warn(`${err.message}; rebuilding the index from the library`);
+    }
+    if (m && (m.chunker !== CHUNKER_VERSION || m.lexical !== LEXICAL_VERSION)) {
+      this.warn('the index was built by another version of Similar Sources; rebuilding it');
+      m = undefined;
+    }
+    this.m = m ?? emptyManifest(CHUNKER_VERSION, LEXICAL_VERSION);
+    await this.verifyShards();
+  }
+
+  /** Drops shards whose files are damaged: their sources are re-read from the PDFs. */
+  private async verifyShards(): Promise<void> {
+    for (const [key, rec] of Object.entries(this.m.shards)) {
+      const shard = Number(key);
+      try {
+        this.loaded.set(shard, await readPassageShard(this.dir, rec));
+      } catch (err) {
+        if (!(err instanceof IndexCorruptError)) throw err;
+        this.warn(`${err.message}; its sources will be indexed again`);
+        for (const [id, s] of Object.entries(this.m.sources)) if (s.shard === shard) delete this.m.sources[id];
+        delete this.m.shards[key];
+        for (const set of Object.values(this.m.vectors)) delete set.shards[key];
+        this.loaded.delete(shard);
+      }
+    }
+    const set = this.m.vectors[this.modelKey];
+    for (const [key, rec] of Object.entries(set?.shards ?? {})) {
+      try {
+        this.vectors.set(Number(key), await readVectorShard(this.dir, rec));
+      } catch (err) {
+        if (!(err instanceof IndexCorruptError)) throw err;
+        this.warn(`${err.message}; its vectors will be computed again`);
+        delete set!.shards[key];
+      }
+    }
+  }
+
+  async execute(inputs: SourceInput[], started: number, warnings: string[]): Promise<IndexReport> {
+    const report: IndexReport = {
+      sources: 0,
+      passages: 0,
+      added: 0,
+      updated: 0,
+      moved: 0,
+      removed: 0,
+      unchanged: 0,
+      embedded: 0,
+      skipped: [],
+      warnings,
+      fingerprint: '',
+      cancelled: false,
+      ms: 0,
+    };
+    const byPath = new Map<string, SourceRecord>();
+    for (const s of Object.values(this.m.sources)) byPath.set(s.path, s);
+    const seen = new Set(inputs.map((i) => i.path));
+
+    // Sources gone from the library; kept aside by hash in case they only moved.
+    const gone = new Map<string, Gone>();
+    for (const s of Object.values(this.m.sources)) {
+      if (!seen.has(s.path)) {
+        const passages = this.loaded.get(s.shard)?.find((x) => x.id === s.id)?.passages;
+        gone.set(s.contentHash, { rec: s, passages });
+        this.detach(s);
+      }
+    }
+    for (const p of Object.keys(this.m.skipped)) if (!seen.has(p)) delete this.m.skipped[p];
+
+    const todo: SourceInput[] = [];
+    for (const input of inputs) {
+      const old = byPath.get(input.path);
+      if (old && old.size === input.size && old.mtimeMs === input.mtimeMs && (!input.contentHash || input.contentHash === old.contentHash)) {
+        this.refresh(old, input);
+        report.unchanged++;
+        continue;
+      }
+      const skip = this.m.skipped[input.path];
+      if (!old && skip && skip.size === input.size && skip.mtimeMs === input.mtimeMs) {
+        report.skipped.push({ path: input.path, reason: `${skip.reason} (unchanged since the last attempt)` });
+        continue;
+      }
+      todo.push(input);
+    }
+
+    const commitEvery = this.opts.commitEvery ?? 25;
+    let sinceCommit = 0;
+    for (let i = 0; i < todo.length; i++) {
+      if (this.opts.signal?.aborted) {
+        report.cancelled = true;
+        break;
+      }
+      const input = todo[i];
+      this.opts.onProgress?.({ phase: 'read', done: i, total: todo.length, file: input.path });
+      let outcome;
+      try {
+        outcome = await this.indexOne(input, byPath.get(input.path), gone);
+      } catch (err) {
+        // Cancelled mid-file: keep everything committed so far, drop the half-done file.
+        if (this.opts.signal?.aborted) {
+          report.cancelled = true;
+          break;
+        }
+        throw err;
+      }
+      if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
+      else if (outcome.kind) report[outcome.kind]++;
+      if (++sinceCommit >= commitEvery) {
+        await this.commit();
+        sinceCommit = 0;
+      }
+    }
+    report.removed = [...gone.values()].length;
+    if (!report.cancelled) await this.syncVectors(report);
+    await this.commit();
+    await collectGarbage(this.dir, this.liveFiles());
+    this.opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
+
+    const sources = Object.values(this.m.sources);
+    report.sources = sources.length;
+    report.passages = sources.reduce((n, s) => n + s.passages, 0);
+    report.embedded = this.embedded;
+    report.fingerprint = this.m.fingerprint;
+    report.ms = Date.now() - started;
+    return report;
+  }
+
+  private refresh(old: SourceRecord, input: SourceInput) {
+    const patch = input.refreshMeta?.(old);
+    if (patch) Object.assign(old, patch);
+    old.sourceType = input.sourceType;
+  }
+
+  private async indexOne(
+    input: SourceInput,
+    old: SourceRecord | undefined,
+    gone: Map<string, Gone>,
+  ): Promise<{ kind?: 'added' | 'updated' | 'moved' | 'unchanged'; skipped?: string }> {
+    let bytes: Uint8Array | undefined;
+    let hash = input.contentHash;
+    try {
+      if (input.readBytes) {
+        bytes = await input.readBytes();
+        hash ??= sha256(bytes);
+      }
+    } catch (err) {
+      return this.skip(input, `cannot read the file: ${(err as Error).message}`);
+    }
+    if (!hash) throw new Error(`no content hash for ${input.path}`);
+    if (old && old.contentHash === hash) {
+      // Touched but identical: no need to read the PDF again.
+      old.size = input.size;
+      old.mtimeMs = input.mtimeMs;
+      this.refresh(old, input);
+      return { kind: 'unchanged' };
+    }
+    const moved = gone.get(hash);
+    if (moved?.passages && !old) {
+      gone.delete(hash);
+      const rec: SourceRecord = { ...moved.rec, id: sourceId(input.path), path: input.path, size: input.size, mtimeMs: input.mtimeMs };
+      const from = this.vectors.get(moved.rec.shard);
+      this.attach(rec, moved.passages);
+      this.refresh(rec, input);
+      // Same content, same vectors: carry them to the new shard instead of re-embedding.
+      const to = this.shardVectors(rec.shard);
+      for (let i = 0; i < moved.passages.length; i++) {
+        const v = from?.get(`${hash}:${i}`);
+        if (v) to.set(`${hash}:${i}`, v);
+      }
+      return { kind: 'moved' };
+    }
+    let extracted;
+    try {
+      extracted = await input.extract(bytes);
+    } catch (err) {
+      if (old) this.detach(old);
+      return this.skip(input, (err as Error).message);
+    }
+    const chunks = chunkPages(extracted.pages);
+    if (chunks.length === 0) {
+      if (old) this.detach(old);
+      return this.skip(input, 'no text layer (a scanned PDF? run OCR on it first)');
+    }
+    delete this.m.skipped[input.path];
+    const meta = extracted.meta;
+    const passages: StoredPassage[] = chunks.map((c) => ({
+      p: c.page,
+      l: c.pageLabel,
+      e: c.endPage,
+      h: c.heading,
+      t: c.text,
+      k: lexicalTerms({ sourceTitle: meta.title, heading: c.heading, text: c.text }).join(' '),
+    }));
+    const rec: SourceRecord = {
+      id: sourceId(input.path),
+      path: input.path,
+      size: input.size,
+      mtimeMs: input.mtimeMs,
+      contentHash: hash,
+      shard: -1,
+      passages: passages.length,
+      pageCount: extracted.pageCount,
+      title: meta.title,
+      authors: meta.authors,
+      year: meta.year,
+      citekey: meta.citekey,
+      collections: meta.collections,
+      sourceType: input.sourceType,
+      titleFrom: meta.titleFrom,
+    };
+    // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
+    const vectors = new Map<string, Float32Array>();
+    await this.embedSource(rec, passages, vectors);
+    if (old) this.detach(old);
+    this.attach(rec, passages);
+    const have = this.shardVectors(rec.shard);
+    for (const [id, v] of vectors) have.set(id, v);
+    return { kind: old ? 'updated' : 'added' };
+  }
+
+  private skip(input: SourceInput, reason: string) {
+    this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason };
+    return { skipped: reason };
+  }
+
+  /** Removes a source from its shard (the shard is rewritten at the next commit). */
+  private detach(rec: SourceRecord) {
+    delete this.m.sources[rec.id];
+    const list = this.loaded.get(rec.shard);
+    if (list) {
+      const i = list.findIndex((s) => s.id === rec.id);
+      if (i >= 0) list.splice(i, 1);
+    }
+    this.dirty.add(rec.shard);
+  }
+
+  /** Places a source in the last shard with room, or a new one. */
+  private attach(rec: SourceRecord, passages: StoredPassage[]) {
+    let shard = -1;
+    for (const [no, list] of this.loaded) {
+      const size = list.reduce((n, s) => n + s.passages.length, 0);
+      if (size + passages.length <= this.capacity || size === 0) shard = Math.max(shard, no);
+    }
+    if (shard < 0) {
+      shard = this.loaded.size ? Math.max(...this.loaded.keys()) + 1 : 0;
+      this.loaded.set(shard, []);
+    }
+    rec.shard = shard;
+    rec.passages = passages.length;
+    this.loaded.get(shard)!.push({ id: rec.id, contentHash: rec.contentHash, passages });
+    this.m.sources[rec.id] = rec;
+    this.dirty.add(shard);
+  }
+
+  private shardVectors(shard: number): Map<string, Float32Array> {
+    let v = this.vectors.get(shard);
+    if (!v) this.vectors.set(shard, (v = new Map()));
+    return v;
+  }
+
+  /** Embeds the passages `have` lacks; `have` only changes when all of them succeeded. */
+  private async embedSource(rec: SourceRecord, passages: StoredPassage[], have: Map<string, Float32Array>) {
+    const missing = passages.map((p, i) => ({ p, id: `${rec.contentHash}:${i}` })).filter((x) => !have.has(x.id));
+    const got: Array<[string, Float32Array]> = [];
+    for (let i = 0; i < missing.length; i += EMBED_BATCH) {
+      const batch = missing.slice(i, i + EMBED_BATCH);
+      const texts = batch.map((x) => embeddingText({ sourceTitle: rec.title, heading: x.p.h, text: x.p.t }));
+      const vecs = await this.provider.embed(texts, { kind: 'passage', signal: this.opts.signal });
+      batch.forEach((x, j) => got.push([x.id, vecs[j]]));
+    }
+    for (const [id, v] of got) have.set(id, v);
+    this.embedded += got.length;
+  }
+
+  /** Makes sure every shard has vectors of the active model (after a model switch, say). */
+  private async syncVectors(report: IndexReport) {
+    const set = this.m.vectors[this.modelKey];
+    const stale = [...this.loaded.keys()].filter((s) => this.dirty.has(s) || set?.shards[s]?.passagesGen !== this.m.shards[s]?.gen);
+    let done = 0;
+    for (const shard of stale) {
+      this.opts.onProgress?.({ phase: 'embed', done: done++, total: stale.length });
+      if (this.opts.signal?.aborted) {
+        report.cancelled = true;
+        return;
+      }
+      const bySource = new Map(Object.values(this.m.sources).map((s) => [s.id, s]));
+      try {
+        for (const src of this.loaded.get(shard) ?? []) {
+          const rec = bySource.get(src.id);
+          if (rec) await this.embedSource(rec, src.passages, this.shardVectors(shard));
+        }
+      } catch (err) {
+        if (!this.opts.signal?.aborted) throw err;
+        report.cancelled = true;
+        return;
+      }
+      this.dirty.add(shard);
+    }
+  }
+
+  private async commit() {
+    if (this.dirty.size === 0 && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
+    const dim = await this.provider.dimension(this.opts.signal);
+    const set = (this.m.vectors[this.modelKey] ??= { provider: this.provider.id, model: this.provider.model, dim, shards: {} });
+    set.dim = dim;
+    for (const shard of this.dirty) {
+      const list = this.loaded.get(shard) ?? [];
+      const key = String(shard);
+      if (list.length === 0) {
+        this.loaded.delete(shard);
+        delete this.m.shards[key];
+        for (const s of Object.values(this.m.vectors)) delete s.shards[key];
+        continue;
+      }
+      this.opts.onProgress?.({ phase: 'save', done: 0, total: this.dirty.size });
+      const gen = this.m.nextGen++;
+      this.m.shards[key] = await writePassageShard(this.dir, shard, gen, list);
+      const have = this.shardVectors(shard);
+      const items: Array<{ id: string; vector: Float32Array }> = [];
+      let complete = true;
+      for (const src of list) {
+        src.passages.forEach((_, i) => {
+          const id = `${src.contentHash}:${i}`;
+          const v = have.get(id);
+          if (v) items.push({ id, vector: v });
+          else complete = false;
+        });
+      }
+      // Drop vectors of passages no longer in the shard.
+      const live = new Set(items.map((x) => x.id));
+      for (const id of have.keys()) if (!live.has(id)) have.delete(id);
+      set.shards[key] = await writeVectorShard(this.dir, this.modelKey, shard, complete ? gen : -1, gen, items);
+    }
+    this.dirty.clear();
+    this.m.activeModel = this.modelKey;
+    await writeManifest(this.dir, this.m);
+  }
+
+  private liveFiles(): Set<string> {
+    const keep = new Set<string>();
+    for (const s of Object.values(this.m.shards)) keep.add(s.file);
+    for (const set of Object.values(this.m.vectors)) for (const v of Object.values(set.shards)) keep.add(v.dir);
+    return keep;
+  }
+}
+
+export function sourceId(p: string): string {
+  return sha256(p).slice(0, 16);
+}
+
+/** Reads a file's bytes; kept here so the PDF input and tests share it. */
+export const readFileBytes = (p: string) => fs.readFile(p);

@@ -1,0 +1,175 @@
+/**
+ * The index loaded for searching: all passages of all shards in memory, their
+ * lexical index and their vectors (of one provider+model) packed in one
+ * Float32Array, so a query is one BM25 lookup plus one flat scan.
+ */
+import type { EmbeddingProvider } from '../embedding/provider';
+import { Bm25Index } from '../retrieval/bm25';
+import { rankPassages, rankSources, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
+import type { SourceType } from '../library/discover';
+import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
+import { readPassageShard, readVectorShard } from './shards';
+
+export interface PassageRecord {
+  source: number;
+  index: number;
+  page: number;
+  pageLabel?: string;
+  endPage: number;
+  heading?: string;
+  text: string;
+}
+
+export interface SearchFilter {
+  sourceType?: SourceType | 'both';
+  /** Keep sources in any of these collections (case-insensitive; full path or leaf name). */
+  collections?: string[];
+}
+
+export interface SearchHit extends PassageRecord {
+  sourceRecord: SourceRecord;
+  score: number;
+  cosine: number;
+  lexicalRank?: number;
+  vectorRank?: number;
+}
+
+export interface SourceHit {
+  sourceRecord: SourceRecord;
+  score: number;
+  passages: SearchHit[];
+}
+
+export class LibraryIndex {
+  private constructor(
+    readonly workspace: string,
+    readonly manifest: Manifest,
+    readonly provider: EmbeddingProvider,
+    readonly sources: SourceRecord[],
+    readonly passages: PassageRecord[],
+    private readonly collection: PassageCollection,
+  ) {}
+
+  get fingerprint(): string {
+    return this.manifest.fingerprint;
+  }
+
+  get size(): number {
+    return this.passages.length;
+  }
+
+  /**
+   * Loads the index of `workspace` for `provider`. Missing → IndexMissingError,
+   * damaged → IndexCorruptError: never an empty index that would look like "no result".
+   */
+  static async open(workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
+    const dir = indexDir(workspace);
+    const manifest = await readManifest(dir);
+    if (!manifest) throw new IndexMissingError(`No library index in ${dir}. Index the library first (similar-sources index --library <folder>).`);
+    const set = manifest.vectors[provider.key];
+    if (!set) {
+      const built = manifest.activeModel ? ` (it was built with ${manifest.activeModel})` : '';
+      throw new IndexMissingError(`The index in ${dir} has no vectors for ${provider.id} model "${provider.model}"${built}. Run the index command with this provider.`);
+    }
+    const shardKeys = Object.keys(manifest.shards).sort((a, b) => Number(a) - Number(b));
+    for (const key of shardKeys) {
+      if (set.shards[key]?.passagesGen !== manifest.shards[key].gen) {
+        throw new IndexMissingError(`The index in ${dir} is not complete for model "${provider.model}" (an indexing run was interrupted). Run the index command again to finish it.`);
+      }
+    }
+    const total = shardKeys.reduce((n, k) => n + manifest.shards[k].passages, 0);
+    const dim = set.dim;
+    const vectors = new Float32Array(total * dim);
+    const sourceOfRow = new Int32Array(total);
+    const lexical = new Bm25Index();
+    const sources: SourceRecord[] = [];
+    const sourceNo = new Map<string, number>();
+    const passages: PassageRecord[] = [];
+    let row = 0;
+    for (const key of shardKeys) {
+      const [shardSources, shardVectors] = await Promise.all([
+        readPassageShard(dir, manifest.shards[key]),
+        readVectorShard(dir, set.shards[key]),
+      ]);
+      for (const s of shardSources) {
+        const rec = manifest.sources[s.id];
+        if (!rec) continue;
+        let no = sourceNo.get(s.id);
+        if (no === undefined) {
+          no = sources.push(rec) - 1;
+          sourceNo.set(s.id, no);
+        }
+        s.passages.forEach((p, i) => {
+          const v = shardVectors.get(`${s.contentHash}:${i}`);
+          if (!v || v.length !== dim) throw new IndexCorruptError(`vectors are missing for ${rec.path}; run the index command again`);
+          if (row >= total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
+          vectors.set(v, row * dim);
+          sourceOfRow[row] = no!;
+          lexical.add(row, p.k ? p.k.split(' ') : []);
+          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t });
+          row++;
+        });
+      }
+    }
+    const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow };
+    return new LibraryIndex(workspace, manifest, provider, sources, passages, collection);
+  }
+
+  /** Top passages for a text, best first. */
+  async search(text: string, opts: { k: number; filter?: SearchFilter; signal?: AbortSignal }): Promise<SearchHit[]> {
+    const query = await this.query(text, opts.signal);
+    const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) });
+    return ranked.map((r) => this.hit(r));
+  }
+
+  /** Top sources for a text, each with its passages best first. */
+  async searchSources(text: string, opts: { k: number; filter?: SearchFilter; signal?: AbortSignal }): Promise<SourceHit[]> {
+    const query = await this.query(text, opts.signal);
+    return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) }).map((s) => ({
+      sourceRecord: this.sources[s.source],
+      score: s.score,
+      passages: s.passages.map((r) => this.hit(r)),
+    }));
+  }
+
+  /** Cosine between two passages' stored vectors (near-duplicate detection). */
+  passageVector(row: number): Float32Array {
+    const d = this.collection.dim;
+    return this.collection.vectors.subarray(row * d, (row + 1) * d);
+  }
+
+  private async query(text: string, signal?: AbortSignal) {
+    const [vector] = await this.provider.embed([text], { kind: 'query', signal });
+    return { text, vector };
+  }
+
+  private hit(r: RankedPassage): SearchHit {
+    const p = this.passages[r.row];
+    return { ...p, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
+  }
+
+  private acceptor(filter?: SearchFilter): ((row: number) => boolean) | undefined {
+    const type = filter?.sourceType && filter.sourceType !== 'both' ? filter.sourceType : undefined;
+    const wanted = filter?.collections?.filter(Boolean).map((c) => c.toLowerCase());
+    if (!type && !wanted?.length) return undefined;
+    const ok = this.sources.map(
+      (s) =>
+        (!type || s.sourceType === type) &&
+        (!wanted?.length || s.collections.some((c) => wanted.includes(c.toLowerCase()))),
+    );
+    const sourceOfRow = this.collection.sourceOfRow;
+    return (row) => ok[sourceOfRow[row]];
+  }
+}
+
+/** Where the index stands, for status displays; never throws. */
+export async function indexStatus(workspace: string): Promise<{ state: 'missing' | 'corrupt' | 'ready'; detail: string; manifest?: Manifest }> {
+  try {
+    const m = await readManifest(indexDir(workspace));
+    if (!m) return { state: 'missing', detail: 'not indexed yet' };
+    const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
+    return { state: 'ready', detail: `${Object.keys(m.sources).length} sources, ${passages} passages, model ${m.activeModel ?? '?'}`, manifest: m };
+  } catch (err) {
+    return { state: 'corrupt', detail: (err as Error).message };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * One writer at a time per index: an exclusive lock file created with O_EXCL.
+ * A second process waits (up to `waitMs`) and then refuses with a message that
+ * says who holds the lock; a lock left by a dead process is taken over.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export class IndexBusyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexBusyError';
+  }
+}
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  since: string;
+  what: string;
+}
+
+/** A holder refreshes the lock file this often; one not refreshed for STALE_MS is abandoned. */
+const HEARTBEAT_MS = 5_000;
+const STALE_MS = 60_000;
+
+export interface LockOptions {
+  waitMs?: number;
+  what?: string;
+  onWait?: (holder: string) => void;
+}
+
+export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, 'index.lock');
+  const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index' };
+  const deadline = Date.now() + (opts.waitMs ?? 30_000);
+  let told = false;
+  for (;;) {
+    try {
+      await fs.writeFile(file, JSON.stringify(info), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = await readHolder(file);
+    if (holder === 'stale') {
+      await fs.rm(file, { force: true });
+      continue;
+    }
+    if (!told) {
+      opts.onWait?.(holder);
+      told = true;
+    }
+    if (Date.now() >= deadline) {
+      throw new IndexBusyError(
+        `The index in ${dir} is being updated by another process (${holder}). Try again when it has finished.`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const beat = setInterval(() => {
+    const now = new Date();
+    fs.utimes(file, now, now).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  beat.unref();
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    clearInterval(beat);
+    await fs.rm(file, { force: true });
+  };
+}
+
+async function readHolder(file: string): Promise<string> {
+  try {
+    const [text, st] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    const info = JSON.parse(text) as LockInfo;
+    const sameHost = info.host === os.hostname();
+    if (sameHost && !pidAlive(info.pid)) return 'stale';
+    if (Date.now() - st.mtimeMs > STALE_MS) return 'stale';
+    return `pid ${info.pid} on ${info.host}, ${info.what} since ${info.since}`;
+  } catch {
+    // Half-written or vanished lock: judge by age only.
+    const st = await fs.stat(file).catch(() => undefined);
+    if (!st || Date.now() - st.mtimeMs > STALE_MS) return 'stale';
+    return 'another process';
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The manifest is the index's single commit point: shard files are written under
+ * new generation names first, then the manifest is replaced atomically. Whatever
+ * the manifest names is complete; anything else in the folder is garbage.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import type { SourceType } from '../library/discover';
+
+export const MANIFEST_FORMAT = 1;
+
+export interface SourceRecord {
+  id: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  contentHash: string;
+  shard: number;
+  passages: number;
+  pageCount: number;
+  title: string;
+  authors: string[];
+  year?: number;
+  citekey?: string;
+  collections: string[];
+  sourceType: SourceType;
+  titleFrom: string;
+}
+
+export interface SkipRecord {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  reason: string;
+}
+
+export interface ShardRecord {
+  gen: number;
+  file: string;
+  sha256: string;
+  passages: number;
+}
+
+export interface VectorShardRecord {
+  /** The passage shard generation these vectors were synced with. */
+  passagesGen: number;
+  dir: string;
+  sha256: string;
+  items: number;
+}
+
+export interface VectorSetRecord {
+  provider: string;
+  model: string;
+  dim: number;
+  shards: Record<string, VectorShardRecord>;
+}
+
+export interface Manifest {
+  format: number;
+  chunker: number;
+  lexical: string;
+  fingerprint: string;
+  updatedAt: string;
+  /** Storage key of the provider the index was last built with. */
+  activeModel?: string;
+  nextGen: number;
+  sources: Record<string, SourceRecord>;
+  skipped: Record<string, SkipRecord>;
+  shards: Record<string, ShardRecord>;
+  vectors: Record<string, VectorSetRecord>;
+}
+
+export class IndexCorruptError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexCorruptError';
+  }
+}
+
+export class IndexMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexMissingError';
+  }
+}
+
+export const INDEX_DIR = '.similar-sources';
+
+export function indexDir(workspace: string): string {
+  return path.join(path.resolve(workspace), INDEX_DIR);
+}
+
+export function emptyManifest(chunker: number, lexical: string): Manifest {
+  return {
+    format: MANIFEST_FORMAT,
+    chunker,
+    lexical,
+    fingerprint: '',
+    updatedAt: new Date(0).toISOString(),
+    nextGen: 1,
+    sources: {},
+    skipped: {},
+    shards: {},
+    vectors: {},
+  };
+}
+
+/** Reads the manifest; undefined when there is none, IndexCorruptError when it is unreadable. */
+export async function readManifest(dir: string): Promise<Manifest | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, 'manifest.json'), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  let m: Manifest;
+  try {
+    m = JSON.parse(text) as Manifest;
+  } catch {
+    throw new IndexCorruptError(`the index manifest in ${dir} is not valid JSON (half-written or damaged)`);
+  }
+  if (!m || typeof m !== 'object' || m.format !== MANIFEST_FORMAT || typeof m.sources !== 'object' || typeof m.shards !== 'object') {
+    throw new IndexCorruptError(`the index manifest in ${dir} has an unknown or damaged format`);
+  }
+  m.vectors ??= {};
+  m.skipped ??= {};
+  return m;
+}
+
+/** Changes whenever the set of indexed passages changes. */
+export function computeFingerprint(m: Manifest): string {
+  const parts = [`f${m.format}`, `c${m.chunker}`, `l${m.lexical}`];
+  for (const id of Object.keys(m.sources).sort()) {
+    const s = m.sources[id];
+    parts.push(`${id}:${s.contentHash}:${s.sourceType}:${s.citekey ?? ''}:${s.collections.join('|')}:${s.title}`);
+  }
+  return sha256(parts.join('\n')).slice(0, 24);
+}
+
+export async function writeManifest(dir: string, m: Manifest): Promise<void> {
+  m.fingerprint = computeFingerprint(m);
+  m.updatedAt = new Date().toISOString();
+  await writeFileAtomic(path.join(dir, 'manifest.json'), JSON.stringify(m));
+}

@@ -1,0 +1,92 @@
+/**
+ * Finds the PDFs of the library: recursive walk of each library folder,
+ * include/exclude globs (relative to that folder), and the primary/secondary
+ * source type from configured folders or globs.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+
+export type SourceType = 'primary' | 'secondary';
+
+export interface LibraryConfig {
+  folders: string[];
+  include?: string[];
+  exclude?: string[];
+  /** Folders (absolute, or relative to `baseDir`) or globs whose PDFs are primary sources. */
+  primary?: string[];
+  /** Resolves relative folders; the workspace folder. */
+  baseDir?: string;
+}
+
+export interface DiscoveredFile {
+  path: string;
+  root: string;
+  rel: string;
+  size: number;
+  mtimeMs: number;
+  sourceType: SourceType;
+}
+
+const DEFAULT_INCLUDE = ['**/*.pdf'];
+const ALWAYS_EXCLUDE = ['**/.similar-sources/**', '**/node_modules/**', '**/.git/**', '**/.Trash*/**'];
+const GLOB_CHARS = /[*?[\]{}!]/;
+
+export async function discoverPdfs(cfg: LibraryConfig): Promise<{ files: DiscoveredFile[]; warnings: string[] }> {
+  const baseDir = cfg.baseDir ?? process.cwd();
+  const include = picomatch(cfg.include?.length ? cfg.include : DEFAULT_INCLUDE, { nocase: true, dot: false });
+  const exclude = picomatch([...ALWAYS_EXCLUDE, ...(cfg.exclude ?? [])], { nocase: true, dot: true });
+  const isPrimary = primaryMatcher(cfg.primary ?? [], baseDir);
+  const warnings: string[] = [];
+  const files = new Map<string, DiscoveredFile>();
+
+  for (const folder of cfg.folders) {
+    const root = path.resolve(baseDir, folder);
+    const stat = await fs.stat(root).catch(() => undefined);
+    if (!stat?.isDirectory()) {
+      warnings.push(`library folder not found: ${root}`);
+      continue;
+    }
+    const stack = [root];
+    while (stack.length) {
+      const dir = stack.pop()!;
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        warnings.push(`cannot read folder ${dir}: ${(err as Error).message}`);
+        continue;
+      }
+      for (const e of entries) {
+        const abs = path.join(dir, e.name);
+        const rel = path.relative(root, abs).split(path.sep).join('/');
+        if (e.isDirectory()) {
+          if (!exclude(rel + '/x') && !e.name.startsWith('.')) stack.push(abs);
+          continue;
+        }
+        if (!e.isFile() && !e.isSymbolicLink()) continue;
+        if (!include(rel) || exclude(rel)) continue;
+        const st = await fs.stat(abs).catch(() => undefined);
+        if (!st?.isFile()) continue;
+        if (files.has(abs)) continue; // overlapping library folders
+        files.set(abs, {
+          path: abs,
+          root,
+          rel,
+          size: st.size,
+          mtimeMs: Math.floor(st.mtimeMs),
+          sourceType: isPrimary(abs, rel) ? 'primary' : 'secondary',
+        });
+      }
+    }
+  }
+  const sorted = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: sorted, warnings };
+}
+
+function primaryMatcher(entries: string[], baseDir: string): (abs: string, rel: string) => boolean {
+  const globs = entries.filter((e) => GLOB_CHARS.test(e));
+  const folders = entries.filter((e) => !GLOB_CHARS.test(e)).map((f) => path.resolve(baseDir, f) + path.sep);
+  const glob = globs.length ? picomatch(globs, { nocase: true, dot: true }) : () => false;
+  return (abs, rel) => folders.some((f) => abs.startsWith(f)) || glob(rel) || glob(abs.split(path.sep).join('/'));
+}

@@ -1,0 +1,286 @@
+/**
+ * Incremental in-memory BM25 over compact postings (typed arrays per term).
+ * Removal tombstones a document; postings and document frequencies are
+ * compacted lazily, so removing a whole PDF costs one pass, not one per passage.
+ */
+
+export interface Bm25Params {
+  k1: number;
+  b: number;
+}
+
+export interface ScoredId {
+  id: number;
+  score: number;
+}
+
+const INITIAL_POSTINGS = 4;
+// Compact before a search when tombstones exceed this share of live documents.
+const COMPACT_RATIO = 0.02;
+
+export class Bm25Index {
+  readonly k1: number;
+  readonly b: number;
+
+  private termIds = new Map<string, number>();
+  private postDocs: Int32Array[] = [];
+  private postTf: Uint16Array[] = [];
+  private postLen: number[] = [];
+  /** Live documents per term (exact after compaction; may count tombstones before). */
+  private dfs: number[] = [];
+
+  private docLen = new Uint32Array(1024);
+  private alive = new Uint8Array(1024);
+  /** Removed docs whose postings are still in the lists. */
+  private stale = new Uint8Array(1024);
+  private staleCount = 0;
+  private liveCount = 0;
+  private totalLen = 0;
+
+  private norm = new Float32Array(0);
+  private normDirty = true;
+  private acc = new Float32Array(1024);
+  private touched = new Int32Array(1024);
+
+  constructor(params: Partial<Bm25Params> = {}) {
+    this.k1 = params.k1 ?? 1.2;
+    this.b = params.b ?? 0.75;
+  }
+
+  /** Number of live documents. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  get averageLength(): number {
+    return this.liveCount > 0 ? this.totalLen / this.liveCount : 0;
+  }
+
+  has(docId: number): boolean {
+    return docId >= 0 && docId < this.alive.length && this.alive[docId] === 1;
+  }
+
+  /** Documents containing the term (after pending removals are compacted). */
+  docFreq(term: string): number {
+    this.compactIfStale(0);
+    const t = this.termIds.get(term);
+    return t === undefined ? 0 : this.dfs[t];
+  }
+
+  /** Lucene-style BM25 idf, always positive. */
+  idf(term: string): number {
+    const n = this.liveCount;
+    const df = this.docFreq(term);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  add(docId: number, terms: readonly string[]): void {
+    if (!Number.isInteger(docId) || docId < 0) throw new RangeError(`bad docId ${docId}`);
+    if (this.has(docId)) this.remove(docId);
+    this.ensureDocCapacity(docId + 1);
+    // A re-used id must not revive its old postings.
+    if (this.stale[docId]) this.compactIfStale(0, true);
+    const counts = new Map<string, number>();
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let t = this.termIds.get(term);
+      if (t === undefined) {
+        t = this.postDocs.length;
+        this.termIds.set(term, t);
+        this.postDocs.push(new Int32Array(INITIAL_POSTINGS));
+        this.postTf.push(new Uint16Array(INITIAL_POSTINGS));
+        this.postLen.push(0);
+        this.dfs.push(0);
+      }
+      let n = this.postLen[t];
+      if (n === this.postDocs[t].length) {
+        const docs = new Int32Array(n * 2);
+        docs.set(this.postDocs[t]);
+        this.postDocs[t] = docs;
+        const tfs = new Uint16Array(n * 2);
+        tfs.set(this.postTf[t]);
+        this.postTf[t] = tfs;
+      }
+      this.postDocs[t][n] = docId;
+      this.postTf[t][n] = Math.min(tf, 65535);
+      this.postLen[t] = n + 1;
+      this.dfs[t]++;
+    }
+    this.docLen[docId] = terms.length;
+    this.alive[docId] = 1;
+    this.liveCount++;
+    this.totalLen += terms.length;
+    this.normDirty = true;
+  }
+
+  remove(docId: number): boolean {
+    if (!this.has(docId)) return false;
+    this.alive[docId] = 0;
+    this.stale[docId] = 1;
+    this.staleCount++;
+    this.liveCount--;
+    this.totalLen -= this.docLen[docId];
+    this.docLen[docId] = 0;
+    this.normDirty = true;
+    return true;
+  }
+
+  search(queryTerms: readonly string[], k: number, accept?: (docId: number) => boolean): ScoredId[] {
+    const weights = new Map<string, number>();
+    for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
+    return this.searchWeighted(weights, k, accept);
+  }
+
+  /** Query terms with weights (repeat counts, or expansion weights from feedback). */
+  searchWeighted(query: ReadonlyMap<string, number>, k: number, accept?: (docId: number) => boolean): ScoredId[] {
+    this.compactIfStale(COMPACT_RATIO);
+    if (k <= 0 || this.liveCount === 0) return [];
+    this.refreshNorm();
+    const n = this.liveCount;
+    const k1p1 = this.k1 + 1;
+    const acc = this.acc;
+    const touched = this.touched;
+    const alive = this.alive;
+    const norm = this.norm;
+    let nTouched = 0;
+    for (const [term, w] of query) {
+      const t = this.termIds.get(term);
+      if (t === undefined || w <= 0) continue;
+      const df = this.dfs[t];
+      if (df <= 0) continue;
+      const weight = w * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * k1p1;
+      const docs = this.postDocs[t];
+      const tfs = this.postTf[t];
+      const len = this.postLen[t];
+      for (let i = 0; i < len; i++) {
+        const d = docs[i];
+        if (alive[d] === 0) continue;
+        const tf = tfs[i];
+        if (acc[d] === 0) touched[nTouched++] = d;
+        acc[d] += (weight * tf) / (tf + norm[d]);
+      }
+    }
+    const heap = new TopK(k);
+    for (let i = 0; i < nTouched; i++) {
+      const d = touched[i];
+      const s = acc[d];
+      acc[d] = 0;
+      if (s > heap.threshold() && (!accept || accept(d))) heap.push(d, s);
+    }
+    return heap.sorted();
+  }
+
+  private refreshNorm(): void {
+    if (!this.normDirty && this.norm.length === this.docLen.length) return;
+    if (this.norm.length !== this.docLen.length) this.norm = new Float32Array(this.docLen.length);
+    const avg = this.averageLength || 1;
+    const a = this.k1 * (1 - this.b);
+    const c = (this.k1 * this.b) / avg;
+    for (let d = 0; d < this.docLen.length; d++) this.norm[d] = a + c * this.docLen[d];
+    this.normDirty = false;
+  }
+
+  private ensureDocCapacity(n: number): void {
+    if (n <= this.docLen.length) return;
+    let cap = this.docLen.length;
+    while (cap < n) cap *= 2;
+    const grow = <T extends Uint32Array | Uint8Array | Float32Array | Int32Array>(a: T, make: (c: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.docLen = grow(this.docLen, (c) => new Uint32Array(c));
+    this.alive = grow(this.alive, (c) => new Uint8Array(c));
+    this.stale = grow(this.stale, (c) => new Uint8Array(c));
+    this.acc = new Float32Array(cap);
+    this.touched = new Int32Array(cap);
+    this.normDirty = true;
+  }
+
+  /** Drops postings of removed documents and recomputes document frequencies. */
+  private compactIfStale(ratio: number, force = false): void {
+    if (this.staleCount === 0) return;
+    if (!force && this.staleCount <= ratio * this.liveCount) return;
+    const stale = this.stale;
+    for (let t = 0; t < this.postDocs.length; t++) {
+      const docs = this.postDocs[t];
+      const tfs = this.postTf[t];
+      const len = this.postLen[t];
+      let w = 0;
+      for (let i = 0; i < len; i++) {
+        if (stale[docs[i]] === 1) continue;
+        docs[w] = docs[i];
+        tfs[w] = tfs[i];
+        w++;
+      }
+      this.postLen[t] = w;
+      this.dfs[t] = w;
+      // Give memory back when a list shrank a lot.
+      if (w * 4 < docs.length && docs.length > INITIAL_POSTINGS) {
+        const cap = Math.max(INITIAL_POSTINGS, w * 2);
+        this.postDocs[t] = docs.slice(0, cap);
+        this.postTf[t] = tfs.slice(0, cap);
+      }
+    }
+    stale.fill(0);
+    this.staleCount = 0;
+  }
+}
+
+/** Fixed-size min-heap keeping the k best (id, score) pairs. */
+export class TopK {
+  private ids: Int32Array;
+  private scores: Float64Array;
+  private n = 0;
+
+  constructor(readonly k: number) {
+    this.ids = new Int32Array(Math.max(1, k));
+    this.scores = new Float64Array(Math.max(1, k));
+  }
+
+  /** Scores at or below this cannot enter the heap. */
+  threshold(): number {
+    return this.n < this.k ? -Infinity : this.scores[0];
+  }
+
+  push(id: number, score: number): void {
+    const ids = this.ids;
+    const sc = this.scores;
+    if (this.n < this.k) {
+      let i = this.n++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (sc[p] <= score) break;
+        sc[i] = sc[p];
+        ids[i] = ids[p];
+        i = p;
+      }
+      sc[i] = score;
+      ids[i] = id;
+      return;
+    }
+    if (score <= sc[0]) return;
+    let i = 0;
+    const n = this.n;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && sc[r] < sc[l] ? r : l;
+      if (sc[c] >= score) break;
+      sc[i] = sc[c];
+      ids[i] = ids[c];
+      i = c;
+    }
+    sc[i] = score;
+    ids[i] = id;
+  }
+
+  /** Best first; ties by lower id for determinism. */
+  sorted(): ScoredId[] {
+    const out: ScoredId[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i], score: this.scores[i] });
+    out.sort((a, b) => b.score - a.score || a.id - b.id);
+    return out;
+  }
+}

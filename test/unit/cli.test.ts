@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeFixtureLibrary } from '../support/pdfCorpus';
+
+const CLI = resolve('dist/cli.js');
+
+function cli(args: string[], cwd?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A small BEIR folder: topics with distinctive words, one judged document per query. */
+function writeBeir(dir: string) {
+  const topics = ['grain ships Sicily licences', 'railway time zones clocks', 'plague Marseille quarantine', 'printing press pamphlets Luther', 'cotton famine Lancashire mills'];
+  const docs: string[] = [];
+  topics.forEach((t, i) => {
+    for (let j = 0; j < 6; j++) docs.push(JSON.stringify({ _id: `d${i}-${j}`, title: j === 0 ? `Study of ${t}` : `Note ${i}.${j}`, text: j === 0 ? `A detailed account of ${t} and its history, with ${t} discussed at length.` : `Unrelated remarks number ${j} on topic ${i} about weather and gardens.` }));
+  });
+  mkdirSync(join(dir, 'qrels'), { recursive: true });
+  writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
+  writeFileSync(join(dir, 'queries.jsonl'), topics.map((t, i) => JSON.stringify({ _id: `q${i}`, text: `What about ${t}?` })).join('\n') + '\n');
+  writeFileSync(join(dir, 'qrels', 'train.tsv'), 'query-id\tcorpus-id\tscore\n' + topics.map((_, i) => `q${i}\td${i}-0\t1`).join('\n') + '\n');
+}
+
+describe('CLI (bundled dist/cli.js)', function () {
+  this.timeout(180_000);
+  const root = mkdtempSync(join(tmpdir(), 'ss-cli-'));
+  const lib = join(root, 'library');
+  const ws = join(root, 'ws');
+
+  before(async () => {
+    if (!existsSync(CLI)) {
+      const b = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
+      assert.equal(b.status, 0, b.stderr);
+    }
+    await writeFixtureLibrary(lib);
+    mkdirSync(ws);
+  });
+
+  it('index lists sources, passages and every skipped file with its reason', () => {
+    const r = cli(['index', '--library', lib, '--workspace', ws]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Indexed: 2 sources, \d+ passages/);
+    assert.match(r.stdout, /Skipped 5 files:/);
+    assert.match(r.stdout, /encrypted\.pdf — encrypted: the PDF needs a password/);
+    assert.match(r.stdout, /scanned\.pdf — no text layer/);
+    assert.match(r.stderr, /indexing 7 PDF files/);
+    const j = JSON.parse(cli(['index', '--library', lib, '--workspace', ws, '--json']).stdout);
+    assert.equal(j.sources, 2);
+    assert.equal(j.unchanged, 2);
+    assert.equal(j.skipped.length, 5);
+  });
+
+  it('search --json prints path, title, page, pageLabel, score and text', () => {
+    const r = cli(['search', 'Sicilian export licences and the price of bread', '--workspace', ws, '--k', '3', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const { results } = JSON.parse(r.stdout);
+    assert.equal(results.length, 3);
+    for (const h of results) {
+      assert.ok(h.path.endsWith('.pdf'));
+      assert.equal(typeof h.title, 'string');
+      assert.ok(Number.isInteger(h.page) && h.page >= 1);
+      assert.ok(h.pageLabel === null || typeof h.pageLabel === 'string');
+      assert.equal(typeof h.score, 'number');
+      assert.ok(h.text.length > 50);
+    }
+    assert.ok(results[0].path.endsWith('english-history.pdf'));
+    const human = cli(['search', 'la longue durée', '--workspace', ws, '--k', '1'], ws);
+    assert.match(human.stdout, /^1\. L’école des Annales/m);
+  });
+
+  it('says clearly when there is no index, and rejects bad usage', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ss-cli-empty-'));
+    const r = cli(['search', 'anything', '--workspace', empty]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /No library index in .*Index the library first/);
+    assert.equal(cli(['index']).code, 2);
+    assert.equal(cli(['search', 'x', '--k', '0', '--workspace', ws]).code, 2);
+    assert.match(cli(['frobnicate']).stderr, /unknown command/);
+  });
+
+  it('eval --json prints the metrics and the plain-BM25 baseline', () => {
+    const beir = join(root, 'beir');
+    writeBeir(beir);
+    const r = cli(['eval', '--beir', beir, '--split', 'train', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    for (const k of ['ndcg@10', 'recall@10', 'recall@100', 'mrr@10']) {
+      assert.ok(j[k] >= 0 && j[k] <= 1, k);
+      assert.ok(j.baseline[k] >= 0 && j.baseline[k] <= 1, `baseline ${k}`);
+    }
+    assert.equal(j.queries, 5);
+    assert.equal(j.docs, 30);
+    assert.equal(j['mrr@10'], 1, 'each distinctive query finds its document first');
+  });
+});

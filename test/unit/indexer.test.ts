@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { promises as fs, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
+import { storageKey, type EmbeddingProvider } from '../../src/core/embedding/provider';
+import { updateIndex, type IndexReport } from '../../src/core/index/indexer';
+import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { IndexCorruptError, IndexMissingError, indexDir, readManifest } from '../../src/core/index/manifest';
+import { libraryInputs } from '../../src/core/library/pdfSource';
+import { buildPdf } from '../support/pdfWriter';
+import { ENGLISH_HISTORY_HEADER, ENGLISH_HISTORY_TITLE, FRENCH_TITLE, writeFixtureLibrary } from '../support/pdfCorpus';
+
+/** A second "model" so switching providers can be observed; counts what it embeds. */
+class CountingProvider implements EmbeddingProvider {
+  readonly id = 'test';
+  readonly key: string;
+  embedded = 0;
+  constructor(readonly model: string, private readonly inner = new EmbeddedProvider()) {
+    this.key = storageKey('test', model);
+  }
+  dimension() {
+    return this.inner.dimension();
+  }
+  async embed(texts: string[], o?: { kind?: 'query' | 'passage' }) {
+    if (o?.kind !== 'query') this.embedded += texts.length;
+    return this.inner.embed(texts, o);
+  }
+}
+
+async function setup() {
+  const root = await fs.mkdtemp(join(tmpdir(), 'ss-index-'));
+  const lib = join(root, 'library');
+  await writeFixtureLibrary(lib);
+  return { root, lib, workspace: root };
+}
+
+async function run(workspace: string, lib: string, provider: EmbeddingProvider = new EmbeddedProvider(), extra: Partial<Parameters<typeof updateIndex>[1]> = {}, bib?: string): Promise<IndexReport> {
+  const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace, bibliography: bib, primary: ['**/primary/**'] });
+  return updateIndex(inputs, { workspace, provider, ...extra });
+}
+
+describe('index: build, search, incremental updates', function () {
+  this.timeout(120_000);
+  let ctx: Awaited<ReturnType<typeof setup>>;
+  before(async () => {
+    ctx = await setup();
+  });
+
+  it('indexes the good PDFs and reports every broken one with its reason', async () => {
+    const r = await run(ctx.workspace, ctx.lib);
+    assert.equal(r.sources, 2);
+    assert.equal(r.added, 2);
+    assert.ok(r.passages >= 8, `passages: ${r.passages}`);
+    const reasons = Object.fromEntries(r.skipped.map((s) => [s.path.split('/').pop(), s.reason]));
+    assert.match(reasons['encrypted.pdf'], /encrypted/);
+    assert.match(reasons['truncated.pdf'], /not a valid PDF/);
+    assert.match(reasons['not-a-pdf.pdf'], /not a valid PDF/);
+    assert.match(reasons['empty.pdf'], /empty file/);
+    assert.match(reasons['scanned.pdf'], /no text layer/);
+    assert.match(r.fingerprint, /^[0-9a-f]{24}$/);
+  });
+
+  it('keeps pages, printed page labels, headings and metadata; drops running headers; joins hyphenation', async () => {
+    const index = await LibraryIndex.open(ctx.workspace, new EmbeddedProvider());
+    const en = index.sources.find((s) => s.path.endsWith('english-history.pdf'))!;
+    assert.equal(en.title, ENGLISH_HISTORY_TITLE);
+    assert.equal(en.year, 2019);
+    const fr = index.sources.find((s) => s.path.endsWith('francais.pdf'))!;
+    assert.equal(fr.title, FRENCH_TITLE);
+    assert.equal(fr.titleFrom, 'first-page');
+    const hits = await index.search('export licences tratte sold by the Sicilian crown viceroy', { k: 3 });
+    assert.equal(hits[0].sourceRecord.path, en.path);
+    assert.equal(hits[0].page, 3);
+    assert.equal(hits[0].pageLabel, '13');
+    assert.match(hits[0].heading ?? '', /Licences/);
+    for (const p of index.passages) {
+      assert.ok(!p.text.includes(ENGLISH_HISTORY_HEADER), 'running header left in a passage');
+      assert.ok(!/historio- ?graphie/.test(p.text), 'hyphenation not joined');
+    }
+    assert.ok(index.passages.some((p) => p.text.includes('historiographie')));
+    const frHits = await index.search('la longue durée de Braudel et les trois temps', { k: 1 });
+    assert.equal(frHits[0].sourceRecord.path, fr.path);
+  });
+
+  it('does not re-read unchanged or merely touched files, and keeps the fingerprint', async () => {
+    const before = (await readManifest(indexDir(ctx.workspace)))!.fingerprint;
+    const r = await run(ctx.workspace, ctx.lib);
+    assert.deepEqual([r.unchanged, r.added, r.updated, r.embedded], [2, 0, 0, 0]);
+    const f = join(ctx.lib, 'english-history.pdf');
+    const later = new Date(Date.now() + 5000);
+    await fs.utimes(f, later, later);
+    const t = await run(ctx.workspace, ctx.lib);
+    assert.deepEqual([t.unchanged, t.updated, t.embedded], [2, 0, 0]);
+    assert.equal(t.fingerprint, before);
+  });
+
+  it('replaces a changed PDF, drops a removed one, follows a moved one without re-embedding', async () => {
+    const fp0 = (await readManifest(indexDir(ctx.workspace)))!.fingerprint;
+    await fs.writeFile(
+      join(ctx.lib, 'francais.pdf'),
+      buildPdf({ pages: [{ heading: 'Les foires de Champagne', paragraphs: ['Les marchands italiens fréquentaient les foires de Champagne au XIIIe siècle. Les lettres de foire réglaient les dettes entre places.'] }] }),
+    );
+    const changed = await run(ctx.workspace, ctx.lib);
+    assert.equal(changed.updated, 1);
+    assert.notEqual(changed.fingerprint, fp0);
+    const idx = await LibraryIndex.open(ctx.workspace, new EmbeddedProvider());
+    const hit = (await idx.search('foires de Champagne lettres de foire', { k: 1 }))[0];
+    assert.match(hit.text, /foires de Champagne/);
+    assert.ok(!idx.passages.some((p) => p.text.includes('Braudel lui donne un nom')), 'old text of the changed file is gone');
+
+    await fs.mkdir(join(ctx.lib, 'moved'), { recursive: true });
+    await fs.rename(join(ctx.lib, 'english-history.pdf'), join(ctx.lib, 'moved', 'english-history.pdf'));
+    const counting = new EmbeddedProvider();
+    const moved = await run(ctx.workspace, ctx.lib, counting);
+    assert.deepEqual([moved.moved, moved.removed, moved.embedded], [1, 0, 0]);
+
+    await fs.rm(join(ctx.lib, 'francais.pdf'));
+    const removed = await run(ctx.workspace, ctx.lib);
+    assert.deepEqual([removed.removed, removed.sources], [1, 1]);
+    const after = await LibraryIndex.open(ctx.workspace, new EmbeddedProvider());
+    assert.ok(after.sources.every((s) => !s.path.endsWith('francais.pdf')));
+    assert.ok(after.sources[0].path.endsWith('moved/english-history.pdf'));
+  });
+
+  it('keeps embeddings per model: switching model and back does not re-embed', async () => {
+    const other = new CountingProvider('other-v1');
+    const r1 = await run(ctx.workspace, ctx.lib, other);
+    assert.ok(other.embedded > 0 && r1.embedded === other.embedded);
+    await assert.rejects(LibraryIndex.open(ctx.workspace, new CountingProvider('never-built')), IndexMissingError);
+    const back = await run(ctx.workspace, ctx.lib, new EmbeddedProvider());
+    assert.equal(back.embedded, 0);
+    const again = new CountingProvider('other-v1');
+    await run(ctx.workspace, ctx.lib, again);
+    assert.equal(again.embedded, 0);
+    const m = (await readManifest(indexDir(ctx.workspace)))!;
+    assert.deepEqual(Object.keys(m.vectors).sort(), [new EmbeddedProvider().key, other.key].sort());
+  });
+});
+
+describe('index: shards, filters, bibliography', function () {
+  this.timeout(120_000);
+
+  it('splits a library into bounded shards and searches across them', async () => {
+    const { workspace, lib } = await setup();
+    const r = await run(workspace, lib, new EmbeddedProvider(), { shardCapacity: 4 });
+    const m = (await readManifest(indexDir(workspace)))!;
+    assert.ok(Object.keys(m.shards).length >= 2, `shards: ${Object.keys(m.shards).length}`);
+    for (const s of Object.values(m.shards)) assert.ok(s.passages <= 4 || Object.values(m.sources).some((x) => x.passages > 4));
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.equal(idx.size, r.passages);
+    const files = readdirSync(join(indexDir(workspace), 'passages'));
+    assert.equal(files.length, Object.keys(m.shards).length, 'old generations are collected');
+  });
+
+  it('takes citekey, authors, year and collections from a Better BibTeX JSON export; filters by collection and source type', async () => {
+    const { workspace, lib } = await setup();
+    await fs.mkdir(join(lib, 'primary'), { recursive: true });
+    await fs.rename(join(lib, 'francais.pdf'), join(lib, 'primary', 'francais.pdf'));
+    const bib = join(workspace, 'library.json');
+    await fs.writeFile(
+      bib,
+      JSON.stringify({
+        items: [
+          {
+            itemID: 1,
+            citationKey: 'whitfield2019',
+            itemType: 'journalArticle',
+            title: 'Bread, Ships and Sovereigns',
+            creators: [{ firstName: 'Margaret', lastName: 'Whitfield', creatorType: 'author' }],
+            date: '2019-03-14',
+            attachments: [{ path: join(lib, 'english-history.pdf') }],
+          },
+        ],
+        collections: { A: { key: 'A', name: 'Grain', parent: false, items: [1], collections: [] } },
+      }),
+    );
+    await run(workspace, lib, new EmbeddedProvider(), {}, bib);
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    const en = idx.sources.find((s) => s.citekey === 'whitfield2019')!;
+    assert.deepEqual([en.title, en.year, en.authors[0]], ['Bread, Ships and Sovereigns', 2019, 'Whitfield, Margaret']);
+    assert.ok(en.collections.includes('Grain'));
+    const inGrain = await idx.search('Braudel longue durée grain', { k: 20, filter: { collections: ['grain'] } });
+    assert.ok(inGrain.length > 0 && inGrain.every((h) => h.sourceRecord.citekey === 'whitfield2019'));
+    const primary = await idx.search('grain Braudel', { k: 20, filter: { sourceType: 'primary' } });
+    assert.ok(primary.length > 0 && primary.every((h) => h.sourceRecord.path.endsWith('primary/francais.pdf')));
+    const secondary = await idx.search('grain Braudel', { k: 20, filter: { sourceType: 'secondary' } });
+    assert.ok(secondary.every((h) => h.sourceRecord.sourceType === 'secondary'));
+  });
+});
+
+describe('index: damage, interruption and concurrent writers', function () {
+  this.timeout(120_000);
+
+  it('reports a missing index as missing, never as an empty result', async () => {
+    const ws = await fs.mkdtemp(join(tmpdir(), 'ss-empty-'));
+    await assert.rejects(LibraryIndex.open(ws, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /Index the library first/.test(e.message));
+  });
+
+  it('detects a corrupt manifest, tells the user, and rebuilds', async () => {
+    const { workspace, lib } = await setup();
+    await run(workspace, lib);
+    await fs.writeFile(join(indexDir(workspace), 'manifest.json'), '{"format":1,"sour');
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), IndexCorruptError);
+    const warnings: string[] = [];
+    const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
+    assert.ok(warnings.some((w) => /not valid JSON.*rebuilding/.test(w)), warnings.join('\n'));
+    assert.deepEqual([r.sources, r.added], [2, 2]);
+    await LibraryIndex.open(workspace, new EmbeddedProvider());
+  });
+
+  it('detects a damaged shard by checksum and re-indexes its sources', async () => {
+    const { workspace, lib } = await setup();
+    await run(workspace, lib);
+    const m = (await readManifest(indexDir(workspace)))!;
+    const shardFile = join(indexDir(workspace), Object.values(m.shards)[0].file);
+    const text = await fs.readFile(shardFile, 'utf8');
+    await fs.writeFile(shardFile, text.replace('grain', 'GRAIN'));
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexCorruptError && /checksum/.test(e.message));
+    const warnings: string[] = [];
+    const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
+    assert.ok(warnings.some((w) => /damaged.*indexed again/.test(w)), warnings.join('\n'));
+    assert.equal(r.sources, 2);
+    await LibraryIndex.open(workspace, new EmbeddedProvider());
+  });
+
+  it('a cancelled run saves what it did and the next run finishes the rest', async () => {
+    const { workspace, lib } = await setup();
+    const ac = new AbortController();
+    const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace });
+    const r = await updateIndex(inputs, {
+      workspace,
+      provider: new EmbeddedProvider(),
+      signal: ac.signal,
+      commitEvery: 1,
+      onProgress: (p) => {
+        if (p.phase === 'read' && p.done === 3) ac.abort();
+      },
+    });
+    assert.equal(r.cancelled, true);
+    assert.ok(r.sources < 2 || r.skipped.length < 5);
+    const next = await run(workspace, lib);
+    assert.equal(next.sources, 2);
+    assert.ok(next.unchanged + next.skipped.filter((s) => /unchanged since/.test(s.reason)).length >= 1, 'work of the cancelled run was kept');
+  });
+
+  it('serialises two writers on one workspace: neither clobbers the other', async () => {
+    const { workspace, lib } = await setup();
+    const [a, b] = await Promise.all([run(workspace, lib), run(workspace, lib)]);
+    assert.equal(a.sources, 2);
+    assert.equal(b.sources, 2);
+    assert.equal(a.added + b.added, 2, 'the second writer saw the first one\'s work');
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.equal(idx.sources.length, 2);
+  });
+});
