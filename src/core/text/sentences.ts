@@ -32,7 +32,8 @@ export interface SentenceSpan {
 
 export function splitSentences(text: string): SentenceSpan[] {
   const spans: SentenceSpan[] = [];
-  const boundary = /([.!?…]+)([»”"’')\]]*)(\s+)(?=[«“"‘'(\[]?\s*[\p{Lu}\p{N}¿¡«“])/gu;
+  // Closers may include footnote markers: "…the end.[^2] Next".
+  const boundary = /([.!?…]+)((?:[»”"’')\]]|\[\^[^\]\s]+\])*)(\s+)(?=[«“"‘'(\[]?\s*[\p{Lu}\p{N}¿¡«“])/gu;
   let start = 0;
   let m: RegExpExecArray | null;
   while ((m = boundary.exec(text)) !== null) {

@@ -1,0 +1,287 @@
+/**
+ * Markdown-aware segmentation (remark + GFM + front matter + math): sections,
+ * paragraph-level blocks, or sentences. Code, front matter, HTML, math and
+ * tables are never segments; a `#` inside a code block is code.
+ * Every segment keeps exact 1-based lines and a query text free of markup.
+ */
+import type { Root, RootContent, Heading, Parent, PhrasingContent, ListItem } from 'mdast';
+import { sha256 } from '../util/atomicWrite';
+import { splitSentences } from '../text/sentences';
+import { parseMarkdown } from './parse';
+import { plainInline, stripCitationMarkup } from './plainText';
+
+export type Granularity = 'section' | 'paragraph' | 'sentence';
+export type SegmentType = 'section' | 'paragraph' | 'list-item' | 'blockquote' | 'footnote' | 'sentence';
+
+export interface Segment {
+  /** Unique in the document; stable when other parts of the document change. */
+  id: string;
+  type: SegmentType;
+  startLine: number;
+  endLine: number;
+  /** Its heading, or its first words. */
+  title: string;
+  /** The Markdown source of the segment, as displayed. */
+  text: string;
+  /** Plain text for searching: no Markdown, citation or footnote markup; link text kept. */
+  query: string;
+  /** Headings above the segment, outermost first. */
+  headingPath: string[];
+  /** False when too short to search (listed, not searched). */
+  searchable: boolean;
+}
+
+export interface SegmentOptions {
+  /** Segments with fewer words are not searched. */
+  minWords?: number;
+}
+
+export interface SegmentedDocument {
+  /** Front-matter title, else the first level-1 heading. */
+  title?: string;
+  segments: Segment[];
+}
+
+export const DEFAULT_MIN_WORDS = 4;
+
+interface Block {
+  type: Exclude<SegmentType, 'section' | 'sentence'>;
+  start: number;
+  end: number;
+  startLine: number;
+  endLine: number;
+  query: string;
+  headingPath: string[];
+  /** Offsets (into the source) of the block's own prose, for sentence splitting. */
+  prose: Array<{ start: number; end: number }>;
+}
+
+export async function segmentMarkdown(source: string, granularity: Granularity = 'paragraph', options: SegmentOptions = {}): Promise<SegmentedDocument> {
+  const tree = await parseMarkdown(source);
+  const minWords = options.minWords ?? DEFAULT_MIN_WORDS;
+  const lines = lineStarts(source);
+  const title = frontMatterTitle(tree) ?? firstH1(tree);
+  const raw: Array<Omit<Segment, 'id' | 'searchable'>> = [];
+
+  if (granularity === 'section') {
+    for (const s of sections(tree, source)) raw.push(s);
+  } else {
+    const blocks = collectBlocks(tree, source);
+    for (const b of blocks) {
+      if (granularity === 'paragraph') {
+        const text = source.slice(b.start, b.end);
+        raw.push({ type: b.type, startLine: b.startLine, endLine: b.endLine, title: firstWords(b.query), text, query: b.query, headingPath: b.headingPath });
+        continue;
+      }
+      for (const part of b.prose) {
+        const chunk = source.slice(part.start, part.end);
+        for (const s of splitSentences(chunk)) {
+          const start = part.start + s.start;
+          const end = part.start + s.end;
+          const query = stripCitationMarkup(inlineMarkdownToText(s.text));
+          if (!query) continue;
+          raw.push({
+            type: 'sentence',
+            startLine: lineOf(lines, start),
+            endLine: lineOf(lines, end - 1),
+            title: firstWords(query),
+            text: s.text,
+            query,
+            headingPath: b.headingPath,
+          });
+        }
+      }
+    }
+  }
+  return { title, segments: assignIds(raw, minWords) };
+}
+
+/** Ids: a hash of type, heading path and text, plus an occurrence number for identical twins. */
+function assignIds(raw: Array<Omit<Segment, 'id' | 'searchable'>>, minWords: number): Segment[] {
+  const seen = new Map<string, number>();
+  return raw.map((s) => {
+    const base = sha256(`${s.type}\u0000${s.headingPath.join('\u0001')}\u0000${s.text.replace(/\s+/g, ' ').trim()}`).slice(0, 12);
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    const words = s.query.split(/\s+/).filter(Boolean).length;
+    return { id: n === 1 ? base : `${base}-${n}`, ...s, searchable: words >= minWords };
+  });
+}
+
+function collectBlocks(tree: Root, source: string): Block[] {
+  const out: Block[] = [];
+  const path: Array<{ depth: number; text: string }> = [];
+  const headingPath = () => path.map((h) => h.text);
+
+  const visit = (node: RootContent, inContainer: boolean) => {
+    switch (node.type) {
+      case 'heading': {
+        const text = plainInline(node.children as PhrasingContent[]);
+        while (path.length && path[path.length - 1].depth >= node.depth) path.pop();
+        path.push({ depth: node.depth, text });
+        return;
+      }
+      case 'paragraph':
+        if (!inContainer) out.push(block('paragraph', node, [node], source, headingPath()));
+        return;
+      case 'blockquote':
+        out.push(block('blockquote', node, proseNodes(node), source, headingPath()));
+        return;
+      case 'footnoteDefinition':
+        out.push(block('footnote', node, proseNodes(node), source, headingPath()));
+        return;
+      case 'list':
+        for (const item of node.children) visitItem(item);
+        return;
+      default:
+        // code, yaml, html, math, table, thematicBreak, definition: never segments
+        return;
+    }
+  };
+  const visitItem = (item: ListItem) => {
+    const own = item.children.filter((c) => c.type === 'paragraph');
+    if (own.length) {
+      const last = own[own.length - 1];
+      const b = block('list-item', item, own, source, headingPath());
+      // A list item's segment is its own prose; nested lists are segments of their own.
+      b.end = last.position!.end.offset!;
+      b.endLine = last.position!.end.line;
+      out.push(b);
+    }
+    for (const c of item.children) if (c.type === 'list') for (const sub of c.children) visitItem(sub);
+  };
+  for (const node of tree.children) visit(node, false);
+  return out;
+}
+
+function proseNodes(node: Parent): RootContent[] {
+  const out: RootContent[] = [];
+  const walk = (n: Parent) => {
+    for (const c of n.children as RootContent[]) {
+      if (c.type === 'paragraph') out.push(c);
+      else if (c.type === 'blockquote' || c.type === 'list' || c.type === 'listItem') walk(c as Parent);
+    }
+  };
+  walk(node);
+  return out;
+}
+
+function block(type: Block['type'], node: RootContent, prose: RootContent[], source: string, headingPath: string[]): Block {
+  const pos = node.position!;
+  const query = stripCitationMarkup(
+    prose
+      .map((p) => plainInline(((p as Parent).children ?? []) as PhrasingContent[]))
+      .join(' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
+  return {
+    type,
+    start: pos.start.offset!,
+    end: pos.end.offset!,
+    startLine: pos.start.line,
+    endLine: pos.end.line,
+    query,
+    headingPath,
+    prose: prose.map((p) => ({ start: p.position!.start.offset!, end: p.position!.end.offset! })),
+  };
+}
+
+function sections(tree: Root, source: string): Array<Omit<Segment, 'id' | 'searchable'>> {
+  const out: Array<Omit<Segment, 'id' | 'searchable'>> = [];
+  const nodes = tree.children.filter((n) => n.type !== 'yaml');
+  const path: Array<{ depth: number; text: string }> = [];
+  let current: { heading?: Heading; nodes: RootContent[]; path: string[] } = { nodes: [], path: [] };
+  const flush = () => {
+    const content = current.nodes;
+    const prose = content.filter((n) => n.type !== 'code' && n.type !== 'html' && n.type !== 'math' && n.type !== 'table' && n.type !== 'definition' && n.type !== 'thematicBreak');
+    if (prose.length === 0) return; // a heading with no content is not a segment
+    const first = current.heading ?? content[0];
+    const last = content[content.length - 1];
+    const start = first.position!.start.offset!;
+    const end = last.position!.end.offset!;
+    const headingText = current.heading ? plainInline(current.heading.children) : undefined;
+    const bodyQuery = prose.map((n) => blockPlain(n)).filter(Boolean).join(' ');
+    const query = stripCitationMarkup([headingText, bodyQuery].filter(Boolean).join('. ').replace(/\s+/g, ' ').trim());
+    out.push({
+      type: 'section',
+      startLine: first.position!.start.line,
+      endLine: last.position!.end.line,
+      title: headingText ?? firstWords(bodyQuery),
+      text: source.slice(start, end),
+      query,
+      headingPath: current.path,
+    });
+  };
+  for (const n of nodes) {
+    if (n.type === 'heading') {
+      flush();
+      const text = plainInline(n.children);
+      while (path.length && path[path.length - 1].depth >= n.depth) path.pop();
+      const parents = path.map((h) => h.text);
+      path.push({ depth: n.depth, text });
+      current = { heading: n, nodes: [], path: parents };
+      continue;
+    }
+    current.nodes.push(n);
+  }
+  flush();
+  return out;
+}
+
+/** Plain text of a block (paragraphs, lists, quotes, footnotes); code and HTML dropped. */
+function blockPlain(n: RootContent): string {
+  if (n.type === 'paragraph') return plainInline(n.children);
+  if (n.type === 'code' || n.type === 'html' || n.type === 'math' || n.type === 'table' || n.type === 'yaml') return '';
+  if ('children' in n) return (n.children as RootContent[]).map(blockPlain).filter(Boolean).join(' ');
+  return '';
+}
+
+/** Sentence-level query: strips inline Markdown from a source slice. */
+function inlineMarkdownToText(s: string): string {
+  return s
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*\*|__|\*|_|~~)(?=\S)([^]*?\S)\1/g, '$2')
+    .replace(/\$[^$\n]+\$/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function frontMatterTitle(tree: Root): string | undefined {
+  const yaml = tree.children.find((n) => n.type === 'yaml');
+  if (!yaml || yaml.type !== 'yaml') return undefined;
+  const m = /^title:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(.+?))\s*$/m.exec(yaml.value);
+  const t = m?.[1] ?? m?.[2]?.replace(/''/g, "'") ?? m?.[3];
+  return t?.trim() || undefined;
+}
+
+function firstH1(tree: Root): string | undefined {
+  const h = tree.children.find((n): n is Heading => n.type === 'heading' && n.depth === 1);
+  return h ? plainInline(h.children) : undefined;
+}
+
+export function firstWords(text: string, n = 8): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
+}
+
+function lineStarts(s: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < s.length; i++) if (s[i] === '\n') starts.push(i + 1);
+  return starts;
+}
+
+function lineOf(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
