@@ -92,7 +92,7 @@ describe('segmentMarkdown', () => {
     assert.equal(lic.startLine, 10);
     assert.match(lic.text, /# not a heading/, 'the code block belongs to the section text');
     assert.ok(!lic.query.includes('not a heading'));
-    assert.equal(segments[3].endLine, 46, 'the footnote definition belongs to the last section');
+    assert.equal(segments[3].endLine, DOC.split('\n').findIndex((l) => l.startsWith('[^1]:')) + 1, 'the footnote definition belongs to the last section');
   });
 
   it('sentence granularity: sentences of prose blocks with their own lines, case kept', async () => {
