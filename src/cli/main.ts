@@ -11,6 +11,13 @@ import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
 import { indexDir, readManifest } from '../core/index/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
 import { runBeirEval } from '../core/eval/beir';
+import { analyzeDocument, IndexNotReadyError, type AnalysisResult } from '../core/analysis/analyze';
+import { AnalysisCache } from '../core/analysis/cache';
+import { OptionsError, type AnalysisOptions } from '../core/analysis/options';
+import { OllamaReranker } from '../core/analysis/rerank';
+import { readWorkspaceSettings } from '../core/config/workspaceSettings';
+import { segmentMarkdown, type Granularity } from '../core/markdown/segment';
+import { promises as fs } from 'node:fs';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
@@ -29,12 +36,20 @@ Commands:
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
+  segment <file.md> [--granularity section|paragraph|sentence] [--json]
+          Prints the segments of a Markdown draft.
+  analyze <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
+          [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
+          [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
+          [--rerank-model M] [--no-cache] [--provider …] [--json]
+          Indexes the library if needed, then lists, for each segment, the sources worth citing.
+          Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
 
 Provider options: --provider embedded (default, offline) | ollama, --ollama-host <url>
   (default $OLLAMA_HOST or http://127.0.0.1:11434), --ollama-model <name>
   (default nomic-embed-text), --fallback (use the embedded model if Ollama fails).`;
 
-const BOOLEANS = new Set(['json', 'fallback', 'help']);
+const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache']);
 const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback'];
 
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -57,11 +72,16 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdEval(args);
       case 'status':
         return await cmdStatus(args);
+      case 'segment':
+        return await cmdSegment(args);
+      case 'analyze':
+      case 'analyse':
+        return await cmdAnalyze(args);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof OptionsError) {
       err(`error: ${e.message}\n\n${USAGE}`);
       return 2;
     }
@@ -95,13 +115,21 @@ async function cmdIndex(args: ParsedArgs): Promise<number> {
   if (!libraries.length) throw new UsageError('index needs at least one --library <dir>');
   const workspace = workspaceOf(args);
   const provider = await providerFrom(args);
+  const report = await runIndex(args, workspace, provider, libraries, one(args, 'bib'), all(args, 'primary'));
+  if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
+  else printIndexReport(report);
+  return report.cancelled ? 130 : 0;
+}
+
+/** Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. */
+async function runIndex(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[]): Promise<IndexReport> {
   const { inputs, warnings } = await libraryInputs({
-    folders: libraries.map((l) => path.resolve(l)),
+    folders: libraries.map((l) => path.resolve(workspace, l)),
     include: all(args, 'include'),
     exclude: all(args, 'exclude'),
-    primary: all(args, 'primary'),
+    primary,
     baseDir: workspace,
-    bibliography: one(args, 'bib') && path.resolve(one(args, 'bib')!),
+    bibliography: bib && path.resolve(workspace, bib),
   });
   for (const w of warnings) err(`warning: ${w}`);
   err(`indexing ${inputs.length} PDF files into ${indexDir(workspace)} (${provider.id} model ${provider.model})`);
@@ -126,9 +154,7 @@ async function cmdIndex(args: ParsedArgs): Promise<number> {
     },
   }).finally(() => process.off('SIGINT', onSigint));
   report.warnings.unshift(...warnings);
-  if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
-  else printIndexReport(report);
-  return report.cancelled ? 130 : 0;
+  return report;
 }
 
 function printIndexReport(r: IndexReport) {
@@ -239,4 +265,147 @@ const round = (x: number) => Math.round(x * 10000) / 10000;
 const fmt = (x: number) => x.toFixed(4);
 function excerpt(t: string, n: number) {
   return t.length <= n ? t : t.slice(0, n).replace(/\s+\S*$/, '') + '…';
+}
+
+function granularityOf(args: ParsedArgs): Granularity {
+  const g = one(args, 'granularity') ?? 'paragraph';
+  if (g !== 'section' && g !== 'paragraph' && g !== 'sentence') throw new UsageError('--granularity must be section, paragraph or sentence');
+  return g;
+}
+
+async function readDraft(args: ParsedArgs, command: string): Promise<{ file: string; text: string }> {
+  const file = args.positionals[0];
+  if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one Markdown file`);
+  const abs = path.resolve(file);
+  try {
+    return { file: abs, text: await fs.readFile(abs, 'utf8') };
+  } catch (e) {
+    throw new Error(`cannot read ${abs}: ${(e as Error).message}`);
+  }
+}
+
+async function cmdSegment(args: ParsedArgs): Promise<number> {
+  checkKnown(args, ['granularity', 'json', 'min-words']);
+  const { text } = await readDraft(args, 'segment');
+  const { title, segments } = await segmentMarkdown(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  if (args.flags.has('json')) {
+    out(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
+    return 0;
+  }
+  for (const s of segments) out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${s.title}`);
+  return 0;
+}
+
+async function cmdAnalyze(args: ParsedArgs): Promise<number> {
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', ...PROVIDER_OPTS]);
+  const { file, text } = await readDraft(args, 'analyze');
+  const workspace = workspaceOf(args);
+  const settings = await readWorkspaceSettings(workspace);
+  const libraries = all(args, 'library').length ? all(args, 'library') : (settings.libraryFolders ?? []);
+  const provider = await providerFrom(args);
+  if (libraries.length) {
+    const report = await runIndex(args, workspace, provider, libraries, one(args, 'bib') ?? settings.bibliographyFile, all(args, 'primary').length ? all(args, 'primary') : (settings.primarySourceFolders ?? []));
+    const changed = report.added + report.updated + report.moved + report.removed;
+    err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
+    for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
+    if (report.cancelled) return 130;
+  }
+  const threshold = one(args, 'threshold');
+  const options: Partial<AnalysisOptions> = {
+    granularity: granularityOf(args),
+    maxResults: one(args, 'max-results') === undefined ? undefined : Number(one(args, 'max-results')),
+    similarityThreshold: threshold === undefined ? undefined : Number(threshold),
+    sourceType: one(args, 'source-type') as AnalysisOptions['sourceType'] | undefined,
+    collectionFilter: all(args, 'collection').length ? all(args, 'collection') : null,
+    useReranking: !args.flags.has('no-rerank'),
+    useContextualEmbedding: !args.flags.has('no-context'),
+    minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
+  };
+  const ac = new AbortController();
+  const onSigint = () => ac.abort();
+  process.once('SIGINT', onSigint);
+  let result: AnalysisResult;
+  try {
+    result = await analyzeDocument(text, options, {
+      index: () => LibraryIndex.open(workspace, provider),
+      workspace,
+      documentPath: file,
+      cache: args.flags.has('no-cache') ? false : new AnalysisCache(workspace),
+      reranker: new OllamaReranker({ host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') }),
+      citationTemplate: one(args, 'citation-template'),
+      signal: ac.signal,
+      log: (l) => err(l),
+      onProgress: (p) => {
+        if (p.current === 1 || p.current === p.total || p.current % 10 === 0) err(`analysing segment ${p.current} of ${p.total}`);
+      },
+    });
+  } catch (e) {
+    if (e instanceof IndexNotReadyError) {
+      err(`error: ${e.message}`);
+      if (e.state === 'missing') err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
+      return 1;
+    }
+    if ((e as Error).name === 'AbortError') {
+      err('cancelled: nothing was cached');
+      return 130;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  if (args.flags.has('json')) {
+    out(JSON.stringify(jsonReport(result), null, 2));
+    return 0;
+  }
+  printAnalysis(result, path.relative(process.cwd(), file) || file);
+  return 0;
+}
+
+function jsonReport(r: AnalysisResult) {
+  return {
+    fromCache: r.fromCache,
+    documentTitle: r.documentTitle,
+    fingerprint: r.fingerprint,
+    model: r.model,
+    reranking: r.reranking,
+    segments: r.segments.map((s) => ({
+      id: s.id,
+      type: s.type,
+      startLine: s.startLine,
+      endLine: s.endLine,
+      title: s.title,
+      text: s.text,
+      status: s.status,
+      fromCache: s.fromCache,
+      recommendations: s.recommendations,
+    })),
+    stats: r.stats,
+  };
+}
+
+function printAnalysis(r: AnalysisResult, name: string) {
+  const searched = r.segments.filter((s) => s.status === 'analysed').length;
+  out(`${r.documentTitle ?? name} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
+  if (r.reranking.note) out(`(${r.reranking.note})`);
+  for (const s of r.segments) {
+    const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
+    out('');
+    out(`${lines.padEnd(9)} ${s.type}: ${s.title}`);
+    if (s.status === 'too-short') {
+      out('          (too short to search)');
+      continue;
+    }
+    if (!s.recommendations.length) {
+      out(`          no source above the similarity threshold (${r.options.similarityThreshold})`);
+      continue;
+    }
+    s.recommendations.forEach((rec, i) => {
+      const who = [rec.authors.length ? rec.authors[0].split(',')[0] + (rec.authors.length > 1 ? ' et al.' : '') : '', rec.year].filter(Boolean).join(' ');
+      const page = rec.pageLabel ?? String(rec.page);
+      const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : ''].filter(Boolean).join(', ');
+      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}%  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
+      out(`          ${rec.citation}`);
+      out(`          “${excerpt(rec.preview, 200)}”`);
+    });
+  }
 }

@@ -59,22 +59,40 @@ describe('Bm25Index', () => {
     assert.ok(idx.idf('a') > 0);
   });
 
-  it('searches 100k passages quickly', function () {
-    this.timeout(60000);
+  // Speed lives in scripts/bench-retrieval.ts (no timed assertions here: shared, noisy machines).
+  it('matches a naive BM25 over a larger random corpus', () => {
     const idx = new Bm25Index();
     let seed = 1;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    // Zipf-like vocabulary of 50k terms, 120 terms per passage.
-    for (let d = 0; d < 100_000; d++) {
+    const docs: string[][] = [];
+    for (let d = 0; d < 3000; d++) {
       const terms: string[] = [];
-      for (let j = 0; j < 120; j++) terms.push('t' + Math.floor(Math.exp(rnd() * Math.log(50_000))));
+      const len = 20 + Math.floor(rnd() * 100);
+      for (let j = 0; j < len; j++) terms.push('t' + Math.floor(Math.exp(rnd() * Math.log(5000))));
+      docs.push(terms);
       idx.add(d, terms);
     }
-    const q = Array.from({ length: 20 }, (_, i) => 't' + (i * 37 + 5));
-    idx.search(q, 100);
-    const t0 = performance.now();
-    for (let i = 0; i < 10; i++) idx.search(q, 100);
-    const ms = (performance.now() - t0) / 10;
-    assert.ok(ms < 60, `search took ${ms.toFixed(1)} ms`);
+    const q = ['t3', 't40', 't41', 't777', 't1500', 't3'];
+    const n = docs.length;
+    const avg = docs.reduce((s, d) => s + d.length, 0) / n;
+    const df = (t: string) => docs.filter((d) => d.includes(t)).length;
+    const qw = new Map<string, number>();
+    for (const t of q) qw.set(t, (qw.get(t) ?? 0) + 1);
+    const naive = docs
+      .map((d, id) => {
+        let s = 0;
+        for (const [t, w] of qw) {
+          const tf = d.filter((x) => x === t).length;
+          if (tf === 0) continue;
+          const idf = Math.log(1 + (n - df(t) + 0.5) / (df(t) + 0.5));
+          s += (w * idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.length) / avg));
+        }
+        return { id, score: s };
+      })
+      .filter((h) => h.score > 0)
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+    const got = idx.search(q, 20);
+    assert.deepEqual(got.map((h) => h.id), naive.slice(0, 20).map((h) => h.id));
+    for (let i = 0; i < got.length; i++) assert.ok(Math.abs(got[i].score - naive[i].score) < 1e-3 * naive[i].score);
   });
 });

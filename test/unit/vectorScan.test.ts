@@ -32,30 +32,19 @@ describe('topKDot', () => {
     assert.throws(() => topKDot(new Float32Array(4), 2, 2, new Float32Array(3), 1), RangeError);
   });
 
-  it('stays close to a bare dot-product loop', function () {
-    this.timeout(60000);
+  // Speed lives in scripts/bench-retrieval.ts (no timed assertions here: shared, noisy machines).
+  it('matches a naive scan at the product dimension, with ties broken by row', () => {
     const dim = 512;
-    const count = 20_000;
+    const count = 2000;
     const m = randomMatrix(count, dim);
-    const q = randomMatrix(1, dim, 3);
-    const bare = () => {
-      let best = -Infinity;
-      for (let r = 0; r < count; r++) {
-        let s = 0;
-        const base = r * dim;
-        for (let j = 0; j < dim; j++) s += m[base + j] * q[j];
-        if (s > best) best = s;
-      }
-      return best;
-    };
-    const time = (f: () => unknown) => {
-      f();
-      const t = performance.now();
-      for (let i = 0; i < 5; i++) f();
-      return performance.now() - t;
-    };
-    const tBare = time(bare);
-    const tScan = time(() => topKDot(m, dim, count, q, 100));
-    assert.ok(tScan < tBare * 1.5, `scan ${tScan.toFixed(1)} ms vs bare ${tBare.toFixed(1)} ms`);
+    // Duplicate row 5 at row 1500 so two rows tie exactly.
+    m.copyWithin(1500 * dim, 5 * dim, 6 * dim);
+    const q = m.slice(5 * dim, 6 * dim);
+    const naive = Array.from({ length: count }, (_, r) => ({ id: r, score: dotRow(m, dim, r, q) })).sort(
+      (a, b) => b.score - a.score || a.id - b.id,
+    );
+    const got = topKDot(m, dim, count, q, 50);
+    assert.deepEqual(got.map((h) => h.id), naive.slice(0, 50).map((h) => h.id));
+    assert.deepEqual(got.slice(0, 2).map((h) => h.id), [5, 1500]);
   });
 });

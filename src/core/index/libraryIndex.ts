@@ -6,6 +6,7 @@
 import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { rankPassages, rankSources, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
+import { lexicalTerms, queryTerms } from '../retrieval/representation';
 import type { SourceType } from '../library/discover';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
 import { readPassageShard, readVectorShard } from './shards';
@@ -26,7 +27,16 @@ export interface SearchFilter {
   collections?: string[];
 }
 
+export interface SearchOptions {
+  k: number;
+  filter?: SearchFilter;
+  vectorText?: string;
+  signal?: AbortSignal;
+}
+
 export interface SearchHit extends PassageRecord {
+  /** Row of the passage in the loaded index. */
+  row: number;
   sourceRecord: SourceRecord;
   score: number;
   cosine: number;
@@ -115,16 +125,19 @@ export class LibraryIndex {
     return new LibraryIndex(workspace, manifest, provider, sources, passages, collection);
   }
 
-  /** Top passages for a text, best first. */
-  async search(text: string, opts: { k: number; filter?: SearchFilter; signal?: AbortSignal }): Promise<SearchHit[]> {
-    const query = await this.query(text, opts.signal);
+  /**
+   * Top passages for a text, best first. `vectorText` (e.g. the text with its
+   * document context) is what gets embedded; the lexical ranking uses `text`.
+   */
+  async search(text: string, opts: SearchOptions): Promise<SearchHit[]> {
+    const query = await this.query(text, opts.vectorText ?? text, opts.signal);
     const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) });
     return ranked.map((r) => this.hit(r));
   }
 
   /** Top sources for a text, each with its passages best first. */
-  async searchSources(text: string, opts: { k: number; filter?: SearchFilter; signal?: AbortSignal }): Promise<SourceHit[]> {
-    const query = await this.query(text, opts.signal);
+  async searchSources(text: string, opts: SearchOptions): Promise<SourceHit[]> {
+    const query = await this.query(text, opts.vectorText ?? text, opts.signal);
     return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) }).map((s) => ({
       sourceRecord: this.sources[s.source],
       score: s.score,
@@ -132,20 +145,39 @@ export class LibraryIndex {
     }));
   }
 
-  /** Cosine between two passages' stored vectors (near-duplicate detection). */
+  /** A passage's stored vector (near-duplicate detection). */
   passageVector(row: number): Float32Array {
     const d = this.collection.dim;
     return this.collection.vectors.subarray(row * d, (row + 1) * d);
   }
 
-  private async query(text: string, signal?: AbortSignal) {
-    const [vector] = await this.provider.embed([text], { kind: 'query', signal });
+  /**
+   * Share of the query's lexical weight (idf) found in the passage: 0–1 and
+   * comparable across queries, unlike a raw BM25 score.
+   */
+  lexicalCoverage(queryText: string, row: number): number {
+    const terms = [...new Set(queryTerms(queryText))];
+    if (!terms.length) return 0;
+    const p = this.passages[row];
+    const have = new Set(lexicalTerms({ sourceTitle: this.sources[p.source].title, heading: p.heading, text: p.text }));
+    let total = 0;
+    let found = 0;
+    for (const t of terms) {
+      const w = this.collection.lexical.idf(t);
+      total += w;
+      if (have.has(t)) found += w;
+    }
+    return total > 0 ? found / total : 0;
+  }
+
+  private async query(text: string, vectorText: string, signal?: AbortSignal) {
+    const [vector] = await this.provider.embed([vectorText], { kind: 'query', signal });
     return { text, vector };
   }
 
   private hit(r: RankedPassage): SearchHit {
     const p = this.passages[r.row];
-    return { ...p, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
+    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
   }
 
   private acceptor(filter?: SearchFilter): ((row: number) => boolean) | undefined {

@@ -1,0 +1,95 @@
+/**
+ * Analysis cache under .similar-sources/cache/, one file per document. An entry
+ * is valid for the same index fingerprint, model, options and reranker, within
+ * its lifetime (24 h by default). Beyond whole-document hits, each segment's
+ * result is keyed by its own query, so after an edit only changed segments are
+ * analysed again. A corrupt file is ignored and rewritten; writes are atomic.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Segment } from '../markdown/segment';
+import { indexDir } from '../index/manifest';
+import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import type { Recommendation } from './analyze';
+
+export interface CacheKey {
+  docHash: string;
+  fingerprint: string;
+  model: string;
+  options: string;
+  reranker: string;
+}
+
+export interface CachedSegment {
+  recommendations: Recommendation[];
+  at: number;
+}
+
+interface CacheFile {
+  version: number;
+  key: CacheKey;
+  savedAt: number;
+  segments: Record<string, CachedSegment>;
+}
+
+const VERSION = 1;
+export const DEFAULT_CACHE_TTL_MS = 24 * 3600 * 1000;
+
+/** A segment's result depends on its type, its query and its context — not on where it sits. */
+export function segmentCacheKey(s: Segment, vectorText: string): string {
+  return sha256(`${s.type}\u0000${s.query}\u0000${vectorText}`).slice(0, 20);
+}
+
+export class AnalysisCache {
+  constructor(
+    readonly workspace: string,
+    readonly ttlMs = DEFAULT_CACHE_TTL_MS,
+  ) {}
+
+  private file(docKey: string): string {
+    return path.join(indexDir(this.workspace), 'cache', `${sha256(docKey).slice(0, 24)}.json`);
+  }
+
+  /**
+   * Segments reusable under `key`: all of them when the whole document is
+   * unchanged (`complete`), else those whose own key still matches.
+   */
+  async load(docKey: string, key: CacheKey, log: (l: string) => void = () => undefined): Promise<{ complete: boolean; segments: Record<string, CachedSegment> } | undefined> {
+    let data: CacheFile;
+    try {
+      data = JSON.parse(await fs.readFile(this.file(docKey), 'utf8')) as CacheFile;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`analysis cache for ${docKey} is unreadable and will be rewritten`);
+      return undefined;
+    }
+    if (!data || data.version !== VERSION || typeof data.segments !== 'object' || !data.key) {
+      log(`analysis cache for ${docKey} has an unknown format and will be rewritten`);
+      return undefined;
+    }
+    const k = data.key;
+    if (k.fingerprint !== key.fingerprint || k.model !== key.model || k.options !== key.options || k.reranker !== key.reranker) return undefined;
+    const now = Date.now();
+    const segments: Record<string, CachedSegment> = {};
+    for (const [id, s] of Object.entries(data.segments)) {
+      if (s && Array.isArray(s.recommendations) && now - s.at < this.ttlMs) segments[id] = s;
+    }
+    const complete = k.docHash === key.docHash && now - data.savedAt < this.ttlMs && Object.keys(segments).length === Object.keys(data.segments).length;
+    return { complete, segments };
+  }
+
+  async save(docKey: string, key: CacheKey, segments: Record<string, CachedSegment>, log: (l: string) => void = () => undefined): Promise<void> {
+    const data: CacheFile = { version: VERSION, key, savedAt: Date.now(), segments };
+    try {
+      await writeFileAtomic(this.file(docKey), JSON.stringify(data));
+    } catch (err) {
+      log(`could not save the analysis cache: ${(err as Error).message}`);
+    }
+  }
+
+  async clear(): Promise<number> {
+    const dir = path.join(indexDir(this.workspace), 'cache');
+    const files = await fs.readdir(dir).catch(() => [] as string[]);
+    await fs.rm(dir, { recursive: true, force: true });
+    return files.length;
+  }
+}
