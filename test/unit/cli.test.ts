@@ -97,3 +97,58 @@ describe('CLI (bundled dist/cli.js)', function () {
     assert.equal(j['mrr@10'], 1, 'each distinctive query finds its document first');
   });
 });
+
+describe('CLI segment and analyze', function () {
+  this.timeout(180_000);
+  const root = mkdtempSync(join(tmpdir(), 'ss-cli-an-'));
+  const lib = join(root, 'library');
+  const draft = join(root, 'draft.md');
+
+  before(async () => {
+    await writeFixtureLibrary(lib);
+    writeFileSync(
+      draft,
+      '# Bread\n\nThe viceroys of Sicily sold export licences for grain to Genoese merchants [@x, p. 2].\n\n```\n# code\n```\n\nBraudel organise le temps historique en trois étages et la longue durée.\n',
+    );
+  });
+
+  it('segment --json prints id, type, lines, title, text and query', () => {
+    const r = cli(['segment', draft, '--granularity', 'paragraph', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const { segments } = JSON.parse(r.stdout);
+    assert.equal(segments.length, 2);
+    assert.deepEqual(Object.keys(segments[0]).slice(0, 7), ['id', 'type', 'startLine', 'endLine', 'title', 'text', 'query']);
+    assert.equal(segments[0].startLine, 3);
+    assert.equal(segments[0].query, 'The viceroys of Sicily sold export licences for grain to Genoese merchants.');
+    assert.equal(JSON.parse(cli(['segment', draft, '--granularity', 'section', '--json']).stdout).segments.length, 1);
+  });
+
+  it('analyze indexes the library, reports sources per segment, then serves the rerun from the cache', () => {
+    const first = cli(['analyze', draft, '--workspace', root, '--library', lib, '--no-rerank', '--json']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /skipped .*encrypted\.pdf/);
+    const j = JSON.parse(first.stdout);
+    assert.equal(j.fromCache, false);
+    assert.equal(j.segments.length, 2);
+    const rec = j.segments[0].recommendations[0];
+    for (const k of ['sourceId', 'path', 'title', 'authors', 'year', 'citekey', 'page', 'pageLabel', 'similarity', 'reranked', 'alreadyCited', 'preview', 'citation', 'passages']) assert.ok(k in rec, k);
+    assert.ok(rec.path.endsWith('english-history.pdf'));
+    assert.ok(j.segments[1].recommendations[0].path.endsWith('francais.pdf'));
+    assert.deepEqual(Object.keys(j.stats), ['segments', 'segmentsAnalyzed', 'segmentsFromCache', 'ms']);
+    const again = JSON.parse(cli(['analyze', draft, '--workspace', root, '--no-rerank', '--json']).stdout);
+    assert.equal(again.fromCache, true);
+    const human = cli(['analyze', draft, '--workspace', root, '--no-rerank', '--max-results', '1']);
+    assert.match(human.stdout, /L3 +paragraph: The viceroys of Sicily/);
+    assert.match(human.stdout, /1\. +\d+% +Bread, Ships and Sovereigns/);
+  });
+
+  it('rejects out-of-range options and reports a missing index', () => {
+    const bad = cli(['analyze', draft, '--workspace', root, '--max-results', '25']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /maxResults must be a whole number from 1 to 20/);
+    const empty = mkdtempSync(join(tmpdir(), 'ss-cli-none-'));
+    const none = cli(['analyze', draft, '--workspace', empty]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /No library index/);
+  });
+});
