@@ -1,6 +1,6 @@
 /**
- * Fits the shown similarity: P(passage's source is relevant | cosine, lexical
- * coverage) by logistic regression on BEIR SciFact train (top-20 passages per
+ * Fits the shown similarity: P(passage's source is relevant | standout) by
+ * logistic regression on BEIR SciFact train (top-20 passages per
  * claim). Prints the coefficients to paste into src/core/analysis/similarity.ts.
  * Run: npx tsx scripts/calibrate-similarity.ts [path/to/scifact]
  */
@@ -25,27 +25,36 @@ async function main() {
     const text = queries.get(qid);
     if (!text) continue;
     for (const h of await index.search(text, { k: 20 })) {
-      X.push([h.cosine, index.lexicalCoverage(text, h.row)]);
+      X.push([h.standout]);
       y.push((judged.get(h.sourceRecord.path.slice(BEIR_SCHEME.length)) ?? 0) > 0 ? 1 : 0);
     }
   }
-  // Newton's method on the log-likelihood; three parameters.
-  let w = [0, 0, 0];
+  const w = fitLogistic(X, y);
+  const positives = y.reduce((a, b) => a + b, 0);
+  console.log(JSON.stringify({ model: provider.key, pairs: X.length, positives, intercept: w[0], standout: w[1] }, null, 2));
+  // How the fitted probability spreads, for a sanity check.
+  for (const z of [2, 4, 6, 8, 10, 12]) console.log(`standout ${z}: ${(1 / (1 + Math.exp(-(w[0] + w[1] * z)))).toFixed(3)}`);
+}
+
+/** Logistic regression by Newton's method; returns [intercept, ...coefficients]. */
+function fitLogistic(X: number[][], y: number[]): number[] {
+  const d = X[0].length + 1;
+  let w = new Array<number>(d).fill(0);
   for (let it = 0; it < 50; it++) {
-    const g = [0, 0, 0];
-    const H = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+    const g = new Array<number>(d).fill(0);
+    const H = Array.from({ length: d }, () => new Array<number>(d).fill(0));
     X.forEach((x, i) => {
-      const f = [1, x[0], x[1]];
-      const p = 1 / (1 + Math.exp(-(w[0] + w[1] * f[1] + w[2] * f[2])));
-      for (let a = 0; a < 3; a++) {
+      const f = [1, ...x];
+      const p = 1 / (1 + Math.exp(-f.reduce((s, v, j) => s + v * w[j], 0)));
+      for (let a = 0; a < d; a++) {
         g[a] += (y[i] - p) * f[a];
-        for (let b = 0; b < 3; b++) H[a][b] -= p * (1 - p) * f[a] * f[b];
+        for (let b = 0; b < d; b++) H[a][b] -= p * (1 - p) * f[a] * f[b];
       }
     });
-    w = w.map((v, a) => v - solve(H, g)[a]);
+    const step = solve(H, g);
+    w = w.map((v, a) => v - step[a]);
   }
-  const positives = y.reduce((a, b) => a + b, 0);
-  console.log(JSON.stringify({ model: provider.key, pairs: X.length, positives, intercept: w[0], cosine: w[1], coverage: w[2] }, null, 2));
+  return w;
 }
 
 function solve(A: number[][], b: number[]): number[] {

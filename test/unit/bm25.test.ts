@@ -75,7 +75,9 @@ describe('Bm25Index', () => {
     const q = ['t3', 't40', 't41', 't777', 't1500', 't3'];
     const n = docs.length;
     const avg = docs.reduce((s, d) => s + d.length, 0) / n;
-    const df = (t: string) => docs.filter((d) => d.includes(t)).length;
+    const dfs = new Map<string, number>();
+    for (const d of docs) for (const t of new Set(d)) dfs.set(t, (dfs.get(t) ?? 0) + 1);
+    const df = (t: string) => dfs.get(t) ?? 0;
     const qw = new Map<string, number>();
     for (const t of q) qw.set(t, (qw.get(t) ?? 0) + 1);
     const naive = docs

@@ -236,7 +236,7 @@ async function recommend(
     signal: ctx.signal,
   });
   type Scored = SearchHit & { similarity: number };
-  const scored: Scored[] = hits.map((h) => ({ ...h, similarity: calibratedSimilarity({ cosine: h.cosine, coverage: index.lexicalCoverage(s.query, h.row) }, index.provider.key) }));
+  const scored: Scored[] = hits.map((h) => ({ ...h, similarity: calibratedSimilarity(h.standout, index.provider.key) }));
 
   // Collapse near-identical passages of different sources onto the higher-ranked one.
   const kept: Scored[] = [];

@@ -40,6 +40,11 @@ export interface SearchHit extends PassageRecord {
   sourceRecord: SourceRecord;
   score: number;
   cosine: number;
+  /**
+   * How far the cosine stands above this query's cosines with the library at
+   * large, in standard deviations: comparable across queries of any length.
+   */
+  standout: number;
   lexicalRank?: number;
   vectorRank?: number;
 }
@@ -49,6 +54,9 @@ export interface SourceHit {
   score: number;
   passages: SearchHit[];
 }
+
+/** Rows sampled to estimate a query's cosine distribution. */
+const STATS_SAMPLE = 2000;
 
 export class LibraryIndex {
   private constructor(
@@ -132,17 +140,43 @@ export class LibraryIndex {
   async search(text: string, opts: SearchOptions): Promise<SearchHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
     const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) });
-    return ranked.map((r) => this.hit(r));
+    const stats = this.cosineStats(query.vector);
+    return ranked.map((r) => this.hit(r, stats));
   }
 
   /** Top sources for a text, each with its passages best first. */
   async searchSources(text: string, opts: SearchOptions): Promise<SourceHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
+    const stats = this.cosineStats(query.vector);
     return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) }).map((s) => ({
       sourceRecord: this.sources[s.source],
       score: s.score,
-      passages: s.passages.map((r) => this.hit(r)),
+      passages: s.passages.map((r) => this.hit(r, stats)),
     }));
+  }
+
+  /**
+   * Mean and spread of the query's cosine with the library, estimated on an
+   * evenly spread sample of rows (cheap: at most STATS_SAMPLE dot products).
+   */
+  private cosineStats(q: Float32Array): { mean: number; sd: number } {
+    const { vectors, dim, count } = this.collection;
+    if (count === 0 || q.length !== dim) return { mean: 0, sd: 1 };
+    const step = Math.max(1, Math.floor(count / STATS_SAMPLE));
+    let n = 0;
+    let sum = 0;
+    let sq = 0;
+    for (let row = 0; row < count; row += step) {
+      let d = 0;
+      const base = row * dim;
+      for (let j = 0; j < dim; j++) d += vectors[base + j] * q[j];
+      sum += d;
+      sq += d * d;
+      n++;
+    }
+    const mean = sum / n;
+    const sd = Math.sqrt(Math.max(sq / n - mean * mean, 1e-8));
+    return { mean, sd };
   }
 
   /** A passage's stored vector (near-duplicate detection). */
@@ -175,9 +209,10 @@ export class LibraryIndex {
     return { text, vector };
   }
 
-  private hit(r: RankedPassage): SearchHit {
+  private hit(r: RankedPassage, stats: { mean: number; sd: number }): SearchHit {
     const p = this.passages[r.row];
-    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
+    const standout = (r.cosine - stats.mean) / stats.sd;
+    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, standout, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
   }
 
   private acceptor(filter?: SearchFilter): ((row: number) => boolean) | undefined {
