@@ -2,6 +2,7 @@
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -23,9 +24,13 @@ const common = {
   banner: { js: "const importMetaUrl = require('url').pathToFileURL(__filename).href;" },
 };
 
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: common.banner });
-if (existsSync('src/extension.ts')) {
-  await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' });
+// The CLI and the engine carry the heavy dependencies; the extension bundle only the
+// thin VS Code adapters, and it loads dist/engine.js on first use.
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine.ts' }, outdir: 'dist' });
+await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
+if (existsSync('scripts/build-webview.mjs')) {
+  const r = spawnSync(process.execPath, ['scripts/build-webview.mjs'], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 // Files the bundled libraries read beside themselves at run time.
@@ -34,4 +39,4 @@ copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
 mkdirSync('dist/schemas', { recursive: true });
 copyFileSync(join(dirname(require.resolve('vectra')), 'codecs', 'schemas', 'index.proto'), 'dist/schemas/index.proto');
 if (watch) console.log('watch mode is not supported; rerun npm run build');
-console.log('built dist/cli.js' + (existsSync('src/extension.ts') ? ' and dist/extension.js' : ''));
+console.log('built dist/cli.js, dist/engine.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

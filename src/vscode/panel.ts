@@ -1,0 +1,246 @@
+/**
+ * The Similar Sources panel: a webview beside the editor that renders one
+ * PanelState (webview-ui/panel). The host owns the state; the webview sends
+ * typed requests back. Strict CSP with a nonce; resources only from dist/webview.
+ * The panel comes back after a reload through a serializer.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { HostMessage, PanelState, WebviewMessage } from '../shared/protocol';
+import { readSettings, writeOption } from './config';
+import type { Ctx } from './ctx';
+import { toSegmentView } from './results';
+import { panelStrings } from './strings';
+
+export const PANEL_VIEW_TYPE = 'similarSources.panel';
+const MEMENTO_DOCUMENT = 'panel.document';
+const MEMENTO_SEGMENT = 'panel.segment';
+
+export class PanelHost implements vscode.Disposable {
+  private panel?: vscode.WebviewPanel;
+  private ready = false;
+  private state: PanelState = { kind: 'no-document', message: '' };
+  /** The document and segment the panel shows. */
+  private documentUri?: string;
+  private segmentId: string | null = null;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly ctx: Ctx) {
+    this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };
+    this.disposables.push(
+      vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel) => {
+          this.documentUri = ctx.memento.get<string>(MEMENTO_DOCUMENT);
+          this.segmentId = ctx.memento.get<string>(MEMENTO_SEGMENT) ?? null;
+          this.attach(panel);
+          this.refresh();
+          await this.restoreResults();
+        },
+      }),
+      ctx.results.onDidChange((uri) => {
+        if (uri === this.documentUri) this.refresh();
+      }),
+      vscode.window.onDidChangeTextEditorSelection((e) => this.followCursor(e.textEditor)),
+      ctx.library.onDidChangeState((st) => {
+        // Indexing progress shows in the panel unless it is showing results.
+        if (!this.panel || this.state.kind === 'results') return;
+        if (st.kind === 'indexing') this.showState({ kind: 'indexing', message: vscode.l10n.t('Indexing PDFs'), done: st.done, total: st.total });
+        else if (this.state.kind === 'indexing' && st.kind === 'ready') this.showState({ kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') });
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('similarSources')) this.post();
+      }),
+    );
+  }
+
+  get visible(): boolean {
+    return !!this.panel?.visible;
+  }
+
+  /** Opens (or reveals) the panel beside the editor without taking focus. */
+  show(): void {
+    if (this.panel) {
+      if (!this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, vscode.l10n.t('Similar Sources'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    this.attach(panel);
+  }
+
+  showState(state: PanelState): void {
+    this.state = state;
+    this.show();
+    this.post();
+  }
+
+  showUntrusted(): void {
+    this.showState({ kind: 'untrusted', message: this.ctx.untrustedMessage() });
+  }
+
+  /** Shows the results of a document, on the segment at `line` when there is one. */
+  showDocument(uri: vscode.Uri, line?: number, segmentId?: string): void {
+    this.documentUri = uri.toString();
+    this.segmentId = segmentId ?? (line !== undefined ? (this.ctx.results.segmentAt(uri, line)?.id ?? null) : null);
+    this.show();
+    this.refresh();
+    if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
+  }
+
+  /** After a reload: the results of the panel's document come back from the analysis cache. */
+  private async restoreResults(): Promise<void> {
+    if (!this.documentUri || this.ctx.results.get(this.documentUri) || !vscode.workspace.isTrusted) return;
+    try {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(this.documentUri));
+      const state = await this.ctx.library.refreshState(this.ctx.library.workspaceFolder(doc.uri));
+      if (state.kind === 'ready') await vscode.commands.executeCommand('similarSources.findSimilarSources', doc.uri);
+    } catch (err) {
+      this.ctx.log.info(`panel restore: ${(err as Error).message}`);
+    }
+  }
+
+  /** Rebuilds the state from the stored results. */
+  refresh(): void {
+    void this.ctx.memento.update(MEMENTO_DOCUMENT, this.documentUri);
+    void this.ctx.memento.update(MEMENTO_SEGMENT, this.segmentId ?? undefined);
+    const doc = this.documentUri ? this.ctx.results.get(this.documentUri) : undefined;
+    if (doc) {
+      const seg = this.segmentId ? doc.segments.find((s) => s.id === this.segmentId) : undefined;
+      this.state = {
+        kind: 'results',
+        document: vscode.Uri.parse(doc.uri).path.split('/').pop() ?? doc.uri,
+        documentTitle: doc.documentTitle,
+        segment: seg ? toSegmentView(seg) : null,
+        segments: doc.segments.filter((s) => s.status !== 'too-short').map((s) => ({ id: s.id, title: s.title, startLine: s.start + 1, endLine: s.end + 1, count: s.cards.length, status: s.status })),
+        fromCache: doc.fromCache,
+        threshold: doc.threshold,
+        notice: doc.notice,
+        rerankNote: doc.rerankNote,
+      };
+    } else if (this.state.kind === 'analysing' || this.state.kind === 'results') {
+      this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };
+    }
+    this.post();
+  }
+
+  private followCursor(editor: vscode.TextEditor): void {
+    if (!this.panel || editor.document.uri.toString() !== this.documentUri) return;
+    const seg = this.ctx.results.segmentAt(editor.document.uri, editor.selection.active.line);
+    if (seg && seg.id !== this.segmentId) {
+      this.segmentId = seg.id;
+      this.refresh();
+    }
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.ctx.extensionUri, 'media')],
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    this.ready = false;
+    panel.webview.options = this.options();
+    panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'icon.svg');
+    panel.webview.html = this.html(panel.webview);
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    }, null, this.disposables);
+    panel.webview.onDidReceiveMessage((m: WebviewMessage) => void this.onMessage(m), null, this.disposables);
+  }
+
+  private post(): void {
+    if (!this.panel || !this.ready) return;
+    const s = readSettings(this.documentUri ? vscode.Uri.parse(this.documentUri) : undefined);
+    const msg: HostMessage = { type: 'state', state: this.state, options: s.options, collections: this.ctx.library.collections(), strings: panelStrings() };
+    void this.panel.webview.postMessage(msg);
+  }
+
+  private async onMessage(m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        this.post();
+        if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
+        return;
+      case 'openPdf':
+        await vscode.commands.executeCommand('similarSources.openPdf', { path: m.path, page: m.page, highlight: m.highlight });
+        return;
+      case 'insertCitation':
+      case 'copyCitation':
+        await vscode.commands.executeCommand(m.type === 'insertCitation' ? 'similarSources.insertCitation' : 'similarSources.copyCitation', {
+          uri: this.documentUri,
+          segmentId: m.segmentId,
+          sourceId: m.sourceId,
+          page: m.page,
+        });
+        return;
+      case 'revealSegment':
+        await this.revealSegment(m.segmentId);
+        return;
+      case 'selectSegment':
+        this.segmentId = m.segmentId;
+        this.refresh();
+        if (m.segmentId) await this.revealSegment(m.segmentId, true);
+        return;
+      case 'setOption':
+        await writeOption(m.option, m.value);
+        return;
+      case 'run': {
+        const command = { analyse: 'similarSources.findSimilarSources', index: 'similarSources.indexLibrary', rebuild: 'similarSources.rebuildIndex', configureLibrary: 'workbench.action.openSettings', showLog: 'similarSources.showLog' }[m.command];
+        await vscode.commands.executeCommand(command, ...(m.command === 'configureLibrary' ? ['similarSources.libraryFolders'] : []));
+        return;
+      }
+    }
+  }
+
+  /** Shows the segment in its editor, selected, so the eye finds it. */
+  private async revealSegment(segmentId: string, preserveFocus = false): Promise<void> {
+    if (!this.documentUri) return;
+    const seg = this.ctx.results.segment(this.documentUri, segmentId);
+    if (!seg) return;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(this.documentUri));
+    const column = vscode.window.visibleTextEditors.find((e) => e.document === doc)?.viewColumn ?? vscode.ViewColumn.One;
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: column, preserveFocus });
+    const range = new vscode.Range(seg.start, 0, seg.end, doc.lineAt(Math.min(seg.end, doc.lineCount - 1)).text.length);
+    editor.selection = new vscode.Selection(range.start, range.end);
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    this.ctx.highlightSegment(editor, range);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const base = vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview');
+    const css = webview.asWebviewUri(vscode.Uri.joinPath(base, 'panel.css'));
+    const js = webview.asWebviewUri(vscode.Uri.joinPath(base, 'panel.js'));
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="${vscode.env.language.startsWith('fr') ? 'fr' : 'en'}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css}" nonce="${nonce}">
+<title>Similar Sources</title>
+</head>
+<body>
+<div id="root" role="main"></div>
+<script nonce="${nonce}" src="${js}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Watches the library folders for added, changed and removed PDFs and
+ * re-indexes in the background (debounced; progress in the status bar only,
+ * so typing is never blocked).
+ */
+import * as vscode from 'vscode';
+import { readSettings } from './config';
+import type { LibraryService } from './library';
+
+const DEBOUNCE_MS = 2500;
+
+export class LibraryWatcher implements vscode.Disposable {
+  private watchers: vscode.FileSystemWatcher[] = [];
+  private timer?: NodeJS.Timeout;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly library: LibraryService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('similarSources.libraryFolders') || e.affectsConfiguration('similarSources.watchLibrary')) this.rewatch();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.rewatch()),
+    );
+    this.rewatch();
+  }
+
+  private rewatch(): void {
+    for (const w of this.watchers) w.dispose();
+    this.watchers = [];
+    const folder = this.library.workspaceFolder();
+    if (!folder || !vscode.workspace.isTrusted || !readSettings(folder.uri).watchLibrary) return;
+    for (const dir of this.library.libraryFolders(folder).folders) {
+      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.{pdf,PDF}'));
+      const onEvent = (uri: vscode.Uri) => this.schedule(uri);
+      w.onDidCreate(onEvent);
+      w.onDidChange(onEvent);
+      w.onDidDelete(onEvent);
+      this.watchers.push(w);
+    }
+  }
+
+  private schedule(uri: vscode.Uri): void {
+    if (uri.fsPath.includes('.similar-sources')) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.run(), DEBOUNCE_MS);
+  }
+
+  private async run(): Promise<void> {
+    const folder = this.library.workspaceFolder();
+    if (!folder) return;
+    // Only keep an index up to date: a never-indexed library is indexed on the user's request.
+    const state = await this.library.refreshState(folder);
+    if (state.kind !== 'ready') return;
+    this.log.info('library changed: re-indexing in the background');
+    await this.library.index(folder, { visible: false }).catch((e: Error) => this.log.warn(`background indexing failed: ${e.message}`));
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const w of this.watchers) w.dispose();
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
