@@ -102,22 +102,20 @@ describe('OllamaProvider', () => {
   });
 
   it('times out when the server is slower than timeoutMs', async () => {
-    fake = await startFakeOllama({ latencyMs: 1500 });
+    // The server would answer only after the test's own time limit: the call can
+    // only settle through the provider's timeout (no wall-clock assertion needed).
+    fake = await startFakeOllama({ latencyMs: 120_000 });
     const p = new OllamaProvider({ host: fake.url, timeoutMs: 150 });
-    const t0 = Date.now();
     const err = await rejectsWith(p.embed(['slow']), 'timeout');
-    assert.ok(Date.now() - t0 < 1200, 'did not wait for the server');
     assert.match(err.message, new RegExp(`Ollama at ${fake.url} did not answer within 0.2 s`));
   });
 
   it('aborts on the caller signal, before and during a request', async () => {
-    fake = await startFakeOllama({ latencyMs: 1500 });
-    const p = new OllamaProvider({ host: fake.url, timeoutMs: 10_000 });
+    fake = await startFakeOllama({ latencyMs: 120_000 });
+    const p = new OllamaProvider({ host: fake.url, timeoutMs: 110_000 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const t0 = Date.now();
     const err = await rejectsWith(p.embed(['a', 'b'], { signal: ac.signal }), 'aborted');
-    assert.ok(Date.now() - t0 < 1200);
     assert.match(err.message, /cancelled/);
     const n = fake.requests.length;
     await rejectsWith(p.embed(['c'], { signal: ac.signal }), 'aborted');
