@@ -10,8 +10,18 @@ const watch = process.argv.includes('--watch');
 mkdirSync('dist', { recursive: true });
 
 // Native or optional modules stay outside the bundle.
-const external = ['vscode', '@napi-rs/canvas', '@huggingface/transformers', 'protobufjs', 'wink-nlp', 'wink-eng-lite-web-model', 'wink-bm25-text-search'];
+// @napi-rs/canvas: pdf-parse tries it in a try/catch; we give pdf.js a pure-JS DOMMatrix instead.
+// @huggingface/transformers: an optional vectra backend we never use.
+const external = ['vscode', '@napi-rs/canvas', '@huggingface/transformers'];
+// vectra requires these at load for a BM25 mode we do not use (we rank lexically ourselves).
+const stubUnused = {
+  name: 'stub-unused',
+  setup(b) {
+    b.onResolve({ filter: /^(wink-nlp|wink-eng-lite-web-model|wink-bm25-text-search)$/ }, () => ({ path: join(process.cwd(), 'scripts/stubs/unused.cjs') }));
+  },
+};
 const common = {
+  plugins: [stubUnused],
   bundle: true,
   platform: 'node',
   format: 'cjs',

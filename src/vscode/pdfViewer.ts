@@ -110,7 +110,7 @@ export class PdfViewer implements vscode.Disposable {
 </head>
 <body>
 <div id="root"></div>
-<script nonce="${nonce}" type="module" src="${js}"></script>
+<script nonce="${nonce}" src="${js}"></script>
 </body>
 </html>`;
   }

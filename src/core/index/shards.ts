@@ -9,7 +9,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { fileSha256, sha256, writeFileAtomic } from '../util/atomicWrite';
+import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import { decodeVectorFile, encodeVectorFile, type DecodedVectors } from './vectorFile';
 import { IndexCorruptError, type ShardRecord, type VectorShardRecord } from './manifest';
 
 export interface StoredPassage {
@@ -55,11 +56,14 @@ export async function readPassageShard(dir: string, rec: ShardRecord): Promise<S
   }
 }
 
-type VectraModule = typeof import('vectra');
-let vectra: Promise<VectraModule> | undefined;
-/** vectra costs ~360 ms and 120 MB to load: only when an index is touched. */
-const loadVectra = () => (vectra ??= import('vectra'));
+/** File name vectra's LocalIndex gives a ProtobufCodec index (`index` + codec extension). */
+export const VECTOR_FILE = 'index.pb';
 
+/**
+ * Writes a vector shard as a vectra LocalIndex folder (float32 protobuf codec). The
+ * bytes are encoded here (vectorFile.ts), in the codec's exact layout: vectra itself
+ * costs ~360 ms to load and inserts in O(N²).
+ */
 export async function writeVectorShard(
   dir: string,
   modelKey: string,
@@ -68,38 +72,37 @@ export async function writeVectorShard(
   gen: number,
   items: Array<{ id: string; vector: Float32Array }>,
 ): Promise<VectorShardRecord> {
-  const { LocalIndex, ProtobufCodec } = await loadVectra();
   const rel = `vectors/${modelKey}/shard-${shard}.g${gen}`;
   const folder = path.join(dir, rel);
   await fs.rm(folder, { recursive: true, force: true });
-  await fs.mkdir(folder, { recursive: true });
-  const index = new LocalIndex(folder, undefined, undefined, new ProtobufCodec());
-  await index.createIndex({ version: 1, deleteIfExists: true });
-  if (items.length) {
-    await index.batchInsertItems(items.map((it) => ({ id: it.id, vector: Array.from(it.vector), metadata: {} })));
-  }
-  const file = path.join(folder, index.indexName);
-  // vectra writes in place; the generation folder plus the manifest commit make it atomic.
-  const handle = await fs.open(file, 'r+');
-  await handle.sync();
-  await handle.close();
-  return { passagesGen, dir: rel, sha256: await fileSha256(file), items: items.length };
+  const bytes = encodeVectorFile(items);
+  // The generation folder plus the manifest commit make it atomic.
+  await writeFileAtomic(path.join(folder, VECTOR_FILE), bytes);
+  return { passagesGen, dir: rel, sha256: sha256(bytes), items: items.length };
 }
 
-export async function readVectorShard(dir: string, rec: VectorShardRecord): Promise<Map<string, Float32Array>> {
-  const { LocalIndex, ProtobufCodec } = await loadVectra();
-  const folder = path.join(dir, rec.dir);
-  const index = new LocalIndex(folder, undefined, undefined, new ProtobufCodec());
-  const file = path.join(folder, index.indexName);
-  let sum: string;
+/** A vector shard's ids and vectors, checksum verified. */
+export async function readVectorShardRaw(dir: string, rec: VectorShardRecord): Promise<DecodedVectors> {
+  const file = path.join(dir, rec.dir, VECTOR_FILE);
+  let buf: Buffer;
   try {
-    sum = await fileSha256(file);
+    buf = await fs.readFile(file);
   } catch {
     throw new IndexCorruptError(`vector shard ${rec.dir} is missing`);
   }
-  if (sum !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
+  if (sha256(buf) !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
+  try {
+    return decodeVectorFile(buf);
+  } catch (err) {
+    throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (${(err as Error).message})`);
+  }
+}
+
+export async function readVectorShard(dir: string, rec: VectorShardRecord): Promise<Map<string, Float32Array>> {
+  const { ids, vectors, dim } = await readVectorShardRaw(dir, rec);
   const out = new Map<string, Float32Array>();
-  for (const item of await index.listItems()) out.set(item.id, Float32Array.from(item.vector));
+  // Views into one buffer per shard: no copy per vector.
+  for (let i = 0; i < ids.length; i++) out.set(ids[i], vectors.subarray(i * dim, (i + 1) * dim));
   return out;
 }
 
