@@ -1,0 +1,456 @@
+/**
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N]`.
+ *
+ * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
+ * temp folder, and prints every figure beside its floor or baseline measured in the same
+ * run, on the same machine: absolute milliseconds vary on shared machines, ratios much less.
+ * Needs dist/ (npm run bench builds it first): cold analysis and activation run the bundles
+ * in fresh processes, as the CLI and VS Code would.
+ */
+import { execFileSync } from 'node:child_process';
+import { promises as fs, readFileSync, existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { analyzeDocument } from '../src/core/analysis/analyze';
+import { AnalysisCache } from '../src/core/analysis/cache';
+import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
+import { encode } from '../src/core/embedding/embeddedEncoder';
+import { updateIndex, type SourceInput } from '../src/core/index/indexer';
+import { LibraryIndex } from '../src/core/index/libraryIndex';
+import { libraryInputs } from '../src/core/library/pdfSource';
+import { chunkPages } from '../src/core/passages/chunker';
+import { ensurePdfRuntime } from '../src/core/pdf/runtime';
+import type { PassageCollection } from '../src/core/retrieval/hybrid';
+import { embeddingText, lexicalTerms } from '../src/core/retrieval/representation';
+import { topKDot } from '../src/core/retrieval/vectorScan';
+import { buildPdf } from '../test/support/pdfWriter';
+import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
+
+// ---------------------------------------------------------------- arguments
+const argv = process.argv.slice(2);
+const flag = (n: string) => argv.includes(n);
+const opt = (n: string) => {
+  const i = argv.indexOf(n);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const JSON_OUT = flag('--json');
+const SIZES = (opt('--sizes') ?? '1k,10k,100k').split(',').map((s) => Math.round(parseFloat(s) * (/k$/i.test(s) ? 1000 : 1)));
+const RUNS = Number(opt('--runs') ?? 3);
+const PDF_DIR = opt('--pdfs');
+const ROOT = path.resolve(__dirname, '..');
+const ENGINE = path.join(ROOT, 'dist', 'engine.js');
+const EXTENSION = path.join(ROOT, 'dist', 'extension.js');
+const PASSAGES_PER_SOURCE = 100;
+const WORDS_PER_SOURCE = 14_000; // ≈ 100 passages of the default chunker
+const DRAFT_PARAGRAPHS = 100;
+const ANALYSIS = { useReranking: false } as const;
+
+const log = (s: string) => process.stderr.write(s + '\n');
+
+// ---------------------------------------------------------------- figures
+interface Row {
+  size: string;
+  metric: string;
+  value: number;
+  unit: string;
+  baselineName?: string;
+  baseline?: number;
+  /** value / baseline (times, memory) — or baseline / value for throughputs; above 1 = worse than the baseline. */
+  ratio?: number;
+  target?: string;
+  /** ratio bound of the target, when it has one */
+  limit?: number;
+  met?: boolean;
+  runs?: number;
+  note?: string;
+}
+const rows: Row[] = [];
+function add(r: Row) {
+  if (r.limit !== undefined && r.ratio !== undefined) r.met = r.ratio <= r.limit;
+  rows.push(r);
+  log(`  ${r.size.padEnd(5)} ${r.metric}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (×${r.ratio.toFixed(3)} of ${r.baselineName})` : ''}${r.met === undefined ? '' : r.met ? '  ✓' : '  ✗'}`);
+}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
+const sizeLabel = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+const MB = 1024 * 1024;
+
+async function timed<T>(f: () => Promise<T> | T): Promise<[number, T]> {
+  const t0 = performance.now();
+  const v = await f();
+  return [performance.now() - t0, v];
+}
+
+async function dirSize(p: string): Promise<number> {
+  let n = 0;
+  for (const e of await fs.readdir(p, { withFileTypes: true })) {
+    const f = path.join(p, e.name);
+    n += e.isDirectory() ? await dirSize(f) : (await fs.stat(f)).size;
+  }
+  return n;
+}
+async function readAll(p: string): Promise<number> {
+  let n = 0;
+  for (const e of await fs.readdir(p, { withFileTypes: true })) {
+    const f = path.join(p, e.name);
+    n += e.isDirectory() ? await readAll(f) : (await fs.readFile(f)).length;
+  }
+  return n;
+}
+
+function node(args: string[], input?: string): string {
+  return execFileSync(process.execPath, args, { encoding: 'utf8', input, maxBuffer: 64 * MB, stdio: ['pipe', 'pipe', 'inherit'] });
+}
+
+// ---------------------------------------------------------------- activation
+const ACTIVATION_CHILD = `
+const Module = require('module');
+const stub = () => new Proxy(function () {}, {
+  get: (t, k) => (k === 'then' ? undefined : k === Symbol.toPrimitive ? () => '' : stub()),
+  apply: () => stub(),
+  set: () => true,
+  defineProperty: () => true,
+  construct: () => stub(),
+});
+const vscode = {};
+for (const k of ['window', 'workspace', 'commands', 'languages', 'l10n', 'env', 'extensions', 'Uri', 'ThemeColor', 'ThemeIcon', 'EventEmitter',
+  'Disposable', 'StatusBarAlignment', 'ViewColumn', 'Range', 'Position', 'Selection', 'CodeLens', 'Hover', 'MarkdownString', 'ProgressLocation',
+  'RelativePattern', 'FileType', 'TextEditorRevealType', 'OverviewRulerLane', 'DecorationRangeBehavior', 'CancellationTokenSource']) vscode[k] = stub();
+const load = Module._load;
+Module._load = function (req, parent, isMain) { return req === 'vscode' ? vscode : load.apply(this, arguments); };
+const t0 = performance.now();
+const ext = require(process.argv[1]);
+const requireMs = performance.now() - t0;
+let activateMs = null, activateError = null;
+try {
+  const ctx = { subscriptions: [], extensionUri: stub(), workspaceState: stub(), globalState: stub(), extensionPath: '' };
+  const t1 = performance.now();
+  ext.activate(ctx);
+  activateMs = performance.now() - t1;
+} catch (e) { activateError = String(e && e.message || e); }
+const heavy = Object.keys(require.cache).filter((f) => /[\\\\/](vectra|pdf-parse|pdfjs-dist|remark[^\\\\/]*|unified|mdast[^\\\\/]*)[\\\\/]|[\\\\/]dist[\\\\/]engine\\.js$/.test(f));
+process.stdout.write(JSON.stringify({ requireMs, activateMs, activateError, heavy, modules: Object.keys(require.cache).length }));
+process.exit(0);
+`;
+
+async function benchActivation() {
+  log('activation');
+  if (!existsSync(EXTENSION)) throw new Error('dist/extension.js is missing: run node scripts/build.mjs first');
+  const runs = Array.from({ length: Math.max(5, RUNS) }, () => JSON.parse(node(['-e', ACTIVATION_CHILD, EXTENSION])) as { requireMs: number; activateMs: number | null; activateError: string | null; heavy: string[] });
+  const req = median(runs.map((r) => r.requireMs));
+  const heavy = [...new Set(runs.flatMap((r) => r.heavy))];
+  add({ size: 'all', metric: 'activation: require dist/extension.js', value: req, unit: 'ms', baselineName: 'target 50 ms', baseline: 50, ratio: req / 50, target: '≤ 50 ms', limit: 1, runs: runs.length });
+  const act = runs.map((r) => r.activateMs).filter((x): x is number => x !== null);
+  if (act.length) {
+    const a = median(act);
+    add({ size: 'all', metric: 'activation: require + activate() (stub vscode)', value: req + a, unit: 'ms', baselineName: 'target 50 ms', baseline: 50, ratio: (req + a) / 50, target: '≤ 50 ms', limit: 1, runs: act.length });
+  } else log(`  activate() could not run on the stub: ${runs[0].activateError}`);
+  add({ size: 'all', metric: 'activation: heavy modules loaded (vectra/pdf-parse/remark/unified/engine)', value: heavy.length, unit: 'modules', target: 'none', baselineName: 'none', baseline: 0, ratio: heavy.length, limit: 0, note: heavy.join(', ') || 'none', runs: runs.length });
+}
+
+// ---------------------------------------------------------------- real PDFs
+async function makePdfs(dir: string, files: number, pages: number) {
+  await fs.mkdir(dir, { recursive: true });
+  for (let f = 0; f < files; f++) {
+    const t = topic(5000 + f);
+    const r = rng(777 + f);
+    const spec = {
+      info: { Title: sentence(t, r).slice(0, 60), Author: `Author ${f}` },
+      pages: Array.from({ length: pages }, (_, p) => ({
+        header: `Journal of Synthetic Studies ${f}`,
+        footer: String(p + 1),
+        heading: p % 4 === 0 ? `Section ${p / 4 + 1}` : undefined,
+        paragraphs: [paragraph(t, r, 140), paragraph(t, r, 140), paragraph(t, r, 120)],
+      })),
+    };
+    await fs.writeFile(path.join(dir, `paper-${String(f).padStart(3, '0')}.pdf`), buildPdf(spec));
+  }
+}
+
+async function listPdfs(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await fs.readdir(dir, { withFileTypes: true, recursive: true } as never) as unknown as Array<{ name: string; isFile(): boolean; parentPath?: string; path?: string }>) {
+    if (e.isFile() && /\.pdf$/i.test(e.name)) out.push(path.join(e.parentPath ?? e.path ?? dir, e.name));
+  }
+  return out.sort();
+}
+
+async function benchPdfs(tmp: string) {
+  log('real PDFs: indexing vs bare pdf-parse');
+  let dir = PDF_DIR ? path.resolve(PDF_DIR) : path.join(tmp, 'pdfs');
+  if (!PDF_DIR) await makePdfs(dir, 24, 12);
+  const files = await listPdfs(dir);
+  const { PDFParse } = await ensurePdfRuntime();
+  let pages = 0;
+  const bare = async () => {
+    let n = 0;
+    for (const f of files) {
+      const parser = new PDFParse({ data: new Uint8Array(await fs.readFile(f)) });
+      try {
+        n += (await parser.getText()).total;
+      } catch {
+        /* skipped by the indexer too */
+      } finally {
+        await parser.destroy().catch(() => undefined);
+      }
+    }
+    return n;
+  };
+  const index = async () => {
+    const ws = await fs.mkdtemp(path.join(tmp, 'pdfws-'));
+    const { inputs } = await libraryInputs({ folders: [dir], baseDir: dir });
+    const report = await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
+    await fs.rm(ws, { recursive: true, force: true });
+    return report;
+  };
+  // Warm-up of both sides: pdf.js and the indexing code compiled, files in the page cache.
+  await bare();
+  await index();
+  const bareMs: number[] = [];
+  const idxMs: number[] = [];
+  let passages = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const [b, n] = await timed(bare);
+    bareMs.push(b);
+    pages = n;
+    const [x, rep] = await timed(index);
+    idxMs.push(x);
+    passages = rep.passages;
+  }
+  const bareRate = (pages / median(bareMs)) * 1000;
+  const idxRate = (pages / median(idxMs)) * 1000;
+  const label = `${files.length} PDFs`;
+  add({ size: label, metric: 'bare pdf-parse getText (pages/s)', value: bareRate, unit: 'pages/s', runs: RUNS, note: `${pages} pages` });
+  add({ size: label, metric: 'indexing (pages/s, embedded provider)', value: idxRate, unit: 'pages/s', baselineName: 'bare pdf-parse', baseline: bareRate, ratio: bareRate / idxRate, target: '≥ 0.8× pdf-parse (ratio ≤ 1.25)', limit: 1.25, runs: RUNS, note: `${passages} passages; throughput ratio ${(idxRate / bareRate).toFixed(2)}×` });
+}
+
+// ---------------------------------------------------------------- synthetic library sizes
+const COLD_CHILD = `
+(async () => {
+  const [engine, ws, draftFile, mode] = process.argv.slice(1);
+  const draft = require('fs').readFileSync(draftFile, 'utf8');
+  const t0 = performance.now();
+  const e = require(engine);
+  const t1 = performance.now();
+  const { provider } = await e.createProvider({ provider: 'embedded' });
+  const idx = await e.LibraryIndex.open(ws, provider);
+  const t2 = performance.now();
+  global.gc(); global.gc();
+  const m = process.memoryUsage();
+  let analysisMs = null, segments = 0;
+  if (mode === 'analyze') {
+    const r = await e.analyzeDocument(draft, { useReranking: false }, { index: idx, workspace: ws, cache: false });
+    analysisMs = performance.now() - t1; // cold: load + first analysis in a fresh process
+    segments = r.stats.segmentsAnalyzed;
+  }
+  process.stdout.write(JSON.stringify({ requireMs: t1 - t0, loadMs: t2 - t1, rss: m.rss, heap: m.heapUsed, external: m.external, analysisMs, segments, passages: idx.size }));
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+const BASE_CHILD = `require(process.argv[1]); global.gc(); global.gc(); process.stdout.write(String(process.memoryUsage().rss));`;
+
+async function benchSize(N: number, tmp: string) {
+  const S = sizeLabel(N);
+  const nSources = Math.max(1, Math.round(N / PASSAGES_PER_SOURCE));
+  log(`\n${S} passages: generating ${nSources} sources`);
+  const gen = Array.from({ length: nSources }, (_, i) => syntheticSource(i, WORDS_PER_SOURCE));
+  const inputs: SourceInput[] = gen.map((g, i) => ({
+    path: path.join(tmp, 'library', `source-${i}.pdf`),
+    size: 1000 + i,
+    mtimeMs: 1_600_000_000_000,
+    sourceType: 'secondary',
+    contentHash: `synthetic-${i}-${WORDS_PER_SOURCE}`,
+    extract: async () => ({ pages: g.pages, pageCount: g.pages.length, meta: { title: g.title, authors: [g.author], year: g.year, collections: [], titleFrom: 'pdf-info' } }),
+  }));
+
+  // Floor of the build: the per-passage compute nobody can skip (chunk, lexical terms, embed).
+  const [floorMs, nPassages] = await timed(() => {
+    let n = 0;
+    for (const g of gen) {
+      for (const c of chunkPages(g.pages)) {
+        lexicalTerms({ sourceTitle: g.title, heading: c.heading, text: c.text });
+        encode(embeddingText({ sourceTitle: g.title, heading: c.heading, text: c.text }), 'passage');
+        n++;
+      }
+    }
+    return n;
+  });
+  const buildRuns = N >= 50_000 ? 1 : RUNS;
+  const buildMs: number[] = [];
+  let ws = '';
+  for (let i = 0; i < buildRuns; i++) {
+    if (ws) await fs.rm(ws, { recursive: true, force: true });
+    ws = await fs.mkdtemp(path.join(tmp, `ws-${S}-`));
+    const [ms, rep] = await timed(() => updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() }));
+    if (rep.passages !== nPassages) log(`  warning: indexed ${rep.passages} passages, expected ${nPassages}`);
+    buildMs.push(ms);
+  }
+  const build = median(buildMs);
+  add({ size: S, metric: 'index build', value: build / 1000, unit: 's', baselineName: 'chunk+terms+embed only', baseline: floorMs / 1000, ratio: build / floorMs, runs: buildRuns, note: `${nPassages} passages, ${nSources} sources` });
+  add({ size: S, metric: 'index build throughput', value: (nPassages / build) * 1000, unit: 'passages/s', baselineName: 'chunk+terms+embed only', baseline: (nPassages / floorMs) * 1000, ratio: build / floorMs, runs: buildRuns });
+  const dir = path.join(ws, '.similar-sources');
+  const disk = await dirSize(dir);
+  // Raw size: vectors as float32 plus passage text as UTF-8.
+  const probe = await LibraryIndex.open(ws, new EmbeddedProvider());
+  const rawText = probe.passages.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+  const coll = (probe as unknown as { collection: PassageCollection }).collection;
+  const rawVec = coll.count * coll.dim * 4;
+  const raw = rawText + rawVec;
+  add({ size: S, metric: 'size on disk', value: disk / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: disk / raw });
+
+  // Fresh processes: load time, RSS after load, cold analysis.
+  const draftParas = syntheticDraft(DRAFT_PARAGRAPHS, nSources);
+  const draft = draftMarkdown(draftParas);
+  const draftFile = path.join(tmp, `draft-${S}.md`);
+  await fs.writeFile(draftFile, draft);
+  const readMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) readMs.push((await timed(() => readAll(dir)))[0]);
+  const base = median(Array.from({ length: RUNS }, () => Number(node(['--expose-gc', '-e', BASE_CHILD, ENGINE]))));
+  const cold = Array.from({ length: RUNS }, () => JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze'])) as { requireMs: number; loadMs: number; rss: number; heap: number; analysisMs: number; segments: number });
+  const load = median(cold.map((c) => c.loadMs));
+  const rss = median(cold.map((c) => c.rss));
+  add({ size: S, metric: 'index load (fresh process)', value: load, unit: 'ms', baselineName: 'read index files', baseline: median(readMs), ratio: load / median(readMs), runs: RUNS });
+  add({ size: S, metric: 'RSS after load', value: rss / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: rss / raw, target: '≤ 3× raw', limit: N >= 100_000 ? 3 : undefined, runs: RUNS, note: `process with engine loaded, no index: ${fmt(base / MB)} MB; index adds ${fmt((rss - base) / MB)} MB = ${((rss - base) / raw).toFixed(2)}× raw` });
+
+  // Warm: index in memory (this process), cache off.
+  const index = await LibraryIndex.open(ws, new EmbeddedProvider());
+  const ctx = { index, workspace: ws, cache: false as const };
+  await analyzeDocument(draft, ANALYSIS, ctx); // JIT warm-up
+  const warmMs: number[] = [];
+  let segs = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const [ms, r] = await timed(() => analyzeDocument(draft, ANALYSIS, ctx));
+    warmMs.push(ms);
+    segs = r.stats.segmentsAnalyzed;
+  }
+  const warm = median(warmMs);
+  add({ size: S, metric: `warm analysis (${segs} paragraphs)`, value: warm, unit: 'ms', baselineName: 'target 2000 ms', baseline: 2000, ratio: warm / 2000, target: '≤ 2 s', limit: N >= 100_000 ? 1 : undefined, runs: RUNS });
+  const coldMs = median(cold.map((c) => c.analysisMs)); // load + analysis, same process
+  add({ size: S, metric: 'cold analysis (fresh process: load + analyse)', value: coldMs, unit: 'ms', baselineName: 'warm + load', baseline: warm + load, ratio: coldMs / (warm + load), target: '≤ warm + load', limit: N >= 100_000 ? 1 : undefined, runs: RUNS, note: `engine require ${fmt(median(cold.map((c) => c.requireMs)))} ms not included` });
+
+  // Analysis cache: a whole-document hit, and one edited paragraph.
+  const cache = new AnalysisCache(ws);
+  const cctx = { index, workspace: ws, cache, documentPath: draftFile };
+  await analyzeDocument(draft, ANALYSIS, cctx);
+  const hitMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const [ms, r] = await timed(() => analyzeDocument(draft, ANALYSIS, cctx));
+    if (!r.fromCache) log('  warning: the re-run was not served from the cache');
+    hitMs.push(ms);
+  }
+  const hit = median(hitMs);
+  add({ size: S, metric: 'cache hit (unchanged draft)', value: hit, unit: 'ms', baselineName: 'warm analysis', baseline: warm, ratio: hit / warm, target: '≤ 2% of warm', limit: N >= 100_000 ? 0.02 : undefined, runs: RUNS });
+  const editMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await analyzeDocument(draft, ANALYSIS, cctx); // the cache holds the original draft
+    const edited = [...draftParas];
+    const at = (i * 37 + 11) % edited.length;
+    edited[at] = edited[at] + ` An added sentence, number ${i}, about the grain trade of Venice.`;
+    const [ms, r] = await timed(() => analyzeDocument(draftMarkdown(edited), ANALYSIS, cctx));
+    if (r.stats.segmentsAnalyzed !== 1) log(`  warning: ${r.stats.segmentsAnalyzed} segments analysed after one edit`);
+    editMs.push(ms);
+  }
+  const edit = median(editMs);
+  add({ size: S, metric: 'one edited paragraph', value: edit, unit: 'ms', baselineName: 'warm analysis', baseline: warm, ratio: edit / warm, target: '≤ 5% of warm', limit: N >= 100_000 ? 0.05 : undefined, runs: RUNS });
+
+  // Vector ranking per query vs the Float32Array floor, on the index's own vectors and on 384/768-d ones.
+  const queries = draftParas.slice(0, 20).map((p) => encode(p, 'query'));
+  scanRows(S, 'embedded', coll.vectors, coll.dim, coll.count, queries);
+  for (const dim of [384, 768]) {
+    const r = rng(dim);
+    const m = new Float32Array(coll.count * dim);
+    for (let i = 0; i < m.length; i++) m[i] = r() - 0.5;
+    const qs = Array.from({ length: 20 }, () => Float32Array.from({ length: dim }, () => r() - 0.5));
+    scanRows(S, `${dim}-d (Ollama-like)`, m, dim, coll.count, qs);
+  }
+  // Whole hybrid search, for information.
+  const searchMs: number[] = [];
+  for (let rep = 0; rep < RUNS; rep++) {
+    const [ms] = await timed(async () => {
+      for (const p of draftParas.slice(0, 20)) await index.search(p, { k: 60 });
+    });
+    searchMs.push(ms / 20);
+  }
+  add({ size: S, metric: 'hybrid search per query (BM25 + vectors + RRF)', value: median(searchMs), unit: 'ms', runs: RUNS });
+  await fs.rm(ws, { recursive: true, force: true });
+}
+
+function scanRows(S: string, what: string, m: Float32Array, dim: number, count: number, queries: Float32Array[]) {
+  const floor = () => {
+    for (const q of queries) {
+      let best = -Infinity;
+      for (let r = 0, base = 0; r < count; r++, base += dim) {
+        let s = 0;
+        for (let j = 0; j < dim; j++) s += m[base + j] * q[j];
+        if (s > best) best = s;
+      }
+      if (best === 42) log('');
+    }
+  };
+  const ours = () => {
+    for (const q of queries) topKDot(m, dim, count, q, 100);
+  };
+  floor();
+  ours();
+  const f: number[] = [];
+  const o: number[] = [];
+  for (let i = 0; i < Math.max(3, RUNS); i++) {
+    const t0 = performance.now();
+    floor();
+    const t1 = performance.now();
+    ours();
+    const t2 = performance.now();
+    f.push((t1 - t0) / queries.length);
+    o.push((t2 - t1) / queries.length);
+  }
+  add({ size: S, metric: `vector ranking top-100, ${what} ${dim}-d`, value: median(o), unit: 'ms/query', baselineName: 'Float32Array dot scan', baseline: median(f), ratio: median(o) / median(f), target: '≤ 1.5× floor', limit: 1.5, runs: Math.max(3, RUNS) });
+}
+
+// ---------------------------------------------------------------- output
+function machine() {
+  const cpu = /model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? os.cpus()[0]?.model ?? '?';
+  return { nproc: os.availableParallelism?.() ?? os.cpus().length, cpu, memoryGiB: +(os.totalmem() / 1024 ** 3).toFixed(1), node: process.version, platform: `${os.platform()} ${os.release()}` };
+}
+
+function table(): string {
+  const head = ['size', 'figure', 'value', 'baseline', 'ratio', 'target', ''];
+  const body = rows.map((r) => [
+    r.size,
+    r.metric,
+    `${fmt(r.value)} ${r.unit}`,
+    r.baselineName ? `${r.baselineName}${r.baseline !== undefined && !/^target|^none/.test(r.baselineName) ? ` = ${fmt(r.baseline)}` : ''}` : '',
+    r.ratio !== undefined ? `×${r.ratio.toFixed(3)}` : '',
+    r.target ?? '',
+    r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
+  ]);
+  const lines = [head, head.map(() => '---'), ...body].map((c) => `| ${c.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+async function main() {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'similar-sources-bench-'));
+  const started = performance.now();
+  try {
+    log(`benchmark in ${tmp}; sizes ${SIZES.join(', ')}; ${RUNS} runs per figure`);
+    if (!existsSync(ENGINE)) throw new Error('dist/engine.js is missing: run node scripts/build.mjs first (npm run bench does)');
+    await benchActivation();
+    await benchPdfs(tmp);
+    for (const n of SIZES) await benchSize(n, tmp);
+  } finally {
+    if (!flag('--keep')) await fs.rm(tmp, { recursive: true, force: true });
+  }
+  const m = machine();
+  const totalS = (performance.now() - started) / 1000;
+  if (JSON_OUT) process.stdout.write(JSON.stringify({ machine: m, runs: RUNS, sizes: SIZES, totalSeconds: totalS, rows }, null, 2) + '\n');
+  else {
+    process.stdout.write(`\nMachine: ${m.nproc} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}; medians of ${RUNS} runs; total ${totalS.toFixed(0)} s\n\n`);
+    process.stdout.write(table() + '\n');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
