@@ -76,6 +76,8 @@ export function activate(context: vscode.ExtensionContext) {
         const f = folderOrWarn();
         if (!f) return undefined;
         results.clear();
+        // A rebuild is a fresh start: results cached against the old index go too.
+        await new (loadEngine().AnalysisCache)(f.uri.fsPath).clear();
         return library.index(f, { visible: true, rebuild: true });
       }),
     ),

@@ -131,7 +131,8 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
     `analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`,
   );
   ctx.panel.showDocument(document.uri, vscode.window.activeTextEditor?.selection.active.line);
-  return { segments: result.stats.segments, analysed: result.stats.segmentsAnalyzed, fromCache: result.fromCache };
+  // `analysed`: segments that have results (searched now or served from the cache).
+  return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
 }
 
 function toTracked(s: AnalysisResult['segments'][number]): TrackedSegment {

@@ -1,0 +1,119 @@
+/**
+ * The integration-tests helper extension (test only, never shipped).
+ *
+ * Loaded by code-server next to the real Similar Sources extension (test/integration/runCodeServer.mjs).
+ * On activation, when SIMILAR_SOURCES_IT_RESULTS is set and the results file does not exist yet, it
+ * runs the API-level suite (test/integration/suite/*.spec.ts) inside this real extension host and
+ * writes the results as JSON. It also registers a few commands that the browser checks invoke
+ * through the command palette; each writes `<SIMILAR_SOURCES_IT_CONTROL>/<command>.json` with its
+ * outcome so the runner can report the product's error text instead of a bare timeout.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { runSuite } from '../suite/runner';
+import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, findLine, withTimeout, workspaceRoot } from '../suite/helpers';
+
+function appendLog(line: string): void {
+  const file = process.env.SIMILAR_SOURCES_IT_LOG;
+  const stamped = `${new Date().toISOString()} ${line}\n`;
+  if (file) {
+    try {
+      fs.appendFileSync(file, stamped);
+    } catch {
+      /* best effort */
+    }
+  }
+  console.log(`[similar-sources-it] ${line}`);
+}
+
+function writeJsonAtomic(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(value, null, 2));
+  fs.renameSync(tmp, file);
+}
+
+function controlCommand(id: string, body: () => Promise<unknown>): vscode.Disposable {
+  return vscode.commands.registerCommand(id, async () => {
+    const controlDir = process.env.SIMILAR_SOURCES_IT_CONTROL;
+    const started = Date.now();
+    appendLog(`ui command ${id}: start`);
+    try {
+      const value = await body();
+      appendLog(`ui command ${id}: ok in ${Date.now() - started} ms`);
+      if (controlDir) writeJsonAtomic(path.join(controlDir, `${id}.json`), { ok: true, value: value ?? null, ms: Date.now() - started });
+    } catch (err) {
+      const message = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
+      appendLog(`ui command ${id}: FAILED ${message}`);
+      if (controlDir) writeJsonAtomic(path.join(controlDir, `${id}.json`), { ok: false, error: message, ms: Date.now() - started });
+    }
+  });
+}
+
+async function openDraft(): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), DRAFT)));
+  return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    controlCommand('similarSourcesIt.openDraft', async () => {
+      await openDraft();
+      return { product: vscode.extensions.getExtension(PRODUCT_ID)?.isActive ?? null };
+    }),
+    controlCommand('similarSourcesIt.prepareDraft', async () => {
+      // A clean layout for the screenshot: the draft on the left, the panel beside it.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const editor = await openDraft();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      editor.selection = new vscode.Selection(line, 0, line, 0);
+      editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      await vscode.commands.executeCommand('similarSources.showPanel');
+      // Give the focus back to the draft so its CodeLenses are on screen beside the panel.
+      await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+      editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      return result;
+    }),
+    controlCommand('similarSourcesIt.showHover', async () => {
+      const editor = await openDraft();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      const pos = new vscode.Position(line, 20);
+      editor.selection = new vscode.Selection(pos, pos);
+      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
+      await vscode.commands.executeCommand('editor.action.showHover');
+      return { line };
+    }),
+    controlCommand('similarSourcesIt.openPdf', async () => {
+      const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
+      await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
+      return { pdf, page: 2 };
+    }),
+  );
+
+  const resultsFile = process.env.SIMILAR_SOURCES_IT_RESULTS;
+  if (!resultsFile) return;
+  if (fs.existsSync(resultsFile) || fs.existsSync(`${resultsFile}.running`)) {
+    appendLog('suite already ran in this profile (window reloaded?): not running it again');
+    return;
+  }
+  fs.writeFileSync(`${resultsFile}.running`, String(process.pid));
+  appendLog(`running the integration suite in VS Code ${vscode.version}`);
+  // Not awaited: activation must finish so the workbench (and the product) carry on normally.
+  void (async () => {
+    let results;
+    try {
+      results = await runSuite(vscode.version, { log: appendLog, grep: process.env.SIMILAR_SOURCES_IT_GREP });
+    } catch (err) {
+      const now = new Date().toISOString();
+      results = { startedAt: now, finishedAt: now, vscodeVersion: vscode.version, specFiles: [], passes: 0, failures: 1, pending: 0, tests: [], fatal: err instanceof Error ? err.stack ?? err.message : String(err) };
+    }
+    writeJsonAtomic(resultsFile, results);
+    appendLog(`suite finished: ${results.passes} passed, ${results.failures} failed`);
+  })();
+}
+
+export function deactivate(): void {
+  /* nothing to release */
+}

@@ -1,0 +1,648 @@
+#!/usr/bin/env node
+// Integration tests inside a real VS Code extension host, offline: code-server 4.100.3
+// (= VS Code 1.100.3) driven by Debian's Chromium through playwright-core. See README.md here.
+//
+//   node scripts/vscode/build-it.mjs && node test/integration/runCodeServer.mjs [--keep] [--grep TEXT] [--no-ui]
+//
+// Needs `npm run build` first (dist/extension.js, dist/webview/*). Screenshots go to
+// test-results/screenshots/. Exit code 0 only when every check passed.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCodeServer } from '../../scripts/vscode/setup-code-server.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const screenshotsDir = join(root, 'test-results', 'screenshots');
+const args = process.argv.slice(2);
+const KEEP = args.includes('--keep') || process.env.SIMILAR_SOURCES_IT_KEEP === '1';
+const NO_UI = args.includes('--no-ui');
+// Diagnosis aid: copy all of dist/ even where .vscodeignore leaves files out (is it packaging or code?).
+const WHOLE_DIST = args.includes('--whole-dist');
+const grepIdx = args.indexOf('--grep');
+const GREP = grepIdx >= 0 ? args[grepIdx + 1] : process.env.SIMILAR_SOURCES_IT_GREP;
+
+// Time limits (ms).
+const T = {
+  total: Number(process.env.SIMILAR_SOURCES_IT_TIMEOUT_MIN || 40) * 60_000,
+  serverReady: 90_000,
+  workbench: 120_000,
+  suite: Number(process.env.SIMILAR_SOURCES_IT_SUITE_TIMEOUT_MIN || 30) * 60_000,
+  control: 60_000,
+  analysis: 5 * 60_000,
+  element: 30_000,
+};
+
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+const log = (m) => console.log(`[it ${elapsed()}] ${m}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** @type {{name: string, state: 'passed'|'failed'|'pending', ms: number, error?: string, source: 'host'|'ui'}[]} */
+const results = [];
+let codeServer;
+let browser;
+let page;
+let tmp;
+let serverLog = '';
+let cleaningUp = false;
+
+async function waitUntil(probe, ms, what, every = 250) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (codeServer && codeServer.exitCode !== null) throw new Error(`code-server exited (code ${codeServer.exitCode}) while waiting for ${what}`);
+    await sleep(every);
+  }
+  throw new Error(`timed out after ${Math.round(ms / 1000)} s waiting for ${what}${last ? ` (last error: ${last.message ?? last})` : ''}`);
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+// ---------------------------------------------------------------- profile
+/**
+ * Copies what `vsce package` would put in the VSIX: every file of the repository that
+ * .vscodeignore does not exclude (last matching pattern wins, `!` re-includes). node_modules is
+ * left out, as the project's .vscodeignore excludes it: the bundles must be self-sufficient.
+ * Without a .vscodeignore, falls back to the manifest's usual files.
+ */
+function copyAsVsix(productDir) {
+  mkdirSync(productDir, { recursive: true });
+  const ignoreFile = join(root, '.vscodeignore');
+  const skipDirs = new Set(['.git', 'node_modules', 'out', 'test-results', '.similar-sources', '.tmp']);
+  let include;
+  if (existsSync(ignoreFile)) {
+    const picomatch = createRequire(join(root, 'package.json'))('picomatch');
+    const rules = readFileSync(ignoreFile, 'utf8')
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => {
+        const negate = l.startsWith('!');
+        const pattern = (negate ? l.slice(1) : l).replace(/^\//, '');
+        const m = picomatch(pattern, { dot: true });
+        const mDir = picomatch(`${pattern.replace(/\/$/, '')}/**`, { dot: true });
+        return { negate, test: (f) => m(f) || mDir(f) };
+      });
+    include = (rel) => {
+      let ignored = false;
+      for (const r of rules) if (r.test(rel)) ignored = !r.negate;
+      return !ignored;
+    };
+  } else {
+    const always = ['package.json', 'dist/', 'media/', 'l10n/', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+    include = (rel) => always.some((a) => rel === a || (a.endsWith('/') && rel.startsWith(a))) || /^package\.nls(\.[\w-]+)?\.json$/.test(rel);
+  }
+  const copied = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const abs = join(dir, e.name);
+      const rel = relative(root, abs).split('\\').join('/');
+      if (e.isDirectory()) {
+        if (!skipDirs.has(e.name)) walk(abs);
+      } else if (e.isFile() && (include(rel) || (WHOLE_DIST && rel.startsWith('dist/')))) {
+        mkdirSync(dirname(join(productDir, rel)), { recursive: true });
+        cpSync(abs, join(productDir, rel));
+        copied.push(rel);
+      }
+    }
+  };
+  walk(root);
+  if (!copied.includes('package.json')) throw new Error('.vscodeignore excludes package.json');
+  return copied;
+}
+
+function summarise(files) {
+  const groups = new Map();
+  for (const f of files) {
+    const top = f.includes('/') ? `${f.split('/')[0]}/` : f;
+    groups.set(top, (groups.get(top) ?? 0) + 1);
+  }
+  return [...groups].map(([k, n]) => (k.endsWith('/') ? `${k}*${n}` : k)).join(', ');
+}
+
+function prepareProfile() {
+  const distExt = join(root, 'dist', 'extension.js');
+  if (!existsSync(distExt)) throw new Error(`${relative(root, distExt)} is missing: run \`npm run build\` first`);
+  const hostBuild = join(root, 'out', 'integration', 'integration-tests');
+  if (!existsSync(join(hostBuild, 'index.js'))) throw new Error('out/integration/integration-tests is missing: run `node scripts/vscode/build-it.mjs` first');
+
+  tmp = mkdtempSync(join(tmpdir(), 'similar-sources-it-'));
+  const extensionsDir = join(tmp, 'extensions');
+  const userDataDir = join(tmp, 'user-data');
+  const workspace = join(tmp, 'workspace');
+  const manifest = readJson(join(root, 'package.json'));
+
+  // The product, unpacked as it would be installed from its VSIX.
+  const productDir = join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  const copied = copyAsVsix(productDir);
+  log(`product extension ${basename(productDir)}: ${copied.length} files (${summarise(copied)})`);
+
+  const hostDir = join(extensionsDir, 'similar-sources.integration-tests-0.0.1');
+  cpSync(hostBuild, hostDir, { recursive: true });
+
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': false,
+        'workbench.startupEditor': 'none',
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'extensions.ignoreRecommendations': true,
+        'workbench.tips.enabled': false,
+        'workbench.enableExperiments': false,
+        'update.mode': 'none',
+        'chat.commandCenter.enabled': false,
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'git.enabled': false,
+        'editor.hover.delay': 300,
+        'similarSources.autoIndex': true,
+      },
+      null,
+      2,
+    ),
+  );
+
+  // A copy of the bundled example workspace, without any index a previous demo left in it.
+  cpSync(join(root, 'examples'), workspace, {
+    recursive: true,
+    filter: (src) => !src.split(/[\\/]/).includes('.similar-sources'),
+  });
+  mkdirSync(join(tmp, 'control'), { recursive: true });
+  mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
+  mkdirSync(join(tmp, 'xdg-data'), { recursive: true });
+  return { extensionsDir, userDataDir, workspace, manifest };
+}
+
+// ---------------------------------------------------------------- code-server
+async function startCodeServer(entry, profile) {
+  const port = await freePort();
+  const resultsFile = join(tmp, 'results.json');
+  const itLog = join(tmp, 'it.log');
+  const env = {
+    ...process.env,
+    SIMILAR_SOURCES_IT_RESULTS: resultsFile,
+    SIMILAR_SOURCES_IT_LOG: itLog,
+    SIMILAR_SOURCES_IT_CONTROL: join(tmp, 'control'),
+    // code-server writes its config and state under XDG dirs: keep them out of $HOME.
+    XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
+    XDG_DATA_HOME: join(tmp, 'xdg-data'),
+    VSCODE_PROXY_URI: '',
+  };
+  if (GREP) env.SIMILAR_SOURCES_IT_GREP = GREP;
+  else delete env.SIMILAR_SOURCES_IT_GREP;
+  const cmd = [
+    entry,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--config', join(tmp, 'code-server.yaml'),
+    '--extensions-dir', profile.extensionsDir,
+    '--user-data-dir', profile.userDataDir,
+    profile.workspace,
+  ];
+  writeFileSync(join(tmp, 'code-server.yaml'), 'auth: none\ncert: false\n');
+  log(`starting code-server on 127.0.0.1:${port}`);
+  const out = createWriteStream(join(tmp, 'code-server.log'));
+  codeServer = spawn(process.execPath, cmd, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const collect = (chunk) => {
+    out.write(chunk);
+    serverLog = (serverLog + chunk.toString()).slice(-200_000);
+  };
+  codeServer.stdout.on('data', collect);
+  codeServer.stderr.on('data', collect);
+  await waitUntil(
+    async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+      return r.ok;
+    },
+    T.serverReady,
+    'code-server to answer /healthz',
+    500,
+  );
+  log('code-server is up');
+  return { port, resultsFile, itLog };
+}
+
+// ---------------------------------------------------------------- browser helpers
+async function loadPlaywright(mainFile) {
+  const req = createRequire(mainFile);
+  return req(mainFile);
+}
+
+async function screenshot(name) {
+  mkdirSync(screenshotsDir, { recursive: true });
+  const file = join(screenshotsDir, name);
+  await page.screenshot({ path: file, timeout: 15_000 });
+  log(`screenshot ${relative(root, file)}`);
+  return file;
+}
+
+async function dismissOverlays() {
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await sleep(150);
+  }
+}
+
+/** Takes the keyboard focus out of any webview iframe, so workbench keybindings (F1) work. */
+async function focusWorkbench() {
+  await page.evaluate(() => {
+    const active = document.activeElement;
+    if (active && active.tagName === 'IFRAME') active.blur();
+    window.focus();
+  });
+}
+
+/** Opens the command palette: F1, or a click on the title bar's command center when F1 is swallowed. */
+async function openPalette(text) {
+  await dismissOverlays();
+  await focusWorkbench();
+  const input = page.locator('.quick-input-widget input');
+  await page.keyboard.press('F1');
+  try {
+    await input.waitFor({ state: 'visible', timeout: 3_000 });
+  } catch {
+    await page.locator('.command-center .search, .command-center-center').first().click({ timeout: 5_000 });
+    await input.waitFor({ state: 'visible', timeout: 5_000 });
+  }
+  await input.fill(`>${text}`);
+  return input;
+}
+
+async function runPaletteCommand(label) {
+  await openPalette(label);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await sleep(200); // let the list settle on the filtered entry
+  await row.click({ timeout: 5_000 });
+  const widget = page.locator('.quick-input-widget');
+  if (await widget.isVisible().catch(() => false)) {
+    await sleep(500);
+    if (await widget.isVisible().catch(() => false)) await page.keyboard.press('Enter');
+  }
+}
+
+/** Text of visible notifications and dialogs: why a command may be waiting for the user. */
+async function visiblePrompts() {
+  const texts = await page
+    .locator('.notification-toast-container:visible, .monaco-dialog-box:visible')
+    .allInnerTexts()
+    .catch(() => []);
+  return texts.map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+}
+
+/** Runs one of the helper extension's commands through the palette and waits for its outcome file. */
+async function runControl(id, label, ms = T.control) {
+  const file = join(tmp, 'control', `${id}.json`);
+  rmSync(file, { force: true });
+  await runPaletteCommand(label);
+  let outcome;
+  try {
+    outcome = await waitUntil(() => existsSync(file) && readJson(file), ms, `the command "${label}" to finish`, 500);
+  } catch (err) {
+    const prompts = await visiblePrompts();
+    throw new Error(`${err.message}${prompts.length ? `; on screen: ${prompts.map((p) => `"${p}"`).join(' | ')}` : ''}`);
+  }
+  if (!outcome.ok) throw new Error(`"${label}" failed inside the extension host: ${outcome.error}`);
+  return outcome.value;
+}
+
+async function framesWith(selector) {
+  const found = [];
+  for (const f of page.frames()) {
+    try {
+      if ((await f.locator(selector).count()) > 0) found.push(f);
+    } catch {
+      /* detached or cross-origin frame mid-navigation */
+    }
+  }
+  return found;
+}
+
+async function check(name, fn) {
+  const t0 = Date.now();
+  log(`ui check: ${name}`);
+  try {
+    await fn();
+    results.push({ name, state: 'passed', ms: Date.now() - t0, source: 'ui' });
+    log(`  ✓ ${name}`);
+  } catch (err) {
+    const message = err && err.stack ? err.stack : String(err);
+    results.push({ name, state: 'failed', ms: Date.now() - t0, error: message, source: 'ui' });
+    log(`  ✗ ${name}: ${err && err.message ? err.message.split('\n')[0] : err}`);
+    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+    await screenshot(`failure-${slug}.png`).catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------- UI checks
+async function uiChecks(manifest) {
+  let analysisOk = false;
+
+  await check('the workbench shows the example workspace with draft.md', async () => {
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.element });
+    await page.locator('.monaco-list-row', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
+  });
+
+  await check('draft.md opens in an editor and Similar Sources is active', async () => {
+    const value = await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
+    await page.locator('.tabs-container .tab', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
+    await page.locator('.tabs-container .tab.active', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
+    await page.locator('.editor-group-container.active .monaco-editor .view-line').first().waitFor({ state: 'visible', timeout: T.element });
+    if (value.product !== true) throw new Error(`${manifest.publisher}.${manifest.name} is not active after opening draft.md (isActive: ${value.product})`);
+  });
+
+  await check('the command palette lists "Find Similar Sources"', async () => {
+    await openPalette('Find Similar Sources');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Find Similar Sources' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await dismissOverlays();
+  });
+
+  await check('CodeLenses above the analysed paragraphs after Find Similar Sources', async () => {
+    await runControl('similarSourcesIt.prepareDraft', 'Similar Sources IT: Analyse Draft And Show Panel', T.analysis);
+    analysisOk = true;
+    const lenses = page.locator('.codelens-decoration');
+    await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'at least two .codelens-decoration elements');
+    const texts = await lenses.allInnerTexts();
+    const withSources = texts.filter((t) => /\bsources\b/.test(t));
+    if (withSources.length < 2) throw new Error(`fewer than two CodeLenses list sources ("… N sources · …"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
+    log(`  CodeLenses on screen: ${JSON.stringify(texts.slice(0, 4))}`);
+  });
+
+  await check('the Similar Sources panel shows source cards', async () => {
+    await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
+    const [frame] = await waitUntil(async () => {
+      const f = await framesWith('[data-testid="card"]');
+      return f.length ? f : undefined;
+    }, T.element, 'a webview frame with [data-testid="card"]', 500);
+    const cards = frame.locator('[data-testid="card"]');
+    const n = await cards.count();
+    if (n < 1) throw new Error('no card');
+    const first = cards.first();
+    const title = (await first.locator('[data-testid="card-title"]').first().innerText()).trim();
+    const similarity = (await first.locator('[data-testid="card-similarity"]').first().innerText()).trim();
+    const pageText = (await first.locator('[data-testid="card-page"]').first().innerText()).trim();
+    const insertButtons = await frame.locator('[data-testid="insert-citation"]').count();
+    log(`  ${n} card(s); first: "${title}" · ${similarity} · ${pageText}; ${insertButtons} insert-citation button(s)`);
+    if (!title) throw new Error('first card has an empty title');
+    if (!/%$/.test(similarity)) throw new Error(`card similarity does not end in %: "${similarity}"`);
+    if (!pageText) throw new Error('first card shows no page');
+    if (insertButtons < 1) throw new Error('no [data-testid="insert-citation"] button');
+    // The draft (with its CodeLenses, when the product shows them) beside the panel.
+    await page.locator('.codelens-decoration').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => log('  (no CodeLens on screen for the screenshot)'));
+    await sleep(500);
+    await screenshot('draft-codelens-panel.png');
+  });
+
+  await check('hovering an analysed paragraph previews its sources', async () => {
+    if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
+    await dismissOverlays();
+    const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'p.' });
+    // Reveal the paragraph in the middle of the editor and ask for its hover (editor.action.showHover)…
+    await runControl('similarSourcesIt.showHover', 'Similar Sources IT: Show Hover In Feeding Paragraph');
+    try {
+      await hover.first().waitFor({ state: 'visible', timeout: 10_000 });
+    } catch {
+      // …or point at it with the mouse, as a user would.
+      log('  keyboard hover showed nothing: pointing at the paragraph with the mouse');
+      await dismissOverlays();
+      const paragraph = page.locator('.monaco-editor .view-line', { hasText: 'Consider first the great Mediterranean' }).first();
+      await paragraph.waitFor({ state: 'visible', timeout: 10_000 });
+      const box = await paragraph.boundingBox();
+      await page.mouse.move(box.x + 120, box.y + box.height / 2);
+      await page.mouse.move(box.x + 140, box.y + box.height / 2);
+      await hover.first().waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    const text = await hover.first().innerText();
+    if (!/p\.\s?\S/.test(text)) throw new Error(`hover shows no page: ${text.slice(0, 300)}`);
+    await sleep(300);
+    await screenshot('hover.png');
+    await dismissOverlays();
+  });
+
+  await check('Open PDF shows the PDF viewer at page 2', async () => {
+    const panelFrames = new Set(await framesWith('[data-testid="card"]'));
+    await runControl('similarSourcesIt.openPdf', 'Similar Sources IT: Open Library PDF At Page 2');
+    const frame = await waitUntil(async () => {
+      for (const f of page.frames()) {
+        if (panelFrames.has(f) || f === page.mainFrame()) continue;
+        try {
+          if ((await f.locator('[data-testid="pdf-viewer"], [data-testid="pdf-page"], [data-testid="pdf-error"]').count()) > 0) return f;
+        } catch {
+          /* frame navigating */
+        }
+      }
+      return undefined;
+    }, T.element, 'the PDF viewer webview ([data-testid="pdf-viewer"])', 500);
+    await waitUntil(async () => {
+      const error = frame.locator('[data-testid="pdf-error"]');
+      if ((await error.count()) > 0) throw Object.assign(new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`), { fatal: true });
+      const input = frame.locator('[data-testid="pdf-page-input"]');
+      const current = (await input.count()) > 0 ? await input.first().inputValue() : null;
+      const painted = await frame.locator('[data-testid="pdf-page"][data-page-number="2"] canvas').evaluateAll((cs) => cs.some((c) => c.width > 0 && c.height > 0));
+      return current === '2' && painted;
+    }, T.element, 'page 2 to be shown (page input "2", its canvas painted)', 500).catch(async (err) => {
+      const error = frame.locator('[data-testid="pdf-error"]');
+      if ((await error.count().catch(() => 0)) > 0) throw new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`);
+      throw err;
+    });
+    await sleep(1500); // let pdf.js paint
+    await screenshot('pdf-viewer.png');
+  });
+}
+
+// ---------------------------------------------------------------- diagnostics
+function listFiles(dir) {
+  const out = [];
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...listFiles(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+function tail(text, lines) {
+  return text.split('\n').slice(-lines).join('\n');
+}
+
+function dumpDiagnostics(itLog) {
+  console.log('\n---------------- diagnostics ----------------');
+  if (itLog && existsSync(itLog)) console.log(`== integration-tests log (${itLog}):\n${tail(readFileSync(itLog, 'utf8'), 60)}`);
+  const logs = listFiles(join(tmp, 'user-data', 'logs')).filter((f) => /exthost|similar|Similar/i.test(f));
+  for (const f of logs) {
+    const text = readFileSync(f, 'utf8').trim();
+    if (text) console.log(`== ${relative(tmp, f)}:\n${tail(text, 80)}`);
+  }
+  console.log(`== code-server output (last lines):\n${tail(serverLog, 40)}`);
+  console.log('---------------------------------------------');
+}
+
+// ---------------------------------------------------------------- cleanup
+async function cleanup() {
+  if (cleaningUp) return;
+  cleaningUp = true;
+  if (browser) await Promise.race([browser.close().catch(() => undefined), sleep(10_000)]);
+  if (codeServer && codeServer.exitCode === null) {
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    const deadline = Date.now() + 5_000;
+    while (codeServer.exitCode === null && Date.now() < deadline) await sleep(100);
+    try {
+      process.kill(-codeServer.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    console.error(`[it] ${sig}: stopping code-server and the browser`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+// ---------------------------------------------------------------- summary
+function printSummary(fatal) {
+  console.log('\n  Similar Sources integration tests (code-server + Chromium)\n');
+  const failures = [];
+  let lastSource;
+  for (const r of results) {
+    if (r.source !== lastSource) {
+      console.log(r.source === 'host' ? '  extension host (API)' : '  workbench (UI)');
+      lastSource = r.source;
+    }
+    if (r.state === 'passed') console.log(`    ✓ ${r.name} (${r.ms} ms)`);
+    else if (r.state === 'pending') console.log(`    - ${r.name}`);
+    else {
+      failures.push(r);
+      console.log(`    ${failures.length}) ${r.name}`);
+    }
+  }
+  if (fatal) failures.push({ name: 'harness', error: fatal });
+  const passed = results.filter((r) => r.state === 'passed').length;
+  if (failures.length) {
+    console.log('');
+    failures.forEach((f, i) => console.log(`  ${i + 1}) ${f.name}:\n     ${String(f.error).split('\n').slice(0, 6).join('\n     ')}\n`));
+  }
+  console.log(`\n  ${elapsed()} in all\n`);
+  console.log(`${passed} passed, ${failures.length} failed`);
+  return failures.length;
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const setup = ensureCodeServer();
+  const profile = prepareProfile();
+  log(`profile in ${tmp}`);
+  const { port, resultsFile, itLog } = await startCodeServer(setup.entry, profile);
+
+  const { chromium } = await loadPlaywright(setup.playwrightCore);
+  browser = await chromium.launch({
+    executablePath: setup.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  page = await context.newPage();
+  page.on('pageerror', (e) => log(`page error: ${e.message.split('\n')[0]}`));
+  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(profile.workspace)}`;
+  log(`opening ${url}`);
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: T.workbench });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
+  log('workbench loaded; the extension host runs the API suite');
+
+  // Stream the suite's progress while waiting for its results.
+  let shown = 0;
+  const streamLog = () => {
+    if (!existsSync(itLog)) return;
+    const lines = readFileSync(itLog, 'utf8').split('\n').filter(Boolean);
+    for (const l of lines.slice(shown)) console.log(`    [host] ${l.replace(/^\S+ /, '')}`);
+    shown = lines.length;
+  };
+  let suite;
+  try {
+    suite = await waitUntil(
+      () => {
+        streamLog();
+        return existsSync(resultsFile) && readJson(resultsFile);
+      },
+      T.suite,
+      'the in-host suite to write its results (is the integration-tests extension activated?)',
+      1000,
+    );
+  } finally {
+    streamLog();
+  }
+  for (const t of suite.tests) {
+    results.push({ name: t.fullTitle, state: t.state, ms: t.durationMs, error: t.error ? `${t.error.message}\n${t.error.stack ?? ''}` : undefined, source: 'host' });
+  }
+  if (suite.fatal) results.push({ name: 'the in-host suite', state: 'failed', ms: 0, error: suite.fatal, source: 'host' });
+  log(`in-host suite (VS Code ${suite.vscodeVersion}): ${suite.passes} passed, ${suite.failures} failed`);
+
+  if (!NO_UI) await uiChecks(profile.manifest);
+}
+
+let fatal;
+const hardStop = setTimeout(async () => {
+  console.error(`[it] overall time limit of ${T.total / 60_000} min reached`);
+  results.push({ name: 'overall time limit', state: 'failed', ms: T.total, error: `the run took longer than ${T.total / 60_000} min`, source: 'ui' });
+  if (page) await screenshot('failure-timeout.png').catch(() => undefined);
+  if (tmp) dumpDiagnostics(join(tmp, 'it.log'));
+  await cleanup();
+  printSummary();
+  process.exit(1);
+}, T.total);
+hardStop.unref();
+
+try {
+  await main();
+} catch (err) {
+  fatal = err && err.stack ? err.stack : String(err);
+  console.error(`[it] harness error: ${fatal}`);
+  if (page) await screenshot('failure-harness.png').catch(() => undefined);
+}
+await cleanup();
+clearTimeout(hardStop);
+const anyFailure = Boolean(fatal) || results.some((r) => r.state === 'failed') || results.length === 0;
+if (anyFailure && tmp) dumpDiagnostics(join(tmp, 'it.log'));
+else if (tmp && !KEEP) rmSync(tmp, { recursive: true, force: true });
+if (tmp && (anyFailure || KEEP)) console.log(`[it] profile kept: ${tmp}`);
+// The summary ends with the line "N passed, N failed".
+const failed = printSummary(fatal);
+process.exit(failed || anyFailure ? 1 : 0);

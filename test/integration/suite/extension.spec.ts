@@ -1,0 +1,267 @@
+/**
+ * API-level integration tests: run inside a real VS Code extension host (code-server through
+ * test/integration/runCodeServer.mjs, or desktop VS Code through @vscode/test-electron), against
+ * a copy of examples/ opened as the workspace folder, with `similarSources.autoIndex` on so the
+ * first analysis indexes the library without asking.
+ *
+ * The tests run in order and share the state of the first analysis.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  FEEDING_PARAGRAPH,
+  PRODUCT_ID,
+  SAMPLE_PDF,
+  allTabs,
+  bibliographyKeys,
+  bibliographyTitles,
+  commandLinkArgs,
+  draftUri,
+  findLine,
+  fold,
+  hoverText,
+  openDraftEditor,
+  waitFor,
+  withTimeout,
+  workspaceRoot,
+} from './helpers';
+
+interface AnalysisResult {
+  segments: number;
+  analysed: number;
+  fromCache: boolean;
+}
+
+const CONTRACT_COMMANDS = [
+  'similarSources.findSimilarSources',
+  'similarSources.indexLibrary',
+  'similarSources.rebuildIndex',
+  'similarSources.clearCache',
+  'similarSources.showIndexStatus',
+  'similarSources.insertCitation',
+  'similarSources.openPdf',
+  'similarSources.showPanel',
+];
+
+/** First analysis: indexing the example library included. */
+const FIRST_ANALYSIS_MS = 8 * 60_000;
+const ANALYSIS_MS = 4 * 60_000;
+
+function assertAnalysisResult(value: unknown, what: string): AnalysisResult {
+  assert.ok(value && typeof value === 'object', `${what} should resolve to { segments, analysed, fromCache }, got ${JSON.stringify(value)}`);
+  const r = value as Record<string, unknown>;
+  assert.equal(typeof r.segments, 'number', `${what}: segments should be a number in ${JSON.stringify(value)}`);
+  assert.equal(typeof r.analysed, 'number', `${what}: analysed should be a number in ${JSON.stringify(value)}`);
+  assert.equal(typeof r.fromCache, 'boolean', `${what}: fromCache should be a boolean in ${JSON.stringify(value)}`);
+  return r as unknown as AnalysisResult;
+}
+
+async function analyseDraft(ms: number): Promise<AnalysisResult> {
+  await openDraftEditor();
+  const value = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ms, 'similarSources.findSimilarSources');
+  return assertAnalysisResult(value, 'similarSources.findSimilarSources');
+}
+
+async function ourLenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
+  const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 1000)) ?? [];
+  return lenses.filter((l) => {
+    const title = l.command?.title ?? '';
+    return title.includes('$(book)') || (l.command?.command ?? '').startsWith('similarSources.') || /source/i.test(title);
+  });
+}
+
+async function hoverAt(editor: vscode.TextEditor, line: number): Promise<string> {
+  const pos = new vscode.Position(line, 20);
+  return waitFor(
+    async () => {
+      const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, pos)) ?? [];
+      const text = hoverText(hovers);
+      return text.includes('similarSources.') ? text : undefined;
+    },
+    20_000,
+    'a Similar Sources hover inside the "Feeding cities from the sea" paragraph',
+    500,
+  );
+}
+
+describe('Similar Sources in a real VS Code extension host', function () {
+  this.timeout(120_000);
+  let analysis: AnalysisResult | undefined;
+
+  before(async () => {
+    // The code-server runner sets this in the user settings already; make the suite self-sufficient
+    // under @vscode/test-electron too. (Fails harmlessly if the setting is not contributed yet.)
+    const config = vscode.workspace.getConfiguration('similarSources');
+    if (config.inspect('autoIndex')?.globalValue !== true) {
+      try {
+        await config.update('autoIndex', true, vscode.ConfigurationTarget.Global);
+      } catch {
+        /* asserted through the behaviour of the first analysis */
+      }
+    }
+  });
+
+  it('is installed and activates', async () => {
+    const ext = vscode.extensions.getExtension(PRODUCT_ID);
+    assert.ok(ext, `${PRODUCT_ID} is not installed in this extension host`);
+    await withTimeout(ext.activate(), 60_000, `activation of ${PRODUCT_ID}`);
+    assert.equal(ext.isActive, true);
+  });
+
+  it('registers every command of the contract', async () => {
+    const commands = new Set(await vscode.commands.getCommands(true));
+    const missing = CONTRACT_COMMANDS.filter((c) => !commands.has(c));
+    assert.deepEqual(missing, [], `commands not registered: ${missing.join(', ')}`);
+  });
+
+  it('Find Similar Sources analyses draft.md, indexing the never-indexed library first', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + 10_000);
+    analysis = await analyseDraft(FIRST_ANALYSIS_MS);
+    assert.ok(analysis.segments > 0, `no segments found in draft.md: ${JSON.stringify(analysis)}`);
+    assert.ok(analysis.analysed > 0, `no segment analysed: ${JSON.stringify(analysis)}`);
+    assert.ok(analysis.analysed <= analysis.segments, `more segments analysed than found: ${JSON.stringify(analysis)}`);
+    assert.equal(analysis.fromCache, false, 'the first analysis of a fresh workspace cannot come from the cache');
+  });
+
+  it('serves a second analysis of the unchanged draft from the cache', async function () {
+    this.timeout(ANALYSIS_MS + 10_000);
+    assert.ok(analysis, 'needs the first analysis');
+    const again = await analyseDraft(ANALYSIS_MS);
+    assert.equal(again.fromCache, true, `second analysis: ${JSON.stringify(again)}`);
+    assert.equal(again.segments, analysis.segments, `segments differ from the first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
+    assert.equal(again.analysed, analysis.analysed, `analysed differs from the first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
+  });
+
+  it('shows one CodeLens per analysed segment, summarising its sources', async () => {
+    assert.ok(analysis, 'needs the first analysis');
+    const editor = await openDraftEditor();
+    const lenses = await waitFor(
+      async () => {
+        const l = await ourLenses(editor.document.uri);
+        return l.length > 0 ? l : undefined;
+      },
+      20_000,
+      'Similar Sources CodeLenses on draft.md',
+    );
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.equal(lenses.length, analysis.analysed, `expected one lens per analysed segment (${analysis.analysed}), got ${lenses.length}:\n${titles.join('\n')}`);
+    for (const t of titles) {
+      assert.match(t, /source/i, `lens title should say how many sources (or "no source above"): "${t}"`);
+    }
+    const withSources = titles.filter((t) => /\d+ sources?\b.*·.*p\. .*·\s*\d+\s*%/.test(t));
+    assert.ok(withSources.length >= Math.ceil(titles.length / 2), `most lenses should read like "$(book) 3 sources · Whitfield 2019, p. 214 · 82%":\n${titles.join('\n')}`);
+    assert.ok(titles.every((t) => !/[\u{1F300}-\u{1FAFF}]/u.test(t)), 'lens titles should use codicons, not emoji');
+
+    const feedingLine = findLine(editor.document, FEEDING_PARAGRAPH);
+    const feeding = lenses.find((l) => l.range.start.line <= feedingLine && l.range.end.line >= feedingLine) ?? lenses.find((l) => l.range.start.line === feedingLine);
+    assert.ok(feeding, `no lens on the "Feeding cities from the sea" paragraph (line ${feedingLine + 1}); lenses on lines ${lenses.map((l) => l.range.start.line + 1).join(', ')}`);
+    assert.match(feeding.command?.title ?? '', /Whitfield/, `the Feeding-cities lens should name its expected source (Whitfield, grain-trade.pdf): "${feeding.command?.title}"`);
+  });
+
+  it('hovers an analysed paragraph with a source title, a page and command links', async () => {
+    assert.ok(analysis, 'needs the first analysis');
+    const editor = await openDraftEditor();
+    const text = await hoverAt(editor, findLine(editor.document, FEEDING_PARAGRAPH));
+    const plain = fold(text.replace(/\\/g, ''));
+    const titles = bibliographyTitles();
+    const matched = titles.filter((t) => plain.includes(t.split(' ').slice(0, 3).join(' ')));
+    assert.ok(matched.length > 0, `hover names no source title of library.bib:\n${text}`);
+    assert.match(text, /p\. ?\S/, `hover shows no page ("p. "):\n${text}`);
+    assert.ok(text.includes('command:similarSources.openPdf'), `hover has no command:similarSources.openPdf link:\n${text}`);
+    assert.ok(text.includes('command:similarSources.insertCitation'), `hover has no command:similarSources.insertCitation link:\n${text}`);
+  });
+
+  it('inserts a Pandoc citation with a page locator in one undoable edit', async () => {
+    assert.ok(analysis, 'needs the first analysis');
+    const editor = await openDraftEditor();
+    const line = findLine(editor.document, FEEDING_PARAGRAPH);
+    const hover = await hoverAt(editor, line);
+    const links = commandLinkArgs(hover, 'similarSources.insertCitation');
+    assert.ok(links.length > 0 && links[0].length > 0, `no insertCitation arguments in the hover links:\n${hover}`);
+    const args = links[0][0] as { uri?: string; segmentId?: string; sourceId?: string; page?: number };
+    assert.equal(typeof args.segmentId, 'string', `insertCitation args: ${JSON.stringify(args)}`);
+    assert.equal(typeof args.sourceId, 'string', `insertCitation args: ${JSON.stringify(args)}`);
+    assert.equal(typeof args.page, 'number', `insertCitation args: ${JSON.stringify(args)}`);
+
+    const end = editor.document.lineAt(line).range.end;
+    editor.selection = new vscode.Selection(end, end);
+    const before = editor.document.getText();
+    await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', ...links[0]), 20_000, 'similarSources.insertCitation');
+    const after = editor.document.getText();
+    assert.notEqual(after, before, 'insertCitation changed nothing');
+
+    let p = 0;
+    while (p < before.length && before[p] === after[p]) p++;
+    let s = 0;
+    while (s < before.length - p && before[before.length - 1 - s] === after[after.length - 1 - s]) s++;
+    const inserted = after.slice(p, after.length - s);
+    assert.equal(before.length - p - s, 0, `insertCitation should only insert, it replaced "${before.slice(p, before.length - s)}"`);
+    const m = /\[@([^\s,;\]]+), pp?\. [^\]]+\]/.exec(inserted);
+    assert.ok(m, `inserted text is not a Pandoc citation with a page locator like [@whitfield2019grain, p. 214]: "${inserted}"`);
+    assert.ok(bibliographyKeys().includes(m[1]), `cited key ${m[1]} is not in library.bib`);
+    const insertedAt = editor.document.positionAt(p);
+    assert.equal(insertedAt.line, line, `citation inserted on line ${insertedAt.line + 1}, not in the paragraph (line ${line + 1})`);
+
+    await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+    await vscode.commands.executeCommand('undo');
+    await waitFor(() => editor.document.getText() === before, 5_000, 'one undo to restore the draft');
+  });
+
+  it('opens the "Similar Sources" panel beside the editor', async () => {
+    assert.ok(analysis, 'needs the first analysis');
+    const editor = await openDraftEditor();
+    await withTimeout(vscode.commands.executeCommand('similarSources.showPanel'), 30_000, 'similarSources.showPanel');
+    const tab = await waitFor(
+      () => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('similarSources.panel')),
+      20_000,
+      'a webview tab of viewType similarSources.panel',
+    );
+    assert.equal(tab.label, 'Similar Sources');
+    assert.notEqual(tab.group.viewColumn, editor.viewColumn, 'the panel should open beside the draft, not over it');
+  });
+
+  it('opens a library PDF at a page in the custom PDF view', async () => {
+    const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
+    const isPdfView = (t: vscode.Tab) =>
+      (t.input instanceof vscode.TabInputCustom && t.input.uri.fsPath === pdf) ||
+      (t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('similarSources.pdf') && t.label.includes(path.basename(pdf)));
+    await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
+    const tab = await waitFor(() => allTabs().find(isPdfView), 20_000, `a PDF view tab (custom editor or webview similarSources.pdf) for ${SAMPLE_PDF}`);
+    assert.ok(tab.isActive, `the PDF view "${tab.label}" should be the active tab of its group`);
+  });
+
+  it('shows the index status without failing', async () => {
+    // The command may show a message and wait for the user: only a rejection within 5 s fails.
+    const outcome = await Promise.race([
+      Promise.resolve(vscode.commands.executeCommand('similarSources.showIndexStatus')).then(() => 'done'),
+      new Promise<string>((r) => setTimeout(() => r('still showing'), 5_000)),
+    ]);
+    assert.ok(outcome === 'done' || outcome === 'still showing');
+  });
+
+  it('indexes the library again incrementally without failing', async function () {
+    this.timeout(ANALYSIS_MS + 10_000);
+    await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), ANALYSIS_MS, 'similarSources.indexLibrary');
+  });
+
+  it('clears the cache, so the next analysis is computed again', async function () {
+    this.timeout(ANALYSIS_MS + 70_000);
+    assert.ok(analysis, 'needs the first analysis');
+    await withTimeout(vscode.commands.executeCommand('similarSources.clearCache'), 60_000, 'similarSources.clearCache');
+    const again = await analyseDraft(ANALYSIS_MS);
+    assert.equal(again.fromCache, false, `after clearCache: ${JSON.stringify(again)}`);
+    assert.equal(again.analysed, analysis.analysed, `after clearCache, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
+  });
+
+  it('rebuilds the index and still finds sources', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + ANALYSIS_MS + 10_000);
+    assert.ok(analysis, 'needs the first analysis');
+    await withTimeout(vscode.commands.executeCommand('similarSources.rebuildIndex'), FIRST_ANALYSIS_MS, 'similarSources.rebuildIndex');
+    const again = await analyseDraft(ANALYSIS_MS);
+    assert.equal(again.fromCache, false, `an analysis after a rebuilt index must not reuse the old cache: ${JSON.stringify(again)}`);
+    assert.equal(again.analysed, analysis.analysed, `after rebuildIndex, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
+    const lenses = await ourLenses(draftUri());
+    assert.ok(lenses.length > 0, 'no CodeLens after the rebuild');
+  });
+});
