@@ -242,7 +242,7 @@ async function recommend(
   const kept: Scored[] = [];
   const duplicatesOf = new Map<Scored, Set<string>>();
   for (const h of scored) {
-    const twin = kept.find((k) => k.source !== h.source && dot(index.passageVector(k.row), index.passageVector(h.row)) >= DUPLICATE_COSINE);
+    const twin = kept.find((k) => k.source !== h.source && index.passageCosine(k.row, h.row) >= DUPLICATE_COSINE);
     if (twin) {
       const set = duplicatesOf.get(twin) ?? new Set();
       set.add(h.sourceRecord.title);
@@ -315,11 +315,6 @@ function withCitations(recs: Recommendation[], s: Segment, template: string): Re
   }));
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
 
 /** A window of the passage around its densest match with the query, at most `max` characters. */
 export function preview(text: string, terms: Set<string>, max = 320): string {

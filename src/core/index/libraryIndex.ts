@@ -7,6 +7,7 @@ import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { rankPassages, rankSources, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
 import { lexicalTerms, queryTerms } from '../retrieval/representation';
+import { dotRow } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
 import { readPassageShard, readVectorShard } from './shards';
@@ -166,23 +167,8 @@ export class LibraryIndex {
     let n = 0;
     let sum = 0;
     let sq = 0;
-    const d4 = dim - (dim & 3);
     for (let row = 0; row < count; row += step) {
-      // Four accumulators, as in topKDot: the dependency chain, not memory, bounds this loop.
-      let d0 = 0;
-      let d1 = 0;
-      let d2 = 0;
-      let d3 = 0;
-      const base = row * dim;
-      let j = 0;
-      for (; j < d4; j += 4) {
-        d0 += vectors[base + j] * q[j];
-        d1 += vectors[base + j + 1] * q[j + 1];
-        d2 += vectors[base + j + 2] * q[j + 2];
-        d3 += vectors[base + j + 3] * q[j + 3];
-      }
-      for (; j < dim; j++) d0 += vectors[base + j] * q[j];
-      const d = d0 + d1 + d2 + d3;
+      const d = dotRow(vectors, dim, row, q);
       sum += d;
       sq += d * d;
       n++;
@@ -192,10 +178,16 @@ export class LibraryIndex {
     return { mean, sd };
   }
 
-  /** A passage's stored vector (near-duplicate detection). */
+  /** A passage's stored vector. */
   passageVector(row: number): Float32Array {
     const d = this.collection.dim;
     return this.collection.vectors.subarray(row * d, (row + 1) * d);
+  }
+
+  /** Cosine between two passages' stored (normalised) vectors: near-duplicate detection. */
+  passageCosine(a: number, b: number): number {
+    const { vectors, dim } = this.collection;
+    return dotRow(vectors, dim, a, this.passageVector(b));
   }
 
   /**

@@ -39,10 +39,21 @@ export function topKDot(
   return heap.sorted();
 }
 
-/** Dot product of one row with a vector. */
+/** Dot product of one row with a vector; four accumulators, as in topKDot. */
 export function dotRow(matrix: Float32Array, dim: number, row: number, v: Float32Array): number {
-  let s = 0;
+  let d0 = 0;
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
   const base = row * dim;
-  for (let j = 0; j < dim; j++) s += matrix[base + j] * v[j];
-  return s;
+  const d4 = dim - (dim & 3);
+  let j = 0;
+  for (; j < d4; j += 4) {
+    d0 += matrix[base + j] * v[j];
+    d1 += matrix[base + j + 1] * v[j + 1];
+    d2 += matrix[base + j + 2] * v[j + 2];
+    d3 += matrix[base + j + 3] * v[j + 3];
+  }
+  for (; j < dim; j++) d0 += matrix[base + j] * v[j];
+  return d0 + d1 + d2 + d3;
 }
