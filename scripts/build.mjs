@@ -36,7 +36,7 @@ const common = {
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the
 // thin VS Code adapters, and it loads dist/engine.js on first use.
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine.ts' }, outdir: 'dist' });
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts' }, outdir: 'dist' });
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
 if (existsSync('scripts/build-webview.mjs')) {
   const r = spawnSync(process.execPath, ['scripts/build-webview.mjs'], { stdio: 'inherit' });
@@ -49,4 +49,4 @@ copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
 mkdirSync('dist/schemas', { recursive: true });
 copyFileSync(join(dirname(require.resolve('vectra')), 'codecs', 'schemas', 'index.proto'), 'dist/schemas/index.proto');
 if (watch) console.log('watch mode is not supported; rerun npm run build');
-console.log('built dist/cli.js, dist/engine.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));
+console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

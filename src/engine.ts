@@ -13,5 +13,8 @@ export { LibraryIndex, indexStatus } from './core/index/libraryIndex';
 export { indexDir, INDEX_DIR, readManifest } from './core/index/manifest';
 export { IndexBusyError } from './core/index/lock';
 export { libraryInputs } from './core/library/pdfSource';
+export { PdfExtractPool } from './core/pdf/extractPool';
+/** Where the bundle lies: its PDF worker (pdf-extract-worker.js) lies beside it. */
+export const bundleDir: string | undefined = typeof __dirname === 'string' ? __dirname : undefined;
 export { segmentMarkdown } from './core/markdown/segment';
 export { removeIndex } from './core/index/maintenance';

@@ -10,6 +10,7 @@ import { updateIndex, type IndexReport } from '../core/index/indexer';
 import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
 import { indexDir, readManifest } from '../core/index/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
+import { PdfExtractPool } from '../core/pdf/extractPool';
 import { runBeirEval } from '../core/eval/beir';
 import { analyzeDocument, IndexNotReadyError, type AnalysisResult } from '../core/analysis/analyze';
 import { AnalysisCache } from '../core/analysis/cache';
@@ -27,8 +28,9 @@ Usage: node dist/cli.js <command> [options]
 Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
-          [--provider embedded|ollama] [--json]
-          Builds or updates the index in <workspace>/.similar-sources.
+          [--provider embedded|ollama] [--jobs N] [--json]
+          Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
+          N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
           [--collection <name>…] [--provider …] [--json]
           Prints the top passages with their pages.
@@ -110,7 +112,7 @@ async function providerFrom(args: ParsedArgs, fallbackKey?: { provider: string; 
 }
 
 async function cmdIndex(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', ...PROVIDER_OPTS]);
+  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...PROVIDER_OPTS]);
   const libraries = all(args, 'library');
   if (!libraries.length) throw new UsageError('index needs at least one --library <dir>');
   const workspace = workspaceOf(args);
@@ -123,7 +125,21 @@ async function cmdIndex(args: ParsedArgs): Promise<number> {
 
 /** Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. */
 async function runIndex(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[]): Promise<IndexReport> {
+  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
+  const jobs = one(args, 'jobs');
+  const jobCount = jobs === undefined ? undefined : Number(jobs);
+  if (jobCount !== undefined && !(Number.isInteger(jobCount) && jobCount >= 0 && jobCount <= 64)) throw new UsageError('--jobs takes a whole number from 0 to 64');
+  const pool = jobCount === 0 ? undefined : PdfExtractPool.beside(typeof __dirname === 'string' ? __dirname : undefined, jobCount);
+  try {
+    return await indexWith(args, workspace, provider, libraries, bib, primary, pool);
+  } finally {
+    await pool?.close();
+  }
+}
+
+async function indexWith(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[], pool: PdfExtractPool | undefined): Promise<IndexReport> {
   const { inputs, warnings } = await libraryInputs({
+    extractor: pool && ((bytes) => pool.extract(bytes)),
     folders: libraries.map((l) => path.resolve(workspace, l)),
     include: all(args, 'include'),
     exclude: all(args, 'exclude'),
@@ -297,7 +313,7 @@ async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 async function cmdAnalyze(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', ...PROVIDER_OPTS]);
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...PROVIDER_OPTS]);
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
   const settings = await readWorkspaceSettings(workspace);

@@ -3,6 +3,7 @@
  * "no source above 40%", or "outdated: run again". Clicking opens the panel on it.
  */
 import * as vscode from 'vscode';
+import { shortAuthors } from '../core/citation/format';
 import { readSettings } from './config';
 import type { Ctx } from './ctx';
 
@@ -35,7 +36,7 @@ export function lensTitle(s: { status: string; cards: Array<{ authors: string[];
   if (s.status === 'outdated') return `$(history) ${vscode.l10n.t('Outdated: run Find Similar Sources again')}`;
   if (s.cards.length === 0) return `$(circle-slash) ${vscode.l10n.t('No source above {0}%', Math.round(threshold * 100))}`;
   const top = s.cards[0];
-  const author = top.authors[0] ? top.authors[0].split(',')[0].trim() : top.title.split(/\s+/).slice(0, 4).join(' ');
+  const author = shortAuthors(top.authors) || top.title.split(/\s+/).slice(0, 4).join(' ');
   const who = [author, top.year].filter(Boolean).join(' ');
   const count = s.cards.length === 1 ? vscode.l10n.t('1 source') : vscode.l10n.t('{0} sources', s.cards.length);
   return `$(book) ${count} · ${who}, p. ${top.pageLabel ?? top.page} · ${Math.round(top.similarity * 100)}%`;

@@ -95,11 +95,14 @@ export class LibraryService implements vscode.Disposable {
       const root = folder.uri.fsPath;
       const ac = new AbortController();
       token?.onCancellationRequested(() => ac.abort());
+      // PDFs are read in worker threads: the extension host stays responsive while indexing.
+      const pool = engine.PdfExtractPool.beside(engine.bundleDir);
       try {
         if (opts.rebuild) await engine.removeIndex(root);
         const provider = await this.provider(folder);
         const { folders } = this.libraryFolders(folder, s);
         const { inputs, warnings } = await engine.libraryInputs({
+          extractor: pool && ((bytes) => pool.extract(bytes)),
           folders,
           include: s.include,
           exclude: s.exclude,
@@ -134,6 +137,8 @@ export class LibraryService implements vscode.Disposable {
         this.log.error(`indexing failed: ${(err as Error).message}`);
         this.setState({ kind: 'error', message: (err as Error).message });
         throw err;
+      } finally {
+        await pool?.close();
       }
     };
     const task = opts.visible

@@ -46,6 +46,7 @@ const results = [];
 let codeServer;
 let browser;
 let page;
+const browserLog = [];
 let tmp;
 let serverLog = '';
 let cleaningUp = false;
@@ -391,7 +392,13 @@ async function uiChecks(manifest) {
     await runControl('similarSourcesIt.prepareDraft', 'Similar Sources IT: Analyse Draft And Show Panel', T.analysis);
     analysisOk = true;
     const lenses = page.locator('.codelens-decoration');
-    await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'at least two .codelens-decoration elements');
+    try {
+      await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'at least two .codelens-decoration elements');
+    } catch (err) {
+      const state = await runControl('similarSourcesIt.codeLensState', 'Similar Sources IT: CodeLens State').catch((e) => ({ error: e.message }));
+      const zones = await page.locator('.monaco-editor .view-zones > div').count().catch(() => -1);
+      throw new Error(`${err.message}; extension host: ${JSON.stringify(state)}; editor view zones: ${zones}`);
+    }
     const texts = await lenses.allInnerTexts();
     const withSources = texts.filter((t) => /\bsources\b/.test(t));
     if (withSources.length < 2) throw new Error(`fewer than two CodeLenses list sources ("… N sources · …"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
@@ -504,6 +511,7 @@ function dumpDiagnostics(itLog) {
     const text = readFileSync(f, 'utf8').trim();
     if (text) console.log(`== ${relative(tmp, f)}:\n${tail(text, 80)}`);
   }
+  console.log(`== browser console (errors and warnings, last 40):\n${browserLog.slice(-40).join('\n')}`);
   console.log(`== code-server output (last lines):\n${tail(serverLog, 40)}`);
   console.log('---------------------------------------------');
 }
@@ -580,6 +588,11 @@ async function main() {
   });
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   page = await context.newPage();
+  // Errors of the workbench itself (the renderer side of VS Code), shown with the diagnostics.
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') browserLog.push(`[${m.type()}] ${m.text()}`.slice(0, 600));
+  });
+  page.on('pageerror', (e) => browserLog.push(`[pageerror] ${e.message}`.slice(0, 600)));
   page.on('pageerror', (e) => log(`page error: ${e.message.split('\n')[0]}`));
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(profile.workspace)}`;
   log(`opening ${url}`);

@@ -62,6 +62,11 @@ export interface IndexRunOptions {
   shardCapacity?: number;
   commitEvery?: number;
   lockWaitMs?: number;
+  /**
+   * Files read and handed to `extract` ahead of the one being embedded, so a
+   * PDF worker pool extracts while this thread embeds (default 2).
+   */
+  readAhead?: number;
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
   onWarning?: (msg: string) => void;
@@ -90,6 +95,14 @@ interface Gone {
   passages?: StoredPassage[];
 }
 const EMBED_BATCH = 64;
+
+/** What readAndExtract found for one file. */
+interface Early {
+  bytes?: Uint8Array;
+  hash?: string;
+  readError?: string;
+  extracted?: ReturnType<SourceInput['extract']>;
+}
 
 export async function updateIndex(inputs: SourceInput[], opts: IndexRunOptions): Promise<IndexReport> {
   const started = Date.now();
@@ -226,6 +239,12 @@ class IndexRun {
     }
 
     const commitEvery = this.opts.commitEvery ?? 25;
+    const readAhead = Math.max(0, this.opts.readAhead ?? 2);
+    const early = new Map<number, Promise<Early>>();
+    const startEarly = (j: number) => {
+      if (j >= todo.length || early.has(j)) return;
+      early.set(j, this.readAndExtract(todo[j], byPath.get(todo[j].path), gone));
+    };
     let sinceCommit = 0;
     for (let i = 0; i < todo.length; i++) {
       if (this.opts.signal?.aborted) {
@@ -234,9 +253,12 @@ class IndexRun {
       }
       const input = todo[i];
       this.opts.onProgress?.({ phase: 'read', done: i, total: todo.length, file: input.path });
+      for (let j = i; j <= i + readAhead; j++) startEarly(j);
+      const pre = await early.get(i)!;
+      early.delete(i);
       let outcome;
       try {
-        outcome = await this.indexOne(input, byPath.get(input.path), gone);
+        outcome = await this.indexOne(input, byPath.get(input.path), gone, pre);
       } catch (err) {
         // Cancelled mid-file: keep everything committed so far, drop the half-done file.
         if (this.opts.signal?.aborted) {
@@ -273,11 +295,12 @@ class IndexRun {
     old.sourceType = input.sourceType;
   }
 
-  private async indexOne(
-    input: SourceInput,
-    old: SourceRecord | undefined,
-    gone: Map<string, Gone>,
-  ): Promise<{ kind?: 'added' | 'updated' | 'moved' | 'unchanged'; skipped?: string }> {
+  /**
+   * The part of indexing a file that touches no index state, started ahead:
+   * read, hash, and (unless the file turns out unchanged or moved) extraction.
+   * Never rejects; the extraction promise is kept as is for indexOne to await.
+   */
+  private async readAndExtract(input: SourceInput, old: SourceRecord | undefined, gone: Map<string, Gone>): Promise<Early> {
     let bytes: Uint8Array | undefined;
     let hash = input.contentHash;
     try {
@@ -286,8 +309,22 @@ class IndexRun {
         hash ??= sha256(bytes);
       }
     } catch (err) {
-      return this.skip(input, `cannot read the file: ${(err as Error).message}`);
+      return { readError: (err as Error).message };
     }
+    if (!hash || (old && old.contentHash === hash) || (!old && gone.get(hash)?.passages)) return { bytes, hash };
+    const extracted = input.extract(bytes);
+    extracted.catch(() => undefined); // awaited (and reported) by indexOne, unless the run is cancelled first
+    return { bytes, hash, extracted };
+  }
+
+  private async indexOne(
+    input: SourceInput,
+    old: SourceRecord | undefined,
+    gone: Map<string, Gone>,
+    pre: Early,
+  ): Promise<{ kind?: 'added' | 'updated' | 'moved' | 'unchanged'; skipped?: string }> {
+    if (pre.readError !== undefined) return this.skip(input, `cannot read the file: ${pre.readError}`);
+    const { bytes, hash } = pre;
     if (!hash) throw new Error(`no content hash for ${input.path}`);
     if (old && old.contentHash === hash) {
       // Touched but identical: no need to read the PDF again.
@@ -313,7 +350,8 @@ class IndexRun {
     }
     let extracted;
     try {
-      extracted = await input.extract(bytes);
+      // Started ahead in the usual case; a file whose twin was moved just now is extracted here.
+      extracted = await (pre.extracted ?? input.extract(bytes));
     } catch (err) {
       if (old) this.detach(old);
       return this.skip(input, (err as Error).message);

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import type { SourceInput } from '../index/indexer';
 import type { SourceRecord } from '../index/manifest';
 import { cleanPages } from '../pdf/cleanPages';
-import { extractPdf, PdfSkipError } from '../pdf/extract';
+import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
 import { discoverPdfs, type LibraryConfig } from './discover';
 import { resolveMetadata, type BibMatch } from './metadata';
@@ -19,7 +19,14 @@ export interface LibraryInputs {
   warnings: string[];
 }
 
-export async function libraryInputs(cfg: LibraryConfig & { bibliography?: string }): Promise<LibraryInputs> {
+export interface LibraryInputOptions {
+  bibliography?: string;
+  /** Where PDF text comes from: in this thread by default, or a PdfExtractPool's workers. */
+  extractor?: (bytes: Uint8Array) => Promise<RawPdf>;
+}
+
+export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): Promise<LibraryInputs> {
+  const extractor = cfg.extractor ?? extractPdf;
   const { files, warnings } = await discoverPdfs(cfg);
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
@@ -50,7 +57,7 @@ export async function libraryInputs(cfg: LibraryConfig & { bibliography?: string
         return fs.readFile(f.path);
       },
       extract: async (bytes) => {
-        const raw = await extractPdf(bytes ?? (await fs.readFile(f.path)));
+        const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
         const pages = cleanPages(raw.pages, raw.pageLabels);
         return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib) };
       },

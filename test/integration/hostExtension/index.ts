@@ -76,6 +76,18 @@ export function activate(context: vscode.ExtensionContext): void {
       editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
       return result;
     }),
+    controlCommand('similarSourcesIt.codeLensState', async () => {
+      // Diagnostics for the UI check: what the providers give versus what the editor shows.
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath.endsWith(DRAFT));
+      const lenses = doc ? await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100) : [];
+      return {
+        editorCodeLens: vscode.workspace.getConfiguration('editor', { languageId: 'markdown' }).get('codeLens'),
+        productCodeLens: vscode.workspace.getConfiguration('similarSources', doc?.uri).get('codeLens'),
+        lenses: (lenses ?? []).length,
+        resolvedTitles: (lenses ?? []).slice(0, 3).map((l) => l.command?.title ?? null),
+        visibleEditors: vscode.window.visibleTextEditors.map((e) => `${e.document.uri.toString()} col ${e.viewColumn}`),
+      };
+    }),
     controlCommand('similarSourcesIt.showHover', async () => {
       const editor = await openDraft();
       const line = findLine(editor.document, FEEDING_PARAGRAPH);

@@ -1,0 +1,29 @@
+/**
+ * Worker-thread entry (bundled as dist/pdf-extract-worker.js): extracts one PDF
+ * per message, so pdf.js runs off the indexing thread — in parallel with
+ * embedding, and without blocking the VS Code extension host.
+ */
+import { parentPort } from 'node:worker_threads';
+import { extractPdf, PdfSkipError } from './extract';
+
+export interface ExtractRequest {
+  id: number;
+  bytes: Uint8Array;
+}
+
+export type ExtractReply =
+  | { id: number; ok: true; raw: Awaited<ReturnType<typeof extractPdf>> }
+  | { id: number; ok: false; message: string; kind?: PdfSkipError['kind'] };
+
+const port = parentPort;
+if (port) {
+  port.on('message', (req: ExtractRequest) => {
+    extractPdf(req.bytes).then(
+      (raw) => port.postMessage({ id: req.id, ok: true, raw } satisfies ExtractReply),
+      (err: unknown) => {
+        const e = err instanceof Error ? err : new Error(String(err));
+        port.postMessage({ id: req.id, ok: false, message: e.message, kind: err instanceof PdfSkipError ? err.kind : undefined } satisfies ExtractReply);
+      },
+    );
+  });
+}

@@ -1,0 +1,109 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
+import { updateIndex } from '../../src/core/index/indexer';
+import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { libraryInputs } from '../../src/core/library/pdfSource';
+import { extractPdf, PdfSkipError } from '../../src/core/pdf/extract';
+import { EXTRACT_WORKER_FILE, PdfExtractPool } from '../../src/core/pdf/extractPool';
+import { ENGLISH_HISTORY_LABELS, writeFixtureLibrary } from '../support/pdfCorpus';
+
+const DIST = resolve('dist');
+
+describe('PdfExtractPool (worker threads, bundled dist/pdf-extract-worker.js)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let files: Record<string, string>;
+  let pool: PdfExtractPool;
+
+  before(async () => {
+    if (!existsSync(join(DIST, EXTRACT_WORKER_FILE))) {
+      const b = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
+      assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+    }
+    dir = await fs.mkdtemp(join(tmpdir(), 'ss-pool-'));
+    ({ files } = await writeFixtureLibrary(join(dir, 'library')));
+    pool = PdfExtractPool.beside(DIST, 2)!;
+    assert.ok(pool, 'the pool finds the worker beside the bundle');
+  });
+  after(async () => {
+    await pool?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('is absent where no worker bundle lies (running from sources extracts in the thread)', () => {
+    assert.equal(PdfExtractPool.beside(dir), undefined);
+    assert.equal(PdfExtractPool.beside(undefined), undefined);
+  });
+
+  it('extracts exactly what extractPdf extracts in this thread: pages, labels and Info', async () => {
+    const bytes = await fs.readFile(files['english-history.pdf']);
+    const [inWorker, here] = await Promise.all([pool.extract(bytes), extractPdf(bytes)]);
+    assert.deepEqual(inWorker, here);
+    assert.deepEqual(inWorker.pageLabels, ENGLISH_HISTORY_LABELS);
+    assert.ok(bytes.length > 0, 'the caller keeps its bytes (a copy is transferred)');
+  });
+
+  it('reports bad PDFs with the same reason and kind as in this thread', async () => {
+    for (const name of ['encrypted.pdf', 'truncated.pdf', 'not-a-pdf.pdf', 'empty.pdf']) {
+      const bytes = await fs.readFile(files[name]);
+      const here = await extractPdf(bytes).then(() => undefined, (e: Error) => e);
+      const there = await pool.extract(bytes).then(() => undefined, (e: Error) => e);
+      assert.equal(there?.message, here?.message, name);
+      assert.equal(there instanceof PdfSkipError, here instanceof PdfSkipError, name);
+      if (here instanceof PdfSkipError) assert.equal((there as PdfSkipError).kind, here.kind, name);
+    }
+  });
+
+  it('runs more files than workers, each answered with its own text', async () => {
+    const names = ['english-history.pdf', 'francais.pdf', 'scanned.pdf', 'english-history.pdf', 'francais.pdf'];
+    const out = await Promise.all(names.map(async (n) => pool.extract(await fs.readFile(files[n]))));
+    const expected = await Promise.all(names.map(async (n) => extractPdf(await fs.readFile(files[n]))));
+    assert.deepEqual(out.map((r) => r.pages), expected.map((r) => r.pages));
+  });
+
+  it('skips a file whose reader crashes or hangs, replaces the worker and goes on', async () => {
+    const crashing = join(dir, 'crash-worker.js');
+    await fs.writeFile(crashing, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
+    const crashPool = new PdfExtractPool({ workerFile: crashing, size: 1 });
+    try {
+      const e = await crashPool.extract(new Uint8Array([1])).then(() => undefined, (x: Error) => x);
+      assert.ok(e instanceof PdfSkipError && e.kind === 'corrupt' && /exit code 3/.test(e.message), String(e));
+      const again = await crashPool.extract(new Uint8Array([2])).then(() => undefined, (x: Error) => x);
+      assert.ok(again instanceof PdfSkipError, 'a new worker took the next file');
+    } finally {
+      await crashPool.close();
+    }
+    const hanging = join(dir, 'hang-worker.js');
+    await fs.writeFile(hanging, "require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });\n");
+    const slow = new PdfExtractPool({ workerFile: hanging, size: 1, timeoutMs: 300 });
+    try {
+      const e = await slow.extract(new Uint8Array([1])).then(() => undefined, (x: Error) => x);
+      assert.ok(e instanceof PdfSkipError && e.kind === 'unreadable' && /did not finish/.test(e.message), String(e));
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses work once closed', async () => {
+    const p = PdfExtractPool.beside(DIST, 1)!;
+    await p.close();
+    await assert.rejects(p.extract(new Uint8Array([1])), /closed/);
+  });
+
+  it('indexes a library to the same index as extraction in the indexing thread', async () => {
+    const lib = join(dir, 'library');
+    const here = await fs.mkdtemp(join(dir, 'ws-here-'));
+    const there = await fs.mkdtemp(join(dir, 'ws-pool-'));
+    const a = await updateIndex((await libraryInputs({ folders: [lib], baseDir: lib })).inputs, { workspace: here, provider: new EmbeddedProvider() });
+    const b = await updateIndex((await libraryInputs({ folders: [lib], baseDir: lib, extractor: (x) => pool.extract(x) })).inputs, { workspace: there, provider: new EmbeddedProvider(), readAhead: 3 });
+    assert.equal(b.fingerprint, a.fingerprint);
+    assert.deepEqual(b.skipped, a.skipped);
+    assert.ok(b.sources >= 2 && b.skipped.length >= 4, JSON.stringify(b));
+    const [ia, ib] = await Promise.all([LibraryIndex.open(here, new EmbeddedProvider()), LibraryIndex.open(there, new EmbeddedProvider())]);
+    assert.deepEqual(ib.passages, ia.passages);
+  });
+});
