@@ -485,6 +485,23 @@ async function uiChecks(manifest) {
     await sleep(1500); // let pdf.js paint
     await screenshot('pdf-viewer.png');
   });
+
+  await check('after a window reload the panel comes back with its cards, and the CodeLenses with it (from the cache)', async () => {
+    if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
+    await page.reload({ waitUntil: 'domcontentloaded', timeout: T.workbench });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
+    await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
+    await waitUntil(async () => {
+      const f = await framesWith('[data-testid="card"]');
+      return f.length ? f : undefined;
+    }, T.element, 'the restored panel to show [data-testid="card"]', 500);
+    // The draft in front (the PDF view may have covered it); no analysis is asked for here.
+    await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
+    const lenses = page.locator('.codelens-decoration');
+    await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'CodeLenses on the draft after the reload');
+    await sleep(500);
+    await screenshot('after-reload.png');
+  });
 }
 
 // ---------------------------------------------------------------- diagnostics
