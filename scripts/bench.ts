@@ -186,7 +186,8 @@ async function listPdfs(dir: string): Promise<string[]> {
 async function benchPdfs(tmp: string) {
   log('real PDFs: indexing vs bare pdf-parse');
   let dir = PDF_DIR ? path.resolve(PDF_DIR) : path.join(tmp, 'pdfs');
-  if (!PDF_DIR) await makePdfs(dir, 24, 12);
+  // A library, not a handful: the extraction workers start once per run, as in the product.
+  if (!PDF_DIR) await makePdfs(dir, 100, 20);
   const files = await listPdfs(dir);
   const { PDFParse } = await ensurePdfRuntime();
   let pages = 0;

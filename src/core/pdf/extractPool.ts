@@ -48,11 +48,17 @@ export class PdfExtractPool {
     this.size = Math.max(1, opts.size ?? Math.min(4, availableParallelism() - 1));
   }
 
-  /** The pool beside the running bundle (dist/), or undefined when there is none (running from sources). */
+  /** Starts the workers now, so loading pdf.js in them overlaps discovery and the manifest read. */
+  warm(): this {
+    while (!this.closed && this.slots.length < this.size) this.spawn();
+    return this;
+  }
+
+  /** The pool beside the running bundle (dist/), warm, or undefined when there is none (running from sources). */
   static beside(dir: string | undefined, size?: number): PdfExtractPool | undefined {
     if (!dir) return undefined;
     const workerFile = join(dir, EXTRACT_WORKER_FILE);
-    return existsSync(workerFile) ? new PdfExtractPool({ workerFile, size }) : undefined;
+    return existsSync(workerFile) ? new PdfExtractPool({ workerFile, size }).warm() : undefined;
   }
 
   extract(bytes: Uint8Array): Promise<RawPdf> {

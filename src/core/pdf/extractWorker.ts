@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { extractPdf, PdfSkipError } from './extract';
+import { ensurePdfRuntime } from './runtime';
 
 export interface ExtractRequest {
   id: number;
@@ -17,6 +18,8 @@ export type ExtractReply =
 
 const port = parentPort;
 if (port) {
+  // Load pdf.js as soon as the worker starts (the pool starts it ahead of the first file).
+  ensurePdfRuntime().catch(() => undefined);
   port.on('message', (req: ExtractRequest) => {
     extractPdf(req.bytes).then(
       (raw) => port.postMessage({ id: req.id, ok: true, raw } satisfies ExtractReply),
