@@ -9,6 +9,7 @@ import type { EmbeddingProvider } from '../core/embedding/provider';
 import { updateIndex, type IndexReport } from '../core/index/indexer';
 import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
 import { indexDir, readManifest } from '../core/index/manifest';
+import { shortAuthors } from '../core/citation/format';
 import { libraryInputs } from '../core/library/pdfSource';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { runBeirEval } from '../core/eval/beir';
@@ -416,7 +417,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
       continue;
     }
     s.recommendations.forEach((rec, i) => {
-      const who = [rec.authors.length ? rec.authors[0].split(',')[0] + (rec.authors.length > 1 ? ' et al.' : '') : '', rec.year].filter(Boolean).join(' ');
+      const who = [shortAuthors(rec.authors), rec.year].filter(Boolean).join(' ');
       const page = rec.pageLabel ?? String(rec.page);
       const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : ''].filter(Boolean).join(', ');
       out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}%  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);

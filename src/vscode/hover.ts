@@ -4,6 +4,7 @@
  * escaped; only our own two commands are trusted.
  */
 import * as vscode from 'vscode';
+import { shortAuthors } from '../core/citation/format';
 import type { Ctx } from './ctx';
 
 const TRUSTED = ['similarSources.openPdf', 'similarSources.insertCitation'];
@@ -22,7 +23,7 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
     md.appendMarkdown('\n\n');
     for (const c of seg.cards.slice(0, 3)) {
       const page = c.pageLabel ?? String(c.page);
-      const who = [c.authors[0]?.split(',')[0], c.year].filter(Boolean).join(' ');
+      const who = [shortAuthors(c.authors), c.year].filter(Boolean).join(' ');
       md.appendMarkdown(`$(book) **${escapeMarkdown(c.title)}**${who ? ` — ${escapeMarkdown(who)}` : ''}, p. ${escapeMarkdown(page)} · ${Math.round(c.similarity * 100)}%\n\n`);
       md.appendMarkdown(`> ${escapeMarkdown(excerpt(c.preview, 240))}\n\n`);
       const open = commandLink('similarSources.openPdf', { path: c.path, page: c.page, highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' ') });

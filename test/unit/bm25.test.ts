@@ -44,6 +44,27 @@ describe('Bm25Index', () => {
     assert.deepEqual(idx.search(tokenize('coral'), 5).map((h) => h.id).sort(), [1, 3]);
   });
 
+  it('measures idf-weighted term overlap both ways, forgetting removed documents', () => {
+    const idx = new Bm25Index();
+    idx.add(0, ['grain', 'ship', 'sicily', 'licence']);
+    idx.add(1, ['grain', 'bread', 'paris']);
+    idx.add(2, ['railway', 'time', 'clock']);
+    const ov = idx.overlapWith(['grain', 'licence', 'unknownterm', 'grain']);
+    assert.equal(ov.terms, 3);
+    const idf = (t: string) => idx.idf(t);
+    const unknown = Math.log(1 + (3 + 0.5) / 0.5);
+    const shared0 = idf('grain') + idf('licence');
+    const a = ov.of(0);
+    assert.ok(Math.abs(a.query - shared0 / (shared0 + unknown)) < 1e-12, String(a.query));
+    assert.ok(Math.abs(a.doc - shared0 / (shared0 + idf('ship') + idf('sicily'))) < 1e-12, String(a.doc));
+    const b = ov.of(1);
+    assert.ok(b.query > 0 && b.query < a.query, 'fewer shared terms, lower query coverage');
+    assert.deepEqual(ov.of(2), { query: 0, doc: 0 });
+    idx.remove(0);
+    assert.deepEqual(idx.overlapWith(['grain']).of(0), { query: 0, doc: 0 });
+    assert.equal(idx.overlapWith(['grain']).of(1).query, 1);
+  });
+
   it('applies the accept filter', () => {
     const idx = build();
     const hits = idx.search(tokenize('insulin protein'), 5, (id) => id !== 0);

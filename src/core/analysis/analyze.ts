@@ -113,6 +113,8 @@ const DUPLICATE_COSINE = 0.9;
 const CANDIDATE_PASSAGES = 60;
 const RERANK_TOP = 10;
 const PASSAGES_PER_CARD = 3;
+/** Segments searched together: one embedding call, one pass of the 8-query SIMD scan. */
+const SEARCH_BATCH = 8;
 
 export async function analyzeDocument(document: string, partialOptions: Partial<AnalysisOptions>, ctx: AnalyzeContext): Promise<AnalysisResult> {
   const started = Date.now();
@@ -146,11 +148,32 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   const cached = cache ? await cache.load(docKey, key, log) : undefined;
   const template = ctx.citationTemplate ?? DEFAULT_CITATION_TEMPLATE;
 
-  const results: SegmentResult[] = [];
-  const fresh: Record<string, CachedSegment> = {};
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
   const toAnalyse = segments.filter((s) => s.searchable && !cached?.segments[segmentCacheKey(s, contextOf(s))]);
+  const filter = { sourceType: options.sourceType, collections: options.collectionFilter ?? undefined };
+  const analysed = new Map<Segment, CachedSegment>();
   let current = 0;
+  // In batches: one embedding call and one pass over the vectors serve several
+  // segments; progress and cancellation stay per segment.
+  for (let b = 0; b < toAnalyse.length; b += SEARCH_BATCH) {
+    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+    const batch = toAnalyse.slice(b, b + SEARCH_BATCH);
+    const hits = await cancellable(ctx, () =>
+      index.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
+    );
+    for (const [i, s] of batch.entries()) {
+      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+      current++;
+      ctx.onProgress?.({ current, total: toAnalyse.length, segment: s });
+      const recs = await cancellable(ctx, () => recommend(index, s, hits[i], options, reranker, ctx, log));
+      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+      analysed.set(s, { recommendations: recs, at: Date.now() });
+    }
+  }
+
+  // Results (and the cache entries) in document order.
+  const results: SegmentResult[] = [];
+  const fresh: Record<string, CachedSegment> = {};
   let fromCache = 0;
   for (const s of segments) {
     if (!s.searchable) {
@@ -158,27 +181,16 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
       continue;
     }
     const segKey = segmentCacheKey(s, contextOf(s));
-    const hit = cached?.segments[segKey];
-    if (hit) {
-      fromCache++;
-      fresh[segKey] = hit;
-      results.push({ ...s, status: 'analysed', fromCache: true, recommendations: withCitations(hit.recommendations, s, template) });
+    const done = analysed.get(s);
+    if (done) {
+      fresh[segKey] = done;
+      results.push({ ...s, status: 'analysed', fromCache: false, recommendations: withCitations(done.recommendations, s, template) });
       continue;
     }
-    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
-    current++;
-    ctx.onProgress?.({ current, total: toAnalyse.length, segment: s });
-    let recs: Recommendation[];
-    try {
-      recs = await recommend(index, s, contextOf(s), options, reranker, ctx, log);
-    } catch (err) {
-      // Whatever failed because of a cancel (an aborted embedding, say) is a cancel.
-      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
-      throw err;
-    }
-    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
-    fresh[segKey] = { recommendations: recs, at: Date.now() };
-    results.push({ ...s, status: 'analysed', fromCache: false, recommendations: withCitations(recs, s, template) });
+    const hit = cached!.segments[segKey];
+    fromCache++;
+    fresh[segKey] = hit;
+    results.push({ ...s, status: 'analysed', fromCache: true, recommendations: withCitations(hit.recommendations, s, template) });
   }
   const allFromCache = current === 0 && (cached?.complete ?? false);
   if (cache && current > 0) await cache.save(docKey, key, fresh, log);
@@ -195,6 +207,16 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
     warnings,
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
   };
+}
+
+/** Whatever failed because of a cancel (an aborted embedding, say) is a cancel. */
+async function cancellable<T>(ctx: AnalyzeContext, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+    throw err;
+  }
 }
 
 async function loadIndex(ctx: AnalyzeContext): Promise<LibraryIndex> {
@@ -220,23 +242,23 @@ export function contextualText(docTitle: string | undefined, s: Segment): string
   return context.length ? `${context.join(' — ')}\n${s.query}` : s.query;
 }
 
+/** The cards for one segment, from its candidate passages (index.search/searchMany). */
 async function recommend(
   index: LibraryIndex,
   s: Segment,
-  vectorText: string,
+  hits: SearchHit[],
   o: AnalysisOptions,
   reranker: Reranker | undefined,
   ctx: AnalyzeContext,
   log: (l: string) => void,
 ): Promise<Recommendation[]> {
-  const hits = await index.search(s.query, {
-    k: CANDIDATE_PASSAGES,
-    vectorText,
-    filter: { sourceType: o.sourceType, collections: o.collectionFilter ?? undefined },
-    signal: ctx.signal,
-  });
   type Scored = SearchHit & { similarity: number };
-  const scored: Scored[] = hits.map((h) => ({ ...h, similarity: calibratedSimilarity(h.standout, index.provider.key) }));
+  const overlap = index.overlap(s.query);
+  const scored: Scored[] = hits.map((h) => {
+    const o = overlap.of(h.row);
+    const similarity = calibratedSimilarity({ standout: h.standout, queryCoverage: o.query, passageCoverage: o.doc, queryTerms: overlap.terms }, index.provider.key);
+    return { ...h, similarity };
+  });
 
   // Collapse near-identical passages of different sources onto the higher-ranked one.
   const kept: Scored[] = [];

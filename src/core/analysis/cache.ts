@@ -11,6 +11,7 @@ import type { Segment } from '../markdown/segment';
 import { indexDir } from '../index/manifest';
 import { sha256, writeFileAtomic } from '../util/atomicWrite';
 import type { Recommendation } from './analyze';
+import { SIMILARITY_VERSION } from './similarity';
 
 export interface CacheKey {
   docHash: string;
@@ -32,7 +33,8 @@ interface CacheFile {
   segments: Record<string, CachedSegment>;
 }
 
-const VERSION = 1;
+// Cached cards hold similarities: a new similarity curve is a new cache format.
+const VERSION = 1 + SIMILARITY_VERSION;
 export const DEFAULT_CACHE_TTL_MS = 24 * 3600 * 1000;
 
 /** A segment's result depends on its type, its query and its context — not on where it sits. */

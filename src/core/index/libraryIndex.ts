@@ -1,13 +1,15 @@
 /**
  * The index loaded for searching: all passages of all shards in memory, their
  * lexical index and their vectors (of one provider+model) packed in one
- * Float32Array, so a query is one BM25 lookup plus one flat scan.
+ * Float32Array, so a query is one BM25 lookup plus one flat scan. The vectors
+ * are allocated where the SIMD kernel can scan them (retrieval/simd/vectorStore).
  */
 import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
-import { rankPassages, rankSources, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
-import { lexicalTerms, queryTerms } from '../retrieval/representation';
-import { dotRow } from '../retrieval/vectorScan';
+import { rankPassages, rankSources, vectorHitsMany, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
+import { queryTerms } from '../retrieval/representation';
+import { allocateVectors } from '../retrieval/simd/vectorStore';
+import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
 import { readPassageShard, readVectorShard } from './shards';
@@ -33,6 +35,12 @@ export interface SearchOptions {
   filter?: SearchFilter;
   vectorText?: string;
   signal?: AbortSignal;
+}
+
+/** One query of a batch: `vectorText` is what gets embedded (default `text`). */
+export interface SearchItem {
+  text: string;
+  vectorText?: string;
 }
 
 export interface SearchHit extends PassageRecord {
@@ -98,7 +106,7 @@ export class LibraryIndex {
     }
     const total = shardKeys.reduce((n, k) => n + manifest.shards[k].passages, 0);
     const dim = set.dim;
-    const vectors = new Float32Array(total * dim);
+    const vectors = allocateVectors(total, dim);
     const sourceOfRow = new Int32Array(total);
     const lexical = new Bm25Index();
     const sources: SourceRecord[] = [];
@@ -141,14 +149,31 @@ export class LibraryIndex {
   async search(text: string, opts: SearchOptions): Promise<SearchHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
     const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) });
-    const stats = this.cosineStats(query.vector);
+    const [stats] = this.cosineStats([query.vector]);
     return ranked.map((r) => this.hit(r, stats));
+  }
+
+  /**
+   * search() for several texts at once, one list per item, equal to what
+   * search() returns for each: one embedding call for the batch, and the vector
+   * scans batched (eight queries share each pass over the vectors).
+   */
+  async searchMany(items: SearchItem[], opts: Omit<SearchOptions, 'vectorText'>): Promise<SearchHit[][]> {
+    if (!items.length) return [];
+    const vectors = await this.provider.embed(items.map((it) => it.vectorText ?? it.text), { kind: 'query', signal: opts.signal });
+    const accept = this.acceptor(opts.filter);
+    const lists = vectorHitsMany(this.collection, vectors, { accept });
+    const stats = this.cosineStats(vectors);
+    return items.map((it, i) => {
+      const ranked = rankPassages(this.collection, { text: it.text, vector: vectors[i] }, { k: opts.k, accept, vectorHits: lists[i] });
+      return ranked.map((r) => this.hit(r, stats[i]));
+    });
   }
 
   /** Top sources for a text, each with its passages best first. */
   async searchSources(text: string, opts: SearchOptions): Promise<SourceHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
-    const stats = this.cosineStats(query.vector);
+    const [stats] = this.cosineStats([query.vector]);
     return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) }).map((s) => ({
       sourceRecord: this.sources[s.source],
       score: s.score,
@@ -157,25 +182,28 @@ export class LibraryIndex {
   }
 
   /**
-   * Mean and spread of the query's cosine with the library, estimated on an
-   * evenly spread sample of rows (cheap: at most STATS_SAMPLE dot products).
+   * Mean and spread of each query's cosine with the library, estimated on an
+   * evenly spread sample of rows (cheap: at most STATS_SAMPLE dot products each).
    */
-  private cosineStats(q: Float32Array): { mean: number; sd: number } {
+  private cosineStats(queries: Float32Array[]): Array<{ mean: number; sd: number }> {
     const { vectors, dim, count } = this.collection;
-    if (count === 0 || q.length !== dim) return { mean: 0, sd: 1 };
+    const usable = queries.filter((q) => count > 0 && q.length === dim);
     const step = Math.max(1, Math.floor(count / STATS_SAMPLE));
-    let n = 0;
-    let sum = 0;
-    let sq = 0;
-    for (let row = 0; row < count; row += step) {
-      const d = dotRow(vectors, dim, row, q);
-      sum += d;
-      sq += d * d;
-      n++;
-    }
-    const mean = sum / n;
-    const sd = Math.sqrt(Math.max(sq / n - mean * mean, 1e-8));
-    return { mean, sd };
+    const dots = sampledDots(vectors, dim, count, step, usable);
+    let next = 0;
+    return queries.map((q) => {
+      if (count === 0 || q.length !== dim) return { mean: 0, sd: 1 };
+      let sum = 0;
+      let sq = 0;
+      const ds = dots[next++];
+      for (const d of ds) {
+        sum += d;
+        sq += d * d;
+      }
+      const mean = sum / ds.length;
+      const sd = Math.sqrt(Math.max(sq / ds.length - mean * mean, 1e-8));
+      return { mean, sd };
+    });
   }
 
   /** A passage's stored vector. */
@@ -191,22 +219,11 @@ export class LibraryIndex {
   }
 
   /**
-   * Share of the query's lexical weight (idf) found in the passage: 0–1 and
-   * comparable across queries, unlike a raw BM25 score.
+   * Term overlap of a text with passages (idf-weighted, both ways, 0–1): the
+   * evidence besides the cosine behind the shown similarity.
    */
-  lexicalCoverage(queryText: string, row: number): number {
-    const terms = [...new Set(queryTerms(queryText))];
-    if (!terms.length) return 0;
-    const p = this.passages[row];
-    const have = new Set(lexicalTerms({ sourceTitle: this.sources[p.source].title, heading: p.heading, text: p.text }));
-    let total = 0;
-    let found = 0;
-    for (const t of terms) {
-      const w = this.collection.lexical.idf(t);
-      total += w;
-      if (have.has(t)) found += w;
-    }
-    return total > 0 ? found / total : 0;
+  overlap(queryText: string): { terms: number; of(row: number): { query: number; doc: number } } {
+    return this.collection.lexical.overlapWith(queryTerms(queryText));
   }
 
   private async query(text: string, vectorText: string, signal?: AbortSignal) {

@@ -15,6 +15,7 @@ export interface ScoredId {
 }
 
 const INITIAL_POSTINGS = 4;
+const NO_TERMS = new Int32Array(0);
 // Compact before a search when tombstones exceed this share of live documents.
 const COMPACT_RATIO = 0.02;
 
@@ -36,6 +37,9 @@ export class Bm25Index {
   private staleCount = 0;
   private liveCount = 0;
   private totalLen = 0;
+
+  /** Distinct term ids of each document: the forward index behind `overlap`. */
+  private docTerms: Int32Array[] = [];
 
   private norm = new Float32Array(0);
   private normDirty = true;
@@ -82,6 +86,8 @@ export class Bm25Index {
     if (this.stale[docId]) this.compactIfStale(0, true);
     const counts = new Map<string, number>();
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const ids = new Int32Array(counts.size);
+    let j = 0;
     for (const [term, tf] of counts) {
       let t = this.termIds.get(term);
       if (t === undefined) {
@@ -105,7 +111,9 @@ export class Bm25Index {
       this.postTf[t][n] = Math.min(tf, 65535);
       this.postLen[t] = n + 1;
       this.dfs[t]++;
+      ids[j++] = t;
     }
+    this.docTerms[docId] = ids;
     this.docLen[docId] = terms.length;
     this.alive[docId] = 1;
     this.liveCount++;
@@ -121,8 +129,43 @@ export class Bm25Index {
     this.liveCount--;
     this.totalLen -= this.docLen[docId];
     this.docLen[docId] = 0;
+    this.docTerms[docId] = NO_TERMS;
     this.normDirty = true;
     return true;
+  }
+
+  /**
+   * Term overlap between a query and documents, weighted by idf, both ways:
+   * `query` is the share of the query's distinct terms found in the document,
+   * `doc` the share of the document's found in the query. Both lie in 0–1 and,
+   * unlike a BM25 score, can be compared across queries.
+   */
+  overlapWith(queryTerms: readonly string[]): { terms: number; of(docId: number): { query: number; doc: number } } {
+    this.compactIfStale(0);
+    const n = this.liveCount;
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const ids = new Set<number>();
+    let queryWeight = 0;
+    for (const term of new Set(queryTerms)) {
+      const t = this.termIds.get(term);
+      // A term the library lacks still counts in the query's weight (it cannot be matched).
+      queryWeight += idfOf(t === undefined ? 0 : this.dfs[t]);
+      if (t !== undefined) ids.add(t);
+    }
+    return {
+      terms: new Set(queryTerms).size,
+      of: (docId) => {
+        const doc = this.docTerms[docId] ?? NO_TERMS;
+        let docWeight = 0;
+        let shared = 0;
+        for (let i = 0; i < doc.length; i++) {
+          const w = idfOf(this.dfs[doc[i]]);
+          docWeight += w;
+          if (ids.has(doc[i])) shared += w;
+        }
+        return { query: queryWeight > 0 ? shared / queryWeight : 0, doc: docWeight > 0 ? shared / docWeight : 0 };
+      },
+    };
   }
 
   search(queryTerms: readonly string[], k: number, accept?: (docId: number) => boolean): ScoredId[] {

@@ -2,10 +2,10 @@
  * The ranking function the product and the evaluation both call: BM25 and
  * vector scan, each run deep, fused by weighted RRF, then aggregated to sources.
  */
-import { Bm25Index } from './bm25';
+import { Bm25Index, type ScoredId } from './bm25';
 import { reciprocalRankFusion } from './fusion';
 import { queryTerms } from './representation';
-import { dotRow, topKDot } from './vectorScan';
+import { dotRow, topKDot, topKDotMany } from './vectorScan';
 
 export interface PassageCollection {
   lexical: Bm25Index; // docId = passage row
@@ -66,6 +66,30 @@ export interface RankOptions {
    * Used for the vector search only; `cosine` stays the plain query cosine.
    */
   weightedQueryVector?: (idf: (term: string) => number) => Float32Array;
+  /**
+   * The vector list this query would get from its own scan, computed beforehand
+   * for a batch of queries (vectorHitsMany): used instead of scanning. Only valid
+   * for the same vector, collection, params and accept filter.
+   */
+  vectorHits?: ScoredId[];
+}
+
+/**
+ * The vector lists of several queries in one batched scan: for each query,
+ * exactly what rankPassages/rankSources would compute themselves, to be passed
+ * back as RankOptions.vectorHits. Undefined where a query takes no vector list
+ * (vector weight 0, vector of another dimension). Not for weightedQueryVector.
+ */
+export function vectorHitsMany(
+  c: PassageCollection,
+  vectors: Float32Array[],
+  opts: Pick<RankOptions, 'accept' | 'params'>,
+): Array<ScoredId[] | undefined> {
+  const p = { ...DEFAULT_HYBRID, ...opts.params };
+  const scanned = vectors.map((v) => p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
+  const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, opts.accept);
+  let next = 0;
+  return scanned.map((yes) => (yes ? lists[next++] : undefined));
 }
 
 export function rankPassages(c: PassageCollection, query: HybridQuery, opts: RankOptions): RankedPassage[] {
@@ -106,7 +130,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   let vector: Array<{ id: number; score: number }> = [];
   if (hasVector) {
     const qv = opts.weightedQueryVector ? opts.weightedQueryVector((t) => c.lexical.idf(t)) : query.vector;
-    vector = topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, opts.accept);
+    vector = opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, opts.accept);
     if (p.prfRows > 0 && p.prfWeight > 0) {
       // Rocchio in vector space: the first fused ranking's top rows pull the query toward their topic.
       const first = reciprocalRankFusion(

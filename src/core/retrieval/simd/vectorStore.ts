@@ -1,0 +1,94 @@
+/**
+ * Where the index's packed vectors live. When the SIMD kernel can scan them they
+ * are allocated inside a WebAssembly.Memory, with the kernel's scratch space
+ * (query slots, a block of scores and row norms) after them, and the caller gets a
+ * plain Float32Array view: the rest of the code never knows. Otherwise (no SIMD,
+ * a dimension not a multiple of 4, too big for a 32-bit memory) it is an
+ * ordinary Float32Array and the scans run in JS.
+ */
+import { dotKernelModule, instantiateDotKernel, type DotKernel } from './dotKernel';
+
+/** Rows scored per kernel call. */
+export const KERNEL_BLOCK_ROWS = 4096;
+/** Beyond this a memory may not be allocatable on every platform; JS copes. */
+const MAX_KERNEL_BYTES = 2 ** 31;
+const PAGE = 65536;
+
+/** The kernel instance that owns a vector memory, and its scratch areas. */
+export interface KernelMemory {
+  readonly kernel: DotKernel;
+  readonly dim: number;
+  /** Bytes of the matrix at the start of the memory (rows * dim * 4). */
+  readonly matrixBytes: number;
+  /** Query slots: 4 float64 or 8 float32 vectors of dim (32 * dim bytes), two views. */
+  readonly queryPtr: number;
+  readonly queries64: Float64Array;
+  readonly queries32: Float32Array;
+  /** Scores of one block: up to 8 per row (float32) or 4 (float64), two views. */
+  readonly outPtr: number;
+  readonly out64: Float64Array;
+  readonly out32: Float32Array;
+  /** One float32 per row of a block: the row's sum of squares (approx kernels). */
+  readonly normsPtr: number;
+  readonly norms: Float32Array;
+}
+
+// Keyed by the memory's ArrayBuffer: the memory is never grown, so the buffer
+// (and every view on it) stays valid for the memory's life, and entries go with it.
+const owners = new WeakMap<ArrayBufferLike, KernelMemory>();
+
+/** Byte layout of a kernel memory for rows x dim, or undefined when the kernel cannot take it. */
+export function kernelLayout(rows: number, dim: number): { matrixBytes: number; queryPtr: number; outPtr: number; normsPtr: number; pages: number } | undefined {
+  if (!Number.isInteger(rows) || !Number.isInteger(dim) || rows <= 0 || dim <= 0 || dim % 4 !== 0) return undefined;
+  const matrixBytes = rows * dim * 4; // a multiple of 16: what follows stays aligned
+  const queryPtr = matrixBytes;
+  const outPtr = queryPtr + 32 * dim;
+  const normsPtr = outPtr + KERNEL_BLOCK_ROWS * 32;
+  const total = normsPtr + KERNEL_BLOCK_ROWS * 4;
+  if (total > MAX_KERNEL_BYTES) return undefined;
+  return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / PAGE) };
+}
+
+/** A zeroed rows x dim matrix, inside kernel memory when the kernel can scan it. */
+export function allocateVectors(rows: number, dim: number): Float32Array {
+  const layout = kernelLayout(rows, dim);
+  const module = layout && dotKernelModule();
+  if (!layout || !module) return new Float32Array(rows * dim);
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: layout.pages, maximum: layout.pages });
+  } catch {
+    return new Float32Array(rows * dim); // address space refused: JS scan
+  }
+  const { buffer } = memory;
+  owners.set(buffer, {
+    kernel: instantiateDotKernel(module, memory),
+    dim,
+    matrixBytes: layout.matrixBytes,
+    queryPtr: layout.queryPtr,
+    queries64: new Float64Array(buffer, layout.queryPtr, 4 * dim),
+    queries32: new Float32Array(buffer, layout.queryPtr, 8 * dim),
+    outPtr: layout.outPtr,
+    out64: new Float64Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS * 4),
+    out32: new Float32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS * 8),
+    normsPtr: layout.normsPtr,
+    norms: new Float32Array(buffer, layout.normsPtr, KERNEL_BLOCK_ROWS),
+  });
+  return new Float32Array(buffer, 0, rows * dim);
+}
+
+/**
+ * The kernel that can scan `count` rows of `matrix` (a view returned by
+ * allocateVectors, or a subarray of one), or undefined: then scan in JS.
+ */
+export function kernelFor(matrix: Float32Array, dim: number, count: number): KernelMemory | undefined {
+  const mem = owners.get(matrix.buffer);
+  if (!mem || mem.dim !== dim) return undefined;
+  if (matrix.byteOffset + count * dim * 4 > mem.matrixBytes) return undefined;
+  return mem;
+}
+
+/** Whether `matrix` lives in kernel memory (tests, benchmarks). */
+export function isKernelBacked(matrix: Float32Array): boolean {
+  return owners.has(matrix.buffer);
+}
