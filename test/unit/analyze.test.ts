@@ -178,6 +178,23 @@ describe('analysis cache', function () {
     assert.equal(third.segments[2].fromCache, false);
   });
 
+  it('keeps the segmentation of an unchanged document (no re-parse), and segments an edited one afresh', async () => {
+    const first = await run(DRAFT);
+    const dir = join(indexDir(ws), 'cache');
+    const [file] = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    const data = JSON.parse(await fs.readFile(join(dir, file), 'utf8'));
+    assert.deepEqual(data.layout.segments, first.segments.map(({ status, fromCache, recommendations, ...seg }) => seg));
+    // A mark put in the stored layout shows up: the hit used it instead of parsing the draft again.
+    data.layout.segments[0].title = 'stored layout';
+    await fs.writeFile(join(dir, file), JSON.stringify(data));
+    const hit = await run(DRAFT);
+    assert.equal(hit.fromCache, true);
+    assert.equal(hit.segments[0].title, 'stored layout');
+    const edited = await run(`${DRAFT}\n`);
+    assert.notEqual(edited.segments[0].title, 'stored layout');
+    assert.deepEqual(edited.segments.map((s) => s.query), first.segments.map((s) => s.query));
+  });
+
   it('misses when an option that changes results changes, and after the lifetime', async () => {
     await run(DRAFT);
     const other = await run(DRAFT, { maxResults: 2 });

@@ -122,7 +122,6 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   const log = ctx.log ?? (() => undefined);
   const warnings: string[] = [];
   const index = await loadIndex(ctx);
-  const { title, segments } = await segmentMarkdown(document, options.granularity, { minWords: options.minWords });
 
   let rerankNote: string | undefined;
   let reranker: Reranker | undefined;
@@ -147,6 +146,9 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   };
   const cached = cache ? await cache.load(docKey, key, log) : undefined;
   const template = ctx.citationTemplate ?? DEFAULT_CITATION_TEMPLATE;
+  // An unchanged document keeps its segmentation: no Markdown parse on a cache hit.
+  const layout = cached?.layout ?? (await segmentMarkdown(document, options.granularity, { minWords: options.minWords }));
+  const { title, segments } = layout;
 
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
   const toAnalyse = segments.filter((s) => s.searchable && !cached?.segments[segmentCacheKey(s, contextOf(s))]);
@@ -193,8 +195,8 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
     results.push({ ...s, status: 'analysed', fromCache: true, recommendations: withCitations(hit.recommendations, s, template) });
   }
   const allFromCache = current === 0 && (cached?.complete ?? false);
-  if (cache && current > 0) await cache.save(docKey, key, fresh, log);
-  else if (cache && !cached?.complete && segments.length) await cache.save(docKey, key, fresh, log);
+  if (cache && current > 0) await cache.save(docKey, key, fresh, log, layout);
+  else if (cache && (!cached?.complete || !cached.layout) && segments.length) await cache.save(docKey, key, fresh, log, layout);
 
   return {
     fromCache: allFromCache,

@@ -26,11 +26,18 @@ export interface CachedSegment {
   at: number;
 }
 
+/** The document's segmentation, reused while the document is unchanged (no Markdown parse). */
+export interface CachedLayout {
+  title?: string;
+  segments: Segment[];
+}
+
 interface CacheFile {
   version: number;
   key: CacheKey;
   savedAt: number;
   segments: Record<string, CachedSegment>;
+  layout?: CachedLayout;
 }
 
 // Cached cards hold similarities: a new similarity curve is a new cache format.
@@ -56,7 +63,11 @@ export class AnalysisCache {
    * Segments reusable under `key`: all of them when the whole document is
    * unchanged (`complete`), else those whose own key still matches.
    */
-  async load(docKey: string, key: CacheKey, log: (l: string) => void = () => undefined): Promise<{ complete: boolean; segments: Record<string, CachedSegment> } | undefined> {
+  async load(
+    docKey: string,
+    key: CacheKey,
+    log: (l: string) => void = () => undefined,
+  ): Promise<{ complete: boolean; segments: Record<string, CachedSegment>; layout?: CachedLayout } | undefined> {
     let data: CacheFile;
     try {
       data = JSON.parse(await fs.readFile(this.file(docKey), 'utf8')) as CacheFile;
@@ -76,13 +87,15 @@ export class AnalysisCache {
       if (s && Array.isArray(s.recommendations) && now - s.at < this.ttlMs) segments[id] = s;
     }
     const complete = k.docHash === key.docHash && now - data.savedAt < this.ttlMs && Object.keys(segments).length === Object.keys(data.segments).length;
-    return { complete, segments };
+    const layout = k.docHash === key.docHash && Array.isArray(data.layout?.segments) ? data.layout : undefined;
+    return { complete, segments, layout };
   }
 
-  async save(docKey: string, key: CacheKey, segments: Record<string, CachedSegment>, log: (l: string) => void = () => undefined): Promise<void> {
-    const data: CacheFile = { version: VERSION, key, savedAt: Date.now(), segments };
+  async save(docKey: string, key: CacheKey, segments: Record<string, CachedSegment>, log: (l: string) => void = () => undefined, layout?: CachedLayout): Promise<void> {
+    const data: CacheFile = { version: VERSION, key, savedAt: Date.now(), segments, layout };
     try {
-      await writeFileAtomic(this.file(docKey), JSON.stringify(data));
+      // No fsync: a cache file lost in a crash is only recomputed (load ignores a damaged one).
+      await writeFileAtomic(this.file(docKey), JSON.stringify(data), { durable: false });
     } catch (err) {
       log(`could not save the analysis cache: ${(err as Error).message}`);
     }
