@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { formatCitation, DEFAULT_CITATION_TEMPLATE } from '../citation/format';
 import { IndexCorruptError, IndexMissingError, indexDir } from '../index/manifest';
 import type { LibraryIndex, SearchHit } from '../index/libraryIndex';
+import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
 import { queryTerms } from '../retrieval/representation';
@@ -121,6 +122,8 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   const options = resolveOptions(partialOptions);
   const log = ctx.log ?? (() => undefined);
   const warnings: string[] = [];
+  // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
+  loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
 
   let rerankNote: string | undefined;

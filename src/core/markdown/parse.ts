@@ -14,6 +14,11 @@ type Processor = { parse(doc: string): Root };
 let processor: Promise<Processor> | undefined;
 
 export function parseMarkdown(source: string): Promise<Root> {
+  return loadMarkdownParser().then((p) => p.parse(source));
+}
+
+/** Loads the parser (modules only). Started early, the import overlaps the index load. */
+export function loadMarkdownParser(): Promise<Processor> {
   processor ??= (async () => {
     const [{ unified }, remarkParse, remarkFrontmatter, remarkMath, table, footnote, strike, task, mdTable, mdFootnote, mdStrike, mdTask] = await Promise.all([
       import('unified'),
@@ -40,5 +45,5 @@ export function parseMarkdown(source: string): Promise<Root> {
       .use(gfmWithoutAutolinks as never)
       .use(remarkMath.default) as unknown as Processor;
   })();
-  return processor.then((p) => p.parse(source));
+  return processor;
 }
