@@ -26,8 +26,8 @@ export interface PassageResult {
   pageLabel: string | null;
   heading: string | null;
   similarity: number;
+  /** An excerpt around the matched words (the whole passage is in the index: search). */
   preview: string;
-  text: string;
 }
 
 export interface Recommendation {
@@ -312,7 +312,7 @@ async function recommend(
         preview: prev,
         highlights: matchedWords(prev, terms),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms), text: p.text })),
+        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms) })),
         duplicates: [...dups],
       };
     });
@@ -320,7 +320,9 @@ async function recommend(
   if (reranker && recs.length > 1) {
     const top = recs.slice(0, RERANK_TOP);
     try {
-      const order = await reranker.rerank(s.query, top.map((r) => ({ id: r.sourceId, text: `${r.title}: ${r.passages[0].text}` })), ctx.signal);
+      // The LLM reads each card's best passage whole; results (and the cache) keep only excerpts.
+      const bestText = new Map([...cards.values()].map((ps) => [ps[0].sourceRecord.id, ps[0].text]));
+      const order = await reranker.rerank(s.query, top.map((r) => ({ id: r.sourceId, text: `${r.title}: ${bestText.get(r.sourceId) ?? r.preview}` })), ctx.signal);
       const byId = new Map(top.map((r) => [r.sourceId, r]));
       const reordered = order.map((id) => byId.get(id)!).filter(Boolean);
       for (const r of reordered) r.reranked = true;

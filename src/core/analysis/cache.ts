@@ -40,8 +40,10 @@ interface CacheFile {
   layout?: CachedLayout;
 }
 
-// Cached cards hold similarities: a new similarity curve is a new cache format.
-const VERSION = 1 + SIMILARITY_VERSION;
+// The file's layout (2: excerpts only, no whole passage texts), and the similarity
+// curve: cached cards hold similarities, so a new curve is a new cache.
+const FORMAT = 2;
+const VERSION = FORMAT * 100 + SIMILARITY_VERSION;
 export const DEFAULT_CACHE_TTL_MS = 24 * 3600 * 1000;
 
 /** A segment's result depends on its type, its query and its context — not on where it sits. */
