@@ -40,6 +40,9 @@ export class Bm25Index {
 
   /** Distinct term ids of each document: the forward index behind `overlap`. */
   private docTerms: Int32Array[] = [];
+  /** add()'s scratch: term frequencies by term id (kept zeroed), and the ids seen. */
+  private scratchTf = new Uint32Array(1024);
+  private readonly scratchTerms: number[] = [];
 
   private norm = new Float32Array(0);
   private normDirty = true;
@@ -84,11 +87,11 @@ export class Bm25Index {
     this.ensureDocCapacity(docId + 1);
     // A re-used id must not revive its old postings.
     if (this.stale[docId]) this.compactIfStale(0, true);
-    const counts = new Map<string, number>();
-    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-    const ids = new Int32Array(counts.size);
-    let j = 0;
-    for (const [term, tf] of counts) {
+    // Term frequencies in a scratch array indexed by term id (no Map per document:
+    // building the index of a 100k-passage library at load is mostly this loop).
+    const touched = this.scratchTerms;
+    touched.length = 0;
+    for (const term of terms) {
       let t = this.termIds.get(term);
       if (t === undefined) {
         t = this.postDocs.length;
@@ -97,7 +100,19 @@ export class Bm25Index {
         this.postTf.push(new Uint16Array(INITIAL_POSTINGS));
         this.postLen.push(0);
         this.dfs.push(0);
+        if (t >= this.scratchTf.length) {
+          const grown = new Uint32Array(Math.max(1024, this.scratchTf.length * 2));
+          grown.set(this.scratchTf);
+          this.scratchTf = grown;
+        }
       }
+      if (this.scratchTf[t]++ === 0) touched.push(t);
+    }
+    const ids = new Int32Array(touched.length);
+    for (let j = 0; j < touched.length; j++) {
+      const t = touched[j];
+      const tf = this.scratchTf[t];
+      this.scratchTf[t] = 0;
       let n = this.postLen[t];
       if (n === this.postDocs[t].length) {
         const docs = new Int32Array(n * 2);
@@ -111,7 +126,7 @@ export class Bm25Index {
       this.postTf[t][n] = Math.min(tf, 65535);
       this.postLen[t] = n + 1;
       this.dfs[t]++;
-      ids[j++] = t;
+      ids[j] = t;
     }
     this.docTerms[docId] = ids;
     this.docLen[docId] = terms.length;
