@@ -2,7 +2,7 @@
  * The engine bundle (dist/engine.js): everything heavy (remark, vectra,
  * pdf-parse), loaded by the extension on first use so activation stays cheap.
  */
-export { analyzeDocument, IndexNotReadyError, contextualText } from './core/analysis/analyze';
+export { analyzeDocument, cachedAnalysis, IndexNotReadyError, contextualText } from './core/analysis/analyze';
 export type { AnalysisResult, Recommendation, SegmentResult, AnalyzeProgress } from './core/analysis/analyze';
 export { AnalysisCache } from './core/analysis/cache';
 export { OllamaReranker } from './core/analysis/rerank';

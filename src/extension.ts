@@ -3,7 +3,7 @@
  * vectra, pdf-parse) lives in dist/engine.js and is loaded on first use.
  */
 import * as vscode from 'vscode';
-import { findSimilarSources } from './vscode/analysis';
+import { findSimilarSources, restoreFromCache } from './vscode/analysis';
 import { copyCitation, insertCitation, type CitationArgs } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import type { Ctx } from './vscode/ctx';
@@ -121,8 +121,27 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refreshState()),
   );
 
+  // Results of a draft shown again come back from the cache (no analysis), after activation has returned.
+  const restoring = new Set<string>();
+  const restore = (editors: readonly vscode.TextEditor[]) => {
+    for (const e of editors) {
+      const key = e.document.uri.toString();
+      if (e.document.languageId !== 'markdown' || restoring.has(key) || results.get(e.document.uri)) continue;
+      restoring.add(key);
+      restoreFromCache(ctx, e.document)
+        .catch((err: Error) => log.info(`no results restored for ${e.document.uri.fsPath}: ${err.message}`))
+        .finally(() => restoring.delete(key));
+    }
+  };
+  context.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors(restore));
+
   // The status bar shows the index state once the window has settled; never during activation.
-  if (vscode.workspace.isTrusted) setTimeout(() => void library.refreshState().catch((e: Error) => log.warn(e.message)), 1500);
+  if (vscode.workspace.isTrusted) {
+    setTimeout(() => {
+      void library.refreshState().catch((e: Error) => log.warn(e.message));
+      restore(vscode.window.visibleTextEditors);
+    }, 1500);
+  }
   log.info(`activated in ${Date.now() - started} ms`);
   return { ctx };
 }

@@ -4,6 +4,7 @@
  * offering to index the library first when it has never been indexed.
  */
 import * as vscode from 'vscode';
+import { indexDir, readManifest } from '../core/index/manifest';
 import type { SourceCard } from '../shared/protocol';
 import { readSettings } from './config';
 import type { Ctx } from './ctx';
@@ -118,6 +119,17 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
     return undefined;
   }
 
+  publish(ctx, document, result);
+  ctx.log.info(
+    `analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`,
+  );
+  ctx.panel.showDocument(document.uri, vscode.window.activeTextEditor?.selection.active.line);
+  // `analysed`: segments that have results (searched now or served from the cache).
+  return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
+}
+
+/** Results go to the store; the CodeLenses, hovers and panel follow it. */
+function publish(ctx: Ctx, document: vscode.TextDocument, result: AnalysisResult): void {
   ctx.results.set({
     uri: document.uri.toString(),
     documentTitle: result.documentTitle,
@@ -127,12 +139,43 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
     rerankNote: result.reranking.note,
     segments: result.segments.map(toTracked),
   });
-  ctx.log.info(
-    `analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`,
+}
+
+/**
+ * A Markdown document shown again (after a reload, or reopened) gets its
+ * results back when the cache holds all of them for the current index and
+ * settings: no index load, no analysis, nothing shown when they are not there.
+ */
+export async function restoreFromCache(ctx: Ctx, document: vscode.TextDocument): Promise<boolean> {
+  if (document.languageId !== 'markdown' || !vscode.workspace.isTrusted || ctx.results.get(document.uri)) return false;
+  const folder = ctx.library.workspaceFolder(document.uri);
+  if (!folder || ctx.library.isIndexing()) return false;
+  // Without an index there is nothing to restore: the engine is not even loaded.
+  const manifest = await readManifest(indexDir(folder.uri.fsPath)).catch(() => undefined);
+  if (!manifest) return false;
+  const engine = loadEngine();
+  const settings = readSettings(folder.uri);
+  const provider = await ctx.library.provider(folder);
+  const version = document.version;
+  const result = await engine.cachedAnalysis(
+    document.getText(),
+    { ...settings.options, collectionFilter: settings.options.collectionFilter.length ? settings.options.collectionFilter : null, minWords: settings.minWords },
+    {
+      workspace: folder.uri.fsPath,
+      documentPath: document.uri.toString(),
+      cache: new engine.AnalysisCache(folder.uri.fsPath, settings.cacheLifetimeHours * 3600 * 1000),
+      reranker: new engine.OllamaReranker({ host: settings.ollamaHost, model: settings.rerankModel }),
+      citationTemplate: settings.citationTemplate,
+      fingerprint: manifest.fingerprint,
+      model: provider.key,
+      log: (l) => ctx.log.info(l),
+    },
   );
-  ctx.panel.showDocument(document.uri, vscode.window.activeTextEditor?.selection.active.line);
-  // `analysed`: segments that have results (searched now or served from the cache).
-  return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
+  // Typed into meanwhile, or analysed by the command meanwhile: leave it.
+  if (!result || document.version !== version || ctx.results.get(document.uri)) return false;
+  publish(ctx, document, result);
+  ctx.log.info(`restored the results of ${document.uri.fsPath} from the cache`);
+  return true;
 }
 
 function toTracked(s: AnalysisResult['segments'][number]): TrackedSegment {

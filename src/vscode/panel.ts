@@ -11,6 +11,7 @@ import { readSettings, writeOption } from './config';
 import type { Ctx } from './ctx';
 import { toSegmentView } from './results';
 import { panelStrings } from './strings';
+import { restoreFromCache } from './analysis';
 
 export const PANEL_VIEW_TYPE = 'similarSources.panel';
 const MEMENTO_DOCUMENT = 'panel.document';
@@ -86,13 +87,16 @@ export class PanelHost implements vscode.Disposable {
     if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
   }
 
-  /** After a reload: the results of the panel's document come back from the analysis cache. */
+  /**
+   * After a reload: the results of the panel's document come back from the
+   * analysis cache (no analysis, no index load); on a miss the panel says to run
+   * the command.
+   */
   private async restoreResults(): Promise<void> {
     if (!this.documentUri || this.ctx.results.get(this.documentUri) || !vscode.workspace.isTrusted) return;
     try {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(this.documentUri));
-      const state = await this.ctx.library.refreshState(this.ctx.library.workspaceFolder(doc.uri));
-      if (state.kind === 'ready') await vscode.commands.executeCommand('similarSources.findSimilarSources', doc.uri);
+      if (await restoreFromCache(this.ctx, doc)) this.refresh();
     } catch (err) {
       this.ctx.log.info(`panel restore: ${(err as Error).message}`);
     }

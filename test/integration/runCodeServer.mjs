@@ -501,7 +501,20 @@ async function uiChecks(manifest) {
     await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'CodeLenses on the draft after the reload');
     await sleep(500);
     await screenshot('after-reload.png');
+    // Served from the cache, not by running the command again: the new extension host's own log says so.
+    const hostLog = latestProductLog();
+    if (!/restored the results of .*draft\.md from the cache/.test(hostLog)) throw new Error(`the product's log after the reload does not say the results came from the cache:\n${hostLog.slice(-1500)}`);
+    if (/\banalysed \S*draft\.md/.test(hostLog)) throw new Error('the draft was analysed again after the reload instead of being restored from the cache');
   });
+}
+
+/** The product's output-channel log of the newest extension host (one per window load). */
+function latestProductLog() {
+  const logs = listFiles(join(tmp, 'user-data', 'logs'))
+    .filter((f) => f.endsWith(join('similar-sources.similar-sources', 'Similar Sources.log')))
+    .map((f) => ({ f, n: Number((/exthost(\d+)/.exec(f) ?? [])[1] ?? 0), t: statSync(f).mtimeMs }))
+    .sort((a, b) => b.n - a.n || b.t - a.t);
+  return logs.length ? readFileSync(logs[0].f, 'utf8') : '';
 }
 
 // ---------------------------------------------------------------- diagnostics

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { promises as fs, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzeDocument, IndexNotReadyError, type AnalysisResult } from '../../src/core/analysis/analyze';
+import { analyzeDocument, cachedAnalysis, IndexNotReadyError, type AnalysisResult } from '../../src/core/analysis/analyze';
 import { AnalysisCache } from '../../src/core/analysis/cache';
 import { OptionsError, resolveOptions } from '../../src/core/analysis/options';
 import { OllamaReranker, parseOrder } from '../../src/core/analysis/rerank';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
 import { LibraryIndex } from '../../src/core/index/libraryIndex';
-import { indexDir } from '../../src/core/index/manifest';
+import { indexDir, readManifest } from '../../src/core/index/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { startFakeOllama } from '../support/fakeOllama';
 import { buildPdf } from '../support/pdfWriter';
@@ -193,6 +193,22 @@ describe('analysis cache', function () {
     const edited = await run(`${DRAFT}\n`);
     assert.notEqual(edited.segments[0].title, 'stored layout');
     assert.deepEqual(edited.segments.map((s) => s.query), first.segments.map((s) => s.query));
+  });
+
+  it('gives a fully cached document back without loading the index, and nothing otherwise', async () => {
+    const manifest = (await readManifest(indexDir(ws)))!;
+    const restoreCtx = { workspace: ws, documentPath: 'draft.md', cache: new AnalysisCache(ws), fingerprint: manifest.fingerprint, model: new EmbeddedProvider().key };
+    const other = `${DRAFT}\nA further paragraph about Genoese merchants and the grain licences of Sicily.\n`;
+    assert.equal(await cachedAnalysis(other, { useReranking: false }, restoreCtx), undefined, 'never analysed');
+    const analysed = await run(DRAFT);
+    const restored = await cachedAnalysis(DRAFT, { useReranking: false }, restoreCtx);
+    assert.ok(restored, 'a complete cache hit');
+    assert.equal(restored.fromCache, true);
+    assert.equal(restored.stats.segmentsAnalyzed, 0);
+    assert.deepEqual(restored.segments.map((x) => x.recommendations), analysed.segments.map((x) => x.recommendations));
+    assert.equal(await cachedAnalysis(DRAFT, { useReranking: false }, { ...restoreCtx, fingerprint: 'another-index-state' }), undefined);
+    assert.equal(await cachedAnalysis(DRAFT, { useReranking: false, maxResults: 1 }, restoreCtx), undefined, 'other options');
+    assert.equal(await cachedAnalysis(DRAFT.replace('small ships', 'modest vessels'), { useReranking: false }, restoreCtx), undefined, 'edited');
   });
 
   it('misses when an option that changes results changes, and after the lifetime', async () => {

@@ -119,12 +119,37 @@ const SEARCH_BATCH = 8;
 
 export async function analyzeDocument(document: string, partialOptions: Partial<AnalysisOptions>, ctx: AnalyzeContext): Promise<AnalysisResult> {
   const started = Date.now();
-  const options = resolveOptions(partialOptions);
-  const log = ctx.log ?? (() => undefined);
-  const warnings: string[] = [];
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
+  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key }, started))!;
+}
+
+/**
+ * The document's results when the cache holds all of them, without loading the
+ * index (results come back at once when a document is reopened); undefined
+ * otherwise. `fingerprint` and `model` are the current index's (its manifest)
+ * and provider's: a cache written for another index state does not count.
+ */
+export function cachedAnalysis(
+  document: string,
+  partialOptions: Partial<AnalysisOptions>,
+  ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string },
+): Promise<AnalysisResult | undefined> {
+  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model }, Date.now());
+}
+
+/** Both of the above: without an index, only a complete cache hit gives a result. */
+async function analyse(
+  document: string,
+  partialOptions: Partial<AnalysisOptions>,
+  ctx: Omit<AnalyzeContext, 'index'>,
+  from: { index?: LibraryIndex; fingerprint: string; model: string },
+  started: number,
+): Promise<AnalysisResult | undefined> {
+  const options = resolveOptions(partialOptions);
+  const log = ctx.log ?? (() => undefined);
+  const warnings: string[] = [];
 
   let rerankNote: string | undefined;
   let reranker: Reranker | undefined;
@@ -142,13 +167,15 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   const docKey = ctx.documentPath ?? 'untitled';
   const key = {
     docHash: sha256(document),
-    fingerprint: index.fingerprint,
-    model: index.provider.key,
+    fingerprint: from.fingerprint,
+    model: from.model,
     options: optionsKey(options),
     reranker: reranker ? reranker.description : 'none',
   };
   const cached = cache ? await cache.load(docKey, key, log) : undefined;
   const template = ctx.citationTemplate ?? DEFAULT_CITATION_TEMPLATE;
+  const index = from.index;
+  if (!index && !(cached?.complete && cached.layout)) return undefined;
   // An unchanged document keeps its segmentation: no Markdown parse on a cache hit.
   const layout = cached?.layout ?? (await segmentMarkdown(document, options.granularity, { minWords: options.minWords }));
   const { title, segments } = layout;
@@ -163,6 +190,7 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   for (let b = 0; b < toAnalyse.length; b += SEARCH_BATCH) {
     if (ctx.signal?.aborted) throw new AnalysisCancelledError();
     const batch = toAnalyse.slice(b, b + SEARCH_BATCH);
+    if (!index) throw new Error('analysis without an index'); // unreachable: a complete cache hit leaves nothing to analyse
     const hits = await cancellable(ctx, () =>
       index.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
     );
@@ -204,8 +232,8 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
   return {
     fromCache: allFromCache,
     documentTitle: title ?? null,
-    fingerprint: index.fingerprint,
-    model: index.provider.key,
+    fingerprint: from.fingerprint,
+    model: from.model,
     options,
     segments: results,
     reranking: { requested: options.useReranking, used: !!reranker, note: rerankNote },
@@ -215,7 +243,7 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
 }
 
 /** Whatever failed because of a cancel (an aborted embedding, say) is a cancel. */
-async function cancellable<T>(ctx: AnalyzeContext, f: () => Promise<T>): Promise<T> {
+async function cancellable<T>(ctx: { signal?: AbortSignal }, f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (err) {
@@ -254,7 +282,7 @@ async function recommend(
   hits: SearchHit[],
   o: AnalysisOptions,
   reranker: Reranker | undefined,
-  ctx: AnalyzeContext,
+  ctx: { signal?: AbortSignal },
   log: (l: string) => void,
 ): Promise<Recommendation[]> {
   type Scored = SearchHit & { similarity: number };
