@@ -70,6 +70,7 @@ export const PANEL_STRING_KEYS = {
   'segment.status.analysed': 'analysed',
   'card.similarity': 'Similarity',
   'card.similarityValue': '{percent} similar',
+  'card.similarityHint': 'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of retrieval.',
   'card.page': 'p. {page}',
   'card.pdfPage': 'PDF page {page}',
   'card.noAuthor': 'Unknown author',
@@ -355,7 +356,7 @@ export function renderCard(card: SourceCard, index: number, segmentId: string, s
   return `<article class="card${card.alreadyCited ? ' is-cited' : ''}" data-testid="card" aria-labelledby="${titleId}"${data('source-id', card.sourceId)}>
 <header class="card-head">
   <h3 class="card-title" id="${titleId}" data-testid="card-title">${escapeHtml(title)}</h3>
-  <div class="card-score">
+  <div class="card-score" title="${escapeHtml(t(strings, 'card.similarityHint'))}">
     <span class="card-similarity" data-testid="card-similarity" aria-label="${escapeHtml(t(strings, 'card.similarityValue', { percent }))}">${escapeHtml(percent)}</span>
     <meter class="sim-meter" min="0" max="1" value="${sim}" aria-hidden="true"></meter>
   </div>
