@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { allocateVectors, isKernelBacked, kernelLayout } from '../../src/core/retrieval/simd/vectorStore';
+import { allocateVectors, isKernelBacked, kernelLayout, quantizeVectors, quantizedRows } from '../../src/core/retrieval/simd/vectorStore';
 import { dotRow, sampledDots, topKDot, topKDotMany } from '../../src/core/retrieval/vectorScan';
 
 /** Deterministic values in [-0.5, 0.5). */
@@ -48,6 +48,75 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       });
     }
   }
+
+  describe('single queries through the int8 copy (dot8)', () => {
+    /** Kernel memory with its int8 copy made, as LibraryIndex.open leaves it, and a plain copy. */
+    const quantPair = (count: number, dim: number, seed: number) => {
+      const { kern, plain } = pair(count, dim, seed);
+      quantizeVectors(kern, dim, count);
+      return { kern, plain };
+    };
+
+    it('is made only where dot8 can read it (dim a multiple of 16)', () => {
+      assert.equal(quantizedRows(quantPair(50, 512, 1).kern), 50);
+      assert.equal(quantizedRows(quantPair(50, 12, 1).kern), 0);
+      const plain = new Float32Array(50 * 16);
+      quantizeVectors(plain, 16, 50);
+      assert.equal(quantizedRows(plain), 0, 'no kernel memory, no copy');
+    });
+
+    for (const dim of [16, 384, 512, 768]) {
+      for (const count of [1, 5, 4097]) {
+        it(`gives the JS scan's exact results at ${dim} dims over ${count} rows`, () => {
+          const { kern, plain } = quantPair(count, dim, dim * 17 + count);
+          assert.equal(quantizedRows(kern), count);
+          for (const q of queries(3, dim, dim + count + 1)) {
+            for (const k of [1, 10, count + 3]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
+            const seen = (m: Float32Array) => {
+              const rows: number[] = [];
+              return { hits: topKDot(m, dim, count, q, 7, (r) => (rows.push(r), r % 3 !== 1)), rows };
+            };
+            assert.deepEqual(seen(kern), seen(plain), 'same hits, and accept asked about the same rows in the same order');
+          }
+        });
+      }
+    }
+
+    it('stays exact on near-ties far below the int8 resolution', () => {
+      const dim = 512;
+      const count = 3000;
+      const base = fill(new Float32Array(dim), 3);
+      const kern = allocateVectors(count, dim);
+      for (let row = 0; row < count; row++) {
+        const v = base.slice();
+        const j = (row * 37) % dim;
+        v[j] = Math.fround(v[j] * (1 + ((row % 5) - 2) * 2 ** -22));
+        kern.set(v, row * dim);
+      }
+      quantizeVectors(kern, dim, count);
+      const plain = Float32Array.from(kern);
+      for (const q of [base, ...queries(2, dim, 9)]) {
+        for (const k of [1, 50, 999]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
+      }
+    });
+
+    it('stays exact with rows of NaN, ∞, zeros, huge or tiny values, and with a zero query', () => {
+      const dim = 16;
+      const count = 400;
+      const { kern } = pair(count, dim, 12);
+      for (let r = 0; r < count; r += 7) kern.fill(r % 2 ? 3e37 : -3e37, r * dim, r * dim + 4);
+      for (let r = 3; r < count; r += 11) kern.fill(1e-30, r * dim, (r + 1) * dim);
+      kern.fill(0, 5 * dim, 6 * dim);
+      kern.fill(1e-38, 6 * dim, 7 * dim); // 127 / max overflows float32: no usable scale
+      kern[9 * dim + 2] = NaN;
+      kern[13 * dim + 1] = Infinity;
+      quantizeVectors(kern, dim, count);
+      const plain = Float32Array.from(kern);
+      for (const q of [...queries(3, dim, 13), new Float32Array(dim), new Float32Array(dim).fill(1e-20)]) {
+        for (const k of [1, 20, count]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
+      }
+    });
+  });
 
   it('stays exact on near-ties that float32 arithmetic cannot separate', () => {
     // Rows equal to one vector but for a few ulps in a few components: their JS

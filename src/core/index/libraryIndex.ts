@@ -8,7 +8,7 @@ import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { rankPassages, rankSources, vectorHitsMany, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
 import { queryTerms } from '../retrieval/representation';
-import { allocateVectors } from '../retrieval/simd/vectorStore';
+import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
@@ -138,6 +138,7 @@ export class LibraryIndex {
         });
       }
     }
+    quantizeVectors(vectors, dim, row);
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow };
     return new LibraryIndex(workspace, manifest, provider, sources, passages, collection);
   }

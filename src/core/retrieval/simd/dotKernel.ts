@@ -12,6 +12,10 @@ export interface DotKernel {
   approx1(mat: number, rows: number, dim: number, q: number, out: number, norms: number): void;
   /** out[8r + i] ≈ <row r, q_i> in float32, eight float32 queries; norms as approx1. */
   approx8(mat: number, rows: number, dim: number, q: number, out: number, norms: number): void;
+  /** out[r] = exact int32 dot product of int8 row r (packed at mat8) with the int16 query. */
+  dot8(mat8: number, rows: number, dim: number, q16: number, out: number): void;
+  /** The int8 copy of packed float32 rows: codes, float32 inverse scale and int32 sum of |codes| per row. */
+  quantize(mat: number, rows: number, dim: number, codes: number, invs: number, abs: number): void;
 }
 
 let bytes: Uint8Array<ArrayBuffer> | undefined;

@@ -153,6 +153,97 @@
         (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
         (br $row))))
 
+;; dot8: one query against int8 rows (a quantised copy of the matrix, dim a multiple
+  ;;   of 16, rows packed at $mat8), the query as int16[dim] at $q16: out[r] (int32) =
+  ;;   the exact integer dot product. A quarter of the bytes of a float32 pass, for a
+  ;;   scan that memory bandwidth bounds; the caller bounds the quantisation error and
+  ;;   rescores candidates exactly, as with approx*.
+  (func (export "dot8") (param $mat8 i32) (param $rows i32) (param $dim i32) (param $q16 i32) (param $out i32)
+    (local $p i32) (local $rowEnd i32) (local $qq i32) (local $x v128) (local $a v128) (local $b v128)
+    (local.set $p (local.get $mat8))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $a (v128.const i64x2 0 0))
+        (local.set $b (v128.const i64x2 0 0))
+        (local.set $qq (local.get $q16))
+        (local.set $rowEnd (i32.add (local.get $p) (local.get $dim)))
+        (loop $inner
+          (local.set $x (v128.load (local.get $p)))
+          (local.set $a (i32x4.add (local.get $a) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $x)) (v128.load (local.get $qq)))))
+          (local.set $b (i32x4.add (local.get $b) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $x)) (v128.load offset=16 (local.get $qq)))))
+          (local.set $p (i32.add (local.get $p) (i32.const 16)))
+          (local.set $qq (i32.add (local.get $qq) (i32.const 32)))
+          (br_if $inner (i32.lt_u (local.get $p) (local.get $rowEnd))))
+        (local.set $a (i32x4.add (local.get $a) (local.get $b)))
+        (i32.store (local.get $out)
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+            (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row))))
+
+;; quantize: the int8 copy for dot8. Per row (dim a multiple of 16): m = max |x|,
+  ;;   inv = 127 / m (float32, stored at $invs), codes = clamp(nearest(x * inv), ±127)
+  ;;   (int8 at $codes), and the sum of |codes| (int32 at $abs). So x = (c + e) / inv
+  ;;   with |e| ≤ ½ + 127·2⁻²⁴ (the float32 product's rounding). m = 0 gives inv = ∞ and
+  ;;   codes 0; NaN in a row gives inv NaN: the caller then rescores that row exactly.
+  (func (export "quantize") (param $mat i32) (param $rows i32) (param $dim i32) (param $codes i32) (param $invs i32) (param $abs i32)
+    (local $p i32) (local $rowEnd i32) (local $m v128) (local $inv f32) (local $iv v128) (local $acc v128)
+    (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128)
+    (local.set $p (local.get $mat))
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $rows)))
+        (local.set $rowEnd (i32.add (local.get $p) (i32.shl (local.get $dim) (i32.const 2))))
+        (local.set $m (v128.const i64x2 0 0))
+        (block $maxDone
+          (loop $max
+            (br_if $maxDone (i32.ge_u (local.get $p) (local.get $rowEnd)))
+            (local.set $m (f32x4.max (local.get $m) (f32x4.abs (v128.load (local.get $p)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $max)))
+        (local.set $inv
+          (f32.div (f32.const 127)
+            (f32.max (f32.max (f32x4.extract_lane 0 (local.get $m)) (f32x4.extract_lane 1 (local.get $m)))
+                     (f32.max (f32x4.extract_lane 2 (local.get $m)) (f32x4.extract_lane 3 (local.get $m))))))
+        (f32.store (local.get $invs) (local.get $inv))
+        (local.set $iv (f32x4.splat (local.get $inv)))
+        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $p (i32.sub (local.get $rowEnd) (i32.shl (local.get $dim) (i32.const 2))))
+        (block $codesDone
+          (loop $code
+            (br_if $codesDone (i32.ge_u (local.get $p) (local.get $rowEnd)))
+            (local.set $c0 (call $code4 (v128.load (local.get $p)) (local.get $iv)))
+            (local.set $c1 (call $code4 (v128.load offset=16 (local.get $p)) (local.get $iv)))
+            (local.set $c2 (call $code4 (v128.load offset=32 (local.get $p)) (local.get $iv)))
+            (local.set $c3 (call $code4 (v128.load offset=48 (local.get $p)) (local.get $iv)))
+            (local.set $acc (i32x4.add (local.get $acc)
+              (i32x4.add (i32x4.add (i32x4.abs (local.get $c0)) (i32x4.abs (local.get $c1)))
+                         (i32x4.add (i32x4.abs (local.get $c2)) (i32x4.abs (local.get $c3))))))
+            (v128.store (local.get $codes)
+              (i8x16.narrow_i16x8_s
+                (i16x8.narrow_i32x4_s (local.get $c0) (local.get $c1))
+                (i16x8.narrow_i32x4_s (local.get $c2) (local.get $c3))))
+            (local.set $codes (i32.add (local.get $codes) (i32.const 16)))
+            (local.set $p (i32.add (local.get $p) (i32.const 64)))
+            (br $code)))
+        (i32.store (local.get $abs)
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+            (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (local.set $invs (i32.add (local.get $invs) (i32.const 4)))
+        (local.set $abs (i32.add (local.get $abs) (i32.const 4)))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
+        (br $row))))
+
+  ;; Four codes: clamp(nearest(x * inv), -127, 127) as int32 (NaN → 0).
+  (func $code4 (param $x v128) (param $iv v128) (result v128)
+    (i32x4.max_s (i32x4.splat (i32.const -127))
+      (i32x4.min_s (i32x4.splat (i32.const 127))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (local.get $x) (local.get $iv)))))))
+
   ;; ((s0 + s1) + s2) + s3, the JS order.
   (func $sum (param $a v128) (param $b v128) (result f64)
     (f64.add

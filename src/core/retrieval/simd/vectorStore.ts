@@ -31,6 +31,14 @@ export interface KernelMemory {
   /** One float32 per row of a block: the row's sum of squares (approx kernels). */
   readonly normsPtr: number;
   readonly norms: Float32Array;
+  /**
+   * The int8 copy of the matrix for single-query scans (dot8), when dim is a
+   * multiple of 16: rows * dim bytes, filled by quantizeVectors, then `quant`
+   * says how many rows it covers, with each row's scale and sum of |codes|.
+   */
+  readonly int8?: { ptr: number; codes: Int8Array; invPtr: number; inv: Float32Array; absPtr: number; absSum: Int32Array; queryPtr: number; query: Int16Array; out: Int32Array };
+  /** Rows the int8 copy covers (quantizeVectors). */
+  quantRows?: number;
 }
 
 // Keyed by the memory's ArrayBuffer: the memory is never grown, so the buffer
@@ -38,14 +46,27 @@ export interface KernelMemory {
 const owners = new WeakMap<ArrayBufferLike, KernelMemory>();
 
 /** Byte layout of a kernel memory for rows x dim, or undefined when the kernel cannot take it. */
-export function kernelLayout(rows: number, dim: number): { matrixBytes: number; queryPtr: number; outPtr: number; normsPtr: number; pages: number } | undefined {
+export function kernelLayout(
+  rows: number,
+  dim: number,
+): { matrixBytes: number; queryPtr: number; outPtr: number; normsPtr: number; int8Ptr?: number; invPtr?: number; absPtr?: number; query16Ptr?: number; pages: number } | undefined {
   if (!Number.isInteger(rows) || !Number.isInteger(dim) || rows <= 0 || dim <= 0 || dim % 4 !== 0) return undefined;
   const matrixBytes = rows * dim * 4; // a multiple of 16: what follows stays aligned
   const queryPtr = matrixBytes;
   const outPtr = queryPtr + 32 * dim;
   const normsPtr = outPtr + KERNEL_BLOCK_ROWS * 32;
-  const total = normsPtr + KERNEL_BLOCK_ROWS * 4;
+  let total = normsPtr + KERNEL_BLOCK_ROWS * 4;
   if (total > MAX_KERNEL_BYTES) return undefined;
+  // The int8 copy (a quarter more memory) where dot8 can read it and it still fits.
+  // Per row: dim int8 codes, a float32 inverse scale, an int32 sum of |codes|.
+  if (dim % 16 === 0 && total + rows * (dim + 8) + dim * 2 <= MAX_KERNEL_BYTES) {
+    const int8Ptr = total;
+    const invPtr = int8Ptr + rows * dim;
+    const absPtr = invPtr + rows * 4;
+    const query16Ptr = absPtr + rows * 4;
+    total = query16Ptr + dim * 2;
+    return { matrixBytes, queryPtr, outPtr, normsPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / PAGE) };
+  }
   return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / PAGE) };
 }
 
@@ -73,8 +94,36 @@ export function allocateVectors(rows: number, dim: number): Float32Array {
     out32: new Float32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS * 8),
     normsPtr: layout.normsPtr,
     norms: new Float32Array(buffer, layout.normsPtr, KERNEL_BLOCK_ROWS),
+    int8:
+      layout.int8Ptr !== undefined && layout.invPtr !== undefined && layout.absPtr !== undefined && layout.query16Ptr !== undefined
+        ? {
+            ptr: layout.int8Ptr,
+            codes: new Int8Array(buffer, layout.int8Ptr, rows * dim),
+            invPtr: layout.invPtr,
+            inv: new Float32Array(buffer, layout.invPtr, rows),
+            absPtr: layout.absPtr,
+            absSum: new Int32Array(buffer, layout.absPtr, rows),
+            queryPtr: layout.query16Ptr,
+            query: new Int16Array(buffer, layout.query16Ptr, dim),
+            out: new Int32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS),
+          }
+        : undefined,
   });
   return new Float32Array(buffer, 0, rows * dim);
+}
+
+/**
+ * Fills the int8 copy of the first `count` rows of a kernel-backed matrix, once
+ * its vectors are in place (LibraryIndex.open), with the kernel's `quantize`:
+ * each row scaled by its largest |component| to codes in −127…127. Single-query
+ * scans then read a quarter of the bytes. No-op for a matrix outside kernel
+ * memory or without an int8 area.
+ */
+export function quantizeVectors(matrix: Float32Array, dim: number, count: number): void {
+  const mem = owners.get(matrix.buffer);
+  if (!mem?.int8 || mem.dim !== dim || matrix.byteOffset !== 0 || count <= 0 || count > mem.int8.inv.length) return;
+  mem.kernel.quantize(0, count, dim, mem.int8.ptr, mem.int8.invPtr, mem.int8.absPtr);
+  mem.quantRows = count;
 }
 
 /**
@@ -86,6 +135,11 @@ export function kernelFor(matrix: Float32Array, dim: number, count: number): Ker
   if (!mem || mem.dim !== dim) return undefined;
   if (matrix.byteOffset + count * dim * 4 > mem.matrixBytes) return undefined;
   return mem;
+}
+
+/** Rows covered by the int8 copy of `matrix` (0 without one): tests, benchmarks. */
+export function quantizedRows(matrix: Float32Array): number {
+  return owners.get(matrix.buffer)?.quantRows ?? 0;
 }
 
 /** Whether `matrix` lives in kernel memory (tests, benchmarks). */
