@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { indexDir, readManifest } from '../core/index/manifest';
 import type { SourceCard } from '../shared/protocol';
-import { readSettings } from './config';
+import { readSettings, type Settings } from './config';
 import type { Ctx } from './ctx';
 import { loadEngine, type Engine } from './engine';
 import type { TrackedSegment } from './results';
@@ -79,18 +79,14 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
+        const { options, shared } = analysisInputs(ctx, engine, folder, document, settings);
         return engine.analyzeDocument(
           document.getText(),
-          { ...settings.options, collectionFilter: settings.options.collectionFilter.length ? settings.options.collectionFilter : null, minWords: settings.minWords },
+          options,
           {
+            ...shared,
             index: () => ctx.library.open(folder),
-            workspace: folder.uri.fsPath,
-            documentPath: document.uri.toString(),
-            cache: new engine.AnalysisCache(folder.uri.fsPath, settings.cacheLifetimeHours * 3600 * 1000),
-            reranker: new engine.OllamaReranker({ host: settings.ollamaHost, model: settings.rerankModel }),
-            citationTemplate: settings.citationTemplate,
             signal: ac.signal,
-            log: (l) => ctx.log.info(l),
             onProgress: (p) => {
               ctx.panel.showState({ kind: 'analysing', message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total), current: p.current, total: p.total });
               progress.report({ message: vscode.l10n.t('segment {0} of {1}', p.current, p.total), increment: ((p.current - last) / Math.max(1, p.total)) * 100 });
@@ -128,6 +124,25 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
   return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
 }
 
+/**
+ * What an analysis of `document` takes from the settings: its options, and the
+ * context the command and the restore from the cache share (so both key the
+ * cache alike).
+ */
+function analysisInputs(ctx: Ctx, engine: Engine, folder: vscode.WorkspaceFolder, document: vscode.TextDocument, settings: Settings) {
+  return {
+    options: { ...settings.options, collectionFilter: settings.options.collectionFilter.length ? settings.options.collectionFilter : null, minWords: settings.minWords },
+    shared: {
+      workspace: folder.uri.fsPath,
+      documentPath: document.uri.toString(),
+      cache: new engine.AnalysisCache(folder.uri.fsPath, settings.cacheLifetimeHours * 3600 * 1000),
+      reranker: new engine.OllamaReranker({ host: settings.ollamaHost, model: settings.rerankModel }),
+      citationTemplate: settings.citationTemplate,
+      log: (l: string) => ctx.log.info(l),
+    },
+  };
+}
+
 /** Results go to the store; the CodeLenses, hovers and panel follow it. */
 function publish(ctx: Ctx, document: vscode.TextDocument, result: AnalysisResult): void {
   ctx.results.set({
@@ -154,23 +169,10 @@ export async function restoreFromCache(ctx: Ctx, document: vscode.TextDocument):
   const manifest = await readManifest(indexDir(folder.uri.fsPath)).catch(() => undefined);
   if (!manifest) return false;
   const engine = loadEngine();
-  const settings = readSettings(folder.uri);
   const provider = await ctx.library.provider(folder);
   const version = document.version;
-  const result = await engine.cachedAnalysis(
-    document.getText(),
-    { ...settings.options, collectionFilter: settings.options.collectionFilter.length ? settings.options.collectionFilter : null, minWords: settings.minWords },
-    {
-      workspace: folder.uri.fsPath,
-      documentPath: document.uri.toString(),
-      cache: new engine.AnalysisCache(folder.uri.fsPath, settings.cacheLifetimeHours * 3600 * 1000),
-      reranker: new engine.OllamaReranker({ host: settings.ollamaHost, model: settings.rerankModel }),
-      citationTemplate: settings.citationTemplate,
-      fingerprint: manifest.fingerprint,
-      model: provider.key,
-      log: (l) => ctx.log.info(l),
-    },
-  );
+  const { options, shared } = analysisInputs(ctx, engine, folder, document, readSettings(folder.uri));
+  const result = await engine.cachedAnalysis(document.getText(), options, { ...shared, fingerprint: manifest.fingerprint, model: provider.key });
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || ctx.results.get(document.uri)) return false;
   publish(ctx, document, result);

@@ -181,7 +181,10 @@ async function analyse(
   const { title, segments } = layout;
 
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
-  const toAnalyse = segments.filter((s) => s.searchable && !cached?.segments[segmentCacheKey(s, contextOf(s))]);
+  // Each searchable segment's cache key, hashed once for the lookup and the save below.
+  const keyOf = new Map(segments.filter((s) => s.searchable).map((s) => [s, segmentCacheKey(s, contextOf(s))]));
+  const toAnalyse = segments.filter((s) => s.searchable && !cached?.segments[keyOf.get(s)!]);
+  if (toAnalyse.length && !index) throw new Error('analysis without an index'); // unreachable: a complete cache hit leaves nothing to analyse
   const filter = { sourceType: options.sourceType, collections: options.collectionFilter ?? undefined };
   const analysed = new Map<Segment, CachedSegment>();
   let current = 0;
@@ -190,15 +193,14 @@ async function analyse(
   for (let b = 0; b < toAnalyse.length; b += SEARCH_BATCH) {
     if (ctx.signal?.aborted) throw new AnalysisCancelledError();
     const batch = toAnalyse.slice(b, b + SEARCH_BATCH);
-    if (!index) throw new Error('analysis without an index'); // unreachable: a complete cache hit leaves nothing to analyse
     const hits = await cancellable(ctx, () =>
-      index.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
+      index!.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
     );
     for (const [i, s] of batch.entries()) {
       if (ctx.signal?.aborted) throw new AnalysisCancelledError();
       current++;
       ctx.onProgress?.({ current, total: toAnalyse.length, segment: s });
-      const recs = await cancellable(ctx, () => recommend(index, s, hits[i], options, reranker, ctx, log));
+      const recs = await cancellable(ctx, () => recommend(index!, s, hits[i], options, reranker, ctx, log));
       if (ctx.signal?.aborted) throw new AnalysisCancelledError();
       analysed.set(s, { recommendations: recs, at: Date.now() });
     }
@@ -213,7 +215,7 @@ async function analyse(
       results.push({ ...s, status: 'too-short', fromCache: false, recommendations: [] });
       continue;
     }
-    const segKey = segmentCacheKey(s, contextOf(s));
+    const segKey = keyOf.get(s)!;
     const done = analysed.get(s);
     if (done) {
       fresh[segKey] = done;
