@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { detectLanguage, foldText, stemEnglish, stemFrench, tokenize, words } from '../../src/core/text/tokenize';
+import { americanSpelling, detectLanguage, foldText, stemEnglish, stemFrench, tokenize, words } from '../../src/core/text/tokenize';
 
 describe('tokenize', () => {
   it('folds case, accents, ligatures and elisions', () => {
@@ -41,5 +41,39 @@ describe('tokenize', () => {
 
   it('keeps digits', () => {
     assert.deepEqual(tokenize('IL-6 in 2019'), ['il', '6', '2019']);
+  });
+
+  it('spells out Greek letters, so the symbol meets the written name', () => {
+    assert.deepEqual(tokenize('TNF-α'), tokenize('TNF-alpha'));
+    assert.deepEqual(tokenize('the IL-1β receptor'), ['il', '1', 'beta', 'receptor']);
+    assert.deepEqual(tokenize('interferon-γ and κB'), tokenize('interferon-gamma and kappa B'));
+    // The micro sign and the Greek mu are one letter to a reader.
+    assert.deepEqual(tokenize('5 µg'), tokenize('5 μg'));
+  });
+
+  it('keeps a letter-digit word whole and adds its letter and digit runs', () => {
+    assert.deepEqual(tokenize('NLRP3'), ['nlrp3', 'nlrp', '3']);
+    assert.deepEqual(tokenize('NIH3T3 cells'), ['nih3t3', 'nih', '3', 't', '3', 'cell']);
+    // So the spaced and hyphenated spellings share terms with the joined one.
+    const joined = new Set(tokenize('IL6'));
+    for (const t of tokenize('IL-6')) assert.ok(joined.has(t), t);
+  });
+
+  it('folds British spellings onto American ones before stemming', () => {
+    const same = (a: string, b: string) => assert.deepEqual(tokenize(a), tokenize(b), `${a} / ${b}`);
+    same('tumour', 'tumor');
+    same('ischaemia', 'ischemia');
+    same('haemoglobin', 'hemoglobin');
+    same('anaemia', 'anemia');
+    same('oestrogen', 'estrogen');
+    same('randomised', 'randomized');
+    same('analysed', 'analyzed');
+    same('behaviour', 'behavior');
+    same('centre', 'center');
+    same('paediatric', 'pediatric');
+    // Words without a British form are left alone, and French words are not touched.
+    assert.equal(americanSpelling('tumor'), 'tumor');
+    assert.equal(americanSpelling('disease'), 'disease');
+    assert.deepEqual(tokenize('le centre de la ville', 'fr'), ['centr', 'vill']);
   });
 });

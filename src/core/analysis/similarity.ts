@@ -35,13 +35,13 @@ interface Calibration {
 }
 
 /** Bump when the curve or the ranking changes: cached analyses hold both. */
-export const SIMILARITY_VERSION = 3;
+export const SIMILARITY_VERSION = 4;
 
 const CALIBRATIONS: Record<string, Calibration> = {
-  'embedded-hashgram-v1': { intercept: -8.6244, standout: 0.2419, queryCoverage: 5.8185, passageCoverage: 6.8428, logQueryTerms: 0.9811 },
+  'embedded-hashgram-v2': { intercept: -8.6743, standout: 0.2302, queryCoverage: 5.8614, passageCoverage: 7.9887, logQueryTerms: 0.9469 },
 };
 /** Other models use the embedded model's curve: every feature is free of a model's cosine scale. */
-const DEFAULT = CALIBRATIONS['embedded-hashgram-v1'];
+const DEFAULT = CALIBRATIONS['embedded-hashgram-v2'];
 
 export function calibratedSimilarity(e: SimilarityEvidence, modelKey: string): number {
   const c = CALIBRATIONS[modelKey] ?? DEFAULT;

@@ -7,7 +7,7 @@
 import { detectLanguage, stem, stopwords, words } from '../text/tokenize';
 
 /** Bump whenever the features, weights or hashing change: stored vectors key on it. */
-export const EMBEDDED_MODEL = 'hashgram-v1';
+export const EMBEDDED_MODEL = 'hashgram-v2';
 export const EMBEDDED_DIM = 512;
 
 export interface EncoderConfig {

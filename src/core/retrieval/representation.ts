@@ -17,7 +17,9 @@ export interface RepresentationConfig {
   headingRepeat: number;
 }
 
-export const DEFAULT_REPRESENTATION: RepresentationConfig = { titleRepeat: 1, headingRepeat: 1 };
+// Title counted twice: SciFact train nDCG@10 0.7100 (once) → 0.7125 (twice) → 0.7130 (three
+// times, within noise); twice keeps a long passage's own words in charge of which passage wins.
+export const DEFAULT_REPRESENTATION: RepresentationConfig = { titleRepeat: 2, headingRepeat: 1 };
 
 export function lexicalTerms(p: PassageText, cfg: RepresentationConfig = DEFAULT_REPRESENTATION): string[] {
   // One language for the whole passage so title and body stem alike.

@@ -15,9 +15,24 @@ const LIGATURE_RE = /[œŒæÆßﬁﬂﬀﬃﬄﬅﬆ]/g;
 const APOS_RE = /[\u2019\u2018\u02BC\u0060\u00B4]/g;
 const ELISION_RE = /\b(?:l|d|j|m|n|s|t|c|qu|lorsqu|puisqu|jusqu|quoiqu)'(?=[a-z])/g;
 
-/** Lowercase, fold accents and ligatures, drop French elisions (l', d', qu'...). */
+// Greek letters are spelled out, as writers do when the symbol is not at hand:
+// "TNF-α" and "TNF-alpha", "IL-1β" and "IL-1 beta" meet. Spaces around the name
+// keep it a word of its own.
+const GREEK: Record<string, string> = {
+  'α': 'alpha', 'β': 'beta', 'γ': 'gamma', 'δ': 'delta', 'ε': 'epsilon', 'ζ': 'zeta', 'η': 'eta', 'θ': 'theta',
+  'ι': 'iota', 'κ': 'kappa', 'λ': 'lambda', 'μ': 'mu', 'µ': 'mu', 'ν': 'nu', 'ξ': 'xi', 'ο': 'omicron', 'π': 'pi',
+  'ρ': 'rho', 'σ': 'sigma', 'ς': 'sigma', 'τ': 'tau', 'υ': 'upsilon', 'φ': 'phi', 'ϕ': 'phi', 'χ': 'chi', 'ψ': 'psi',
+  'ω': 'omega',
+};
+const GREEK_RE = /[\u0391-\u03A9\u03B1-\u03C9\u00B5\u03D5]/g;
+
+/** Lowercase, fold accents and ligatures, spell out Greek letters, drop French elisions (l', d', qu'...). */
 export function foldText(s: string): string {
   let t = s.replace(LIGATURE_RE, (c) => LIGATURES[c] ?? c).replace(APOS_RE, "'");
+  t = t.replace(GREEK_RE, (c) => {
+    const name = GREEK[c.toLowerCase()];
+    return name ? ` ${name} ` : c;
+  });
   // NFD splits letters from combining marks (U+0300–U+036F), which we drop.
   t = t.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   return t.replace(ELISION_RE, '');
@@ -83,14 +98,20 @@ export function stem(word: string, lang: Lang): string {
   const cache = stemCache[lang === 'fr' ? 1 : 0];
   let s = cache.get(word);
   if (s === undefined) {
-    s = lang === 'fr' ? stemFrench(word) : stemEnglish(word);
+    s = lang === 'fr' ? stemFrench(word) : stemEnglish(americanSpelling(word));
     if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(word, s);
   }
   return s;
 }
 
-/** Index terms: folded words, stopwords removed, stemmed in the text's language. */
+const LETTER_DIGIT_RE = /[a-z]+|[0-9]+/g;
+
+/**
+ * Index terms: folded words, stopwords removed, stemmed in the text's language.
+ * A word mixing letters and digits (NLRP3, IL6, B12, 3T3) is kept whole and also
+ * gives its letter and digit runs, so "IL6" meets "IL-6" and "NIH3T3" meets "NIH 3T3".
+ */
 export function tokenize(text: string, lang?: Lang): string[] {
   const ws = words(text);
   const l = lang ?? detectLanguage(ws);
@@ -100,9 +121,49 @@ export function tokenize(text: string, lang?: Lang): string[] {
     if (stop.has(w)) continue;
     // Single letters carry no meaning; long digit runs (ids, page numbers) are kept.
     if (w.length < 2 && !(w >= '0' && w <= '9')) continue;
+    if (isAlphanumericMix(w)) {
+      out.push(w);
+      for (const run of w.match(LETTER_DIGIT_RE)!) out.push(run);
+      continue;
+    }
     out.push(stem(w, l));
   }
   return out;
+}
+
+function isAlphanumericMix(w: string): boolean {
+  let letters = false;
+  let digits = false;
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits = true;
+    else letters = true;
+    if (letters && digits) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// British spellings folded onto American ones before stemming, so "tumour",
+// "ischaemia", "randomised" and "analyse" meet "tumor", "ischemia", "randomized",
+// "analyze". Applied to both sides, a rule that rewrites a word with no American
+// twin (exercise -> exercize) is harmless: it only ever merges true variants.
+const AE_PREFIX_RE = /^(?:an|leuk|isch|septic|hypo?glyc|hyperglyc|glyc|ur|bacter|vir|tox|lip|hyperkal|hypokal|hyponatr|hypernatr)?aem/;
+const OE_AE_PREFIX_RE = /^(?:oestr|oedem|oesoph|foet|paed|orthopaed|gynaec|diarrhoe|haem|coeliac|anaesth|caesar)/;
+const OUR_RE = /(tum|col|behavi|fav|lab|neighb|hum|rum|vap|od|flav|hon|harb|vig|rig|savi|endeav)our/;
+
+export function americanSpelling(w: string): string {
+  if (w.length < 5) return w;
+  let x = w;
+  if (x.includes('ae') || x.includes('oe')) {
+    x = x.replace(AE_PREFIX_RE, (m) => m.replace('ae', 'e')).replace('aemi', 'emi');
+    x = x.replace(OE_AE_PREFIX_RE, (m) => m.replace(/ae|oe/, 'e'));
+  }
+  if (x.includes('our')) x = x.replace(OUR_RE, '$1or');
+  if (x.includes('is')) x = x.replace('isation', 'ization').replace(/^(.{3,})is(e|ed|es|ing|er|ers)$/, '$1iz$2');
+  if (x.includes('ys')) x = x.replace(/yse(d|s)?$/, 'yze$1').replace(/ysing$/, 'yzing');
+  if (x.endsWith('tre') || x.endsWith('tres')) x = x.replace(/tre(s?)$/, 'ter$1');
+  return x;
 }
 
 // ---------------------------------------------------------------------------
