@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { encode, EMBEDDED_DIM } from '../../src/core/embedding/embeddedEncoder';
 import { Bm25Index } from '../../src/core/retrieval/bm25';
-import { rankPassages, rankSources, type PassageCollection } from '../../src/core/retrieval/hybrid';
+import { tokenize } from '../../src/core/text/tokenize';
+import { fusionFor, rankPassages, rankSources, type PassageCollection } from '../../src/core/retrieval/hybrid';
 import { embeddingText, lexicalTerms, type PassageText } from '../../src/core/retrieval/representation';
 
 const PASSAGES: Array<PassageText & { source: number }> = [
@@ -56,5 +57,21 @@ describe('hybrid ranking', () => {
     const res = rankPassages(collection(), { text: 'graphene transistors', vector: new Float32Array(3) }, { k: 2 });
     assert.equal(res[0].row, 2);
     assert.equal(res[0].vectorRank, undefined);
+  });
+
+  it('lets a neural embedder decide between lexical matches, where the hashed vectors only break ties', () => {
+    // Rows 0 and 1 both match "graphene"; BM25 prefers row 0 (the word twice), while the
+    // query's meaning (its vector, e1) is row 1's. Rows 2 and 3 only touch the query's vector.
+    const lexical = new Bm25Index();
+    ['graphene graphene transistors', 'graphene devices: a physics review', 'silicon', 'copper'].forEach((t, i) => lexical.add(i, tokenize(t)));
+    const dim = 4;
+    const rows = [[0, 1, 0, 0], [1, 0, 0, 0], [0.1, 0, 0.995, 0], [0.2, 0, 0, 0.98]];
+    const c: PassageCollection = { lexical, vectors: Float32Array.from(rows.flat()), dim, count: 4, sourceOfRow: Int32Array.from([0, 1, 2, 3]) };
+    const query = { text: 'graphene', vector: Float32Array.from([1, 0, 0, 0]) };
+    assert.equal(lexical.search(tokenize('graphene'), 2)[0].id, 0);
+    assert.equal(rankPassages(c, query, { k: 4, params: fusionFor('embedded') })[0].row, 0);
+    assert.equal(rankPassages(c, query, { k: 4, params: fusionFor('ollama') })[0].row, 1);
+    assert.deepEqual(fusionFor('embedded'), {});
+    assert.equal(fusionFor('ollama').vectorWeight, 1);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
-import { rankPassages, rankSources, vectorHitsMany, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
+import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
 import { queryTerms } from '../retrieval/representation';
 import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
@@ -75,7 +75,12 @@ export class LibraryIndex {
     readonly sources: SourceRecord[],
     readonly passages: PassageRecord[],
     private readonly collection: PassageCollection,
-  ) {}
+  ) {
+    this.fusion = fusionFor(provider.id);
+  }
+
+  /** How the vector ranking weighs against BM25: depends on what kind of vectors the provider makes. */
+  private readonly fusion: Partial<HybridParams>;
 
   get fingerprint(): string {
     return this.manifest.fingerprint;
@@ -149,7 +154,7 @@ export class LibraryIndex {
    */
   async search(text: string, opts: SearchOptions): Promise<SearchHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
-    const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) });
+    const ranked = rankPassages(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter), params: this.fusion });
     const [stats] = this.cosineStats([query.vector]);
     return ranked.map((r) => this.hit(r, stats));
   }
@@ -163,10 +168,10 @@ export class LibraryIndex {
     if (!items.length) return [];
     const vectors = await this.provider.embed(items.map((it) => it.vectorText ?? it.text), { kind: 'query', signal: opts.signal });
     const accept = this.acceptor(opts.filter);
-    const lists = vectorHitsMany(this.collection, vectors, { accept });
+    const lists = vectorHitsMany(this.collection, vectors, { accept, params: this.fusion });
     const stats = this.cosineStats(vectors);
     return items.map((it, i) => {
-      const ranked = rankPassages(this.collection, { text: it.text, vector: vectors[i] }, { k: opts.k, accept, vectorHits: lists[i] });
+      const ranked = rankPassages(this.collection, { text: it.text, vector: vectors[i] }, { k: opts.k, accept, vectorHits: lists[i], params: this.fusion });
       return ranked.map((r) => this.hit(r, stats[i]));
     });
   }
@@ -175,7 +180,7 @@ export class LibraryIndex {
   async searchSources(text: string, opts: SearchOptions): Promise<SourceHit[]> {
     const query = await this.query(text, opts.vectorText ?? text, opts.signal);
     const [stats] = this.cosineStats([query.vector]);
-    return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter) }).map((s) => ({
+    return rankSources(this.collection, query, { k: opts.k, accept: this.acceptor(opts.filter), params: this.fusion }).map((s) => ({
       sourceRecord: this.sources[s.source],
       score: s.score,
       passages: s.passages.map((r) => this.hit(r, stats)),

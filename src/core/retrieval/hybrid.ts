@@ -59,6 +59,20 @@ export const DEFAULT_HYBRID: HybridParams = {
   sourceBonusPassages: 2,
 };
 
+/**
+ * Fusion for a neural embedder (Ollama): its ranking matches meaning where BM25 is
+ * blind, so it is an equal partner, with the usual RRF constant k = 60 (Cormack,
+ * Clarke & Büttcher 2009). DEFAULT_HYBRID's 0.05 is right only for the offline
+ * hashed vectors, which are a weaker copy of the lexical evidence. Not tuned on
+ * data: no neural model can run on the machines this was built on.
+ */
+export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { vectorWeight: 1, rrfK: 60 };
+
+/** The fusion parameters for an index's provider ('embedded' = the offline hashed vectors). */
+export function fusionFor(providerId: string): Partial<HybridParams> {
+  return providerId === 'embedded' ? {} : { ...NEURAL_FUSION };
+}
+
 export interface RankOptions {
   k: number;
   accept?: (row: number) => boolean;
