@@ -34,6 +34,25 @@ describe('PdfExtractPool (worker threads, bundled dist/pdf-extract-worker.js)', 
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  it("starts workers without the parent's flags: a loader the parent runs under (tsx, --require) stays out of them", async () => {
+    // A stand-in worker that answers with what its thread was started with.
+    const worker = join(dir, 'flags-worker.cjs');
+    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 0, pages: process.execArgv, info: { title: String(globalThis.__ssMarker) } } }));`);
+    const marker = join(dir, 'marker.cjs');
+    await fs.writeFile(marker, 'globalThis.__ssMarker = true;');
+    const script = `const { PdfExtractPool } = require(${JSON.stringify(join(DIST, 'engine.js'))});
+const pool = new PdfExtractPool({ workerFile: ${JSON.stringify(worker)}, size: 1 });
+pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify({ parent: process.execArgv, marker: globalThis.__ssMarker, worker: r.pages, workerMarker: r.info.title })); await pool.close(); });`;
+    const child = spawnSync(process.execPath, ['--require', marker, '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const seen = JSON.parse(child.stdout);
+    assert.deepEqual(seen.parent.slice(0, 2), ['--require', marker]);
+    assert.equal(seen.marker, true);
+    assert.deepEqual(seen.worker, []);
+    assert.equal(seen.workerMarker, 'undefined');
+  });
+
   it('is absent where no worker bundle lies (running from sources extracts in the thread)', () => {
     assert.equal(PdfExtractPool.beside(dir), undefined);
     assert.equal(PdfExtractPool.beside(undefined), undefined);

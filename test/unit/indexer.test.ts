@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { storageKey, type EmbeddingProvider } from '../../src/core/embedding/provider';
-import { updateIndex, type IndexReport } from '../../src/core/index/indexer';
+import { updateIndex, type IndexReport, type SourceInput } from '../../src/core/index/indexer';
 import { LibraryIndex } from '../../src/core/index/libraryIndex';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest } from '../../src/core/index/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
@@ -252,5 +252,56 @@ describe('index: damage, interruption and concurrent writers', function () {
     assert.equal(a.added + b.added, 2, 'the second writer saw the first one\'s work');
     const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
     assert.equal(idx.sources.length, 2);
+  });
+});
+
+describe('index: read-ahead', function () {
+  this.timeout(30000);
+  /** Twenty small sources; records how far ahead of the file being indexed each extraction starts. */
+  function inputs(size: number) {
+    const state = { current: -1, maxLead: 0, started: 0 };
+    const list: SourceInput[] = Array.from({ length: 20 }, (_, i) => ({
+      path: `mem:${i}`,
+      size,
+      mtimeMs: 0,
+      sourceType: 'secondary' as const,
+      contentHash: `hash-${i}`,
+      extract: async () => {
+        state.started++;
+        state.maxLead = Math.max(state.maxLead, i - state.current);
+        return {
+          pages: [{ page: 1, blocks: [{ kind: 'text' as const, text: `Source ${i} discusses the grain trade of port ${i} in some detail.` }] }],
+          pageCount: 1,
+          meta: { title: `Source ${i}`, authors: [], collections: [], titleFrom: 'bibliography' as const },
+        };
+      },
+    }));
+    return { list, state };
+  }
+  const index = async (list: SourceInput[], state: { current: number }, extra: Partial<Parameters<typeof updateIndex>[1]>) => {
+    const workspace = await fs.mkdtemp(join(tmpdir(), 'ss-ahead-'));
+    try {
+      return await updateIndex(list, { workspace, provider: new EmbeddedProvider(), onProgress: (p) => p.phase === 'read' && (state.current = p.done), ...extra });
+    } finally {
+      await fs.rm(workspace, { recursive: true, force: true });
+    }
+  };
+
+  it('extracts up to 8 files ahead by default, so the PDF workers keep going through commits', async () => {
+    const { list, state } = inputs(1000);
+    const r = await index(list, state, {});
+    assert.equal(r.sources, 20);
+    assert.equal(state.started, 20);
+    assert.equal(state.maxLead, 8);
+  });
+
+  it('reads ahead only as many bytes as the budget allows, and always the file at hand', async () => {
+    const small = inputs(1000);
+    await index(small.list, small.state, { readAheadBytes: 2500 });
+    assert.equal(small.state.maxLead, 1);
+    const huge = inputs(10_000);
+    const r = await index(huge.list, huge.state, { readAheadBytes: 2500 });
+    assert.equal(r.sources, 20);
+    assert.equal(huge.state.maxLead, 0);
   });
 });

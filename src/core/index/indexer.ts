@@ -64,9 +64,12 @@ export interface IndexRunOptions {
   lockWaitMs?: number;
   /**
    * Files read and handed to `extract` ahead of the one being embedded, so a
-   * PDF worker pool extracts while this thread embeds (default 2).
+   * PDF worker pool extracts while this thread embeds and commits (default 8),
+   * as long as their bytes stay within `readAheadBytes` (default 64 MiB; the
+   * next file is always read).
    */
   readAhead?: number;
+  readAheadBytes?: number;
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
   onWarning?: (msg: string) => void;
@@ -239,7 +242,10 @@ class IndexRun {
     }
 
     const commitEvery = this.opts.commitEvery ?? 25;
-    const readAhead = Math.max(0, this.opts.readAhead ?? 2);
+    // Far enough ahead that the extraction workers keep going through a commit (measured on 100
+    // PDFs: 2 files ahead ×0.87 of bare pdf-parse, 6 ahead ×0.92), bounded in bytes for large PDFs.
+    const readAhead = Math.max(0, this.opts.readAhead ?? 8);
+    const readAheadBytes = this.opts.readAheadBytes ?? 64 * 1024 * 1024;
     const early = new Map<number, Promise<Early>>();
     const startEarly = (j: number) => {
       if (j >= todo.length || early.has(j)) return;
@@ -253,7 +259,12 @@ class IndexRun {
       }
       const input = todo[i];
       this.opts.onProgress?.({ phase: 'read', done: i, total: todo.length, file: input.path });
-      for (let j = i; j <= i + readAhead; j++) startEarly(j);
+      let bytes = 0;
+      for (let j = i; j <= i + readAhead && j < todo.length; j++) {
+        bytes += todo[j].size;
+        if (j > i && bytes > readAheadBytes) break;
+        startEarly(j);
+      }
       const pre = await early.get(i)!;
       early.delete(i);
       let outcome;
