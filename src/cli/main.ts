@@ -112,13 +112,20 @@ async function providerFrom(args: ParsedArgs, fallbackKey?: { provider: string; 
   return provider;
 }
 
+/** A path given on the command line: relative to the current directory, as a shell user means it. */
+const fromCwd = (p: string) => path.resolve(p);
+const cliBib = (args: ParsedArgs) => {
+  const bib = one(args, 'bib');
+  return bib === undefined ? undefined : fromCwd(bib);
+};
+
 async function cmdIndex(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...PROVIDER_OPTS]);
-  const libraries = all(args, 'library');
+  const libraries = all(args, 'library').map(fromCwd);
   if (!libraries.length) throw new UsageError('index needs at least one --library <dir>');
   const workspace = workspaceOf(args);
   const provider = await providerFrom(args);
-  const report = await runIndex(args, workspace, provider, libraries, one(args, 'bib'), all(args, 'primary'));
+  const report = await runIndex(args, workspace, provider, libraries, cliBib(args), all(args, 'primary'));
   if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
   else printIndexReport(report);
   return report.cancelled ? 130 : 0;
@@ -318,10 +325,12 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
   const settings = await readWorkspaceSettings(workspace);
-  const libraries = all(args, 'library').length ? all(args, 'library') : (settings.libraryFolders ?? []);
+  // Paths typed on the command line are relative to the shell's directory; those in the
+  // workspace's settings, to the workspace.
+  const libraries = all(args, 'library').length ? all(args, 'library').map(fromCwd) : (settings.libraryFolders ?? []);
   const provider = await providerFrom(args);
   if (libraries.length) {
-    const report = await runIndex(args, workspace, provider, libraries, one(args, 'bib') ?? settings.bibliographyFile, all(args, 'primary').length ? all(args, 'primary') : (settings.primarySourceFolders ?? []));
+    const report = await runIndex(args, workspace, provider, libraries, cliBib(args) ?? settings.bibliographyFile, all(args, 'primary').length ? all(args, 'primary') : (settings.primarySourceFolders ?? []));
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
     for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);

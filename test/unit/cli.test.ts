@@ -40,6 +40,15 @@ describe('CLI (bundled dist/cli.js)', function () {
     mkdirSync(ws);
   });
 
+  it('reads --library relative to the current directory, not to --workspace', () => {
+    const other = join(root, 'elsewhere');
+    mkdirSync(other);
+    const r = cli(['index', '--library', 'library', '--workspace', other, '--json'], root);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).sources, 2);
+    assert.doesNotMatch(r.stderr, /library folder not found/);
+  });
+
   it('index lists sources, passages and every skipped file with its reason', () => {
     const r = cli(['index', '--library', lib, '--workspace', ws]);
     assert.equal(r.code, 0, r.stderr);
