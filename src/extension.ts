@@ -101,7 +101,9 @@ export function activate(context: vscode.ExtensionContext) {
           ? vscode.l10n.t('Index in {0}: {1}.', where, st.detail)
           : st.state === 'missing'
             ? vscode.l10n.t('The library has not been indexed yet ({0}).', where)
-            : vscode.l10n.t('The index in {0} is damaged: {1}', where, st.detail);
+            : st.state === 'outdated'
+              ? vscode.l10n.t('The index in {0} was built by another version of Similar Sources; indexing the library rebuilds it.', where)
+              : vscode.l10n.t('The index in {0} is damaged: {1}', where, st.detail);
       const indexNow = vscode.l10n.t('Index Library');
       const showLog = vscode.l10n.t('Show log');
       void vscode.window.showInformationMessage(msg, indexNow, showLog).then((a) => {

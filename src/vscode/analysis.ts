@@ -38,15 +38,22 @@ export async function findSimilarSources(ctx: Ctx, target?: vscode.TextDocument)
   const settings = readSettings(folder.uri);
 
   let state = await ctx.library.refreshState(folder);
-  if (state.kind === 'missing' || state.kind === 'error') {
-    ctx.panel.showState({ kind: 'not-indexed', message: vscode.l10n.t('The library has not been indexed yet.') });
+  // An index made for another model (the provider was switched) cannot serve this analysis yet.
+  const unusable = state.kind === 'ready' ? await ctx.library.unusableReason(folder) : undefined;
+  if (unusable) ctx.log.info(`the index needs an indexing run first: ${unusable}`);
+  if (state.kind === 'missing' || state.kind === 'error' || state.kind === 'outdated' || unusable) {
+    ctx.panel.showState({
+      kind: 'not-indexed',
+      message: state.kind === 'missing' ? vscode.l10n.t('The library has not been indexed yet.') : vscode.l10n.t('The library index must be updated before this analysis.'),
+    });
     const index = vscode.l10n.t('Index Library');
-    const go = settings.autoIndex
-      ? index
-      : await vscode.window.showInformationMessage(
-          state.kind === 'missing' ? vscode.l10n.t('Similar Sources needs to index your PDF library first. Index it now?') : vscode.l10n.t('The library index is damaged ({0}). Rebuild it now?', state.kind === 'error' ? state.message : ''),
-          index,
-        );
+    const question =
+      state.kind === 'missing'
+        ? vscode.l10n.t('Similar Sources needs to index your PDF library first. Index it now?')
+        : state.kind === 'error'
+          ? vscode.l10n.t('The library index is damaged ({0}). Rebuild it now?', state.message)
+          : vscode.l10n.t('The library index was built by another version of Similar Sources or for another model. Index the library now?');
+    const go = settings.autoIndex ? index : await vscode.window.showInformationMessage(question, index);
     if (go !== index) return undefined;
     try {
       const report = await ctx.library.index(folder, { visible: true, rebuild: state.kind === 'error' });

@@ -17,6 +17,8 @@ export type IndexState =
   | { kind: 'no-workspace' }
   | { kind: 'unknown' }
   | { kind: 'missing' }
+  /** Built by another version of Similar Sources: the next indexing run rebuilds it. */
+  | { kind: 'outdated'; message: string }
   | { kind: 'indexing'; done: number; total: number }
   | { kind: 'ready'; sources: number; passages: number; model: string }
   | { kind: 'error'; message: string };
@@ -72,6 +74,7 @@ export class LibraryService implements vscode.Disposable {
     const st = await loadEngine().indexStatus(folder.uri.fsPath);
     if (st.state === 'missing') this.setState({ kind: 'missing' });
     else if (st.state === 'corrupt') this.setState({ kind: 'error', message: st.detail });
+    else if (st.state === 'outdated') this.setState({ kind: 'outdated', message: st.detail });
     else {
       const m = st.manifest!;
       this.setState({ kind: 'ready', sources: Object.keys(m.sources).length, passages: Object.values(m.shards).reduce((n, x) => n + x.passages, 0), model: m.activeModel ?? '' });
@@ -164,6 +167,21 @@ export class LibraryService implements vscode.Disposable {
     const index = await engine.LibraryIndex.open(folder.uri.fsPath, provider);
     this.loaded = { key, index };
     return index;
+  }
+
+  /**
+   * Why the index cannot serve an analysis with the configured model (it holds no
+   * vectors for it yet, or another version built it), or undefined when it can.
+   * Opening it here costs nothing extra: the analysis reuses the loaded index.
+   */
+  async unusableReason(folder: vscode.WorkspaceFolder): Promise<string | undefined> {
+    try {
+      await this.open(folder);
+      return undefined;
+    } catch (err) {
+      // Damage and other failures are reported by the analysis itself.
+      return (err as Error).name === 'IndexMissingError' ? (err as Error).message : undefined;
+    }
   }
 
   /** Collections named in the index, for the panel's filter. */

@@ -23,6 +23,10 @@ export class IndexStatusBar implements vscode.Disposable {
         this.item.text = `$(library) ${t('Library not indexed')}`;
         this.item.tooltip = t('Similar Sources: the PDF library has not been indexed. Click for details.');
         break;
+      case 'outdated':
+        this.item.text = `$(library) ${t('Library index outdated')}`;
+        this.item.tooltip = t('Similar Sources: the index was built by another version; indexing the library rebuilds it. Click for details.');
+        break;
       case 'indexing':
         this.item.text = `$(sync~spin) ${t('Indexing {0}/{1}', Math.min(s.done + 1, s.total), s.total)}`;
         this.item.tooltip = t('Similar Sources is indexing the PDF library.');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { storageKey, type EmbeddingProvider } from '../../src/core/embedding/provider';
 import { updateIndex, type IndexReport, type SourceInput } from '../../src/core/index/indexer';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { indexStatus, LibraryIndex } from '../../src/core/index/libraryIndex';
 import { IndexCorruptError, IndexMissingError, indexDir, readManifest } from '../../src/core/index/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { buildPdf } from '../support/pdfWriter';
@@ -206,6 +206,24 @@ describe('index: damage, interruption and concurrent writers', function () {
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
     assert.ok(warnings.some((w) => /not valid JSON.*rebuilding/.test(w)), warnings.join('\n'));
     assert.deepEqual([r.sources, r.added], [2, 2]);
+    await LibraryIndex.open(workspace, new EmbeddedProvider());
+  });
+
+  it('refuses an index another version built (other lexical terms), says so, and the next run rebuilds it', async () => {
+    const { workspace, lib } = await setup();
+    await run(workspace, lib);
+    const file = join(indexDir(workspace), 'manifest.json');
+    const m = JSON.parse(await fs.readFile(file, 'utf8'));
+    await fs.writeFile(file, JSON.stringify({ ...m, lexical: 'lex-0' }));
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources.*terms lex-0/.test(e.message));
+    const st = await indexStatus(workspace);
+    assert.equal(st.state, 'outdated');
+    assert.match(st.detail, /the next indexing run rebuilds it/);
+    const warnings: string[] = [];
+    const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
+    assert.ok(warnings.some((w) => /another version of Similar Sources.*rebuilding it/.test(w)), warnings.join('\n'));
+    assert.deepEqual([r.sources, r.added], [2, 2]);
+    assert.equal((await indexStatus(workspace)).state, 'ready');
     await LibraryIndex.open(workspace, new EmbeddedProvider());
   });
 

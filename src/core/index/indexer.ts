@@ -19,6 +19,7 @@ import {
   emptyManifest,
   IndexCorruptError,
   indexDir,
+  outdatedReason,
   readManifest,
   writeManifest,
   type Manifest,
@@ -159,8 +160,9 @@ class IndexRun {
       if (!(err instanceof IndexCorruptError)) throw err;
       this.warn(`${err.message}; rebuilding the index from the library`);
     }
-    if (m && (m.chunker !== CHUNKER_VERSION || m.lexical !== LEXICAL_VERSION)) {
-      this.warn('the index was built by another version of Similar Sources; rebuilding it');
+    const outdated = m && outdatedReason(m);
+    if (outdated) {
+      this.warn(`the index was ${outdated}; rebuilding it`);
       m = undefined;
     }
     this.m = m ?? emptyManifest(CHUNKER_VERSION, LEXICAL_VERSION);

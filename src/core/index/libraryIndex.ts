@@ -11,7 +11,7 @@ import { queryTerms } from '../retrieval/representation';
 import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
-import { IndexCorruptError, IndexMissingError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
+import { IndexCorruptError, IndexMissingError, indexDir, outdatedReason, readManifest, type Manifest, type SourceRecord } from './manifest';
 import { readPassageShard, readVectorShard } from './shards';
 
 export interface PassageRecord {
@@ -98,6 +98,9 @@ export class LibraryIndex {
     const dir = indexDir(workspace);
     const manifest = await readManifest(dir);
     if (!manifest) throw new IndexMissingError(`No library index in ${dir}. Index the library first (similar-sources index --library <folder>).`);
+    // Stored terms and passages must be this version's, or queries would miss them silently.
+    const outdated = outdatedReason(manifest);
+    if (outdated) throw new IndexMissingError(`The index in ${dir} was ${outdated}. Index the library again to rebuild it.`);
     const set = manifest.vectors[provider.key];
     if (!set) {
       const built = manifest.activeModel ? ` (it was built with ${manifest.activeModel})` : '';
@@ -258,10 +261,12 @@ export class LibraryIndex {
 }
 
 /** Where the index stands, for status displays; never throws. */
-export async function indexStatus(workspace: string): Promise<{ state: 'missing' | 'corrupt' | 'ready'; detail: string; manifest?: Manifest }> {
+export async function indexStatus(workspace: string): Promise<{ state: 'missing' | 'corrupt' | 'outdated' | 'ready'; detail: string; manifest?: Manifest }> {
   try {
     const m = await readManifest(indexDir(workspace));
     if (!m) return { state: 'missing', detail: 'not indexed yet' };
+    const outdated = outdatedReason(m);
+    if (outdated) return { state: 'outdated', detail: `${outdated}; the next indexing run rebuilds it`, manifest: m };
     const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
     return { state: 'ready', detail: `${Object.keys(m.sources).length} sources, ${passages} passages, model ${m.activeModel ?? '?'}`, manifest: m };
   } catch (err) {

@@ -7,6 +7,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { sha256, writeFileAtomic } from '../util/atomicWrite';
 import type { SourceType } from '../library/discover';
+import { CHUNKER_VERSION } from '../passages/chunker';
+import { LEXICAL_VERSION } from './versions';
 
 export const MANIFEST_FORMAT = 1;
 
@@ -90,6 +92,12 @@ export const INDEX_DIR = '.similar-sources';
 
 export function indexDir(workspace: string): string {
   return path.join(path.resolve(workspace), INDEX_DIR);
+}
+
+/** Why an index cannot be read by this version (its passages or lexical terms are another version's). */
+export function outdatedReason(m: Manifest): string | undefined {
+  if (m.chunker === CHUNKER_VERSION && m.lexical === LEXICAL_VERSION) return undefined;
+  return `built by another version of Similar Sources (passages v${m.chunker}, terms ${m.lexical}; this version reads v${CHUNKER_VERSION}, ${LEXICAL_VERSION})`;
 }
 
 export function emptyManifest(chunker: number, lexical: string): Manifest {

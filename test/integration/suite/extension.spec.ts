@@ -7,6 +7,7 @@
  * The tests run in order and share the state of the first analysis.
  */
 import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -263,5 +264,20 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.equal(again.analysed, analysis.analysed, `after rebuildIndex, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
     const lenses = await ourLenses(draftUri());
     assert.ok(lenses.length > 0, 'no CodeLens after the rebuild');
+  });
+
+  it('indexes again, before analysing, an index that another version of Similar Sources built', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + ANALYSIS_MS + 10_000);
+    assert.ok(analysis, 'needs the first analysis');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    // What an index from an earlier release looks like: other lexical terms.
+    const file = path.join(folder.uri.fsPath, '.similar-sources', 'manifest.json');
+    const m = JSON.parse(await fs.readFile(file, 'utf8'));
+    await fs.writeFile(file, JSON.stringify({ ...m, lexical: 'lex-0' }));
+    const again = await analyseDraft(FIRST_ANALYSIS_MS);
+    assert.equal(again.analysed, analysis.analysed, `after an outdated index, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
+    const rebuilt = JSON.parse(await fs.readFile(file, 'utf8'));
+    assert.notEqual(rebuilt.lexical, 'lex-0', 'the index was not rebuilt');
   });
 });
