@@ -6,9 +6,13 @@ import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { storageKey, type EmbeddingProvider } from '../../src/core/embedding/provider';
 import { updateIndex, type IndexReport, type SourceInput } from '../../src/core/index/indexer';
 import { indexStatus, LibraryIndex } from '../../src/core/index/libraryIndex';
-import { IndexCorruptError, IndexMissingError, indexDir, readManifest } from '../../src/core/index/manifest';
+import { IndexCorruptError, IndexMissingError, indexDir, readManifest, writeManifest } from '../../src/core/index/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { buildPdf } from '../support/pdfWriter';
+import { LEXICAL_VERSION } from '../../src/core/index/versions';
+import { readPassageShard, writePassageShard } from '../../src/core/index/shards';
+import { extractPdf } from '../../src/core/pdf/extract';
+import { lexicalTerms } from '../../src/core/retrieval/representation';
 import { ENGLISH_HISTORY_HEADER, ENGLISH_HISTORY_TITLE, FRENCH_TITLE, writeFixtureLibrary } from '../support/pdfCorpus';
 
 /** A second "model" so switching providers can be observed; counts what it embeds. */
@@ -209,13 +213,13 @@ describe('index: damage, interruption and concurrent writers', function () {
     await LibraryIndex.open(workspace, new EmbeddedProvider());
   });
 
-  it('refuses an index another version built (other lexical terms), says so, and the next run rebuilds it', async () => {
+  it('refuses an index another version built (other passages), says so, and the next run rebuilds it', async () => {
     const { workspace, lib } = await setup();
     await run(workspace, lib);
     const file = join(indexDir(workspace), 'manifest.json');
     const m = JSON.parse(await fs.readFile(file, 'utf8'));
-    await fs.writeFile(file, JSON.stringify({ ...m, lexical: 'lex-0' }));
-    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources.*terms lex-0/.test(e.message));
+    await fs.writeFile(file, JSON.stringify({ ...m, chunker: 0 }));
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources \(passages v0/.test(e.message));
     const st = await indexStatus(workspace);
     assert.equal(st.state, 'outdated');
     assert.match(st.detail, /the next indexing run rebuilds it/);
@@ -225,6 +229,46 @@ describe('index: damage, interruption and concurrent writers', function () {
     assert.deepEqual([r.sources, r.added], [2, 2]);
     assert.equal((await indexStatus(workspace)).state, 'ready');
     await LibraryIndex.open(workspace, new EmbeddedProvider());
+  });
+
+  it('recomputes only the lexical terms an earlier version made: no PDF read again, no model re-embedded', async () => {
+    const { workspace, lib } = await setup();
+    const a = new CountingProvider('a');
+    const b = new CountingProvider('b');
+    await run(workspace, lib, b);
+    await run(workspace, lib, a);
+    // What an index from an earlier release looks like: other terms in every passage, another lexical version.
+    const dir = indexDir(workspace);
+    const m = (await readManifest(dir))!;
+    for (const [key, rec] of Object.entries(m.shards)) {
+      const list = await readPassageShard(dir, rec);
+      for (const src of list) for (const p of src.passages) p.k = 'stale';
+      m.shards[key] = await writePassageShard(dir, Number(key), rec.gen, list);
+    }
+    await writeManifest(dir, { ...m, lexical: 'lex-0' });
+    await assert.rejects(LibraryIndex.open(workspace, a), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources.*terms lex-0/.test(e.message));
+    assert.equal((await indexStatus(workspace)).state, 'outdated');
+    const embedded = [a.embedded, b.embedded];
+    let extracted = 0;
+    const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace, primary: ['**/primary/**'], extractor: (bytes) => (extracted++, extractPdf(bytes)) });
+    const warnings: string[] = [];
+    const r = await updateIndex(inputs, { workspace, provider: a, onWarning: (w) => warnings.push(w) });
+    assert.ok(warnings.some((w) => /another version.*recomputing its lexical terms/.test(w)), warnings.join('\n'));
+    assert.deepEqual([extracted, r.unchanged, r.added], [0, 2, 0]);
+    assert.deepEqual([a.embedded, b.embedded], embedded, 'no passage embedded again');
+    const after = (await readManifest(dir))!;
+    assert.equal(after.lexical, LEXICAL_VERSION);
+    for (const rec of Object.values(after.shards)) {
+      for (const src of await readPassageShard(dir, rec)) {
+        const title = after.sources[src.id].title;
+        for (const p of src.passages) assert.equal(p.k, lexicalTerms({ sourceTitle: title, heading: p.h, text: p.t }).join(' '));
+      }
+    }
+    assert.ok((await (await LibraryIndex.open(workspace, a)).search('foires de Champagne lettres de foire', { k: 1 })).length === 1);
+    // Switching back to the other model re-links its stored vectors: nothing embedded either.
+    await run(workspace, lib, b);
+    assert.equal(b.embedded, embedded[1]);
+    assert.ok((await (await LibraryIndex.open(workspace, b)).search('foires de Champagne lettres de foire', { k: 1 })).length === 1);
   });
 
   it('detects a damaged shard by checksum and re-indexes its sources', async () => {

@@ -161,12 +161,31 @@ class IndexRun {
       this.warn(`${err.message}; rebuilding the index from the library`);
     }
     const outdated = m && outdatedReason(m);
-    if (outdated) {
+    // Same passages, other lexical terms: the terms are recomputed from the stored text, so no
+    // PDF is read again and stored vectors stay valid (an Ollama library is not re-embedded).
+    const termsOnly = !!outdated && m!.chunker === CHUNKER_VERSION;
+    if (outdated && !termsOnly) {
       this.warn(`the index was ${outdated}; rebuilding it`);
       m = undefined;
     }
     this.m = m ?? emptyManifest(CHUNKER_VERSION, LEXICAL_VERSION);
     await this.verifyShards();
+    if (termsOnly) {
+      this.warn(`the index was ${outdated}; recomputing its lexical terms from the stored passages (PDFs are not read again)`);
+      this.recomputeTerms();
+    }
+  }
+
+  /** Rewrites every stored passage's lexical terms with this version's tokenisation. */
+  private recomputeTerms(): void {
+    for (const [shard, list] of this.loaded) {
+      for (const src of list) {
+        const title = this.m.sources[src.id]?.title ?? '';
+        for (const p of src.passages) p.k = lexicalTerms({ sourceTitle: title, heading: p.h, text: p.t }).join(' ');
+      }
+      this.dirty.add(shard);
+    }
+    this.m.lexical = LEXICAL_VERSION;
   }
 
   /** Drops shards whose files are damaged: their sources are re-read from the PDFs. */
