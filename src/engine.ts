@@ -9,7 +9,7 @@ export { OllamaReranker } from './core/analysis/rerank';
 export { createProvider } from './core/embedding/providerFactory';
 export { updateIndex } from './core/index/indexer';
 export type { IndexReport, IndexProgress } from './core/index/indexer';
-export { LibraryIndex, indexStatus } from './core/index/libraryIndex';
+export { LibraryIndex, indexStatus, unusableFor } from './core/index/libraryIndex';
 export { indexDir, INDEX_DIR, readManifest } from './core/index/manifest';
 export { IndexBusyError } from './core/index/lock';
 export { libraryInputs } from './core/library/pdfSource';

@@ -172,16 +172,14 @@ export class LibraryService implements vscode.Disposable {
   /**
    * Why the index cannot serve an analysis with the configured model (it holds no
    * vectors for it yet, or another version built it), or undefined when it can.
-   * Opening it here costs nothing extra: the analysis reuses the loaded index.
+   * Read from the manifest alone: the index itself loads inside the analysis's progress.
    */
   async unusableReason(folder: vscode.WorkspaceFolder): Promise<string | undefined> {
-    try {
-      await this.open(folder);
-      return undefined;
-    } catch (err) {
-      // Damage and other failures are reported by the analysis itself.
-      return (err as Error).name === 'IndexMissingError' ? (err as Error).message : undefined;
-    }
+    const engine = loadEngine();
+    const dir = engine.indexDir(folder.uri.fsPath);
+    // A damaged manifest is reported by the analysis itself.
+    const manifest = await engine.readManifest(dir).catch(() => undefined);
+    return manifest && engine.unusableFor(dir, manifest, await this.provider(folder));
   }
 
   /** Collections named in the index, for the panel's filter. */

@@ -98,20 +98,10 @@ export class LibraryIndex {
     const dir = indexDir(workspace);
     const manifest = await readManifest(dir);
     if (!manifest) throw new IndexMissingError(`No library index in ${dir}. Index the library first (similar-sources index --library <folder>).`);
-    // Stored terms and passages must be this version's, or queries would miss them silently.
-    const outdated = outdatedReason(manifest);
-    if (outdated) throw new IndexMissingError(`The index in ${dir} was ${outdated}. Index the library again to rebuild it.`);
+    const unusable = unusableFor(dir, manifest, provider);
+    if (unusable) throw new IndexMissingError(unusable);
     const set = manifest.vectors[provider.key];
-    if (!set) {
-      const built = manifest.activeModel ? ` (it was built with ${manifest.activeModel})` : '';
-      throw new IndexMissingError(`The index in ${dir} has no vectors for ${provider.id} model "${provider.model}"${built}. Run the index command with this provider.`);
-    }
     const shardKeys = Object.keys(manifest.shards).sort((a, b) => Number(a) - Number(b));
-    for (const key of shardKeys) {
-      if (set.shards[key]?.passagesGen !== manifest.shards[key].gen) {
-        throw new IndexMissingError(`The index in ${dir} is not complete for model "${provider.model}" (an indexing run was interrupted). Run the index command again to finish it.`);
-      }
-    }
     const total = shardKeys.reduce((n, k) => n + manifest.shards[k].passages, 0);
     const dim = set.dim;
     const vectors = allocateVectors(total, dim);
@@ -258,6 +248,28 @@ export class LibraryIndex {
     const sourceOfRow = this.collection.sourceOfRow;
     return (row) => ok[sourceOfRow[row]];
   }
+}
+
+/**
+ * Why the index whose manifest this is cannot serve `provider`, from the manifest
+ * alone (no shard read): another version built it, or it holds no complete set of
+ * vectors for that model. Undefined when it can.
+ */
+export function unusableFor(dir: string, manifest: Manifest, provider: Pick<EmbeddingProvider, 'id' | 'model' | 'key'>): string | undefined {
+  // Stored terms and passages must be this version's, or queries would miss them silently.
+  const outdated = outdatedReason(manifest);
+  if (outdated) return `The index in ${dir} was ${outdated}. Index the library again to rebuild it.`;
+  const set = manifest.vectors[provider.key];
+  if (!set) {
+    const built = manifest.activeModel ? ` (it was built with ${manifest.activeModel})` : '';
+    return `The index in ${dir} has no vectors for ${provider.id} model "${provider.model}"${built}. Run the index command with this provider.`;
+  }
+  for (const key of Object.keys(manifest.shards)) {
+    if (set.shards[key]?.passagesGen !== manifest.shards[key].gen) {
+      return `The index in ${dir} is not complete for model "${provider.model}" (an indexing run was interrupted). Run the index command again to finish it.`;
+    }
+  }
+  return undefined;
 }
 
 /** Where the index stands, for status displays; never throws. */
