@@ -6,22 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const watch = process.argv.includes('--watch');
 mkdirSync('dist', { recursive: true });
 
 // Native or optional modules stay outside the bundle.
 // @napi-rs/canvas: pdf-parse tries it in a try/catch; we give pdf.js a pure-JS DOMMatrix instead.
-// @huggingface/transformers: an optional vectra backend we never use.
-const external = ['vscode', '@napi-rs/canvas', '@huggingface/transformers'];
-// vectra requires these at load for a BM25 mode we do not use (we rank lexically ourselves).
-const stubUnused = {
-  name: 'stub-unused',
-  setup(b) {
-    b.onResolve({ filter: /^(wink-nlp|wink-eng-lite-web-model|wink-bm25-text-search)$/ }, () => ({ path: join(process.cwd(), 'scripts/stubs/unused.cjs') }));
-  },
-};
+const external = ['vscode', '@napi-rs/canvas'];
 const common = {
-  plugins: [stubUnused],
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -36,7 +26,7 @@ const common = {
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the
 // thin VS Code adapters, and it loads dist/engine.js on first use.
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts' }, outdir: 'dist' });
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts' }, outdir: 'dist' });
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
 if (existsSync('scripts/build-webview.mjs')) {
   const r = spawnSync(process.execPath, ['scripts/build-webview.mjs'], { stdio: 'inherit' });
@@ -46,7 +36,4 @@ if (existsSync('scripts/build-webview.mjs')) {
 // Files the bundled libraries read beside themselves at run time.
 const pdfParseDir = dirname(require.resolve('pdf-parse'));
 copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
-mkdirSync('dist/schemas', { recursive: true });
-copyFileSync(join(dirname(require.resolve('vectra')), 'codecs', 'schemas', 'index.proto'), 'dist/schemas/index.proto');
-if (watch) console.log('watch mode is not supported; rerun npm run build');
 console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

@@ -89,7 +89,6 @@ const ALLOWED_EXACT = new Set([
 ]);
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
-  /^extension\/dist\/schemas\/[^/]+$/, // vectra's protobuf schema (scripts/build.mjs)
   /^extension\/dist\/webview\//, // webview bundles, CSS, pdf.js worker, cmaps, fonts, wasm, ICC profiles
   /^extension\/media\//,
   /^extension\/l10n\/[^/]+\.json$/,
@@ -106,7 +105,6 @@ function requiredEntries(manifest) {
     'extension/dist/engine.js',
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
-    'extension/dist/schemas/index.proto',
     'extension/dist/webview/panel.js',
     'extension/dist/webview/panel.css',
     'extension/dist/webview/pdfViewer.js',

@@ -2,24 +2,33 @@
  * The headless CLI: the same engine as the extension, for scripts and
  * benchmarks. Progress and warnings go to stderr, results to stdout.
  */
-import * as path from 'node:path';
-import { EmbeddedProvider } from '../core/embedding/embeddedProvider';
-import { createProvider } from '../core/embedding/providerFactory';
-import type { EmbeddingProvider } from '../core/embedding/provider';
-import { updateIndex, type IndexReport } from '../core/index/indexer';
-import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
-import { indexDir, readManifest } from '../core/index/manifest';
-import { shortAuthors } from '../core/citation/format';
-import { libraryInputs } from '../core/library/pdfSource';
-import { PdfExtractPool } from '../core/pdf/extractPool';
-import { runBeirEval } from '../core/eval/beir';
-import { analyzeDocument, IndexNotReadyError, type AnalysisResult } from '../core/analysis/analyze';
-import { AnalysisCache } from '../core/analysis/cache';
-import { OptionsError, type AnalysisOptions } from '../core/analysis/options';
-import { OllamaReranker } from '../core/analysis/rerank';
-import { readWorkspaceSettings } from '../core/config/workspaceSettings';
-import { segmentMarkdown, type Granularity } from '../core/markdown/segment';
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import {
+  analyse,
+  bundleDir,
+  createProvider,
+  errorCode,
+  errorHealth,
+  indexedModel,
+  indexHealth,
+  indexDir,
+  indexLibrary,
+  openIndex,
+  readWorkspaceSettings,
+  resolveLibrary,
+  runBeirEval,
+  search,
+  segmentMarkdown,
+  type AnalysisOptions,
+  type AnalysisResult,
+  type EmbeddingProvider,
+  type LibraryIndexReport,
+  type LibrarySpec,
+} from '../engine';
+import { shortAuthors } from '../shared/citation';
+import { describeHealth } from '../shared/health';
+import type { Granularity, ProviderName, Settings } from '../shared/settings';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
@@ -84,8 +93,8 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${args.command}"`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof OptionsError) {
-      err(`error: ${e.message}\n\n${USAGE}`);
+    if (e instanceof UsageError || errorCode(e) === 'invalid-options') {
+      err(`error: ${(e as Error).message}\n\n${USAGE}`);
       return 2;
     }
     err(`error: ${(e as Error).message}`);
@@ -97,15 +106,14 @@ function workspaceOf(args: ParsedArgs): string {
   return path.resolve(one(args, 'workspace') ?? process.cwd());
 }
 
-async function providerFrom(args: ParsedArgs, fallbackKey?: { provider: string; model: string }): Promise<EmbeddingProvider> {
-  const name = one(args, 'provider') ?? fallbackKey?.provider ?? 'embedded';
+async function providerFrom(args: ParsedArgs, indexed?: { provider: string; model: string }): Promise<EmbeddingProvider> {
+  const name = one(args, 'provider') ?? indexed?.provider ?? 'embedded';
   if (name !== 'embedded' && name !== 'ollama') throw new UsageError(`--provider must be "embedded" or "ollama" (got "${name}")`);
-  if (name === 'embedded') return new EmbeddedProvider();
   const { provider } = await createProvider(
     {
-      provider: 'ollama',
-      ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
-      ollamaModel: one(args, 'ollama-model') ?? (fallbackKey?.provider === 'ollama' ? fallbackKey.model : undefined),
+      provider: name as ProviderName,
+      ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST ?? '',
+      ollamaModel: one(args, 'ollama-model') ?? (indexed?.provider === 'ollama' ? indexed.model : ''),
     },
     { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) },
   );
@@ -114,49 +122,47 @@ async function providerFrom(args: ParsedArgs, fallbackKey?: { provider: string; 
 
 /** A path given on the command line: relative to the current directory, as a shell user means it. */
 const fromCwd = (p: string) => path.resolve(p);
-const cliBib = (args: ParsedArgs) => {
+
+/**
+ * The library of `workspace`: its .vscode/settings.json read as the extension
+ * reads its settings, with what the command line names instead. Both then go
+ * through the engine's resolveLibrary, so the CLI and the extension index the
+ * same files for the same workspace.
+ */
+async function librarySpec(args: ParsedArgs, workspace: string): Promise<{ library: LibrarySpec; settings: Settings }> {
+  const { settings, problems } = await readWorkspaceSettings(workspace);
+  for (const p of problems) err(`warning: ${p}`);
+  const libraries = all(args, 'library');
+  if (libraries.length) settings.libraryFolders = libraries.map(fromCwd);
   const bib = one(args, 'bib');
-  return bib === undefined ? undefined : fromCwd(bib);
-};
+  if (bib !== undefined) settings.bibliographyFile = fromCwd(bib);
+  if (all(args, 'include').length) settings.include = all(args, 'include');
+  if (all(args, 'exclude').length) settings.exclude = all(args, 'exclude');
+  if (all(args, 'primary').length) settings.primarySourceFolders = all(args, 'primary');
+  return { library: resolveLibrary(workspace, settings), settings };
+}
 
 async function cmdIndex(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...PROVIDER_OPTS]);
-  const libraries = all(args, 'library').map(fromCwd);
-  if (!libraries.length) throw new UsageError('index needs at least one --library <dir>');
   const workspace = workspaceOf(args);
+  const { library } = await librarySpec(args, workspace);
+  // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
+  if (!library.fromSettings && one(args, 'workspace') === undefined) {
+    throw new UsageError('index needs --library <dir>, or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
+  }
   const provider = await providerFrom(args);
-  const report = await runIndex(args, workspace, provider, libraries, cliBib(args), all(args, 'primary'));
+  const report = await runIndex(args, library, provider);
   if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
   else printIndexReport(report);
   return report.cancelled ? 130 : 0;
 }
 
 /** Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. */
-async function runIndex(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[]): Promise<IndexReport> {
+async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<LibraryIndexReport> {
   // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
   const jobs = one(args, 'jobs');
   const jobCount = jobs === undefined ? undefined : Number(jobs);
   if (jobCount !== undefined && !(Number.isInteger(jobCount) && jobCount >= 0 && jobCount <= 64)) throw new UsageError('--jobs takes a whole number from 0 to 64');
-  const pool = jobCount === 0 ? undefined : PdfExtractPool.beside(typeof __dirname === 'string' ? __dirname : undefined, jobCount);
-  try {
-    return await indexWith(args, workspace, provider, libraries, bib, primary, pool);
-  } finally {
-    await pool?.close();
-  }
-}
-
-async function indexWith(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[], pool: PdfExtractPool | undefined): Promise<IndexReport> {
-  const { inputs, warnings } = await libraryInputs({
-    extractor: pool && ((bytes) => pool.extract(bytes)),
-    folders: libraries.map((l) => path.resolve(workspace, l)),
-    include: all(args, 'include'),
-    exclude: all(args, 'exclude'),
-    primary,
-    baseDir: workspace,
-    bibliography: bib && path.resolve(workspace, bib),
-  });
-  for (const w of warnings) err(`warning: ${w}`);
-  err(`indexing ${inputs.length} PDF files into ${indexDir(workspace)} (${provider.id} model ${provider.model})`);
   const ac = new AbortController();
   const onSigint = () => {
     err('cancelling: saving what is done…');
@@ -164,24 +170,29 @@ async function indexWith(args: ParsedArgs, workspace: string, provider: Embeddin
   };
   process.once('SIGINT', onSigint);
   let lastLine = 0;
-  const report = await updateIndex(inputs, {
-    workspace,
-    provider,
-    signal: ac.signal,
-    onWarning: (w) => err(`warning: ${w}`),
-    onProgress: (p) => {
-      const now = Date.now();
-      if (p.phase === 'read' && (now - lastLine > 1000 || p.done === 0)) {
-        lastLine = now;
-        err(`  [${p.done + 1}/${p.total}] ${p.file ? path.basename(p.file) : ''}`);
-      }
-    },
-  }).finally(() => process.off('SIGINT', onSigint));
-  report.warnings.unshift(...warnings);
-  return report;
+  try {
+    return await indexLibrary({
+      library,
+      provider,
+      jobs: jobCount,
+      workerDir: bundleDir,
+      signal: ac.signal,
+      onWarning: (w) => err(`warning: ${w}`),
+      onProgress: (p) => {
+        if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${library.folders.join(', ')} into ${indexDir(library.workspace)} (${provider.id} model ${provider.model})`);
+        const now = Date.now();
+        if (p.phase === 'read' && (now - lastLine > 1000 || p.done === 0)) {
+          lastLine = now;
+          err(`  [${p.done + 1}/${p.total}] ${p.file ? path.basename(p.file) : ''}`);
+        }
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }
 
-function printIndexReport(r: IndexReport) {
+function printIndexReport(r: LibraryIndexReport) {
   out(
     `${r.cancelled ? 'Cancelled; saved so far' : 'Indexed'}: ${r.sources} sources, ${r.passages} passages in ${(r.ms / 1000).toFixed(1)} s ` +
       `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
@@ -201,36 +212,14 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
   const sourceType = one(args, 'source-type') ?? 'both';
   if (!['primary', 'secondary', 'both'].includes(sourceType)) throw new UsageError('--source-type must be primary, secondary or both');
   const workspace = workspaceOf(args);
-  const manifest = await readManifest(indexDir(workspace)).catch(() => undefined);
-  const active = manifest?.activeModel ? manifest.vectors[manifest.activeModel] : undefined;
-  const provider = await providerFrom(args, active);
-  const index = await LibraryIndex.open(workspace, provider);
-  const hits = await index.search(text, {
+  const provider = await providerFrom(args, await indexedModel(workspace));
+  const index = await openIndex(workspace, provider);
+  const hits = await search(index, text, {
     k,
     filter: { sourceType: sourceType as 'primary' | 'secondary' | 'both', collections: all(args, 'collection') },
   });
   if (args.flags.has('json')) {
-    out(
-      JSON.stringify(
-        {
-          results: hits.map((h) => ({
-            path: h.sourceRecord.path,
-            title: h.sourceRecord.title,
-            authors: h.sourceRecord.authors,
-            year: h.sourceRecord.year ?? null,
-            citekey: h.sourceRecord.citekey ?? null,
-            page: h.page,
-            pageLabel: h.pageLabel ?? null,
-            heading: h.heading ?? null,
-            score: round(h.score),
-            cosine: round(h.cosine),
-            text: h.text,
-          })),
-        },
-        null,
-        2,
-      ),
-    );
+    out(JSON.stringify({ results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
     return 0;
   }
   if (!hits.length) {
@@ -238,11 +227,10 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
     return 0;
   }
   hits.forEach((h, i) => {
-    const s = h.sourceRecord;
-    const by = [s.authors.slice(0, 2).join('; '), s.year].filter(Boolean).join(', ');
+    const by = [h.authors.slice(0, 2).join('; '), h.year].filter(Boolean).join(', ');
     const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${h.pageLabel} (PDF page ${h.page})` : `p. ${h.page}`;
-    out(`${i + 1}. ${s.title}${by ? ` — ${by}` : ''}, ${page}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
-    out(`   ${s.path}`);
+    out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(`   ${h.path}`);
     out(`   ${excerpt(h.text, 260)}`);
   });
   return 0;
@@ -279,10 +267,10 @@ type BeirEvalBaseline = { 'ndcg@10': number; 'recall@10': number; 'recall@100': 
 
 async function cmdStatus(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'json']);
-  const st = await indexStatus(workspaceOf(args));
-  if (args.flags.has('json')) out(JSON.stringify({ state: st.state, detail: st.detail, fingerprint: st.manifest?.fingerprint ?? null }));
-  else out(`${st.state}: ${st.detail}`);
-  return st.state === 'ready' ? 0 : 1;
+  const health = await indexHealth(workspaceOf(args));
+  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health) }));
+  else out(describeHealth(health));
+  return health.state === 'ready' ? 0 : 1;
 }
 
 const round = (x: number) => Math.round(x * 10000) / 10000;
@@ -324,13 +312,11 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...PROVIDER_OPTS]);
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
-  const settings = await readWorkspaceSettings(workspace);
-  // Paths typed on the command line are relative to the shell's directory; those in the
-  // workspace's settings, to the workspace.
-  const libraries = all(args, 'library').length ? all(args, 'library').map(fromCwd) : (settings.libraryFolders ?? []);
+  const { library, settings } = await librarySpec(args, workspace);
   const provider = await providerFrom(args);
-  if (libraries.length) {
-    const report = await runIndex(args, workspace, provider, libraries, cliBib(args) ?? settings.bibliographyFile, all(args, 'primary').length ? all(args, 'primary') : (settings.primarySourceFolders ?? []));
+  // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
+  if (library.fromSettings) {
+    const report = await runIndex(args, library, provider);
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
     for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
@@ -352,12 +338,12 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
   process.once('SIGINT', onSigint);
   let result: AnalysisResult;
   try {
-    result = await analyzeDocument(text, options, {
-      index: () => LibraryIndex.open(workspace, provider),
+    result = await analyse(text, options, {
+      index: () => openIndex(workspace, provider),
       workspace,
       documentPath: file,
-      cache: args.flags.has('no-cache') ? false : new AnalysisCache(workspace),
-      reranker: new OllamaReranker({ host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') }),
+      cache: args.flags.has('no-cache') ? false : { ttlHours: settings.cacheLifetimeHours },
+      reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
       citationTemplate: one(args, 'citation-template'),
       signal: ac.signal,
       log: (l) => err(l),
@@ -366,12 +352,13 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
       },
     });
   } catch (e) {
-    if (e instanceof IndexNotReadyError) {
-      err(`error: ${e.message}`);
-      if (e.state === 'missing') err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
+    const health = errorHealth(e);
+    if (health) {
+      err(`error: ${(e as Error).message}`);
+      if (health.state === 'missing') err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
       return 1;
     }
-    if ((e as Error).name === 'AbortError') {
+    if (errorCode(e) === 'cancelled') {
       err('cancelled: nothing was cached');
       return 130;
     }

@@ -1,60 +1,27 @@
 /**
  * The typed message protocol between the extension host and its webviews
- * (the Similar Sources panel and the PDF viewer). Shared by both bundles; no
- * imports, so the webview bundle stays free of Node and `vscode`.
+ * (the Similar Sources panel and the PDF viewer). Shared by both bundles; it
+ * imports only from src/shared, so the webview bundle stays free of Node and `vscode`.
  */
 
-export type Granularity = 'section' | 'paragraph' | 'sentence';
-export type SourceTypeFilter = 'secondary' | 'primary' | 'both';
+import type { Recommendation, SegmentStatus } from './results';
+import type { PanelOptions } from './settings';
+import type { UiStrings } from './strings';
 
-export interface PanelOptions {
-  granularity: Granularity;
-  maxResults: number;
-  similarityThreshold: number;
-  sourceType: SourceTypeFilter;
-  collectionFilter: string[];
-  useReranking: boolean;
-  useContextualEmbedding: boolean;
-}
-
-export interface CardPassage {
-  page: number;
-  pageLabel: string | null;
-  heading: string | null;
-  similarity: number;
-  preview: string;
-}
-
-export interface SourceCard {
-  sourceId: string;
-  path: string;
-  title: string;
-  authors: string[];
-  year: number | null;
-  citekey: string | null;
-  sourceType: 'primary' | 'secondary';
-  page: number;
-  pageLabel: string | null;
-  /** Calibrated 0–1. */
-  similarity: number;
-  reranked: boolean;
-  alreadyCited: boolean;
-  preview: string;
-  /** Words of the preview to highlight (untrusted text: the webview escapes everything). */
-  highlights: string[];
-  citation: string;
-  passages: CardPassage[];
-  duplicates: string[];
-}
-
+/**
+ * A segment as the panel shows it: deliberately slimmer than the engine's
+ * SegmentResult (no text, query or heading path: the panel names a segment by
+ * its title and lines), with the engine's cards as they are. `outdated`: the
+ * text changed since the analysis.
+ */
 export interface SegmentView {
   id: string;
   type: string;
   title: string;
   startLine: number;
   endLine: number;
-  status: 'analysed' | 'too-short' | 'outdated';
-  cards: SourceCard[];
+  status: SegmentStatus | 'outdated';
+  cards: Recommendation[];
 }
 
 /** Everything the panel shows; the panel renders from this state alone. */
@@ -80,13 +47,9 @@ export type PanelState =
       rerankNote?: string;
     };
 
-export interface PanelStrings {
-  [key: string]: string;
-}
-
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: PanelStrings }
+  | { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: UiStrings }
   | { type: 'focusSegment'; segmentId: string };
 
 /** Webview → host. */
@@ -101,7 +64,7 @@ export type WebviewMessage =
   | { type: 'run'; command: 'analyse' | 'index' | 'rebuild' | 'configureLibrary' | 'showLog' };
 
 /** PDF viewer: host → webview. */
-export type PdfHostMessage = { type: 'open'; url: string; name: string; page: number; highlight: string; strings: PanelStrings };
+export type PdfHostMessage = { type: 'open'; url: string; name: string; page: number; highlight: string; strings: UiStrings };
 
 /** PDF viewer: webview → host. */
 export type PdfWebviewMessage =

@@ -5,9 +5,9 @@
  * (before its final full stop).
  */
 import * as vscode from 'vscode';
-import { formatCitation } from '../core/citation/format';
+import { formatCitation } from '../shared/citation';
 import { readSettings } from './config';
-import type { Ctx } from './ctx';
+import type { Services } from './services';
 import type { TrackedSegment } from './results';
 
 export interface CitationArgs {
@@ -17,7 +17,7 @@ export interface CitationArgs {
   page?: number;
 }
 
-function resolve(ctx: Ctx, args: CitationArgs): { uri: vscode.Uri; segment: TrackedSegment; text: string } | undefined {
+function resolve(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): { uri: vscode.Uri; segment: TrackedSegment; text: string } | undefined {
   const uri = args.uri ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
   if (!uri) return undefined;
   const segment = ctx.results.segment(uri, args.segmentId);
@@ -33,7 +33,7 @@ function resolve(ctx: Ctx, args: CitationArgs): { uri: vscode.Uri; segment: Trac
   return { uri, segment, text };
 }
 
-export async function insertCitation(ctx: Ctx, args: CitationArgs): Promise<boolean> {
+export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): Promise<boolean> {
   const r = resolve(ctx, args);
   if (!r) return false;
   const doc = await vscode.workspace.openTextDocument(r.uri);
@@ -68,7 +68,7 @@ export async function insertCitation(ctx: Ctx, args: CitationArgs): Promise<bool
   return ok;
 }
 
-export async function copyCitation(ctx: Ctx, args: CitationArgs): Promise<string | undefined> {
+export async function copyCitation(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): Promise<string | undefined> {
   const r = resolve(ctx, args);
   if (!r) return undefined;
   await vscode.env.clipboard.writeText(r.text);

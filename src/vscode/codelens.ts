@@ -3,24 +3,28 @@
  * "no source above 40%", or "outdated: run again". Clicking opens the panel on it.
  */
 import * as vscode from 'vscode';
-import { shortAuthors } from '../core/citation/format';
+import { shortAuthors } from '../shared/citation';
 import { readSettings } from './config';
-import type { Ctx } from './ctx';
+import type { ResultStore } from './results';
 
-export class SourcesCodeLensProvider implements vscode.CodeLensProvider {
+export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.emitter.event;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly ctx: Ctx) {
-    ctx.results.onDidChange(() => this.emitter.fire());
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('similarSources.codeLens')) this.emitter.fire();
-    });
+  constructor(private readonly results: ResultStore) {
+    this.subscriptions = [
+      this.emitter,
+      results.onDidChange(() => this.emitter.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('similarSources.codeLens')) this.emitter.fire();
+      }),
+    ];
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     if (!readSettings(document.uri).codeLens) return [];
-    const doc = this.ctx.results.get(document.uri);
+    const doc = this.results.get(document.uri);
     if (!doc) return [];
     const lenses: vscode.CodeLens[] = [];
     for (const s of doc.segments) {
@@ -29,6 +33,10 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider {
       lenses.push(new vscode.CodeLens(range, { title: lensTitle(s, doc.threshold), tooltip: vscode.l10n.t('Show the sources of this passage'), command: 'similarSources.showSegment', arguments: [{ uri: doc.uri, segmentId: s.id }] }));
     }
     return lenses;
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
   }
 }
 

@@ -1,6 +1,8 @@
 /**
- * Loads the engine bundle on first use. The extension bundle itself holds only
- * the thin VS Code adapters, so activation loads no remark, vectra or pdf-parse.
+ * Loads the engine bundle (dist/engine.js, the engine API of src/engine) on
+ * first use. The extension bundle holds only the thin VS Code adapters, so
+ * activation loads no remark, pdf.js or index code; the host sees the engine
+ * through its API only (types here, values through this loader).
  */
 import * as path from 'node:path';
 
@@ -15,8 +17,4 @@ export function loadEngine(): Engine {
     engine = require(file) as Engine;
   }
   return engine;
-}
-
-export function engineLoaded(): boolean {
-  return engine !== undefined;
 }

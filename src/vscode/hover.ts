@@ -4,16 +4,16 @@
  * escaped; only our own two commands are trusted.
  */
 import * as vscode from 'vscode';
-import { shortAuthors } from '../core/citation/format';
-import type { Ctx } from './ctx';
+import { shortAuthors } from '../shared/citation';
+import type { ResultStore } from './results';
 
 const TRUSTED = ['similarSources.openPdf', 'similarSources.insertCitation'];
 
 export class SourcesHoverProvider implements vscode.HoverProvider {
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly results: ResultStore) {}
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
-    const seg = this.ctx.results.segmentAt(document.uri, position.line);
+    const seg = this.results.segmentAt(document.uri, position.line);
     if (!seg || seg.status === 'too-short' || seg.cards.length === 0) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: TRUSTED };

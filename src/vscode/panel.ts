@@ -1,17 +1,28 @@
 /**
  * The Similar Sources panel: a webview beside the editor that renders one
  * PanelState (webview-ui/panel). The host owns the state; the webview sends
- * typed requests back. Strict CSP with a nonce; resources only from dist/webview.
- * The panel comes back after a reload through a serializer.
+ * typed requests back, which become our commands. Strict CSP with a nonce;
+ * resources only from dist/webview. The panel comes back after a reload through
+ * a serializer, and asks (onDidRequestRestore) for its document's results.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { HostMessage, PanelState, WebviewMessage } from '../shared/protocol';
+import { PANEL_STRING_KEYS, PDF_STRING_KEYS } from '../shared/strings';
 import { readSettings, writeOption } from './config';
-import type { Ctx } from './ctx';
-import { toSegmentView } from './results';
-import { panelStrings } from './strings';
-import { restoreFromCache } from './analysis';
+import type { LibraryService } from './library';
+import { toSegmentView, type ResultStore } from './results';
+import type { Trust } from './trust';
+import { localised, webviewHtml } from './webviewHtml';
+
+export interface PanelDeps {
+  extensionUri: vscode.Uri;
+  /** Per-workspace memory (the panel's document across reloads). */
+  memento: vscode.Memento;
+  log: vscode.LogOutputChannel;
+  results: ResultStore;
+  library: LibraryService;
+  trust: Trust;
+}
 
 export const PANEL_VIEW_TYPE = 'similarSources.panel';
 const MEMENTO_DOCUMENT = 'panel.document';
@@ -25,28 +36,35 @@ export class PanelHost implements vscode.Disposable {
   private documentUri?: string;
   private segmentId: string | null = null;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly restoreEmitter = new vscode.EventEmitter<vscode.Uri>();
+  /** After a reload, the panel's document needs its results (from the analysis cache). */
+  readonly onDidRequestRestore = this.restoreEmitter.event;
+  private readonly flash = vscode.window.createTextEditorDecorationType({ backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'), isWholeLine: true });
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly ctx: PanelDeps) {
     this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };
     this.disposables.push(
+      this.restoreEmitter,
+      this.flash,
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => {
           this.documentUri = ctx.memento.get<string>(MEMENTO_DOCUMENT);
           this.segmentId = ctx.memento.get<string>(MEMENTO_SEGMENT) ?? null;
           this.attach(panel);
           this.refresh();
-          await this.restoreResults();
+          if (this.documentUri && !ctx.results.get(this.documentUri) && ctx.trust.trusted) this.restoreEmitter.fire(vscode.Uri.parse(this.documentUri));
         },
       }),
+      ctx.trust.onDidRefuse((message) => this.showUntrusted(message)),
       ctx.results.onDidChange((uri) => {
         if (uri === this.documentUri) this.refresh();
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => this.followCursor(e.textEditor)),
-      ctx.library.onDidChangeState((st) => {
+      ctx.library.onDidChangeHealth((h) => {
         // Indexing progress shows in the panel unless it is showing results.
         if (!this.panel || this.state.kind === 'results') return;
-        if (st.kind === 'indexing') this.showState({ kind: 'indexing', message: vscode.l10n.t('Indexing PDFs'), done: st.done, total: st.total });
-        else if (this.state.kind === 'indexing' && st.kind === 'ready') this.showState({ kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') });
+        if (h.state === 'indexing') this.showState({ kind: 'indexing', message: vscode.l10n.t('Indexing PDFs'), done: h.done ?? 0, total: h.total ?? 0 });
+        else if (this.state.kind === 'indexing' && h.state === 'ready') this.showState({ kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') });
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('similarSources')) this.post();
@@ -74,8 +92,8 @@ export class PanelHost implements vscode.Disposable {
     this.post();
   }
 
-  showUntrusted(): void {
-    this.showState({ kind: 'untrusted', message: this.ctx.untrustedMessage() });
+  showUntrusted(message: string): void {
+    this.showState({ kind: 'untrusted', message });
   }
 
   /** Shows the results of a document, on the segment at `line` when there is one. */
@@ -85,21 +103,6 @@ export class PanelHost implements vscode.Disposable {
     this.show();
     this.refresh();
     if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
-  }
-
-  /**
-   * After a reload: the results of the panel's document come back from the
-   * analysis cache (no analysis, no index load); on a miss the panel says to run
-   * the command.
-   */
-  private async restoreResults(): Promise<void> {
-    if (!this.documentUri || this.ctx.results.get(this.documentUri) || !vscode.workspace.isTrusted) return;
-    try {
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(this.documentUri));
-      if (await restoreFromCache(this.ctx, doc)) this.refresh();
-    } catch (err) {
-      this.ctx.log.info(`panel restore: ${(err as Error).message}`);
-    }
   }
 
   /** Rebuilds the state from the stored results. */
@@ -148,7 +151,7 @@ export class PanelHost implements vscode.Disposable {
     this.ready = false;
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'icon.svg');
-    panel.webview.html = this.html(panel.webview);
+    panel.webview.html = webviewHtml(panel.webview, this.ctx.extensionUri, { bundle: 'panel', title: 'Similar Sources', role: 'main' });
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
@@ -158,8 +161,10 @@ export class PanelHost implements vscode.Disposable {
 
   private post(): void {
     if (!this.panel || !this.ready) return;
-    const s = readSettings(this.documentUri ? vscode.Uri.parse(this.documentUri) : undefined);
-    const msg: HostMessage = { type: 'state', state: this.state, options: s.options, collections: this.ctx.library.collections(), strings: panelStrings() };
+    const s = readSettings(this.documentUri ? vscode.Uri.parse(this.documentUri) : undefined, this.ctx.log);
+    const { granularity, maxResults, similarityThreshold, sourceType, collectionFilter, useReranking, useContextualEmbedding } = s;
+    const options = { granularity, maxResults, similarityThreshold, sourceType, collectionFilter, useReranking, useContextualEmbedding };
+    const msg: HostMessage = { type: 'state', state: this.state, options, collections: this.ctx.library.collections(), strings: localised([PANEL_STRING_KEYS, PDF_STRING_KEYS]) };
     void this.panel.webview.postMessage(msg);
   }
 
@@ -212,35 +217,8 @@ export class PanelHost implements vscode.Disposable {
     const range = new vscode.Range(seg.start, 0, seg.end, doc.lineAt(Math.min(seg.end, doc.lineCount - 1)).text.length);
     editor.selection = new vscode.Selection(range.start, range.end);
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    this.ctx.highlightSegment(editor, range);
-  }
-
-  private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const base = vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview');
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(base, 'panel.css'));
-    const js = webview.asWebviewUri(vscode.Uri.joinPath(base, 'panel.js'));
-    const csp = [
-      "default-src 'none'",
-      `img-src ${webview.cspSource} data:`,
-      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource}`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="${vscode.env.language.startsWith('fr') ? 'fr' : 'en'}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}" nonce="${nonce}">
-<title>Similar Sources</title>
-</head>
-<body>
-<div id="root" role="main"></div>
-<script nonce="${nonce}" src="${js}"></script>
-</body>
-</html>`;
+    editor.setDecorations(this.flash, [range]);
+    setTimeout(() => editor.setDecorations(this.flash, []), 1500);
   }
 
   dispose(): void {

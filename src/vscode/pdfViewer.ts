@@ -3,12 +3,11 @@
  * running pdf.js (webview-ui/pdf). Falls back to the system viewer only when
  * the webview reports that it cannot show the file.
  */
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PdfHostMessage, PdfWebviewMessage } from '../shared/protocol';
-import type { Ctx } from './ctx';
-import { panelStrings } from './strings';
+import { PDF_STRING_KEYS } from '../shared/strings';
+import { localised, webviewHtml } from './webviewHtml';
 
 export const PDF_VIEW_TYPE = 'similarSources.pdf';
 
@@ -27,7 +26,7 @@ export class PdfViewer implements vscode.Disposable {
   /** Fires when the viewer has rendered the requested page (tests wait on it). */
   readonly onDidLoad = this.emitter.event;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly ctx: { extensionUri: vscode.Uri; log: vscode.LogOutputChannel }) {}
 
   async open(args: OpenPdfArgs): Promise<void> {
     if (!args?.path) return;
@@ -47,7 +46,12 @@ export class PdfViewer implements vscode.Disposable {
         this.ready = false;
       });
       this.panel.webview.onDidReceiveMessage((m: PdfWebviewMessage) => this.onMessage(m));
-      this.panel.webview.html = this.html(this.panel.webview);
+      this.panel.webview.html = webviewHtml(this.panel.webview, this.ctx.extensionUri, {
+        bundle: 'pdfViewer',
+        title: 'PDF',
+        // pdf.js: its worker from a blob, page images and fonts as blob/data URLs, inline styles on the text layer.
+        extraCsp: { 'img-src': ['blob:'], 'style-src': ["'unsafe-inline'"], 'font-src': ['data:'], 'worker-src': ['blob:', this.panel.webview.cspSource], 'connect-src': [this.panel.webview.cspSource] },
+      });
     } else {
       this.panel.webview.options = { enableScripts: true, localResourceRoots: roots };
       this.panel.title = path.basename(args.path);
@@ -62,7 +66,7 @@ export class PdfViewer implements vscode.Disposable {
     const a = this.pending;
     this.pending = undefined;
     this.current = a;
-    const msg: PdfHostMessage = { type: 'open', url: this.panel.webview.asWebviewUri(vscode.Uri.file(a.path)).toString(), name: path.basename(a.path), page: a.page, highlight: a.highlight ?? '', strings: panelStrings() };
+    const msg: PdfHostMessage = { type: 'open', url: this.panel.webview.asWebviewUri(vscode.Uri.file(a.path)).toString(), name: path.basename(a.path), page: a.page, highlight: a.highlight ?? '', strings: localised([PDF_STRING_KEYS]) };
     void this.panel.webview.postMessage(msg);
   }
 
@@ -83,36 +87,6 @@ export class PdfViewer implements vscode.Disposable {
         return;
       }
     }
-  }
-
-  private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const base = vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview');
-    const css = webview.asWebviewUri(vscode.Uri.joinPath(base, 'pdfViewer.css'));
-    const js = webview.asWebviewUri(vscode.Uri.joinPath(base, 'pdfViewer.js'));
-    const csp = [
-      "default-src 'none'",
-      `img-src ${webview.cspSource} data: blob:`,
-      `style-src ${webview.cspSource} 'nonce-${nonce}' 'unsafe-inline'`,
-      `script-src 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource} data:`,
-      `worker-src blob: ${webview.cspSource}`,
-      `connect-src ${webview.cspSource}`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}" nonce="${nonce}">
-<title>PDF</title>
-</head>
-<body>
-<div id="root"></div>
-<script nonce="${nonce}" src="${js}"></script>
-</body>
-</html>`;
   }
 
   dispose(): void {

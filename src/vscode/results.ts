@@ -4,7 +4,8 @@
  * until the next analysis. Views (CodeLens, hover, panel) read from here.
  */
 import * as vscode from 'vscode';
-import type { SegmentView, SourceCard } from '../shared/protocol';
+import type { SegmentView } from '../shared/protocol';
+import type { Recommendation, SegmentStatus } from '../shared/results';
 
 export interface TrackedSegment {
   id: string;
@@ -13,8 +14,8 @@ export interface TrackedSegment {
   /** 0-based, inclusive, in the current document. */
   start: number;
   end: number;
-  status: 'analysed' | 'too-short' | 'outdated';
-  cards: SourceCard[];
+  status: SegmentStatus | 'outdated';
+  cards: Recommendation[];
 }
 
 export interface DocumentResults {

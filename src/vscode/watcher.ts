@@ -12,6 +12,7 @@ const DEBOUNCE_MS = 2500;
 export class LibraryWatcher implements vscode.Disposable {
   private watchers: vscode.FileSystemWatcher[] = [];
   private timer?: NodeJS.Timeout;
+  private started = false;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -24,15 +25,21 @@ export class LibraryWatcher implements vscode.Disposable {
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.rewatch()),
     );
+  }
+
+  /** Starts watching (after activation: finding the folders loads the engine). */
+  start(): void {
+    this.started = true;
     this.rewatch();
   }
 
   private rewatch(): void {
     for (const w of this.watchers) w.dispose();
     this.watchers = [];
+    if (!this.started) return;
     const folder = this.library.workspaceFolder();
     if (!folder || !vscode.workspace.isTrusted || !readSettings(folder.uri).watchLibrary) return;
-    for (const dir of this.library.libraryFolders(folder).folders) {
+    for (const dir of this.library.library(folder).folders) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.{pdf,PDF}'));
       const onEvent = (uri: vscode.Uri) => this.schedule(uri);
       w.onDidCreate(onEvent);
@@ -52,8 +59,8 @@ export class LibraryWatcher implements vscode.Disposable {
     const folder = this.library.workspaceFolder();
     if (!folder) return;
     // Only keep an index up to date: a never-indexed library is indexed on the user's request.
-    const state = await this.library.refreshState(folder);
-    if (state.kind !== 'ready') return;
+    const health = await this.library.refresh(folder);
+    if (health.state !== 'ready') return;
     this.log.info('library changed: re-indexing in the background');
     await this.library.index(folder, { visible: false }).catch((e: Error) => this.log.warn(`background indexing failed: ${e.message}`));
   }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { promises as fs, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzeDocument, cachedAnalysis, IndexNotReadyError, type AnalysisResult } from '../../src/core/analysis/analyze';
+import { analyzeDocument, cachedAnalysis, type AnalysisResult } from '../../src/core/analysis/analyze';
+import { errorCode, errorHealth } from '../../src/shared/errors';
 import { AnalysisCache } from '../../src/core/analysis/cache';
 import { OptionsError, resolveOptions } from '../../src/core/analysis/options';
 import { OllamaReranker, parseOrder } from '../../src/core/analysis/rerank';
@@ -126,7 +127,7 @@ describe('analyzeDocument', function () {
           if (p.current === 2) ac.abort();
         },
       }),
-      (e: Error) => e.name === 'AbortError',
+      (e: Error) => errorCode(e) === 'cancelled',
     );
     assert.deepEqual(progress, ['1/3', '2/3']);
     assert.ok(!existsSync(join(indexDir(cws), 'cache')) || readdirSync(join(indexDir(cws), 'cache')).length === 0, 'nothing cached');
@@ -135,10 +136,10 @@ describe('analyzeDocument', function () {
   it('says when the index is missing or being built, instead of "no source"', async () => {
     const empty = await fs.mkdtemp(join(tmpdir(), 'ss-noindex-'));
     const ctx = { index: open(empty), workspace: empty, cache: false as const };
-    await assert.rejects(analyzeDocument(DRAFT, {}, ctx), (e: Error) => e instanceof IndexNotReadyError && e.state === 'missing');
+    await assert.rejects(analyzeDocument(DRAFT, {}, ctx), (e: Error) => errorCode(e) === 'index-not-ready' && errorHealth(e)?.state === 'missing');
     await fs.mkdir(indexDir(empty), { recursive: true });
     await fs.writeFile(join(indexDir(empty), 'index.lock'), JSON.stringify({ pid: process.pid, host: 'x', since: 'now', what: 'indexing' }));
-    await assert.rejects(analyzeDocument(DRAFT, {}, ctx), (e: Error) => e instanceof IndexNotReadyError && e.state === 'building');
+    await assert.rejects(analyzeDocument(DRAFT, {}, ctx), (e: Error) => errorHealth(e)?.state === 'indexing' && /being indexed/.test(e.message));
   });
 
   it('collapses near-identical passages of different sources onto the higher-ranked one', async () => {

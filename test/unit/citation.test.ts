@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatCitation, shortAuthors, authorSurname } from '../../src/core/citation/format';
+import { formatCitation, shortAuthors, authorSurname } from '../../src/shared/citation';
 
 const src = { citekey: 'braudel1949', title: 'La Méditerranée', authors: ['Braudel, Fernand'], year: 1949, path: '/lib/braudel.pdf' };
 

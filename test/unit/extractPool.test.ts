@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -41,7 +42,10 @@ describe('PdfExtractPool (worker threads, bundled dist/pdf-extract-worker.js)', 
 parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 0, pages: process.execArgv, info: { title: String(globalThis.__ssMarker) } } }));`);
     const marker = join(dir, 'marker.cjs');
     await fs.writeFile(marker, 'globalThis.__ssMarker = true;');
-    const script = `const { PdfExtractPool } = require(${JSON.stringify(join(DIST, 'engine.js'))});
+    // The pool bundled alone (no loader in the child): what the extension host and the CLI run.
+    const bundle = join(dir, 'pool.cjs');
+    await build({ entryPoints: ['src/core/pdf/extractPool.ts'], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+    const script = `const { PdfExtractPool } = require(${JSON.stringify(bundle)});
 const pool = new PdfExtractPool({ workerFile: ${JSON.stringify(worker)}, size: 1 });
 pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify({ parent: process.execArgv, marker: globalThis.__ssMarker, worker: r.pages, workerMarker: r.info.title })); await pool.close(); });`;
     const child = spawnSync(process.execPath, ['--require', marker, '-e', script], { encoding: 'utf8' });

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { storageKey, type EmbeddingProvider } from '../../src/core/embedding/provider';
 import { updateIndex, type IndexReport, type SourceInput } from '../../src/core/index/indexer';
-import { indexStatus, LibraryIndex } from '../../src/core/index/libraryIndex';
-import { IndexCorruptError, IndexMissingError, indexDir, readManifest, writeManifest } from '../../src/core/index/manifest';
+import { indexHealth } from '../../src/core/index/health';
+import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { errorHealth } from '../../src/shared/errors';
+import { indexDir, readManifest, writeManifest } from '../../src/core/index/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { buildPdf } from '../support/pdfWriter';
 import { LEXICAL_VERSION } from '../../src/core/index/versions';
@@ -131,7 +133,7 @@ describe('index: build, search, incremental updates', function () {
     const other = new CountingProvider('other-v1');
     const r1 = await run(ctx.workspace, ctx.lib, other);
     assert.ok(other.embedded > 0 && r1.embedded === other.embedded);
-    await assert.rejects(LibraryIndex.open(ctx.workspace, new CountingProvider('never-built')), IndexMissingError);
+    await assert.rejects(LibraryIndex.open(ctx.workspace, new CountingProvider('never-built')), (e: Error) => errorHealth(e)?.state === 'incomplete');
     const back = await run(ctx.workspace, ctx.lib, new EmbeddedProvider());
     assert.equal(back.embedded, 0);
     const again = new CountingProvider('other-v1');
@@ -198,14 +200,14 @@ describe('index: damage, interruption and concurrent writers', function () {
 
   it('reports a missing index as missing, never as an empty result', async () => {
     const ws = await fs.mkdtemp(join(tmpdir(), 'ss-empty-'));
-    await assert.rejects(LibraryIndex.open(ws, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /Index the library first/.test(e.message));
+    await assert.rejects(LibraryIndex.open(ws, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'missing' && /Index the library first/.test(e.message));
   });
 
   it('detects a corrupt manifest, tells the user, and rebuilds', async () => {
     const { workspace, lib } = await setup();
     await run(workspace, lib);
     await fs.writeFile(join(indexDir(workspace), 'manifest.json'), '{"format":1,"sour');
-    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), IndexCorruptError);
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'corrupt');
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
     assert.ok(warnings.some((w) => /not valid JSON.*rebuilding/.test(w)), warnings.join('\n'));
@@ -219,15 +221,15 @@ describe('index: damage, interruption and concurrent writers', function () {
     const file = join(indexDir(workspace), 'manifest.json');
     const m = JSON.parse(await fs.readFile(file, 'utf8'));
     await fs.writeFile(file, JSON.stringify({ ...m, chunker: 0 }));
-    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources \(passages v0/.test(e.message));
-    const st = await indexStatus(workspace);
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources \(passages v0/.test(e.message));
+    const st = await indexHealth(workspace);
     assert.equal(st.state, 'outdated');
-    assert.match(st.detail, /the next indexing run rebuilds it/);
+    assert.match(st.state === 'outdated' ? st.detail : '', /passages v0/);
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
     assert.ok(warnings.some((w) => /another version of Similar Sources.*rebuilding it/.test(w)), warnings.join('\n'));
     assert.deepEqual([r.sources, r.added], [2, 2]);
-    assert.equal((await indexStatus(workspace)).state, 'ready');
+    assert.equal((await indexHealth(workspace)).state, 'ready');
     await LibraryIndex.open(workspace, new EmbeddedProvider());
   });
 
@@ -246,8 +248,8 @@ describe('index: damage, interruption and concurrent writers', function () {
       m.shards[key] = await writePassageShard(dir, Number(key), rec.gen, list);
     }
     await writeManifest(dir, { ...m, lexical: 'lex-0' });
-    await assert.rejects(LibraryIndex.open(workspace, a), (e: Error) => e instanceof IndexMissingError && /another version of Similar Sources.*terms lex-0/.test(e.message));
-    assert.equal((await indexStatus(workspace)).state, 'outdated');
+    await assert.rejects(LibraryIndex.open(workspace, a), (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources.*terms lex-0/.test(e.message));
+    assert.equal((await indexHealth(workspace)).state, 'outdated');
     const embedded = [a.embedded, b.embedded];
     let extracted = 0;
     const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace, primary: ['**/primary/**'], extractor: (bytes) => (extracted++, extractPdf(bytes)) });
@@ -278,7 +280,7 @@ describe('index: damage, interruption and concurrent writers', function () {
     const shardFile = join(indexDir(workspace), Object.values(m.shards)[0].file);
     const text = await fs.readFile(shardFile, 'utf8');
     await fs.writeFile(shardFile, text.replace('grain', 'GRAIN'));
-    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => e instanceof IndexCorruptError && /checksum/.test(e.message));
+    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'corrupt' && /checksum/.test(e.message));
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
     assert.ok(warnings.some((w) => /damaged.*indexed again/.test(w)), warnings.join('\n'));

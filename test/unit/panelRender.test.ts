@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import type { PanelOptions, PanelState, SegmentView, SourceCard } from '../../src/shared/protocol';
+import type { PanelState, SegmentView } from '../../src/shared/protocol';
+import type { Recommendation } from '../../src/shared/results';
+import type { PanelOptions } from '../../src/shared/settings';
+import { PANEL_STRING_KEYS, PDF_STRING_KEYS } from '../../src/shared/strings';
 import {
-  PANEL_STRING_KEYS,
-  PDF_STRING_KEYS,
   escapeHtml,
   firstWords,
   highlightWords,
@@ -21,7 +22,7 @@ const options: PanelOptions = {
   useContextualEmbedding: false,
 };
 
-function card(over: Partial<SourceCard> = {}): SourceCard {
+function card(over: Partial<Recommendation> = {}): Recommendation {
   return {
     sourceId: 'src-1',
     path: '/lib/exode-rural.pdf',
@@ -44,7 +45,7 @@ function card(over: Partial<SourceCard> = {}): SourceCard {
   };
 }
 
-function segment(cards: SourceCard[], over: Partial<SegmentView> = {}): SegmentView {
+function segment(cards: Recommendation[], over: Partial<SegmentView> = {}): SegmentView {
   return { id: 'seg-a', type: 'paragraph', title: 'The rural exodus', startLine: 12, endLine: 14, status: 'analysed', cards, ...over };
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { errorCode } from '../../src/shared/errors';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +125,7 @@ describe('batched search (searchMany) and batched analysis', function () {
           if (p.current === 3) ac.abort();
         },
       }),
-      (e: Error) => e.name === 'AbortError',
+      (e: Error) => errorCode(e) === 'cancelled',
     );
     assert.deepEqual(seen, [1, 2, 3]);
   });

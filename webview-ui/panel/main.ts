@@ -6,7 +6,8 @@
  * re-renders, and turns clicks and control changes into `WebviewMessage`s
  * through event delegation (the CSP forbids inline handlers).
  */
-import type { HostMessage, PanelOptions, PanelState, WebviewMessage } from '../../src/shared/protocol';
+import type { HostMessage, PanelState, WebviewMessage } from '../../src/shared/protocol';
+import type { PanelOptions } from '../../src/shared/settings';
 import { formatPercent, renderPanel, t } from './render';
 
 interface VsCodeApi<S> {

@@ -1,139 +1,21 @@
 /**
  * Pure rendering of the Similar Sources panel: state in, HTML string out.
  *
- * No DOM globals are touched here, so the module runs under mocha in Node and
- * the host may import the string tables. Every string that comes from a PDF
+ * No DOM globals are touched here, so the module runs under mocha in Node. Every string that comes from a PDF
  * or the workspace is untrusted: it is escaped before it reaches the markup,
  * and nothing is ever put into an inline `style` attribute or event handler
  * (the webview CSP allows neither).
  */
-import type {
-  CardPassage,
-  Granularity,
-  PanelOptions,
-  PanelState,
-  PanelStrings,
-  SegmentView,
-  SourceCard,
-  SourceTypeFilter,
-} from '../../src/shared/protocol';
+import type { PanelState, SegmentView } from '../../src/shared/protocol';
+import type { PassageResult, Recommendation } from '../../src/shared/results';
+import type { Granularity, PanelOptions, SourceTypeFilter } from '../../src/shared/settings';
+import type { UiStrings } from '../../src/shared/strings';
+import { foldAccents } from '../../src/shared/fold';
+import { PANEL_STRING_KEYS, translate, type PanelStringKey } from '../../src/shared/strings';
 
-/** Every string key the panel uses, with its English default. `{name}` marks a placeholder. */
-export const PANEL_STRING_KEYS = {
-  'panel.title': 'Similar Sources',
-  'action.find': 'Find Similar Sources',
-  'action.configureLibrary': 'Configure library',
-  'action.index': 'Index library',
-  'action.rebuild': 'Rebuild index',
-  'action.showLog': 'Show log',
-  'action.reveal': 'Reveal in editor',
-  'action.allSegments': 'All segments',
-  'action.previousSegment': 'Previous segment',
-  'action.nextSegment': 'Next segment',
-  'action.openPdf': 'Open PDF',
-  'action.insertCitation': 'Insert citation',
-  'action.copyCitation': 'Copy citation',
-  'action.openPassage': 'Open',
-  'action.openPassageLabel': 'Open {title} at {page}',
-  'action.openPdfLabel': 'Open {title} at {page}',
-  'action.insertCitationLabel': 'Insert a citation of {title}',
-  'action.copyCitationLabel': 'Copy a citation of {title}',
-  'state.no-library': 'No PDF library is configured.',
-  'state.untrusted': 'This workspace is not trusted. Similar Sources is disabled.',
-  'state.not-indexed': 'Your library has not been indexed yet.',
-  'state.indexing': 'Indexing the library…',
-  'state.analysing': 'Analysing the draft…',
-  'state.index-error': 'The library index could not be read.',
-  'state.no-document': 'Open a Markdown draft to see similar sources.',
-  'progress.indexing': '{done} of {total} PDFs',
-  'progress.analysing': '{current} of {total} segments',
-  'progress.label': 'Progress',
-  'results.document': 'Draft',
-  'results.fromCache': 'From cache',
-  'results.noSegments': 'No segment to analyse in this draft.',
-  'results.segments': 'Segments',
-  'results.segmentSelector': 'Segment',
-  'results.sources': 'Sources',
-  'results.sourceCount': '{count} sources',
-  'results.sourceCountOne': '1 source',
-  'results.noneAboveThreshold': 'No source above the threshold ({threshold}).',
-  'results.lowerThreshold': 'Lower the threshold or widen the filters to see weaker matches.',
-  'results.tooShort': 'This passage is too short to analyse.',
-  'results.outdated': 'The text changed since this analysis. Run Find Similar Sources again.',
-  'results.notAnalysed': 'not analysed',
-  'segment.line': 'Line {line}',
-  'segment.lines': 'Lines {start}–{end}',
-  'segment.untitled': '(untitled)',
-  'segment.count': '{count}',
-  'segment.status.too-short': 'too short',
-  'segment.status.outdated': 'outdated',
-  'segment.status.analysed': 'analysed',
-  'card.similarity': 'Similarity',
-  'card.similarityValue': '{percent} similar',
-  'card.similarityHint': 'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of retrieval.',
-  'card.page': 'p. {page}',
-  'card.pdfPage': 'PDF page {page}',
-  'card.noAuthor': 'Unknown author',
-  'card.noYear': 'n.d.',
-  'card.reranked': 'reranked',
-  'card.rerankedTitle': 'Order refined by the reranking model',
-  'card.cited': 'already cited',
-  'card.citedTitle': 'This draft already cites this source',
-  'card.primary': 'primary source',
-  'card.primaryTitle': 'A primary source (archive, edition of documents)',
-  'card.morePassages': '{count} more passages',
-  'card.morePassagesOne': '1 more passage',
-  'card.duplicates': 'Also in: {files}',
-  'options.title': 'Options',
-  'options.granularity': 'Granularity',
-  'options.granularity.section': 'Section',
-  'options.granularity.paragraph': 'Paragraph',
-  'options.granularity.sentence': 'Sentence',
-  'options.maxResults': 'Max results',
-  'options.threshold': 'Similarity threshold',
-  'options.sourceType': 'Source type',
-  'options.sourceType.secondary': 'Secondary sources',
-  'options.sourceType.primary': 'Primary sources',
-  'options.sourceType.both': 'Both',
-  'options.collections': 'Collections',
-  'options.collectionsHint': 'None checked: all collections.',
-  'options.noCollections': 'No collections in the library.',
-  'options.reranking': 'Rerank with a language model',
-  'options.contextual': 'Contextual embedding',
-} as const;
-
-/**
- * Strings of the PDF viewer (webview-ui/pdf/main.ts). Kept here, in a module
- * without side effects, so that the host can import both tables to localise them.
- */
-export const PDF_STRING_KEYS = {
-  'pdf.toolbar': 'PDF toolbar',
-  'pdf.previous': 'Previous page',
-  'pdf.next': 'Next page',
-  'pdf.page': 'Page',
-  'pdf.of': 'of {total}',
-  'pdf.zoomIn': 'Zoom in',
-  'pdf.zoomOut': 'Zoom out',
-  'pdf.zoom': 'Zoom',
-  'pdf.fitWidth': 'Fit width',
-  'pdf.loading': 'Loading {name}…',
-  'pdf.error': 'This PDF could not be opened: {message}',
-  'pdf.highlighted': 'Passage highlighted on page {page}.',
-  'pdf.notFound': 'The passage was not found on page {page}; showing the page.',
-  'pdf.pageLabel': 'Page {page}',
-  'pdf.waiting': 'Waiting for a PDF…',
-} as const;
-
-export type PanelStringKey = keyof typeof PANEL_STRING_KEYS;
-
-/** Looks a key up in the host's strings, falls back to English, fills `{placeholders}`. */
-export function t(strings: PanelStrings, key: PanelStringKey, vars?: Record<string, string | number>): string {
-  const own = strings && Object.prototype.hasOwnProperty.call(strings, key) ? strings[key] : undefined;
-  const template = typeof own === 'string' ? own : PANEL_STRING_KEYS[key];
-  if (!vars) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,
-  );
+/** Looks a panel string up in the host's strings (English by default) and fills `{placeholders}`. */
+export function t(strings: UiStrings, key: PanelStringKey, vars?: Record<string, string | number>): string {
+  return translate(PANEL_STRING_KEYS, strings, key, vars);
 }
 
 const HTML_ESCAPES: Record<string, string> = {
@@ -151,11 +33,6 @@ export function escapeHtml(value: unknown): string {
   return text.replace(/[&<>"'`]/g, (c) => HTML_ESCAPES[c]!);
 }
 
-/** Lower case, compatibility-decomposed, without combining marks: "Élysée" → "elysee". */
-export function foldWord(word: string): string {
-  return word.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
-}
-
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
@@ -170,7 +47,7 @@ export function highlightWords(text: string, words: readonly string[]): string {
   const wanted = new Set<string>();
   for (const w of words ?? []) {
     for (const m of String(w).matchAll(WORD)) {
-      const folded = foldWord(m[0]);
+      const folded = foldAccents(m[0]);
       if (folded) wanted.add(folded);
     }
   }
@@ -181,7 +58,7 @@ export function highlightWords(text: string, words: readonly string[]): string {
     const start = m.index ?? 0;
     out += escapeHtml(source.slice(last, start));
     const word = m[0];
-    out += wanted.has(foldWord(word)) ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
+    out += wanted.has(foldAccents(word)) ? `<mark>${escapeHtml(word)}</mark>` : escapeHtml(word);
     last = start + word.length;
   }
   out += escapeHtml(source.slice(last));
@@ -200,18 +77,18 @@ export function formatPercent(value: number): string {
   return `${Math.round(v * 100)}%`;
 }
 
-function pageText(strings: PanelStrings, page: number, pageLabel: string | null): string {
+function pageText(strings: UiStrings, page: number, pageLabel: string | null): string {
   const label = pageLabel && pageLabel.trim() ? pageLabel.trim() : String(page);
   return t(strings, 'card.page', { page: label });
 }
 
-function linesText(strings: PanelStrings, start: number, end: number): string {
+function linesText(strings: UiStrings, start: number, end: number): string {
   return start === end || end < start
     ? t(strings, 'segment.line', { line: start })
     : t(strings, 'segment.lines', { start, end });
 }
 
-function segmentTitle(strings: PanelStrings, title: string): string {
+function segmentTitle(strings: UiStrings, title: string): string {
   return title && title.trim() ? title : t(strings, 'segment.untitled');
 }
 
@@ -229,14 +106,14 @@ function button(
   return `<button type="button" class="btn btn-${kind}"${attrs}${extra}>${escapeHtml(label)}</button>`;
 }
 
-function runButton(strings: PanelStrings, command: string, key: PanelStringKey, kind: 'primary' | 'secondary' = 'primary'): string {
+function runButton(strings: UiStrings, command: string, key: PanelStringKey, kind: 'primary' | 'secondary' = 'primary'): string {
   return button(t(strings, key), `${data('action', 'run')}${data('command', command)}${data('focus-key', `run:${command}`)}`, kind, ` data-testid="run-${escapeHtml(command)}"`);
 }
 
 // ---------------------------------------------------------------------------
 // Options
 
-function renderOptions(options: PanelOptions, collections: string[], strings: PanelStrings, find: 'enabled' | 'disabled' | 'hidden'): string {
+function renderOptions(options: PanelOptions, collections: string[], strings: UiStrings, find: 'enabled' | 'disabled' | 'hidden'): string {
   const opt = (value: string, label: string, selected: boolean) =>
     `<option value="${escapeHtml(value)}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
   const granularities: Granularity[] = ['section', 'paragraph', 'sentence'];
@@ -308,7 +185,7 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Pa
 // ---------------------------------------------------------------------------
 // Cards
 
-function renderBadges(card: SourceCard, strings: PanelStrings): string {
+function renderBadges(card: Recommendation, strings: UiStrings): string {
   const badges: string[] = [];
   if (card.reranked) badges.push(`<span class="badge badge-reranked" data-testid="badge-reranked" title="${escapeHtml(t(strings, 'card.rerankedTitle'))}">${escapeHtml(t(strings, 'card.reranked'))}</span>`);
   if (card.alreadyCited) badges.push(`<span class="badge badge-cited" data-testid="badge-cited" title="${escapeHtml(t(strings, 'card.citedTitle'))}">${escapeHtml(t(strings, 'card.cited'))}</span>`);
@@ -316,8 +193,8 @@ function renderBadges(card: SourceCard, strings: PanelStrings): string {
   return badges.length ? `<div class="badges">${badges.join('')}</div>` : '';
 }
 
-function renderPassages(card: SourceCard, index: number, strings: PanelStrings): string {
-  const passages: CardPassage[] = (card.passages ?? []).slice(0, 2);
+function renderPassages(card: Recommendation, index: number, strings: UiStrings): string {
+  const passages: PassageResult[] = (card.passages ?? []).slice(0, 2);
   if (passages.length === 0) return '';
   const summary = passages.length === 1 ? t(strings, 'card.morePassagesOne') : t(strings, 'card.morePassages', { count: passages.length });
   const title = card.title || card.path;
@@ -339,7 +216,7 @@ function renderPassages(card: SourceCard, index: number, strings: PanelStrings):
   return `<details class="more" id="more-${index}"${data('focus-key', `more:${card.sourceId}`)}><summary>${escapeHtml(summary)}</summary><ul class="passages">${items}</ul></details>`;
 }
 
-export function renderCard(card: SourceCard, index: number, segmentId: string, strings: PanelStrings): string {
+export function renderCard(card: Recommendation, index: number, segmentId: string, strings: UiStrings): string {
   const titleId = `card-${index}-title`;
   const title = card.title && card.title.trim() ? card.title : card.path;
   const authors = card.authors && card.authors.length ? card.authors.join(', ') : t(strings, 'card.noAuthor');
@@ -378,7 +255,7 @@ ${renderPassages(card, index, strings)}${duplicates}
 
 type ResultsState = Extract<PanelState, { kind: 'results' }>;
 
-function renderSegmentList(state: ResultsState, strings: PanelStrings): string {
+function renderSegmentList(state: ResultsState, strings: UiStrings): string {
   if (state.segments.length === 0) {
     return `<p class="empty" data-testid="no-segments">${escapeHtml(t(strings, 'results.noSegments'))}</p>`;
   }
@@ -398,7 +275,7 @@ function renderSegmentList(state: ResultsState, strings: PanelStrings): string {
 </section>`;
 }
 
-function renderSegmentSelector(state: ResultsState, segment: SegmentView, strings: PanelStrings): string {
+function renderSegmentSelector(state: ResultsState, segment: SegmentView, strings: UiStrings): string {
   const index = state.segments.findIndex((s) => s.id === segment.id);
   const prev = index > 0 ? state.segments[index - 1] : undefined;
   const next = index >= 0 && index < state.segments.length - 1 ? state.segments[index + 1] : undefined;
@@ -420,7 +297,7 @@ function renderSegmentSelector(state: ResultsState, segment: SegmentView, string
 </div>`;
 }
 
-function renderSegment(state: ResultsState, segment: SegmentView, strings: PanelStrings): string {
+function renderSegment(state: ResultsState, segment: SegmentView, strings: UiStrings): string {
   let status = '';
   if (segment.status === 'too-short') status = `<p class="banner banner-info" data-testid="segment-too-short">${escapeHtml(t(strings, 'results.tooShort'))}</p>`;
   else if (segment.status === 'outdated') status = `<p class="banner banner-warning" data-testid="segment-outdated">${escapeHtml(t(strings, 'results.outdated'))}</p>`;
@@ -447,7 +324,7 @@ ${body}
 </section>`;
 }
 
-function progress(value: number, total: number, label: string, strings: PanelStrings): string {
+function progress(value: number, total: number, label: string, strings: UiStrings): string {
   const safeTotal = Number.isFinite(total) && total > 0 ? total : 0;
   const safeValue = Number.isFinite(value) ? Math.max(0, Math.min(value, safeTotal || value)) : 0;
   const bar = safeTotal > 0
@@ -456,7 +333,7 @@ function progress(value: number, total: number, label: string, strings: PanelStr
   return `${bar}<p class="progress-text" data-testid="progress-text">${escapeHtml(label)}</p>`;
 }
 
-function renderStateBody(state: PanelState, strings: PanelStrings): string {
+function renderStateBody(state: PanelState, strings: UiStrings): string {
   const message = (fallback: PanelStringKey) => {
     const text = 'message' in state && state.message ? state.message : t(strings, fallback);
     return `<p class="state-message">${escapeHtml(text)}</p>`;
@@ -487,7 +364,7 @@ function documentName(state: ResultsState): string {
   return parts[parts.length - 1] || state.document || '';
 }
 
-function renderResults(state: ResultsState, strings: PanelStrings): string {
+function renderResults(state: ResultsState, strings: UiStrings): string {
   const banners: string[] = [];
   if (state.notice) banners.push(`<p class="banner banner-warning" role="status" data-testid="notice">${escapeHtml(state.notice)}</p>`);
   if (state.rerankNote) banners.push(`<p class="banner banner-info" role="status" data-testid="rerank-note">${escapeHtml(state.rerankNote)}</p>`);
@@ -497,7 +374,7 @@ function renderResults(state: ResultsState, strings: PanelStrings): string {
 }
 
 /** The whole panel as an HTML string, rendered from the state alone. */
-export function renderPanel(state: PanelState, options: PanelOptions, collections: string[], strings: PanelStrings): string {
+export function renderPanel(state: PanelState, options: PanelOptions, collections: string[], strings: UiStrings): string {
   const s = strings ?? {};
   const kind = state.kind;
   const busy = kind === 'indexing' || kind === 'analysing';

@@ -20,8 +20,9 @@ import {
   type PageViewport,
   type RenderTask,
 } from 'pdfjs-dist';
-import type { PanelStrings, PdfHostMessage, PdfWebviewMessage } from '../../src/shared/protocol';
-import { PDF_STRING_KEYS } from '../panel/render';
+import type { PdfHostMessage, PdfWebviewMessage } from '../../src/shared/protocol';
+import { PDF_STRING_KEYS, translate, type PdfStringKey, type UiStrings } from '../../src/shared/strings';
+import { findPassage, HIGHLIGHT_WORDS, needleOf } from './passage';
 
 interface VsCodeApi {
   postMessage(message: PdfWebviewMessage): void;
@@ -29,8 +30,6 @@ interface VsCodeApi {
   setState(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
-
-type PdfKey = keyof typeof PDF_STRING_KEYS;
 
 const vscode = acquireVsCodeApi();
 
@@ -43,14 +42,11 @@ const MIN_SCALE = 0.25;
 const MAX_SCALE = 5;
 const PAGE_GAP = 12;
 const MAX_CANVAS_PIXELS = 16_777_216;
-const HIGHLIGHT_WORDS = 12;
 
-let strings: PanelStrings = {};
+let strings: UiStrings = {};
 
-function tr(key: PdfKey, vars?: Record<string, string | number>): string {
-  const own = Object.prototype.hasOwnProperty.call(strings, key) ? strings[key] : undefined;
-  const template = typeof own === 'string' ? own : PDF_STRING_KEYS[key];
-  return vars ? template.replace(/\{(\w+)\}/g, (w, n: string) => (n in vars ? String(vars[n]) : w)) : template;
+function tr(key: PdfStringKey, vars?: Record<string, string | number>): string {
+  return translate(PDF_STRING_KEYS, strings, key, vars);
 }
 
 function post(message: PdfWebviewMessage): void {
@@ -378,64 +374,6 @@ async function renderSlot(d: Doc, slot: Slot): Promise<void> {
 
 // ---------------------------------------------------------------------------
 // Passage search and highlight
-
-/** Folds one character: compatibility-decomposed, accents removed, lower case; only letters and digits remain. */
-function foldChar(ch: string): string {
-  return ch
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
-}
-
-/** The search key of a passage: its first words, letters and digits only. */
-function needleOf(text: string, words: number): string {
-  const parts = text.replace(/^[\s.…]+/, '').split(/\s+/).filter(Boolean).slice(0, words);
-  let out = '';
-  for (const ch of parts.join(' ')) out += foldChar(ch);
-  return out;
-}
-
-/**
- * Finds the passage in a page's text items, ignoring case, accents,
- * whitespace, punctuation and line-end hyphenation (all folded away).
- */
-function findPassage(items: string[], text: string): Map<number, [number, number]> | null {
-  let hay = '';
-  const itemOf: number[] = [];
-  const startOf: number[] = [];
-  const endOf: number[] = [];
-  items.forEach((item, i) => {
-    let k = 0;
-    for (const ch of item) {
-      const folded = foldChar(ch);
-      for (let j = 0; j < folded.length; j++) {
-        hay += folded[j];
-        itemOf.push(i);
-        startOf.push(k);
-        endOf.push(k + ch.length);
-      }
-      k += ch.length;
-    }
-  });
-  if (!hay) return null;
-  for (const words of [HIGHLIGHT_WORDS, 8, 6, 4]) {
-    const needle = needleOf(text, words);
-    if (needle.length < 8 && words !== HIGHLIGHT_WORDS) break;
-    if (!needle) return null;
-    const at = hay.indexOf(needle);
-    if (at < 0) continue;
-    const last = at + needle.length - 1;
-    const ranges = new Map<number, [number, number]>();
-    for (let i = itemOf[at]!; i <= itemOf[last]!; i++) {
-      const start = i === itemOf[at] ? startOf[at]! : 0;
-      const end = i === itemOf[last] ? endOf[last]! : items[i]!.length;
-      if (end > start) ranges.set(i, [start, end]);
-    }
-    return ranges;
-  }
-  return null;
-}
 
 async function searchPages(d: Doc, target: number, text: string): Promise<Highlight | undefined> {
   if (!needleOf(text, HIGHLIGHT_WORDS)) return undefined;

@@ -5,10 +5,9 @@
  * that the threshold applies to, optional LLM reranking, already-cited flags.
  * Data flows one way: document → segments → queries → passages → sources.
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import { formatCitation, DEFAULT_CITATION_TEMPLATE } from '../citation/format';
-import { IndexCorruptError, IndexMissingError, indexDir } from '../index/manifest';
+import { EngineError } from '../../shared/errors';
+import type { Recommendation, SegmentStatus } from '../../shared/results';
+import { formatCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
 import type { LibraryIndex, SearchHit } from '../index/libraryIndex';
 import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
@@ -21,39 +20,8 @@ import { optionsKey, resolveOptions, type AnalysisOptions } from './options';
 import type { Reranker } from './rerank';
 import { calibratedSimilarity } from './similarity';
 
-export interface PassageResult {
-  page: number;
-  pageLabel: string | null;
-  heading: string | null;
-  similarity: number;
-  /** An excerpt around the matched words (the whole passage is in the index: search). */
-  preview: string;
-}
-
-export interface Recommendation {
-  sourceId: string;
-  path: string;
-  title: string;
-  authors: string[];
-  year: number | null;
-  citekey: string | null;
-  sourceType: 'primary' | 'secondary';
-  page: number;
-  pageLabel: string | null;
-  similarity: number;
-  reranked: boolean;
-  alreadyCited: boolean;
-  preview: string;
-  /** Words of the preview that match the query (for highlighting). */
-  highlights: string[];
-  citation: string;
-  passages: PassageResult[];
-  /** Other sources whose near-identical passage was folded into this card. */
-  duplicates: string[];
-}
-
 export interface SegmentResult extends Segment {
-  status: 'analysed' | 'too-short';
+  status: SegmentStatus;
   fromCache: boolean;
   recommendations: Recommendation[];
 }
@@ -66,7 +34,6 @@ export interface AnalysisResult {
   options: AnalysisOptions;
   segments: SegmentResult[];
   reranking: { requested: boolean; used: boolean; note?: string };
-  warnings: string[];
   stats: { segments: number; segmentsAnalyzed: number; segmentsFromCache: number; ms: number };
 }
 
@@ -91,22 +58,9 @@ export interface AnalyzeContext {
   log?: (line: string) => void;
 }
 
-/** Thrown when the index cannot answer: never reported as "no similar source". */
-export class IndexNotReadyError extends Error {
-  constructor(
-    message: string,
-    readonly state: 'missing' | 'building' | 'corrupt' | 'incomplete',
-  ) {
-    super(message);
-    this.name = 'IndexNotReadyError';
-  }
-}
-
-export class AnalysisCancelledError extends Error {
-  constructor() {
-    super('analysis cancelled');
-    this.name = 'AbortError';
-  }
+/** A cancelled analysis (code `cancelled`): nothing of it is cached. */
+function cancelled(): EngineError {
+  return new EngineError('cancelled', 'analysis cancelled');
 }
 
 /** Near-duplicate passages from different sources (seed 003). */
@@ -149,7 +103,6 @@ async function analyse(
 ): Promise<AnalysisResult | undefined> {
   const options = resolveOptions(partialOptions);
   const log = ctx.log ?? (() => undefined);
-  const warnings: string[] = [];
 
   let rerankNote: string | undefined;
   let reranker: Reranker | undefined;
@@ -191,17 +144,17 @@ async function analyse(
   // In batches: one embedding call and one pass over the vectors serve several
   // segments; progress and cancellation stay per segment.
   for (let b = 0; b < toAnalyse.length; b += SEARCH_BATCH) {
-    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+    if (ctx.signal?.aborted) throw cancelled();
     const batch = toAnalyse.slice(b, b + SEARCH_BATCH);
     const hits = await cancellable(ctx, () =>
       index!.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
     );
     for (const [i, s] of batch.entries()) {
-      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+      if (ctx.signal?.aborted) throw cancelled();
       current++;
       ctx.onProgress?.({ current, total: toAnalyse.length, segment: s });
       const recs = await cancellable(ctx, () => recommend(index!, s, hits[i], options, reranker, ctx, log));
-      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+      if (ctx.signal?.aborted) throw cancelled();
       analysed.set(s, { recommendations: recs, at: Date.now() });
     }
   }
@@ -239,7 +192,6 @@ async function analyse(
     options,
     segments: results,
     reranking: { requested: options.useReranking, used: !!reranker, note: rerankNote },
-    warnings,
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
   };
 }
@@ -249,26 +201,14 @@ async function cancellable<T>(ctx: { signal?: AbortSignal }, f: () => Promise<T>
   try {
     return await f();
   } catch (err) {
-    if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+    if (ctx.signal?.aborted) throw cancelled();
     throw err;
   }
 }
 
+/** The index, loaded if need be. One that cannot serve throws `index-not-ready` with its health. */
 async function loadIndex(ctx: AnalyzeContext): Promise<LibraryIndex> {
-  if (typeof ctx.index !== 'function') return ctx.index;
-  try {
-    return await ctx.index();
-  } catch (err) {
-    const dir = indexDir(ctx.workspace);
-    if (err instanceof IndexCorruptError) throw new IndexNotReadyError(`The library index is damaged: ${err.message}. Rebuild it (index command).`, 'corrupt');
-    if (err instanceof IndexMissingError) {
-      const building = await fs.stat(path.join(dir, 'index.lock')).then(() => true, () => false);
-      if (building) throw new IndexNotReadyError('The library is being indexed; try again when indexing has finished.', 'building');
-      const incomplete = /not complete|no vectors/.test(err.message);
-      throw new IndexNotReadyError(err.message, incomplete ? 'incomplete' : 'missing');
-    }
-    throw err;
-  }
+  return typeof ctx.index === 'function' ? ctx.index() : ctx.index;
 }
 
 /** The query embedded with its context: document title and heading path. */
@@ -358,7 +298,7 @@ async function recommend(
       for (const r of reordered) r.reranked = true;
       recs = [...reordered, ...recs.slice(RERANK_TOP)];
     } catch (err) {
-      if (ctx.signal?.aborted) throw new AnalysisCancelledError();
+      if (ctx.signal?.aborted) throw cancelled();
       log(`reranking failed for segment ${s.id} (${(err as Error).message}); retrieval order kept`);
     }
   }

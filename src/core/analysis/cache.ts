@@ -5,12 +5,13 @@
  * result is keyed by its own query, so after an edit only changed segments are
  * analysed again. A corrupt file is ignored and rewritten; writes are atomic.
  */
+import { SETTINGS } from '../../shared/settings';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from '../markdown/segment';
 import { indexDir } from '../index/manifest';
 import { sha256, writeFileAtomic } from '../util/atomicWrite';
-import type { Recommendation } from './analyze';
+import type { Recommendation } from '../../shared/results';
 import { SIMILARITY_VERSION } from './similarity';
 
 export interface CacheKey {
@@ -44,7 +45,7 @@ interface CacheFile {
 // curve: cached cards hold similarities, so a new curve is a new cache.
 const FORMAT = 2;
 const VERSION = FORMAT * 100 + SIMILARITY_VERSION;
-export const DEFAULT_CACHE_TTL_MS = 24 * 3600 * 1000;
+export const DEFAULT_CACHE_TTL_MS = SETTINGS.cacheLifetimeHours.default * 3600 * 1000;
 
 /** A segment's result depends on its type, its query and its context — not on where it sits. */
 export function segmentCacheKey(s: Segment, vectorText: string): string {

@@ -2,9 +2,8 @@
  * Analysis options (those of the original spec), their defaults, and
  * validation with messages a user can act on.
  */
-import type { Granularity } from '../markdown/segment';
-
-export type SourceTypeFilter = 'secondary' | 'primary' | 'both';
+import { EngineError } from '../../shared/errors';
+import { SETTINGS, type Granularity, type SourceTypeFilter } from '../../shared/settings';
 
 export interface AnalysisOptions {
   granularity: Granularity;
@@ -18,20 +17,21 @@ export interface AnalysisOptions {
   minWords: number;
 }
 
+/** The settings' defaults (shared/settings.ts); `null`: no collection filter. */
 export const DEFAULT_OPTIONS: AnalysisOptions = {
-  granularity: 'paragraph',
-  maxResults: 5,
-  similarityThreshold: 0,
+  granularity: SETTINGS.granularity.default,
+  maxResults: SETTINGS.maxResults.default,
+  similarityThreshold: SETTINGS.similarityThreshold.default,
   collectionFilter: null,
-  sourceType: 'secondary',
-  useReranking: true,
-  useContextualEmbedding: true,
-  minWords: 4,
+  sourceType: SETTINGS.sourceType.default,
+  useReranking: SETTINGS.useReranking.default,
+  useContextualEmbedding: SETTINGS.useContextualEmbedding.default,
+  minWords: SETTINGS.minWords.default,
 };
 
-export class OptionsError extends Error {
+export class OptionsError extends EngineError {
   constructor(message: string) {
-    super(message);
+    super('invalid-options', message);
     this.name = 'OptionsError';
   }
 }

@@ -3,6 +3,7 @@
  * only reorders: the similarity shown stays the retrieval similarity. Any
  * failure leaves the retrieval order and says why.
  */
+import { SETTINGS } from '../../shared/settings';
 import { ollamaGenerate } from '../embedding/ollamaGenerate';
 import { DEFAULT_OLLAMA_HOST, mapOllamaError, ollamaClientFor } from '../embedding/ollamaProvider';
 
@@ -19,7 +20,7 @@ export interface Reranker {
   rerank(query: string, candidates: RerankCandidate[], signal?: AbortSignal): Promise<string[]>;
 }
 
-export const DEFAULT_RERANK_MODEL = 'llama3.2';
+export const DEFAULT_RERANK_MODEL: string = SETTINGS.rerankModel.default;
 
 export class OllamaReranker implements Reranker {
   readonly description: string;

@@ -49,7 +49,3 @@ export function calibratedSimilarity(e: SimilarityEvidence, modelKey: string): n
   const p = 1 / (1 + Math.exp(-z));
   return Math.round(p * 1000) / 1000;
 }
-
-export function hasCalibration(modelKey: string): boolean {
-  return modelKey in CALIBRATIONS;
-}

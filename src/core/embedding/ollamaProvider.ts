@@ -1,8 +1,9 @@
+import { SETTINGS } from '../../shared/settings';
 import { Ollama, type EmbedResponse } from 'ollama';
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, storageKey } from './provider';
 
-export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
-export const DEFAULT_OLLAMA_MODEL = 'nomic-embed-text';
+export const DEFAULT_OLLAMA_HOST: string = SETTINGS.ollamaHost.default;
+export const DEFAULT_OLLAMA_MODEL: string = SETTINGS.ollamaModel.default;
 const DEFAULT_BATCH = 32;
 const DEFAULT_TIMEOUT_MS = 60_000;
 const PROBE_TEXT = 'dimension probe';

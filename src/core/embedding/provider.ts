@@ -2,6 +2,8 @@
  * One interface for every embedding backend. The index keeps vectors per `key`
  * (provider + model), so switching model and back never re-embeds.
  */
+import { EngineError, type EngineErrorCode } from '../../shared/errors';
+
 export type EmbeddingKind = 'query' | 'passage';
 
 export interface EmbedOptions {
@@ -23,16 +25,26 @@ export interface EmbeddingProvider {
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }
 
+export type ProviderFailure = 'unreachable' | 'unknown-model' | 'timeout' | 'bad-response' | 'aborted';
+
+const CODE_OF: Record<ProviderFailure, EngineErrorCode> = {
+  unreachable: 'provider-unreachable',
+  'unknown-model': 'provider-unknown-model',
+  timeout: 'provider-timeout',
+  'bad-response': 'provider-bad-response',
+  aborted: 'cancelled',
+};
+
 /** A provider failure the user must see: says which host and model. */
-export class ProviderError extends Error {
+export class ProviderError extends EngineError {
   constructor(
     message: string,
     readonly provider: string,
     readonly model: string,
     readonly host?: string,
-    readonly reason: 'unreachable' | 'unknown-model' | 'timeout' | 'bad-response' | 'aborted' = 'bad-response',
+    readonly reason: ProviderFailure = 'bad-response',
   ) {
-    super(message);
+    super(CODE_OF[reason], message);
     this.name = 'ProviderError';
   }
 }

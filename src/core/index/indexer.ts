@@ -559,6 +559,3 @@ class IndexRun {
 export function sourceId(p: string): string {
   return sha256(p).slice(0, 16);
 }
-
-/** Reads a file's bytes; kept here so the PDF input and tests share it. */
-export const readFileBytes = (p: string) => fs.readFile(p);

@@ -11,7 +11,8 @@ import { queryTerms } from '../retrieval/representation';
 import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
-import { IndexCorruptError, IndexMissingError, indexDir, outdatedReason, readManifest, type Manifest, type SourceRecord } from './manifest';
+import { corruptError, healthOf, notReadyError } from './health';
+import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
 import { readPassageShard, readVectorShard } from './shards';
 
 export interface PassageRecord {
@@ -91,18 +92,29 @@ export class LibraryIndex {
   }
 
   /**
-   * Loads the index of `workspace` for `provider`. Missing → IndexMissingError,
-   * damaged → IndexCorruptError: never an empty index that would look like "no result".
+   * Loads the index of `workspace` for `provider`. An index that cannot serve
+   * (missing, outdated, incomplete for this model, being built, damaged) is an
+   * EngineError `index-not-ready` with its health: never an empty index that
+   * would look like "no result".
    */
   static async open(workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
     const dir = indexDir(workspace);
+    try {
+      return await LibraryIndex.load(dir, workspace, provider);
+    } catch (err) {
+      if (err instanceof IndexCorruptError) throw corruptError(dir, err);
+      throw err;
+    }
+  }
+
+  private static async load(dir: string, workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
     const manifest = await readManifest(dir);
-    if (!manifest) throw new IndexMissingError(`No library index in ${dir}. Index the library first (similar-sources index --library <folder>).`);
-    const unusable = unusableFor(dir, manifest, provider);
-    if (unusable) throw new IndexMissingError(unusable);
-    const set = manifest.vectors[provider.key];
-    const shardKeys = Object.keys(manifest.shards).sort((a, b) => Number(a) - Number(b));
-    const total = shardKeys.reduce((n, k) => n + manifest.shards[k].passages, 0);
+    const health = await healthOf(dir, manifest, provider.key);
+    if (health.state !== 'ready') throw notReadyError(health);
+    const m = manifest!;
+    const set = m.vectors[provider.key];
+    const shardKeys = Object.keys(m.shards).sort((a, b) => Number(a) - Number(b));
+    const total = shardKeys.reduce((n, k) => n + m.shards[k].passages, 0);
     const dim = set.dim;
     const vectors = allocateVectors(total, dim);
     const sourceOfRow = new Int32Array(total);
@@ -113,11 +125,11 @@ export class LibraryIndex {
     let row = 0;
     for (const key of shardKeys) {
       const [shardSources, shardVectors] = await Promise.all([
-        readPassageShard(dir, manifest.shards[key]),
+        readPassageShard(dir, m.shards[key]),
         readVectorShard(dir, set.shards[key]),
       ]);
       for (const s of shardSources) {
-        const rec = manifest.sources[s.id];
+        const rec = m.sources[s.id];
         if (!rec) continue;
         let no = sourceNo.get(s.id);
         if (no === undefined) {
@@ -138,7 +150,7 @@ export class LibraryIndex {
     }
     quantizeVectors(vectors, dim, row);
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow };
-    return new LibraryIndex(workspace, manifest, provider, sources, passages, collection);
+    return new LibraryIndex(workspace, m, provider, sources, passages, collection);
   }
 
   /**
@@ -247,41 +259,5 @@ export class LibraryIndex {
     );
     const sourceOfRow = this.collection.sourceOfRow;
     return (row) => ok[sourceOfRow[row]];
-  }
-}
-
-/**
- * Why the index whose manifest this is cannot serve `provider`, from the manifest
- * alone (no shard read): another version built it, or it holds no complete set of
- * vectors for that model. Undefined when it can.
- */
-export function unusableFor(dir: string, manifest: Manifest, provider: Pick<EmbeddingProvider, 'id' | 'model' | 'key'>): string | undefined {
-  // Stored terms and passages must be this version's, or queries would miss them silently.
-  const outdated = outdatedReason(manifest);
-  if (outdated) return `The index in ${dir} was ${outdated}. Index the library again to rebuild it.`;
-  const set = manifest.vectors[provider.key];
-  if (!set) {
-    const built = manifest.activeModel ? ` (it was built with ${manifest.activeModel})` : '';
-    return `The index in ${dir} has no vectors for ${provider.id} model "${provider.model}"${built}. Run the index command with this provider.`;
-  }
-  for (const key of Object.keys(manifest.shards)) {
-    if (set.shards[key]?.passagesGen !== manifest.shards[key].gen) {
-      return `The index in ${dir} is not complete for model "${provider.model}" (an indexing run was interrupted). Run the index command again to finish it.`;
-    }
-  }
-  return undefined;
-}
-
-/** Where the index stands, for status displays; never throws. */
-export async function indexStatus(workspace: string): Promise<{ state: 'missing' | 'corrupt' | 'outdated' | 'ready'; detail: string; manifest?: Manifest }> {
-  try {
-    const m = await readManifest(indexDir(workspace));
-    if (!m) return { state: 'missing', detail: 'not indexed yet' };
-    const outdated = outdatedReason(m);
-    if (outdated) return { state: 'outdated', detail: `${outdated}; the next indexing run rebuilds it`, manifest: m };
-    const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
-    return { state: 'ready', detail: `${Object.keys(m.sources).length} sources, ${passages} passages, model ${m.activeModel ?? '?'}`, manifest: m };
-  } catch (err) {
-    return { state: 'corrupt', detail: (err as Error).message };
   }
 }

@@ -6,13 +6,18 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { EngineError } from '../../shared/errors';
 
-export class IndexBusyError extends Error {
+/** Another process holds the writer lock (code `locked`); the message says who. */
+export class IndexBusyError extends EngineError {
   constructor(message: string) {
-    super(message);
+    super('locked', message);
     this.name = 'IndexBusyError';
   }
 }
+
+/** The lock file, inside the index folder. */
+export const LOCK_FILE = 'index.lock';
 
 interface LockInfo {
   pid: number;
@@ -33,7 +38,7 @@ export interface LockOptions {
 
 export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
   await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, 'index.lock');
+  const file = path.join(dir, LOCK_FILE);
   const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index' };
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   let told = false;
@@ -72,6 +77,14 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     clearInterval(beat);
     await fs.rm(file, { force: true });
   };
+}
+
+/** Who holds the writer lock of the index in `dir` ("pid 12 on host, index since …"), or undefined when nobody live does. */
+export async function lockHolder(dir: string): Promise<string | undefined> {
+  const file = path.join(dir, LOCK_FILE);
+  if (!(await fs.stat(file).catch(() => undefined))) return undefined;
+  const holder = await readHolder(file);
+  return holder === 'stale' ? undefined : holder;
 }
 
 async function readHolder(file: string): Promise<string> {

@@ -74,17 +74,11 @@ export interface Manifest {
   vectors: Record<string, VectorSetRecord>;
 }
 
+/** A damaged index file (the indexer rebuilds what it names; LibraryIndex.open reports it as not ready). */
 export class IndexCorruptError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'IndexCorruptError';
-  }
-}
-
-export class IndexMissingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'IndexMissingError';
   }
 }
 

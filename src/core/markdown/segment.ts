@@ -10,7 +10,9 @@ import { splitSentences } from '../text/sentences';
 import { parseMarkdown } from './parse';
 import { plainInline, stripCitationMarkup } from './plainText';
 
-export type Granularity = 'section' | 'paragraph' | 'sentence';
+import type { Granularity } from '../../shared/settings';
+
+export type { Granularity };
 export type SegmentType = 'section' | 'paragraph' | 'list-item' | 'blockquote' | 'footnote' | 'sentence';
 
 export interface Segment {

@@ -4,6 +4,8 @@
  * Pure functions, no corpus state, so index terms never change under a document.
  */
 
+import { foldAccents } from '../../shared/fold';
+
 export type Lang = 'en' | 'fr';
 
 const LIGATURES: Record<string, string> = {
@@ -33,8 +35,7 @@ export function foldText(s: string): string {
     const name = GREEK[c.toLowerCase()];
     return name ? ` ${name} ` : c;
   });
-  // NFD splits letters from combining marks (U+0300–U+036F), which we drop.
-  t = t.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  t = foldAccents(t);
   return t.replace(ELISION_RE, '');
 }
 

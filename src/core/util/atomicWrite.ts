@@ -29,7 +29,3 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
-
-export async function fileSha256(file: string): Promise<string> {
-  return sha256(await fs.readFile(file));
-}

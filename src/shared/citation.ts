@@ -4,6 +4,8 @@
  * {key} {page} {author} {authors} {year} {title}. A source without a citekey
  * still yields valid Markdown: a link to the PDF at its page.
  */
+import { SETTINGS } from './settings';
+
 export interface CitableSource {
   citekey?: string;
   title: string;
@@ -12,7 +14,7 @@ export interface CitableSource {
   path: string;
 }
 
-export const DEFAULT_CITATION_TEMPLATE = '[@{key}, p. {page}]';
+export const DEFAULT_CITATION_TEMPLATE: string = SETTINGS.citationTemplate.default;
 
 export function pageLocator(page: number, pageLabel?: string): string {
   return pageLabel && pageLabel.trim() ? pageLabel.trim() : String(page);

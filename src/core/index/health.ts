@@ -1,0 +1,81 @@
+/**
+ * The index's health (shared/health.ts) from its manifest and lock: whether it
+ * can serve a model, or why not. Read from the manifest alone (no shard), so
+ * status displays and pre-analysis checks stay cheap.
+ */
+import { EngineError } from '../../shared/errors';
+import type { IndexHealth } from '../../shared/health';
+import { lockHolder } from './lock';
+import { IndexCorruptError, indexDir, outdatedReason, readManifest, type Manifest } from './manifest';
+
+/**
+ * The health of the index in `dir` for the model stored under `modelKey` (a
+ * provider's `key`); without a model, whether it is readable at all.
+ */
+export async function healthOf(dir: string, manifest: Manifest | undefined, modelKey?: string): Promise<IndexHealth> {
+  const notReady = manifestHealth(dir, manifest, modelKey);
+  if (notReady.state === 'ready') return notReady;
+  // Not usable yet, and another process is writing it: it is being built, not missing.
+  const holder = await lockHolder(dir);
+  return holder && notReady.state !== 'corrupt' ? { state: 'indexing', dir, holder } : notReady;
+}
+
+function manifestHealth(dir: string, m: Manifest | undefined, modelKey?: string): IndexHealth {
+  if (!m) return { state: 'missing', dir };
+  // Stored terms and passages must be this version's, or queries would miss them silently.
+  const outdated = outdatedReason(m);
+  if (outdated) return { state: 'outdated', dir, detail: outdated };
+  if (modelKey !== undefined) {
+    const set = m.vectors[modelKey];
+    if (!set) {
+      const built = m.activeModel ? ` (it was built with ${m.activeModel})` : '';
+      return { state: 'incomplete', dir, model: modelKey, detail: `the index in ${dir} has no vectors for the model ${modelKey}${built}` };
+    }
+    for (const key of Object.keys(m.shards)) {
+      if (set.shards[key]?.passagesGen !== m.shards[key].gen) {
+        return { state: 'incomplete', dir, model: modelKey, detail: `the index in ${dir} is not complete for the model ${modelKey} (an indexing run was interrupted)` };
+      }
+    }
+  }
+  const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
+  return { state: 'ready', dir, sources: Object.keys(m.sources).length, passages, model: m.activeModel ?? '', skipped: Object.keys(m.skipped).length };
+}
+
+/** The health of a workspace's index; never throws (a damaged manifest is `corrupt`). */
+export async function indexHealth(workspace: string, modelKey?: string): Promise<IndexHealth> {
+  const dir = indexDir(workspace);
+  try {
+    return await healthOf(dir, await readManifest(dir), modelKey);
+  } catch (err) {
+    return { state: 'corrupt', dir, detail: (err as Error).message };
+  }
+}
+
+/** The error for an index that cannot serve: its message says what to do. */
+export function notReadyError(h: IndexHealth): EngineError {
+  return new EngineError('index-not-ready', notReadyMessage(h), h);
+}
+
+export function notReadyMessage(h: IndexHealth): string {
+  switch (h.state) {
+    case 'missing':
+      return `No library index in ${h.dir}. Index the library first (similar-sources index --library <folder>).`;
+    case 'outdated':
+      return `The index in ${h.dir} was ${h.detail}. Index the library again to bring it up to date.`;
+    case 'incomplete':
+      return `${capitalise(h.detail)}. Index the library with this model (similar-sources index) to complete it.`;
+    case 'corrupt':
+      return `The library index is damaged: ${h.detail}. Index the library again to rebuild it.`;
+    case 'indexing':
+      return 'The library is being indexed; try again when indexing has finished.';
+    case 'ready':
+      return 'The library index is ready.';
+  }
+}
+
+/** A damaged file found while reading: the same error as a damaged manifest. */
+export function corruptError(dir: string, err: IndexCorruptError): EngineError {
+  return notReadyError({ state: 'corrupt', dir, detail: err.message });
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

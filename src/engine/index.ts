@@ -1,0 +1,172 @@
+/**
+ * The engine API: everything the VS Code host and the CLI use of the engine,
+ * and nothing else of src/core (a dependency-cruiser rule keeps it so). Bundled
+ * as dist/engine.js, which the extension loads on first use (remark, pdf.js and
+ * the index code stay out of activation). Results are typed; failures are
+ * EngineErrors whose `code` says what happened (shared/errors.ts).
+ */
+import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type AnalysisResult, type AnalyzeProgress } from '../core/analysis/analyze';
+import { AnalysisCache } from '../core/analysis/cache';
+import type { AnalysisOptions } from '../core/analysis/options';
+import { OllamaReranker } from '../core/analysis/rerank';
+import { createProvider as createConfiguredProvider, type CreateProviderOptions } from '../core/embedding/providerFactory';
+import type { EmbeddingProvider } from '../core/embedding/provider';
+import { indexHealth as workspaceHealth } from '../core/index/health';
+import { LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
+import { indexDir, readManifest } from '../core/index/manifest';
+import type { IndexHealth } from '../shared/health';
+import type { Settings } from '../shared/settings';
+
+export { EngineError, errorCode, errorHealth, type EngineErrorCode } from '../shared/errors';
+export type { IndexHealth } from '../shared/health';
+export type { PassageResult, Recommendation } from '../shared/results';
+export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
+export type { AnalysisOptions } from '../core/analysis/options';
+export type { EmbeddingProvider } from '../core/embedding/provider';
+export type { IndexProgress } from '../core/index/indexer';
+export type { BeirEvalResult } from '../core/eval/beir';
+export { runBeirEval } from '../core/eval/beir';
+export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
+export { removeIndex } from '../core/index/maintenance';
+export { indexLibrary, type IndexLibraryOptions, type LibraryIndexReport } from './indexLibrary';
+export { resolveLibrary, expandHome, type LibrarySpec } from './library';
+export { readWorkspaceSettings } from './settingsFile';
+
+/** Where this bundle lies: its PDF worker (pdf-extract-worker.js) lies beside it. */
+export const bundleDir: string | undefined = typeof __dirname === 'string' ? __dirname : undefined;
+
+/** The folder of a workspace's index (`.similar-sources/`). */
+export { indexDir };
+
+export type ProviderSettings = Pick<Settings, 'provider' | 'ollamaHost' | 'ollamaModel'>;
+
+/**
+ * The embedding provider the settings name. Ollama is checked up front, so a
+ * dead server is reported once, here (`provider-unreachable`…), or, with
+ * `fallbackToEmbedded`, replaced by the embedded model with a `warning`.
+ */
+export function createProvider(s: ProviderSettings, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
+  // An empty host or model means the default.
+  return createConfiguredProvider({ provider: s.provider, ollamaHost: s.ollamaHost || undefined, ollamaModel: s.ollamaModel || undefined }, opts);
+}
+
+/** The provider and model the index was last built with, if any. */
+export async function indexedModel(workspace: string): Promise<{ provider: string; model: string } | undefined> {
+  const m = await readManifest(indexDir(workspace)).catch(() => undefined);
+  const set = m?.activeModel ? m.vectors[m.activeModel] : undefined;
+  return set && { provider: set.provider, model: set.model };
+}
+
+/**
+ * The index's health for `modelKey` (a provider's `key`; without one, whether it
+ * is readable at all). From the manifest and the lock only; never throws.
+ */
+export function indexHealth(workspace: string, modelKey?: string): Promise<IndexHealth> {
+  return workspaceHealth(workspace, modelKey);
+}
+
+/** The index's state for the analysis cache key, from the manifest alone (no index load). */
+export async function indexState(workspace: string): Promise<{ fingerprint: string; updatedAt: string } | undefined> {
+  const m = await readManifest(indexDir(workspace)).catch(() => undefined);
+  return m && { fingerprint: m.fingerprint, updatedAt: m.updatedAt };
+}
+
+/** The index loaded for searching; `index-not-ready` (with its health) when it cannot serve `provider`. */
+export type SearchIndex = LibraryIndex;
+export function openIndex(workspace: string, provider: EmbeddingProvider): Promise<SearchIndex> {
+  return LibraryIndex.open(workspace, provider);
+}
+
+/** Collections named in a loaded index (for a filter's choices), sorted. */
+export function indexCollections(index: SearchIndex): string[] {
+  return [...new Set(index.sources.flatMap((s) => s.collections))].sort((a, b) => a.localeCompare(b));
+}
+
+/** One passage found by `search`, with its source: plain data (JSON as it is). */
+export interface PassageHit {
+  path: string;
+  title: string;
+  authors: string[];
+  year: number | null;
+  citekey: string | null;
+  page: number;
+  pageLabel: string | null;
+  heading: string | null;
+  /** Fused rank score, and the cosine of the passage's vector with the query's. */
+  score: number;
+  cosine: number;
+  text: string;
+}
+
+/** The top passages for a text, best first. */
+export async function search(index: SearchIndex, text: string, opts: { k: number; filter?: SearchFilter; signal?: AbortSignal }): Promise<PassageHit[]> {
+  const hits = await index.search(text, opts);
+  return hits.map(toPassageHit);
+}
+
+function toPassageHit(h: SearchHit): PassageHit {
+  const s = h.sourceRecord;
+  return {
+    path: s.path,
+    title: s.title,
+    authors: s.authors,
+    year: s.year ?? null,
+    citekey: s.citekey ?? null,
+    page: h.page,
+    pageLabel: h.pageLabel ?? null,
+    heading: h.heading ?? null,
+    score: h.score,
+    cosine: h.cosine,
+    text: h.text,
+  };
+}
+
+/** What an analysis needs besides the document and its options. */
+export interface AnalysisRequest {
+  workspace: string;
+  /** Where the document lives (names its cache file); any stable string. */
+  documentPath: string;
+  /** The loaded index, or a loader called once when something must be searched. */
+  index: SearchIndex | (() => Promise<SearchIndex>);
+  /** How long results are kept; false: no cache. */
+  cache: { ttlHours: number } | false;
+  /** The Ollama model that reranks (when the options ask for it and it is reachable). */
+  reranker?: { host?: string; model?: string };
+  citationTemplate?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: AnalyzeProgress) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * For each segment of a Markdown document, the library sources worth citing
+ * there. Unchanged segments come from the cache; a cancel (`cancelled`) caches
+ * nothing; an index that cannot answer is `index-not-ready`, never "no result".
+ */
+export function analyse(document: string, options: Partial<AnalysisOptions>, r: AnalysisRequest): Promise<AnalysisResult> {
+  return analyzeDocument(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker) });
+}
+
+/**
+ * The document's results when the cache holds all of them for the current
+ * index and model, without loading the index (a reopened draft gets them back at
+ * once); undefined otherwise.
+ */
+export async function cachedAnalysis(
+  document: string,
+  options: Partial<AnalysisOptions>,
+  r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string },
+): Promise<AnalysisResult | undefined> {
+  const state = await indexState(r.workspace);
+  if (!state || r.cache === false) return undefined;
+  return cachedDocumentAnalysis(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), fingerprint: state.fingerprint, model: r.modelKey });
+}
+
+/** Removes the workspace's cached analyses; says how many documents had one. */
+export function clearAnalysisCache(workspace: string): Promise<number> {
+  return new AnalysisCache(workspace).clear();
+}
+
+function cacheOf(r: Pick<AnalysisRequest, 'workspace' | 'cache'>): AnalysisCache | false {
+  return r.cache === false ? false : new AnalysisCache(r.workspace, r.cache.ttlHours * 3600 * 1000);
+}

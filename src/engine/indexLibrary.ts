@@ -1,0 +1,64 @@
+/**
+ * The one indexing workflow, for the CLI and the extension alike: find the
+ * library's PDFs (with its bibliography), read them in worker threads while this
+ * thread embeds, and commit the index incrementally. A rebuild removes the index
+ * first (under the writer lock).
+ */
+import type { EmbeddingProvider } from '../core/embedding/provider';
+import { updateIndex, type IndexProgress, type IndexReport } from '../core/index/indexer';
+import { removeIndex } from '../core/index/maintenance';
+import { libraryInputs } from '../core/library/pdfSource';
+import { PdfExtractPool } from '../core/pdf/extractPool';
+import type { LibrarySpec } from './library';
+
+export interface IndexLibraryOptions {
+  library: LibrarySpec;
+  provider: EmbeddingProvider;
+  /** PDF worker threads: default one fewer than the cores (1–4); 0 reads PDFs in this thread. */
+  jobs?: number;
+  /** Start from an empty index (the analysis cache is kept: its keys stop matching). */
+  rebuild?: boolean;
+  /** Where the bundle and its PDF worker file lie; without one (running from sources), PDFs are read in this thread. */
+  workerDir?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: IndexProgress) => void;
+  /** Each warning as it comes (a library folder not found, a bibliography entry, a damaged shard…); all are also in the report. */
+  onWarning?: (w: string) => void;
+}
+
+export interface LibraryIndexReport extends IndexReport {
+  /** The PDFs found in the library (indexed, unchanged or skipped), in discovery order. */
+  files: string[];
+}
+
+export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndexReport> {
+  const { library } = o;
+  // Workers start now, so loading pdf.js in them overlaps discovery and the manifest read.
+  const pool = o.jobs === 0 ? undefined : PdfExtractPool.beside(o.workerDir, o.jobs);
+  try {
+    if (o.rebuild) await removeIndex(library.workspace);
+    const { inputs, warnings } = await libraryInputs({
+      extractor: pool && ((bytes) => pool.extract(bytes)),
+      folders: library.folders,
+      include: library.include,
+      exclude: library.exclude,
+      primary: library.primary,
+      baseDir: library.workspace,
+      bibliography: library.bibliography,
+    });
+    for (const w of warnings) o.onWarning?.(w);
+    o.onProgress?.({ phase: 'scan', done: inputs.length, total: inputs.length });
+    const report = await updateIndex(inputs, {
+      workspace: library.workspace,
+      provider: o.provider,
+      signal: o.signal,
+      onProgress: o.onProgress,
+      onWarning: o.onWarning,
+    });
+    report.warnings.unshift(...warnings);
+    return { ...report, files: inputs.map((i) => i.path) };
+  } finally {
+    await pool?.close();
+  }
+}
+

@@ -1,0 +1,47 @@
+/**
+ * Where a workspace's library is, from its settings: the one function both the
+ * CLI and the extension resolve it through (folders, `~`, include/exclude,
+ * primary sources, bibliography), so both index the same files.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Settings } from '../shared/settings';
+
+export interface LibrarySpec {
+  /** The workspace folder: the index lives in its `.similar-sources/`. */
+  workspace: string;
+  /** Absolute folders searched (recursively) for PDFs. */
+  folders: string[];
+  /** False when no folder is configured and the workspace itself is searched. */
+  fromSettings: boolean;
+  /** Globs relative to each library folder. */
+  include: string[];
+  exclude: string[];
+  /** Folders (absolute, or relative to the workspace) or globs of primary sources. */
+  primary: string[];
+  /** Absolute path of the Better BibTeX export, if any. */
+  bibliography?: string;
+}
+
+export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude'>;
+
+export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.homedir()): LibrarySpec {
+  const root = path.resolve(workspace);
+  const abs = (p: string) => path.resolve(root, expandHome(p, home));
+  const folders = s.libraryFolders.filter((f) => f.trim()).map(abs);
+  return {
+    workspace: root,
+    folders: folders.length ? folders : [root],
+    fromSettings: folders.length > 0,
+    include: [...s.include],
+    exclude: [...s.exclude],
+    primary: s.primarySourceFolders.filter((f) => f.trim()).map((p) => expandHome(p, home)),
+    bibliography: s.bibliographyFile.trim() ? abs(s.bibliographyFile.trim()) : undefined,
+  };
+}
+
+/** `~` and `~/x` (or `~\x`) name the user's home folder, as in a shell. */
+export function expandHome(p: string, home = os.homedir()): string {
+  if (p === '~') return home;
+  return /^~[\\/]/.test(p) ? path.join(home, p.slice(2)) : p;
+}

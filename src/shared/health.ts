@@ -1,0 +1,42 @@
+/**
+ * The index's health: one model, made by the engine (from the manifest, the lock
+ * and the configured model), carried by errors, and translated once for each
+ * view (status bar, panel, notifications, the CLI's status line).
+ */
+export type IndexHealth =
+  /** Never indexed. */
+  | { state: 'missing'; dir: string }
+  /** Built by another version of Similar Sources: the next indexing run brings it up to date. */
+  | { state: 'outdated'; dir: string; detail: string }
+  /** Holds no complete set of vectors for the configured model (another model, or an interrupted run). */
+  | { state: 'incomplete'; dir: string; detail: string; model: string }
+  /** Unreadable (damaged manifest or shard): rebuilt by the next indexing run. */
+  | { state: 'corrupt'; dir: string; detail: string }
+  /** Being indexed: by this process (with its progress) or by another that holds the writer lock. */
+  | { state: 'indexing'; dir: string; holder?: string; done?: number; total?: number }
+  | { state: 'ready'; dir: string; sources: number; passages: number; model: string; skipped: number };
+
+export type IndexState = IndexHealth['state'];
+
+/** Whether an indexing run can make the index serve an analysis (every state but ready and indexing). */
+export function needsIndexing(h: IndexHealth): boolean {
+  return h.state === 'missing' || h.state === 'outdated' || h.state === 'incomplete' || h.state === 'corrupt';
+}
+
+/** One plain English line (CLI, logs): "ready: 12 sources, 95 passages, model embedded-hashgram-v2". */
+export function describeHealth(h: IndexHealth): string {
+  switch (h.state) {
+    case 'missing':
+      return `missing: not indexed yet (${h.dir})`;
+    case 'outdated':
+      return `outdated: the index in ${h.dir} was ${h.detail}; the next indexing run brings it up to date`;
+    case 'incomplete':
+      return `incomplete: ${h.detail}`;
+    case 'corrupt':
+      return `corrupt: ${h.detail}`;
+    case 'indexing':
+      return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
+    case 'ready':
+      return `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} files skipped` : ''}`;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What an analysis gives for each segment: one card per source. The engine
+ * produces these, the cache stores them, the CLI prints them and the webview
+ * protocol carries them as they are (no field-by-field copies).
+ */
+
+export interface PassageResult {
+  page: number;
+  pageLabel: string | null;
+  heading: string | null;
+  similarity: number;
+  /** An excerpt around the matched words (the whole passage is in the index). Untrusted text. */
+  preview: string;
+}
+
+export interface Recommendation {
+  sourceId: string;
+  path: string;
+  title: string;
+  authors: string[];
+  year: number | null;
+  citekey: string | null;
+  sourceType: 'primary' | 'secondary';
+  page: number;
+  pageLabel: string | null;
+  /** Calibrated 0–1. */
+  similarity: number;
+  reranked: boolean;
+  alreadyCited: boolean;
+  preview: string;
+  /** Words of the preview that match the query (for highlighting; untrusted text). */
+  highlights: string[];
+  citation: string;
+  passages: PassageResult[];
+  /** Other sources whose near-identical passage was folded into this card. */
+  duplicates: string[];
+}
+
+export type SegmentStatus = 'analysed' | 'too-short';

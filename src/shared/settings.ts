@@ -1,0 +1,123 @@
+/**
+ * Every `similarSources.*` setting, defined once: type, default, range or
+ * choices, scope, and whether Restricted Mode withholds it. The extension reads
+ * VS Code's configuration through it, the CLI a workspace's settings.json, and a
+ * test checks package.json's `contributes.configuration` against it.
+ * Pure data and pure functions: every layer may import it.
+ */
+
+export type Granularity = 'section' | 'paragraph' | 'sentence';
+export type SourceTypeFilter = 'secondary' | 'primary' | 'both';
+export type ProviderName = 'embedded' | 'ollama';
+
+interface Common {
+  /** `resource`: may differ per workspace folder; absent: VS Code's default (window). */
+  scope?: 'resource';
+  /** Withheld in Restricted Mode (it names files to read or a server to contact). */
+  restricted?: boolean;
+}
+export type SettingSpec = Common &
+  (
+    | { type: 'string'; default: string; enum?: readonly string[]; enumDescriptions?: boolean }
+    | { type: 'boolean'; default: boolean }
+    | { type: 'integer' | 'number'; default: number; minimum: number; maximum: number }
+    | { type: 'array'; default: readonly string[] }
+  );
+
+export const SETTINGS_SECTION = 'similarSources';
+
+export const SETTINGS = {
+  libraryFolders: { type: 'array', default: [], scope: 'resource', restricted: true },
+  primarySourceFolders: { type: 'array', default: [], scope: 'resource', restricted: true },
+  bibliographyFile: { type: 'string', default: '', scope: 'resource', restricted: true },
+  include: { type: 'array', default: [], scope: 'resource' },
+  exclude: { type: 'array', default: [], scope: 'resource' },
+  provider: { type: 'string', default: 'embedded', enum: ['embedded', 'ollama'], enumDescriptions: true, restricted: true },
+  ollamaHost: { type: 'string', default: 'http://127.0.0.1:11434', restricted: true },
+  ollamaModel: { type: 'string', default: 'nomic-embed-text' },
+  rerankModel: { type: 'string', default: 'llama3.2' },
+  granularity: { type: 'string', default: 'paragraph', enum: ['section', 'paragraph', 'sentence'] },
+  maxResults: { type: 'integer', default: 5, minimum: 1, maximum: 20 },
+  similarityThreshold: { type: 'number', default: 0, minimum: 0, maximum: 1 },
+  sourceType: { type: 'string', default: 'secondary', enum: ['secondary', 'primary', 'both'] },
+  collectionFilter: { type: 'array', default: [] },
+  useReranking: { type: 'boolean', default: true },
+  useContextualEmbedding: { type: 'boolean', default: true },
+  minWords: { type: 'integer', default: 4, minimum: 1, maximum: 50 },
+  citationTemplate: { type: 'string', default: '[@{key}, p. {page}]' },
+  codeLens: { type: 'boolean', default: true },
+  cacheLifetimeHours: { type: 'number', default: 24, minimum: 0, maximum: 8760 },
+  autoIndex: { type: 'boolean', default: false },
+  watchLibrary: { type: 'boolean', default: true },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+type ValueOf<S> = S extends { type: 'array' }
+  ? string[]
+  : S extends { type: 'boolean' }
+    ? boolean
+    : S extends { type: 'integer' | 'number' }
+      ? number
+      : S extends { enum: readonly (infer E)[] }
+        ? E
+        : string;
+
+export type Settings = { -readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };
+
+/** The analysis options a user sets (panel controls write them back as settings). */
+export const OPTION_KEYS = ['granularity', 'maxResults', 'similarityThreshold', 'sourceType', 'collectionFilter', 'useReranking', 'useContextualEmbedding'] as const;
+export type PanelOptions = Pick<Settings, (typeof OPTION_KEYS)[number]>;
+
+/**
+ * Settings from any source (VS Code's configuration, a settings.json): each
+ * value of the wrong type or out of range is replaced by its default, and said
+ * so in `problems`, so a typo never stops the product.
+ */
+export function resolveSettings(get: (key: SettingKey) => unknown): { settings: Settings; problems: string[] } {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const spec: SettingSpec = SETTINGS[key];
+    const raw = get(key);
+    if (raw === undefined || raw === null) {
+      out[key] = cloneDefault(spec.default);
+      continue;
+    }
+    const problem = checkValue(spec, raw);
+    if (problem) {
+      problems.push(`${SETTINGS_SECTION}.${key} ${problem}; using ${JSON.stringify(spec.default)}`);
+      out[key] = cloneDefault(spec.default);
+    } else out[key] = spec.type === 'array' ? [...(raw as string[])] : raw;
+  }
+  return { settings: out as Settings, problems };
+}
+
+/** Settings from a settings.json object (keys `similarSources.x`). */
+export function settingsFromJson(json: Record<string, unknown>): { settings: Settings; problems: string[] } {
+  return resolveSettings((key) => json[`${SETTINGS_SECTION}.${key}`]);
+}
+
+function checkValue(spec: SettingSpec, v: unknown): string | undefined {
+  switch (spec.type) {
+    case 'array':
+      return Array.isArray(v) && v.every((x) => typeof x === 'string') ? undefined : 'must be a list of strings';
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : 'must be true or false';
+    case 'string':
+      if (typeof v !== 'string') return 'must be a string';
+      return spec.enum && !spec.enum.includes(v) ? `must be one of ${spec.enum.join(', ')} (got "${v}")` : undefined;
+    case 'integer':
+    case 'number':
+      if (typeof v !== 'number' || !Number.isFinite(v) || (spec.type === 'integer' && !Number.isInteger(v))) return `must be ${spec.type === 'integer' ? 'a whole number' : 'a number'}`;
+      return v < spec.minimum || v > spec.maximum ? `must be from ${spec.minimum} to ${spec.maximum} (got ${v})` : undefined;
+  }
+}
+
+function cloneDefault<T>(v: T): T {
+  return (Array.isArray(v) ? [...v] : v) as T;
+}
+
+export function defaultSettings(): Settings {
+  return resolveSettings(() => undefined).settings;
+}

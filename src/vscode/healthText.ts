@@ -1,0 +1,86 @@
+/**
+ * The index's health (shared/health.ts), translated once for each view: the
+ * status bar, the panel, and notifications. Nothing else in the host turns a
+ * health into words.
+ */
+import * as vscode from 'vscode';
+import type { IndexHealth } from '../shared/health';
+import type { PanelState } from '../shared/protocol';
+
+/** The host's view of the health: the engine's, or no workspace, or not read yet. */
+export type HostHealth = IndexHealth | { state: 'no-workspace' } | { state: 'unknown' };
+
+const t = vscode.l10n.t;
+
+/** Status bar text and tooltip; undefined hides the item. */
+export function statusBarText(h: HostHealth): { text: string; tooltip: string } | undefined {
+  switch (h.state) {
+    case 'no-workspace':
+    case 'unknown':
+      return undefined;
+    case 'missing':
+      return { text: `$(library) ${t('Library not indexed')}`, tooltip: t('Similar Sources: the PDF library has not been indexed. Click for details.') };
+    case 'outdated':
+      return { text: `$(library) ${t('Library index outdated')}`, tooltip: t('Similar Sources: the index was built by another version; indexing the library rebuilds it. Click for details.') };
+    case 'incomplete':
+      return { text: `$(library) ${t('Library index incomplete')}`, tooltip: t('Similar Sources: the index is not complete for the configured model; indexing the library completes it. Click for details.') };
+    case 'indexing':
+      return h.total
+        ? { text: `$(sync~spin) ${t('Indexing {0}/{1}', Math.min((h.done ?? 0) + 1, h.total), h.total)}`, tooltip: t('Similar Sources is indexing the PDF library.') }
+        : { text: `$(sync~spin) ${t('Indexing…')}`, tooltip: t('Similar Sources is indexing the PDF library.') };
+    case 'ready':
+      return { text: `$(library) ${t('{0} sources', h.sources)}`, tooltip: t('Similar Sources: {0} sources, {1} passages ({2}).', h.sources, h.passages, h.model) };
+    case 'corrupt':
+      return { text: `$(warning) ${t('Index damaged')}`, tooltip: h.detail };
+  }
+}
+
+/** The panel's state for an index that cannot serve an analysis (undefined when it can). */
+export function panelStateOf(h: HostHealth): PanelState | undefined {
+  switch (h.state) {
+    case 'missing':
+      return { kind: 'not-indexed', message: t('The library has not been indexed yet.') };
+    case 'outdated':
+    case 'incomplete':
+      return { kind: 'not-indexed', message: t('The library index must be updated before this analysis.') };
+    case 'corrupt':
+      return { kind: 'index-error', message: h.detail };
+    case 'indexing':
+      return { kind: 'indexing', message: t('Indexing PDFs'), done: h.done ?? 0, total: h.total ?? 0 };
+    default:
+      return undefined;
+  }
+}
+
+/** What a notification says about the health, for "Show Index Status". */
+export function statusMessage(h: HostHealth): string {
+  switch (h.state) {
+    case 'no-workspace':
+    case 'unknown':
+      return t('Open a folder first: the index is stored inside the workspace.');
+    case 'ready':
+      return t('Index in {0}: {1} sources, {2} passages, model {3}.', h.dir, h.sources, h.passages, h.model);
+    case 'missing':
+      return t('The library has not been indexed yet ({0}).', h.dir);
+    case 'outdated':
+      return t('The index in {0} was built by another version of Similar Sources; indexing the library rebuilds it.', h.dir);
+    case 'incomplete':
+      return t('The index in {0} is not complete for the configured model; indexing the library completes it.', h.dir);
+    case 'indexing':
+      return t('The library is being indexed; the analysis will use it when indexing has finished.');
+    case 'corrupt':
+      return t('The index in {0} is damaged: {1}', h.dir, h.detail);
+  }
+}
+
+/** The question asked before indexing so that an analysis can run (the index cannot serve it yet). */
+export function indexQuestion(h: IndexHealth): string {
+  switch (h.state) {
+    case 'missing':
+      return t('Similar Sources needs to index your PDF library first. Index it now?');
+    case 'corrupt':
+      return t('The library index is damaged ({0}). Rebuild it now?', h.detail);
+    default:
+      return t('The library index was built by another version of Similar Sources or for another model. Index the library now?');
+  }
+}
