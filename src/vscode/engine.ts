@@ -5,8 +5,9 @@
  * through its API only (types here, values through this loader).
  */
 import * as path from 'node:path';
+import type * as EngineApi from '../engine';
 
-export type Engine = typeof import('../engine');
+export type Engine = typeof EngineApi;
 
 let engine: Engine | undefined;
 

@@ -1,3 +1,4 @@
+/// <reference path="./webassembly.d.ts" />
 /**
  * The SIMD dot-product kernel (dotKernel.wat), compiled once and instantiated
  * per vector memory. Synchronous on purpose: the index loader and the scans are.

@@ -1,3 +1,4 @@
+/// <reference path="./webassembly.d.ts" />
 /**
  * Where the index's packed vectors live. When the SIMD kernel can scan them they
  * are allocated inside a WebAssembly.Memory, with the kernel's scratch space
