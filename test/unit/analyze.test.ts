@@ -304,7 +304,7 @@ describe('LLM reranking', function () {
     const log = (l: string, level?: 'info' | 'debug') => logs.push([l, level]);
     const base = await analyzeDocument(DRAFT, { useReranking: 'off' }, { index: open(ws), workspace: ws, cache: false });
     const quiet = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }), log });
-    assert.deepEqual(quiet.reranking, { requested: false, used: false, hint: 'LLM reranking is available when Ollama llama3.2 at http://127.0.0.1:9 is reachable' });
+    assert.deepEqual(quiet.reranking, { mode: 'auto', requested: false, used: false, hint: 'LLM reranking is available when Ollama llama3.2 at http://127.0.0.1:9 is reachable' });
     assert.equal(quiet.warnings.length, 0);
     assert.deepEqual(logs.map(([, level]) => level), ['debug'], 'one log line, at debug level');
     assert.match(logs[0][0], /reranking \(auto\) not used: .*not reachable/);

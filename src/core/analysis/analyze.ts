@@ -19,7 +19,7 @@ import { sha256 } from '../util/atomicWrite';
 import { AnalysisCache, segmentCacheKey, type CachedSegment } from './cache';
 import { bandOf, type Band } from './bands';
 import { isCommonTerm } from './commonWords';
-import { optionsKey, resolveOptions, type AnalysisOptions, type AnalysisOptionsInput } from './options';
+import { optionsKey, resolveOptions, type AnalysisOptions, type AnalysisOptionsInput, type RerankMode } from './options';
 import type { Reranker } from './rerank';
 import { calibratedSimilarity, evidenceOf } from './similarity';
 
@@ -74,10 +74,11 @@ export interface AnalysisResult {
   options: AnalysisOptions;
   segments: SegmentResult[];
   /**
-   * `note`: why reranking the user turned on ('on') did not run, to show;
+   * `mode`: the option; `requested`: the user asked for it ('on');
+   * `note`: why reranking the user asked for did not run, to show;
    * `hint`: how to get it, when 'auto' found no reranker (a quiet hint, never a warning).
    */
-  reranking: { requested: boolean; used: boolean; note?: string; hint?: string };
+  reranking: { mode: RerankMode; requested: boolean; used: boolean; note?: string; hint?: string };
   warnings: string[];
   stats: { segments: number; segmentsAnalyzed: number; segmentsFromCache: number; ms: number };
 }
@@ -241,7 +242,7 @@ async function analyse(
     model: from.model,
     options,
     segments: results,
-    reranking: { requested: options.useReranking === 'on', used: !!reranker, ...(rerankNote ? { note: rerankNote } : {}), ...(rerankHint ? { hint: rerankHint } : {}) },
+    reranking: { mode: options.useReranking, requested: options.useReranking === 'on', used: !!reranker, ...(rerankNote ? { note: rerankNote } : {}), ...(rerankHint ? { hint: rerankHint } : {}) },
     warnings,
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
   };
