@@ -51,7 +51,8 @@ export interface Recommendation {
   preview: string;
   /**
    * Words of the preview that carried the match, rarest in the library first:
-   * the query's terms found there, without the library's common words when rarer ones matched.
+   * the query's terms found there, without everyday words, nor words much
+   * commoner in the library than the rarest match (none when only everyday words matched).
    */
   highlights: string[];
   citation: string;
@@ -346,6 +347,8 @@ async function recommend(
   let recs: Recommendation[] = [...cards.values()]
     .sort((a, b) => b[0].similarity - a[0].similarity)
     .filter((ps) => ps[0].similarity >= o.similarityThreshold)
+    // Only cards that can be shown get previews and highlights (the reranker sees its top ones).
+    .slice(0, reranker ? Math.max(o.maxResults, RERANK_TOP) : o.maxResults)
     .map((ps) => {
       const best = ps[0];
       const r = best.sourceRecord;
