@@ -1,12 +1,15 @@
 /**
  * How often the source a paragraph of examples/draft.md is about comes first
  * (and within the top 3), from examples/expected.json (written by the author
- * of the draft, before any system output). Run after `npm run demo`:
+ * of the draft, before any system output), and how the strength bands read
+ * there: the band of each right source, and how often a strong card is right.
+ * Run after `npm run demo`:
  *   npx tsx scripts/example-accuracy.ts [--provider embedded] [--json]
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { analyzeDocument } from '../src/core/analysis/analyze';
+import type { Band } from '../src/shared/bands';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { LibraryIndex } from '../src/core/index/libraryIndex';
 
@@ -15,22 +18,33 @@ async function main() {
   const expected = JSON.parse(readFileSync(path.join(ws, 'expected.json'), 'utf8')) as { paragraphs: Array<{ startsWith: string; sources: string[] }> };
   const draft = readFileSync(path.join(ws, 'draft.md'), 'utf8');
   const index = await LibraryIndex.open(ws, new EmbeddedProvider());
-  const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean }> = [];
+  const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean; rightBands: Band[] }> = [];
+  const shown: Array<{ band: Band; right: boolean }> = [];
   for (const sourceType of ['both'] as const) {
     const r = await analyzeDocument(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, cache: false });
     for (const e of expected.paragraphs) {
       const seg = r.segments.find((s) => s.text.startsWith(e.startsWith));
       if (!seg) throw new Error(`no segment starts with "${e.startsWith}"`);
       const got = seg.recommendations.map((x) => path.basename(x.path));
-      rows.push({ paragraph: e.startsWith, expected: e.sources, got: got.slice(0, 3), first: e.sources.includes(got[0]), top3: got.slice(0, 3).some((g) => e.sources.includes(g)) });
+      const rightBands = seg.recommendations.filter((x) => e.sources.includes(path.basename(x.path))).map((x) => x.band);
+      for (const x of seg.recommendations) shown.push({ band: x.band, right: e.sources.includes(path.basename(x.path)) });
+      rows.push({ paragraph: e.startsWith, expected: e.sources, got: got.slice(0, 3), first: e.sources.includes(got[0]), top3: got.slice(0, 3).some((g) => e.sources.includes(g)), rightBands });
     }
   }
   const first = rows.filter((r) => r.first).length;
   const top3 = rows.filter((r) => r.top3).length;
-  if (process.argv.includes('--json')) console.log(JSON.stringify({ paragraphs: rows.length, first, top3, rows }, null, 2));
+  const bands = Object.fromEntries((['strong', 'related', 'weak'] as Band[]).map((b) => {
+    const cards = shown.filter((c) => c.band === b);
+    return [b, { cards: cards.length, right: cards.filter((c) => c.right).length }];
+  }));
+  const best = (r: (typeof rows)[number]) => (r.rightBands.includes('strong') ? 'strong' : r.rightBands.includes('related') ? 'related' : r.rightBands.length ? 'weak' : 'not shown');
+  const bestBands = Object.fromEntries(['strong', 'related', 'weak', 'not shown'].map((b) => [b, rows.filter((r) => best(r) === b).length]));
+  if (process.argv.includes('--json')) console.log(JSON.stringify({ paragraphs: rows.length, first, top3, bands, rightSourceBand: bestBands, rows }, null, 2));
   else {
-    for (const r of rows) console.log(`${r.first ? 'ok ' : r.top3 ? '~  ' : 'no '} ${r.paragraph.slice(0, 50).padEnd(50)} expected ${r.expected.join('+')}  got ${r.got.join(', ')}`);
+    for (const r of rows) console.log(`${r.first ? 'ok ' : r.top3 ? '~  ' : 'no '} ${r.paragraph.slice(0, 50).padEnd(50)} expected ${r.expected.join('+')}  got ${r.got.join(', ')}  (right: ${best(r)})`);
     console.log(`\nright source first: ${first} of ${rows.length}; within the top 3: ${top3} of ${rows.length}`);
+    console.log(`best band of the right source: ${Object.entries(bestBands).map(([b, n]) => `${b} ${n}`).join(', ')}`);
+    console.log(`cards (top 5): ${Object.entries(bands).map(([b, v]) => `${b} ${v.right} right of ${v.cards}`).join('; ')}`);
   }
 }
 void main();

@@ -329,7 +329,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
     similarityThreshold: threshold === undefined ? undefined : Number(threshold),
     sourceType: one(args, 'source-type') as AnalysisOptions['sourceType'] | undefined,
     collectionFilter: all(args, 'collection').length ? all(args, 'collection') : null,
-    useReranking: !args.flags.has('no-rerank'),
+    useReranking: args.flags.has('no-rerank') ? 'off' : 'auto',
     useContextualEmbedding: !args.flags.has('no-context'),
     minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
   };
@@ -346,7 +346,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
       reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
       citationTemplate: one(args, 'citation-template'),
       signal: ac.signal,
-      log: (l) => err(l),
+      log: (l, level) => level !== 'debug' && err(l),
       onProgress: (p) => {
         if (p.current === 1 || p.current === p.total || p.current % 10 === 0) err(`analysing segment ${p.current} of ${p.total}`);
       },
@@ -416,7 +416,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
       const who = [shortAuthors(rec.authors), rec.year].filter(Boolean).join(' ');
       const page = rec.pageLabel ?? String(rec.page);
       const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : ''].filter(Boolean).join(', ');
-      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}%  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
+      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
       out(`          ${rec.citation}`);
       out(`          “${excerpt(rec.preview, 200)}”`);
     });

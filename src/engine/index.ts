@@ -7,7 +7,7 @@
  */
 import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type AnalysisResult, type AnalyzeProgress } from '../core/analysis/analyze';
 import { AnalysisCache } from '../core/analysis/cache';
-import type { AnalysisOptions } from '../core/analysis/options';
+import type { AnalysisOptionsInput } from '../core/analysis/options';
 import { OllamaReranker } from '../core/analysis/rerank';
 import { createProvider as createConfiguredProvider, type CreateProviderOptions } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
@@ -21,7 +21,7 @@ export { EngineError, errorCode, errorHealth, type EngineErrorCode } from '../sh
 export type { IndexHealth } from '../shared/health';
 export type { PassageResult, Recommendation } from '../shared/results';
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
-export type { AnalysisOptions } from '../core/analysis/options';
+export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export type { EmbeddingProvider } from '../core/embedding/provider';
 export type { IndexProgress } from '../core/index/indexer';
 export type { BeirEvalResult } from '../core/eval/beir';
@@ -135,7 +135,8 @@ export interface AnalysisRequest {
   citationTemplate?: string;
   signal?: AbortSignal;
   onProgress?: (p: AnalyzeProgress) => void;
-  log?: (line: string) => void;
+  /** Log lines; 'debug' ones are details a terminal need not print (an optional service not found). */
+  log?: (line: string, level?: 'info' | 'debug') => void;
 }
 
 /**
@@ -143,7 +144,7 @@ export interface AnalysisRequest {
  * there. Unchanged segments come from the cache; a cancel (`cancelled`) caches
  * nothing; an index that cannot answer is `index-not-ready`, never "no result".
  */
-export function analyse(document: string, options: Partial<AnalysisOptions>, r: AnalysisRequest): Promise<AnalysisResult> {
+export function analyse(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
   return analyzeDocument(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker) });
 }
 
@@ -154,7 +155,7 @@ export function analyse(document: string, options: Partial<AnalysisOptions>, r: 
  */
 export async function cachedAnalysis(
   document: string,
-  options: Partial<AnalysisOptions>,
+  options: AnalysisOptionsInput,
   r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string },
 ): Promise<AnalysisResult | undefined> {
   const state = await indexState(r.workspace);

@@ -3,6 +3,7 @@
  * produces these, the cache stores them, the CLI prints them and the webview
  * protocol carries them as they are (no field-by-field copies).
  */
+import type { Band } from './bands';
 
 export interface PassageResult {
   page: number;
@@ -23,12 +24,18 @@ export interface Recommendation {
   sourceType: 'primary' | 'secondary';
   page: number;
   pageLabel: string | null;
-  /** Calibrated 0–1. */
+  /** Calibrated 0–1 (core/analysis/similarity.ts); no card of a segment comes before one with a higher similarity. */
   similarity: number;
+  /** The similarity in words (shared/bands.ts). */
+  band: Band;
   reranked: boolean;
   alreadyCited: boolean;
   preview: string;
-  /** Words of the preview that match the query (for highlighting; untrusted text). */
+  /**
+   * Words of the preview that carried the match, rarest in the library first:
+   * the query's terms found there, without everyday words, nor words much
+   * commoner in the library than the rarest match. Untrusted text.
+   */
   highlights: string[];
   citation: string;
   passages: PassageResult[];

@@ -7,6 +7,7 @@ import { errorCode, errorHealth } from '../../src/shared/errors';
 import { AnalysisCache } from '../../src/core/analysis/cache';
 import { OptionsError, resolveOptions } from '../../src/core/analysis/options';
 import { OllamaReranker, parseOrder } from '../../src/core/analysis/rerank';
+import { bandOf } from '../../src/shared/bands';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
 import { LibraryIndex } from '../../src/core/index/libraryIndex';
@@ -70,7 +71,12 @@ describe('analyzeDocument', function () {
     assert.throws(() => resolveOptions({ granularity: 'chapter' as never }), /granularity/);
     assert.throws(() => resolveOptions({ sourceType: 'tertiary' as never }), /sourceType/);
     const d = resolveOptions();
-    assert.deepEqual([d.granularity, d.maxResults, d.similarityThreshold, d.sourceType, d.useReranking, d.useContextualEmbedding], ['paragraph', 5, 0, 'secondary', true, true]);
+    assert.deepEqual([d.granularity, d.maxResults, d.similarityThreshold, d.sourceType, d.useReranking, d.useContextualEmbedding], ['paragraph', 5, 0, 'secondary', 'auto', true]);
+    // The boolean of earlier versions: true is 'auto' (the old default), false 'off'.
+    assert.equal(resolveOptions({ useReranking: true }).useReranking, 'auto');
+    assert.equal(resolveOptions({ useReranking: false }).useReranking, 'off');
+    assert.equal(resolveOptions({ useReranking: 'on' }).useReranking, 'on');
+    assert.throws(() => resolveOptions({ useReranking: 'sometimes' as never }), /useReranking must be "auto", "on" or "off"/);
   });
 
   it('finds the source each paragraph is about, one card per source, with page labels, citations and cited flags', async () => {
@@ -86,7 +92,9 @@ describe('analyzeDocument', function () {
     assert.equal(top.pageLabel, '13');
     assert.equal(top.citation, '[@whitfield2019, p. 13]');
     assert.ok(top.passages.length >= 1 && top.passages.length <= 3);
-    assert.ok(top.highlights.some((w) => /licen/i.test(w)));
+    // "licences" is in nearly every passage of this library; the rare words carried the match.
+    assert.ok(top.highlights.includes('Sicily') && top.highlights.some((w) => /^viceroy/i.test(w)), top.highlights.join(', '));
+    assert.ok(!top.highlights.some((w) => /licen/i.test(w)), top.highlights.join(', '));
     assert.ok(histo.recommendations[0].path.endsWith('francais.pdf'));
     assert.equal(histo.recommendations[0].alreadyCited, false);
     assert.match(histo.recommendations[0].citation, /^\[Dubreuil, p\. \d+\]\(<file:\/\/.*francais\.pdf#page=\d+>\)$/);
@@ -260,7 +268,13 @@ describe('LLM reranking', function () {
       assert.equal(x[0].path, b[1].path);
       assert.equal(x[1].path, b[0].path);
       assert.ok(x.slice(0, 2).every((rec) => rec.reranked));
-      assert.equal(x[0].similarity, b[1].similarity, 'similarity is the retrieval similarity, not a rank');
+      // The LLM put the weaker card first: the shown similarity is made to agree with its order
+      // (the two pooled to their mean), so no card comes before a stronger one.
+      const pooled = Math.round(((b[0].similarity + b[1].similarity) / 2) * 1000) / 1000;
+      assert.ok(b[0].similarity > b[1].similarity);
+      assert.deepEqual([x[0].similarity, x[1].similarity], [pooled, pooled]);
+      assert.equal(x[0].band, bandOf(pooled));
+      for (const seg of r.segments) for (let i = 1; i < seg.recommendations.length; i++) assert.ok(seg.recommendations[i - 1].similarity >= seg.recommendations[i].similarity);
       assert.ok(fake.requests.some((q) => q.path === '/api/generate'));
     } finally {
       await fake.close();
@@ -279,9 +293,39 @@ describe('LLM reranking', function () {
     } finally {
       await fake.close();
     }
-    const closed = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }) });
+    // Asked for explicitly ('on'): a note says why it did not run.
+    const closed = await analyzeDocument(DRAFT, { useReranking: 'on' }, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }) });
     assert.equal(closed.reranking.used, false);
+    assert.equal(closed.reranking.requested, true);
     assert.match(closed.reranking.note ?? '', /not reachable at http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it("'auto' (the default) uses a reachable reranker, and otherwise stays quiet: a debug log line and a hint, no note", async () => {
+    const logs: Array<[string, string | undefined]> = [];
+    const log = (l: string, level?: 'info' | 'debug') => logs.push([l, level]);
+    const base = await analyzeDocument(DRAFT, { useReranking: 'off' }, { index: open(ws), workspace: ws, cache: false });
+    const quiet = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }), log });
+    assert.deepEqual(quiet.reranking, { mode: 'auto', requested: false, used: false, hint: 'LLM reranking is available when Ollama llama3.2 at http://127.0.0.1:9 is reachable' });
+    assert.deepEqual(logs.map(([, level]) => level), ['debug'], 'one log line, at debug level');
+    assert.match(logs[0][0], /reranking \(auto\) not used: .*not reachable/);
+    assert.deepEqual(quiet.segments.map((s) => s.recommendations.map((x) => x.path)), base.segments.map((s) => s.recommendations.map((x) => x.path)));
+    const none = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false });
+    assert.equal(none.reranking.note, undefined);
+    assert.match(none.reranking.hint ?? '', /needs an LLM/);
+    assert.equal((await analyzeDocument(DRAFT, { useReranking: 'on' }, { index: open(ws), workspace: ws, cache: false })).reranking.note, 'reranking skipped: no LLM is configured; retrieval order kept');
+    const fake = await startFakeOllama({ chatModels: ['llama3.2'], generate: () => '2, 1' });
+    try {
+      const used = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }) });
+      assert.deepEqual([used.reranking.used, used.reranking.note, used.reranking.hint], [true, undefined, undefined]);
+      assert.ok(used.segments[0].recommendations[0].reranked);
+    } finally {
+      await fake.close();
+    }
+    // 'off' never asks the reranker.
+    let asked = false;
+    const spy = { description: 'spy', unavailable: async () => ((asked = true), undefined), rerank: async () => [] };
+    await analyzeDocument(DRAFT, { useReranking: 'off' }, { index: open(ws), workspace: ws, cache: false, reranker: spy });
+    assert.equal(asked, false);
   });
 
   it('parses an LLM answer into a full order', () => {

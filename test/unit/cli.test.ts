@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { bandOf } from '../../src/shared/bands';
 import { writeFixtureLibrary } from '../support/pdfCorpus';
 
 const CLI = resolve('dist/cli.js');
@@ -148,7 +149,30 @@ describe('CLI segment and analyze', function () {
     assert.equal(again.fromCache, true);
     const human = cli(['analyze', draft, '--workspace', root, '--no-rerank', '--max-results', '1']);
     assert.match(human.stdout, /L3 +paragraph: The viceroys of Sicily/);
-    assert.match(human.stdout, /1\. +\d+% +Bread, Ships and Sovereigns/);
+    assert.match(human.stdout, /1\. +\d+% (strong|related|weak) +Bread, Ships and Sovereigns/);
+  });
+
+  it('analyze --json gives each card a band and its similarity, strongest first; an absent reranker goes unmentioned', () => {
+    // Reranking is 'auto' by default: with no Ollama at this address it is silently not used.
+    const r = cli(['analyze', draft, '--workspace', root, '--json', '--no-cache', '--max-results', '8', '--source-type', 'both', '--ollama-host', 'http://127.0.0.1:9']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /ollama|rerank|warning/i);
+    const j = JSON.parse(r.stdout);
+    assert.equal(j.reranking.used, false);
+    assert.equal(j.reranking.note, undefined);
+    assert.match(j.reranking.hint, /reranking/);
+    let cards = 0;
+    for (const s of j.segments) {
+      s.recommendations.forEach((rec: { band: string; similarity: number }, i: number) => {
+        cards++;
+        assert.ok(['strong', 'related', 'weak'].includes(rec.band));
+        assert.equal(rec.band, bandOf(rec.similarity));
+        if (i > 0) assert.ok(s.recommendations[i - 1].similarity >= rec.similarity, 'no card before one with a higher similarity');
+      });
+    }
+    assert.ok(cards >= 4);
+    const text = cli(['analyze', draft, '--workspace', root, '--no-cache', '--ollama-host', 'http://127.0.0.1:9']);
+    assert.doesNotMatch(text.stdout + text.stderr, /ollama|rerank/i);
   });
 
   it('rejects out-of-range options and reports a missing index', () => {

@@ -34,6 +34,7 @@ function card(over: Partial<Recommendation> = {}): Recommendation {
     page: 12,
     pageLabel: '214',
     similarity: 0.834,
+    band: 'strong',
     reranked: false,
     alreadyCited: false,
     preview: '… les paysans quittent les campagnes pour la ville, attirés par les salaires industriels …',

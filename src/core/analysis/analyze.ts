@@ -13,12 +13,14 @@ import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
 import { queryTerms } from '../retrieval/representation';
-import { stem, detectLanguage, foldText } from '../text/tokenize';
+import { detectLanguage, foldText, tokenize } from '../text/tokenize';
 import { sha256 } from '../util/atomicWrite';
 import { AnalysisCache, segmentCacheKey, type CachedSegment } from './cache';
-import { optionsKey, resolveOptions, type AnalysisOptions } from './options';
+import { bandOf, type Band } from '../../shared/bands';
+import { isCommonTerm } from './commonWords';
+import { optionsKey, resolveOptions, type AnalysisOptions, type AnalysisOptionsInput, type RerankMode } from './options';
 import type { Reranker } from './rerank';
-import { calibratedSimilarity } from './similarity';
+import { calibratedSimilarity, evidenceOf } from './similarity';
 
 export interface SegmentResult extends Segment {
   status: SegmentStatus;
@@ -33,7 +35,12 @@ export interface AnalysisResult {
   model: string;
   options: AnalysisOptions;
   segments: SegmentResult[];
-  reranking: { requested: boolean; used: boolean; note?: string };
+  /**
+   * `mode`: the option; `requested`: the user asked for it ('on');
+   * `note`: why reranking the user asked for did not run, to show;
+   * `hint`: how to get it, when 'auto' found no reranker (a quiet hint, never a warning).
+   */
+  reranking: { mode: RerankMode; requested: boolean; used: boolean; note?: string; hint?: string };
   stats: { segments: number; segmentsAnalyzed: number; segmentsFromCache: number; ms: number };
 }
 
@@ -55,7 +62,8 @@ export interface AnalyzeContext {
   citationTemplate?: string;
   onProgress?: (p: AnalyzeProgress) => void;
   signal?: AbortSignal;
-  log?: (line: string) => void;
+  /** Log lines; 'debug' ones are details a terminal need not print (e.g. an optional service not found). */
+  log?: (line: string, level?: 'info' | 'debug') => void;
 }
 
 /** A cancelled analysis (code `cancelled`): nothing of it is cached. */
@@ -71,7 +79,7 @@ const PASSAGES_PER_CARD = 3;
 /** Segments searched together: one embedding call, one pass of the 8-query SIMD scan. */
 const SEARCH_BATCH = 8;
 
-export async function analyzeDocument(document: string, partialOptions: Partial<AnalysisOptions>, ctx: AnalyzeContext): Promise<AnalysisResult> {
+export async function analyzeDocument(document: string, partialOptions: AnalysisOptionsInput, ctx: AnalyzeContext): Promise<AnalysisResult> {
   const started = Date.now();
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   loadMarkdownParser().catch(() => undefined);
@@ -87,7 +95,7 @@ export async function analyzeDocument(document: string, partialOptions: Partial<
  */
 export function cachedAnalysis(
   document: string,
-  partialOptions: Partial<AnalysisOptions>,
+  partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string },
 ): Promise<AnalysisResult | undefined> {
   return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model }, Date.now());
@@ -96,7 +104,7 @@ export function cachedAnalysis(
 /** Both of the above: without an index, only a complete cache hit gives a result. */
 async function analyse(
   document: string,
-  partialOptions: Partial<AnalysisOptions>,
+  partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index'>,
   from: { index?: LibraryIndex; fingerprint: string; model: string },
   started: number,
@@ -104,17 +112,7 @@ async function analyse(
   const options = resolveOptions(partialOptions);
   const log = ctx.log ?? (() => undefined);
 
-  let rerankNote: string | undefined;
-  let reranker: Reranker | undefined;
-  if (options.useReranking) {
-    if (!ctx.reranker) rerankNote = 'reranking requested but no LLM is configured; retrieval order kept';
-    else {
-      rerankNote = await ctx.reranker.unavailable(ctx.signal);
-      if (rerankNote) rerankNote = `reranking skipped: ${rerankNote}`;
-      else reranker = ctx.reranker;
-    }
-    if (rerankNote) log(rerankNote);
-  }
+  const { reranker, note: rerankNote, hint: rerankHint } = await chooseReranker(options.useReranking, ctx, log);
 
   const cache = ctx.cache === false ? undefined : (ctx.cache ?? new AnalysisCache(ctx.workspace));
   const docKey = ctx.documentPath ?? 'untitled';
@@ -191,9 +189,31 @@ async function analyse(
     model: from.model,
     options,
     segments: results,
-    reranking: { requested: options.useReranking, used: !!reranker, note: rerankNote },
+    reranking: { mode: options.useReranking, requested: options.useReranking === 'on', used: !!reranker, ...(rerankNote ? { note: rerankNote } : {}), ...(rerankHint ? { hint: rerankHint } : {}) },
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
   };
+}
+
+/**
+ * Reranking is an optional service. 'auto': used when a reranker is configured
+ * and reachable, otherwise not, quietly (one debug log line and a hint in the
+ * result). 'on': the user asked for it, so a note says why it did not run.
+ */
+async function chooseReranker(
+  mode: AnalysisOptions['useReranking'],
+  ctx: { reranker?: Reranker; signal?: AbortSignal },
+  log: (line: string, level?: 'info' | 'debug') => void,
+): Promise<{ reranker?: Reranker; note?: string; hint?: string }> {
+  if (mode === 'off') return {};
+  const why = ctx.reranker ? await ctx.reranker.unavailable(ctx.signal) : 'no LLM is configured';
+  if (!why) return { reranker: ctx.reranker };
+  if (mode === 'on') {
+    const note = `reranking skipped: ${why}; retrieval order kept`;
+    log(note);
+    return { note };
+  }
+  log(`reranking (auto) not used: ${why}`, 'debug');
+  return { hint: ctx.reranker ? `LLM reranking is available when ${ctx.reranker.description} is reachable` : 'LLM reranking needs an LLM (Ollama)' };
 }
 
 /** Whatever failed because of a cancel (an aborted embedding, say) is a cancel. */
@@ -228,12 +248,8 @@ async function recommend(
   log: (l: string) => void,
 ): Promise<Recommendation[]> {
   type Scored = SearchHit & { similarity: number };
-  const overlap = index.overlap(s.query);
-  const scored: Scored[] = hits.map((h) => {
-    const o = overlap.of(h.row);
-    const similarity = calibratedSimilarity({ standout: h.standout, queryCoverage: o.query, passageCoverage: o.doc, queryTerms: overlap.terms }, index.provider.key);
-    return { ...h, similarity };
-  });
+  const evidence = evidenceOf(hits, index.overlap(s.query));
+  const scored: Scored[] = hits.map((h, i) => ({ ...h, similarity: calibratedSimilarity(evidence[i], index.provider.key) }));
 
   // Collapse near-identical passages of different sources onto the higher-ranked one.
   const kept: Scored[] = [];
@@ -258,14 +274,20 @@ async function recommend(
   }
   const cited = citedKeys(s.text);
   const terms = new Set(queryTerms(s.query));
+  const idf = (t: string) => index.termIdf(t);
+  // Sorted by similarity: it takes the retrieval rank into account and ranked as well as the
+  // retrieval order on held-out paragraphs (scripts/calibrate-bands.ts); ties keep retrieval order.
   let recs: Recommendation[] = [...cards.values()]
+    .sort((a, b) => b[0].similarity - a[0].similarity)
     .filter((ps) => ps[0].similarity >= o.similarityThreshold)
+    // Only cards that can be shown get previews and highlights (the reranker sees its top ones).
+    .slice(0, reranker ? Math.max(o.maxResults, RERANK_TOP) : o.maxResults)
     .map((ps) => {
       const best = ps[0];
       const r = best.sourceRecord;
       const dups = new Set<string>();
       for (const p of ps) for (const d of duplicatesOf.get(p) ?? []) dups.add(d);
-      const prev = preview(best.text, terms);
+      const prev = preview(best.text, terms, idf);
       return {
         sourceId: r.id,
         path: r.path,
@@ -277,12 +299,13 @@ async function recommend(
         page: best.page,
         pageLabel: best.pageLabel ?? null,
         similarity: best.similarity,
+        band: bandOf(best.similarity),
         reranked: false,
         alreadyCited: !!r.citekey && cited.has(r.citekey),
         preview: prev,
-        highlights: matchedWords(prev, terms),
+        highlights: highlightWords(prev, terms, idf),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms) })),
+        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf) })),
         duplicates: [...dups],
       };
     });
@@ -296,7 +319,7 @@ async function recommend(
       const byId = new Map(top.map((r) => [r.sourceId, r]));
       const reordered = order.map((id) => byId.get(id)!).filter(Boolean);
       for (const r of reordered) r.reranked = true;
-      recs = [...reordered, ...recs.slice(RERANK_TOP)];
+      recs = agreeingWithOrder([...reordered, ...recs.slice(RERANK_TOP)]);
     } catch (err) {
       if (ctx.signal?.aborted) throw cancelled();
       log(`reranking failed for segment ${s.id} (${(err as Error).message}); retrieval order kept`);
@@ -305,24 +328,49 @@ async function recommend(
   return recs.slice(0, o.maxResults);
 }
 
+/**
+ * After the LLM reordered the cards, the similarity shown is made to agree with
+ * its order: the closest non-increasing sequence (pool adjacent violators), so
+ * a card is never shown above a stronger one and the numbers stay near the evidence.
+ */
+export function agreeingWithOrder<T extends { similarity: number; band: Band }>(recs: T[]): T[] {
+  const blocks: Array<{ sum: number; n: number }> = [];
+  for (const r of recs) {
+    blocks.push({ sum: r.similarity, n: 1 });
+    while (blocks.length > 1) {
+      const [a, b] = blocks.slice(-2);
+      if (a.sum / a.n >= b.sum / b.n) break;
+      blocks.pop();
+      a.sum += b.sum;
+      a.n += b.n;
+    }
+  }
+  const values = blocks.flatMap((b) => new Array<number>(b.n).fill(Math.round((b.sum / b.n) * 1000) / 1000));
+  return recs.map((r, i) => (r.similarity === values[i] ? r : { ...r, similarity: values[i], band: bandOf(values[i]) }));
+}
+
 function withCitations(recs: Recommendation[], s: Segment, template: string): Recommendation[] {
   const cited = citedKeys(s.text);
   return recs.map((r) => ({
     ...r,
+    band: bandOf(r.similarity),
     alreadyCited: !!r.citekey && cited.has(r.citekey),
     citation: formatCitation({ citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path }, r.page, r.pageLabel ?? undefined, template),
   }));
 }
 
 
-/** A window of the passage around its densest match with the query, at most `max` characters. */
-export function preview(text: string, terms: Set<string>, max = 320): string {
+/** How rare a term is in the library (BM25 idf); a term it does not hold counts as rarest. */
+export type IdfLookup = (term: string) => number;
+
+/** A window of the passage around the sentence with the rarest matches, at most `max` characters. */
+export function preview(text: string, terms: Set<string>, idf: IdfLookup = () => 1, max = 320): string {
   if (text.length <= max) return text;
   const sentences = text.split(/(?<=[.!?])\s+/);
   let best = 0;
   let bestScore = -1;
   sentences.forEach((sen, i) => {
-    const score = matchedWords(sen, terms).length;
+    const score = matchedTerms(sen, terms, idf).reduce((sum, m) => sum + (isCommonTerm(m.term) ? 0 : m.idf), 0);
     if (score > bestScore) {
       bestScore = score;
       best = i;
@@ -333,14 +381,53 @@ export function preview(text: string, terms: Set<string>, max = 320): string {
   return best > 0 ? '…' + out : out;
 }
 
-/** Words of `text` whose stem is among the query terms. */
-export function matchedWords(text: string, terms: Set<string>): string[] {
+/** A query term found in a text: the words that spell it there, and its rarity. */
+export interface MatchedTerm {
+  term: string;
+  words: string[];
+  idf: number;
+}
+
+/** The query terms found in `text`, through its words' index terms (folded, stemmed, stop words out). */
+export function matchedTerms(text: string, terms: Set<string>, idf: IdfLookup): MatchedTerm[] {
   const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
   const lang = detectLanguage(words.map((w) => foldText(w)));
-  const out = new Set<string>();
-  for (const w of words) {
-    const f = foldText(w);
-    if (terms.has(stem(f, lang))) out.add(w);
+  const byTerm = new Map<string, MatchedTerm>();
+  for (const word of words) {
+    for (const term of tokenize(word, lang)) {
+      if (!terms.has(term)) continue;
+      const m = byTerm.get(term);
+      if (!m) byTerm.set(term, { term, words: [word], idf: idf(term) });
+      else if (!m.words.includes(word)) m.words.push(word);
+    }
   }
-  return [...out];
+  return [...byTerm.values()];
+}
+
+/**
+ * A matched term carries the match when it is no everyday word (commonWords.ts)
+ * and at least this share as rare (idf) as the rarest matched term: a word
+ * found in much of the library is dropped when rarer ones matched.
+ */
+const CARRYING_SHARE = 0.5;
+const MAX_HIGHLIGHTS = 8;
+
+/**
+ * The words to highlight: the matched terms that carried the match, rarest
+ * first; none when only everyday words matched (nothing specific to show).
+ */
+export function highlightWords(text: string, terms: Set<string>, idf: IdfLookup): string[] {
+  const matched = matchedTerms(text, terms, idf)
+    .filter((m) => !isCommonTerm(m.term))
+    .sort((a, b) => b.idf - a.idf);
+  if (!matched.length) return [];
+  const floor = matched[0].idf * CARRYING_SHARE;
+  const kept = matched.filter((m) => m.idf >= floor).slice(0, MAX_HIGHLIGHTS);
+  // Every form of a kept term in the text ("harvest", "harvests"): the webview highlights words as given.
+  return [...new Set(kept.flatMap((m) => m.words))];
+}
+
+/** Words of `text` whose index term is among the query terms (every rarity). */
+export function matchedWords(text: string, terms: Set<string>): string[] {
+  return [...new Set(matchedTerms(text, terms, () => 1).flatMap((m) => m.words))];
 }

@@ -5,13 +5,23 @@
 import { EngineError } from '../../shared/errors';
 import { SETTINGS, type Granularity, type SourceTypeFilter } from '../../shared/settings';
 
+/**
+ * LLM reranking, an optional service. 'auto' (default): used when a reranker
+ * is configured and reachable, otherwise silently not used (a debug log line
+ * and `reranking.hint` in the result). 'on': the user asked for it, so when it
+ * cannot run the result says why (`reranking.note`). 'off': never.
+ * The boolean of earlier versions still works: true means 'auto' (the old
+ * default, which nobody chose on purpose), false 'off'.
+ */
+export type RerankMode = 'auto' | 'on' | 'off';
+
 export interface AnalysisOptions {
   granularity: Granularity;
   maxResults: number;
   similarityThreshold: number;
   collectionFilter: string[] | null;
   sourceType: SourceTypeFilter;
-  useReranking: boolean;
+  useReranking: RerankMode;
   useContextualEmbedding: boolean;
   /** Segments with fewer words are listed but not searched. */
   minWords: number;
@@ -24,10 +34,13 @@ export const DEFAULT_OPTIONS: AnalysisOptions = {
   similarityThreshold: SETTINGS.similarityThreshold.default,
   collectionFilter: null,
   sourceType: SETTINGS.sourceType.default,
-  useReranking: SETTINGS.useReranking.default,
+  useReranking: SETTINGS.useReranking.default ? 'auto' : 'off',
   useContextualEmbedding: SETTINGS.useContextualEmbedding.default,
   minWords: SETTINGS.minWords.default,
 };
+
+/** What callers pass: any subset, with the reranking mode also as the earlier boolean. */
+export type AnalysisOptionsInput = Partial<Omit<AnalysisOptions, 'useReranking'>> & { useReranking?: RerankMode | boolean };
 
 export class OptionsError extends EngineError {
   constructor(message: string) {
@@ -36,8 +49,10 @@ export class OptionsError extends EngineError {
   }
 }
 
-export function resolveOptions(partial: Partial<AnalysisOptions> = {}): AnalysisOptions {
-  const o: AnalysisOptions = { ...DEFAULT_OPTIONS, ...stripUndefined(partial) };
+export function resolveOptions(partial: AnalysisOptionsInput = {}): AnalysisOptions {
+  const given = stripUndefined(partial);
+  if (typeof given.useReranking === 'boolean') given.useReranking = given.useReranking ? 'auto' : 'off';
+  const o = { ...DEFAULT_OPTIONS, ...given } as AnalysisOptions;
   if (!['section', 'paragraph', 'sentence'].includes(o.granularity)) {
     throw new OptionsError(`granularity must be "section", "paragraph" or "sentence" (got "${o.granularity}")`);
   }
@@ -53,8 +68,11 @@ export function resolveOptions(partial: Partial<AnalysisOptions> = {}): Analysis
   if (o.collectionFilter !== null && (!Array.isArray(o.collectionFilter) || o.collectionFilter.some((c) => typeof c !== 'string'))) {
     throw new OptionsError('collectionFilter must be a list of collection names, or null');
   }
-  if (typeof o.useReranking !== 'boolean' || typeof o.useContextualEmbedding !== 'boolean') {
-    throw new OptionsError('useReranking and useContextualEmbedding must be true or false');
+  if (!['auto', 'on', 'off'].includes(o.useReranking)) {
+    throw new OptionsError(`useReranking must be "auto", "on" or "off" (or true for "auto", false for "off"; got ${JSON.stringify(o.useReranking)})`);
+  }
+  if (typeof o.useContextualEmbedding !== 'boolean') {
+    throw new OptionsError('useContextualEmbedding must be true or false');
   }
   if (!Number.isInteger(o.minWords) || o.minWords < 1 || o.minWords > 50) {
     throw new OptionsError(`minWords must be a whole number from 1 to 50 (got ${o.minWords})`);

@@ -237,6 +237,11 @@ export class LibraryIndex {
     return this.collection.lexical.overlapWith(queryTerms(queryText));
   }
 
+  /** How rare an index term is in the library (BM25 idf): what makes a matched word worth highlighting. */
+  termIdf(term: string): number {
+    return this.collection.lexical.idf(term);
+  }
+
   private async query(text: string, vectorText: string, signal?: AbortSignal) {
     const [vector] = await this.provider.embed([vectorText], { kind: 'query', signal });
     return { text, vector };
