@@ -22,6 +22,8 @@ const common = {
   // remark & co. are ESM-only; import.meta.url is shimmed for CJS output.
   define: { 'import.meta.url': 'importMetaUrl' },
   banner: { js: "const importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  // jsonc-parser's "main" is a UMD wrapper whose requires esbuild cannot follow; its ES module build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the

@@ -37,6 +37,6 @@ export function describeHealth(h: IndexHealth): string {
     case 'indexing':
       return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
     case 'ready':
-      return `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} files skipped` : ''}`;
+      return `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} file${h.skipped > 1 ? 's' : ''} skipped` : ''}`;
   }
 }
