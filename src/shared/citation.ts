@@ -20,13 +20,20 @@ export function pageLocator(page: number, pageLabel?: string): string {
   return pageLabel && pageLabel.trim() ? pageLabel.trim() : String(page);
 }
 
-/** "Braudel" from "Braudel, Fernand" or "Fernand Braudel". */
+/**
+ * "Braudel" from "Braudel, Fernand" or "Fernand Braudel"; undefined when what
+ * stands there is no name (metadata that holds markup, a URL, a bare number).
+ */
 export function authorSurname(author: string | undefined): string | undefined {
   if (!author) return undefined;
   const a = author.trim();
-  if (a.includes(',')) return a.split(',')[0].trim();
-  const parts = a.split(/\s+/);
-  return parts[parts.length - 1];
+  const name = a.includes(',') ? a.split(',')[0].trim() : a.split(/\s+/).pop();
+  return name && isNameLike(name) ? name : undefined;
+}
+
+/** Letters, with the marks names carry (hyphens, apostrophes, dots, spaces); no markup or URL characters. */
+function isNameLike(s: string): boolean {
+  return /\p{L}/u.test(s) && !/[<>="/\\{}[\]()@:;|]/.test(s) && Array.from(s).length <= 60;
 }
 
 export function shortAuthors(authors: string[]): string {

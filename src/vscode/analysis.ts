@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { errorCode, errorHealth } from '../shared/errors';
 import { needsIndexing, type IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
+import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
 import { loadEngine, type Engine } from './engine';
 import { indexQuestion, panelStateOf } from './healthText';
@@ -155,7 +156,8 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     threshold: result.options.similarityThreshold,
     notice: s.library.providerNotice,
     rerankNote: result.reranking.note,
-    segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: x.title, start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations })),
+    // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
+    segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: lineText(x.title, LIMITS.heading), start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations.map(safeCard) })),
   });
 }
 

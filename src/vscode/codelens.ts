@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
+import { lineText } from '../shared/untrusted';
 import { readSettings } from './config';
 import type { ResultStore } from './results';
 
@@ -44,8 +45,9 @@ export function lensTitle(s: { status: string; cards: Array<{ authors: string[];
   if (s.status === 'outdated') return `$(history) ${vscode.l10n.t('Outdated: run Find Similar Sources again')}`;
   if (s.cards.length === 0) return `$(circle-slash) ${vscode.l10n.t('No source above {0}%', Math.round(threshold * 100))}`;
   const top = s.cards[0];
-  const author = shortAuthors(top.authors) || top.title.split(/\s+/).slice(0, 4).join(' ');
+  // Untrusted text, bounded: a lens stays one short line whatever the PDF's metadata holds.
+  const author = lineText(shortAuthors(top.authors) || top.title.split(/\s+/).slice(0, 4).join(' '), 40);
   const who = [author, top.year].filter(Boolean).join(' ');
   const count = s.cards.length === 1 ? vscode.l10n.t('1 source') : vscode.l10n.t('{0} sources', s.cards.length);
-  return `$(book) ${count} · ${who}, p. ${top.pageLabel ?? top.page} · ${Math.round(top.similarity * 100)}%`;
+  return `$(book) ${count} · ${who}, p. ${lineText(top.pageLabel ?? String(top.page), 12)} · ${Math.round(top.similarity * 100)}%`;
 }

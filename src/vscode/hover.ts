@@ -1,10 +1,12 @@
 /**
  * Hover over an analysed segment: its top passages (source, page, excerpt)
- * with links to open the PDF at the page or insert the citation. PDF text is
- * escaped; only our own two commands are trusted.
+ * with links to open the PDF at the page or insert the citation. Untrusted text
+ * is written so that nothing in it is markup or a link (shared/untrusted.ts);
+ * only our own two commands are trusted.
  */
 import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
+import { markdownText } from '../shared/untrusted';
 import type { ResultStore } from './results';
 
 const TRUSTED = ['similarSources.openPdf', 'similarSources.insertCitation'];
@@ -18,17 +20,17 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: TRUSTED };
     md.supportHtml = false;
-    md.appendMarkdown(`**${escapeMarkdown(vscode.l10n.t('Similar sources'))}**`);
-    if (seg.status === 'outdated') md.appendMarkdown(` — _${escapeMarkdown(vscode.l10n.t('outdated: the text changed since the analysis'))}_`);
+    md.appendMarkdown(`**${markdownText(vscode.l10n.t('Similar sources'), 80)}**`);
+    if (seg.status === 'outdated') md.appendMarkdown(` — _${markdownText(vscode.l10n.t('outdated: the text changed since the analysis'), 120)}_`);
     md.appendMarkdown('\n\n');
     for (const c of seg.cards.slice(0, 3)) {
       const page = c.pageLabel ?? String(c.page);
       const who = [shortAuthors(c.authors), c.year].filter(Boolean).join(' ');
-      md.appendMarkdown(`$(book) **${escapeMarkdown(c.title)}**${who ? ` — ${escapeMarkdown(who)}` : ''}, p. ${escapeMarkdown(page)} · ${Math.round(c.similarity * 100)}%\n\n`);
-      md.appendMarkdown(`> ${escapeMarkdown(excerpt(c.preview, 240))}\n\n`);
+      md.appendMarkdown(`$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · ${Math.round(c.similarity * 100)}%\n\n`);
+      md.appendMarkdown(`> ${markdownText(excerpt(c.preview, 240), 260)}\n\n`);
       const open = commandLink('similarSources.openPdf', { path: c.path, page: c.page, highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' ') });
       const insert = commandLink('similarSources.insertCitation', { uri: document.uri.toString(), segmentId: seg.id, sourceId: c.sourceId, page: c.page });
-      md.appendMarkdown(`[$(file-pdf) ${escapeMarkdown(vscode.l10n.t('Open PDF at p. {0}', page))}](${open}) · [$(quote) ${escapeMarkdown(vscode.l10n.t('Insert citation'))}](${insert})\n\n`);
+      md.appendMarkdown(`[$(file-pdf) ${markdownText(vscode.l10n.t('Open PDF at p. {0}', page), 60)}](${open}) · [$(quote) ${markdownText(vscode.l10n.t('Insert citation'), 60)}](${insert})\n\n`);
     }
     return new vscode.Hover(md, new vscode.Range(seg.start, 0, seg.end, Number.MAX_SAFE_INTEGER));
   }
@@ -36,13 +38,6 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
 
 function commandLink(command: string, args: unknown): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
-}
-
-/** Neutralises Markdown and HTML in untrusted text (PDF content, file names). */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\\`*_{}\[\]()#+\-.!|~<>$]/g, (c) => '\\' + c)
-    .replace(/\r?\n/g, ' ');
 }
 
 function excerpt(t: string, n: number): string {

@@ -25,3 +25,13 @@ describe('formatCitation', () => {
     assert.equal(authorSurname('Jean-Pierre Vernant'), 'Vernant');
   });
 });
+
+describe('authorSurname on hostile metadata', () => {
+  it('takes no markup, URL or number for a surname', () => {
+    assert.equal(authorSurname('<iframe src="https://example.com"></iframe>'), undefined);
+    assert.equal(authorSurname('https://example.com/a.png'), undefined);
+    assert.equal(authorSurname('1234'), undefined);
+    assert.equal(shortAuthors(['<script>alert(1)</script>', 'Le Roy Ladurie, Emmanuel']), 'Le Roy Ladurie');
+    assert.equal(authorSurname("O'Brien, Ann"), "O'Brien");
+  });
+});

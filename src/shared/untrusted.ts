@@ -1,0 +1,71 @@
+/**
+ * Text the product did not write — PDF text and metadata, bibliography fields,
+ * file names, the draft's headings — made safe to show. Invisible formatting
+ * that can disguise text (bidirectional overrides and isolates, zero-width
+ * characters, NUL and other control characters) is removed, so the text reads
+ * in the order it was written; lengths are bounded, so one 100,000-character
+ * word cannot take over a CodeLens, a hover or a card. Escaping for a given
+ * medium (HTML in webviews, Markdown in hovers) happens where it is shown.
+ */
+
+// C0 controls but tab/newline, DEL, C1 controls; bidi embeddings, overrides and isolates
+// (U+202A–U+202E, U+2066–U+2069), marks (U+200E, U+200F, U+061C); zero-width and BOM.
+const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u200B-\u200D\u2060\uFEFF]/g;
+
+/** Without invisible formatting and control characters (tabs and line breaks stay). */
+export function visibleText(s: string): string {
+  return String(s ?? '').replace(INVISIBLE, '');
+}
+
+/** At most `max` characters (whole code points), with an ellipsis when cut. */
+export function bounded(s: string, max: number): string {
+  const chars = Array.from(s);
+  return chars.length <= max ? s : chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+}
+
+/** One line of visible text, whitespace collapsed, at most `max` characters: for a CodeLens or a hover. */
+export function lineText(s: string, max: number): string {
+  return bounded(visibleText(s).replace(/\s+/g, ' ').trim(), max);
+}
+
+/**
+ * Markdown that shows `s` as plain text: one line, bounded, and every ASCII
+ * punctuation mark written as a numeric character reference. No character can
+ * then start markup, and no URL, `www.` or e-mail address is turned into a link
+ * (autolinking reads the raw text, where `https&#58;//` is no URL); the reader
+ * sees the characters as they were.
+ */
+export function markdownText(s: string, max: number): string {
+  return lineText(s, max).replace(/[!-/:-@[-`{-~]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Bounds for the fields of a card, generous enough for any real title or excerpt. */
+export const LIMITS = { title: 400, author: 120, authors: 30, heading: 200, preview: 1200, label: 40, highlight: 80, duplicates: 20 } as const;
+
+interface CardText {
+  title: string;
+  authors: string[];
+  pageLabel: string | null;
+  preview: string;
+  highlights: string[];
+  duplicates: string[];
+  citekey: string | null;
+  passages: Array<{ pageLabel: string | null; heading: string | null; preview: string }>;
+}
+
+/** A card's untrusted fields made visible and bounded (its path is left as it is: it names the file). */
+export function safeCard<T extends CardText>(c: T): T {
+  const line = (s: string, max: number) => lineText(s, max);
+  const opt = (s: string | null, max: number) => (s === null ? null : line(s, max));
+  return {
+    ...c,
+    title: line(c.title, LIMITS.title),
+    authors: c.authors.slice(0, LIMITS.authors).map((a) => line(a, LIMITS.author)),
+    pageLabel: opt(c.pageLabel, LIMITS.label),
+    preview: line(c.preview, LIMITS.preview),
+    highlights: c.highlights.map((h) => line(h, LIMITS.highlight)).filter(Boolean),
+    duplicates: c.duplicates.slice(0, LIMITS.duplicates).map((d) => line(d, LIMITS.title)),
+    citekey: opt(c.citekey, LIMITS.title),
+    passages: c.passages.map((p) => ({ ...p, pageLabel: opt(p.pageLabel, LIMITS.label), heading: opt(p.heading, LIMITS.heading), preview: line(p.preview, LIMITS.preview) })),
+  };
+}
