@@ -78,7 +78,8 @@ export class LocalProvider implements EmbeddingProvider {
     if (signal?.aborted) throw this.aborted();
     if (texts.length === 0) return [];
     const prefix = options.kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix;
-    await this.dimension(signal);
+    // (Re)starts the worker when needed: after a crash, the next call gets a fresh one.
+    await this.abortable(this.start(), signal);
     const size = Math.max(1, this.options.requestSize ?? 64);
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += size) {

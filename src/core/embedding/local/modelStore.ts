@@ -8,7 +8,7 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
-import { type LocalModelSpec, resolveModelSpec, type LocalModelOverrides } from './models';
+import { FP32_ONNX, type LocalModelOverrides, type LocalModelSpec, QUANTIZED_ONNX, resolveModelSpec } from './models';
 
 /** Written last by a download: a folder without it is incomplete. */
 export const COMPLETE_MARKER = '.similar-sources-complete.json';
@@ -50,6 +50,16 @@ export function modelFiles(spec: Pick<LocalModelSpec, 'onnxFile'>): { required: 
   return { required: ['config.json', 'tokenizer.json', 'tokenizer_config.json', spec.onnxFile], optional: ['special_tokens_map.json'] };
 }
 
+/**
+ * The weights file to load: the spec's, or, for a folder that only holds the other export
+ * (fp32 `onnx/model.onnx` without the int8 one, or the reverse), that one, unless the user chose.
+ */
+export function pickOnnxFile(dir: string, spec: Pick<LocalModelSpec, 'onnxFile'>, explicit?: string): string {
+  if (explicit || existsSync(join(dir, spec.onnxFile))) return explicit ?? spec.onnxFile;
+  const other = spec.onnxFile === QUANTIZED_ONNX ? FP32_ONNX : spec.onnxFile === FP32_ONNX ? QUANTIZED_ONNX : undefined;
+  return other && existsSync(join(dir, other)) ? other : spec.onnxFile;
+}
+
 export interface ModelStatus {
   location: ModelLocation;
   /** Every required file present (and, for a download, finished). */
@@ -58,11 +68,14 @@ export interface ModelStatus {
   bytes: number;
   /** The commit the Hub served, when downloaded. */
   commit?: string;
+  /** The weights file that would be loaded. */
+  onnxFile: string;
 }
 
 export async function modelStatus(model: string, cacheDir: string, overrides: LocalModelOverrides = {}): Promise<ModelStatus> {
   const spec = resolveModelSpec(model, overrides);
   const location = locateModel(model, cacheDir, spec);
+  if (location.kind === 'folder') spec.onnxFile = pickOnnxFile(location.dir, spec, overrides.onnxFile);
   const { required } = modelFiles(spec);
   const missing: string[] = [];
   let bytes = 0;
@@ -82,7 +95,7 @@ export async function modelStatus(model: string, cacheDir: string, overrides: Lo
       if (!missing.length) missing.push(COMPLETE_MARKER);
     }
   }
-  return { location, installed: missing.length === 0, missing, bytes, commit };
+  return { location, installed: missing.length === 0, missing, bytes, commit, onnxFile: spec.onnxFile };
 }
 
 export async function writeCompleteMarker(dir: string, info: { repo: string; revision: string; commit?: string; files: Record<string, { size: number; sha256?: string }> }): Promise<void> {

@@ -42,6 +42,14 @@ export const KNOWN_MODELS: Record<string, LocalModelSpec> = {
   'Xenova/all-MiniLM-L6-v2': { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 256, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
 };
 
+/** A folder named like a known repository (`…/Xenova/gte-small`, or just `…/gte-small`) gets its entry. */
+function knownByFolderName(path: string): LocalModelSpec | undefined {
+  const parts = path.replace(/\\/g, '/').replace(/\/+$/, '').split('/');
+  const name = parts.at(-1)?.toLowerCase();
+  const key = Object.keys(KNOWN_MODELS).find((k) => k.toLowerCase() === parts.slice(-2).join('/').toLowerCase()) ?? Object.keys(KNOWN_MODELS).find((k) => k.split('/')[1].toLowerCase() === name);
+  return key ? KNOWN_MODELS[key] : undefined;
+}
+
 /** Settings a user may give for a model the table does not know (or to override it). */
 export type LocalModelOverrides = Partial<LocalModelSpec>;
 
@@ -58,7 +66,7 @@ export function knownModel(id: string): LocalModelSpec | undefined {
  * `…/Xenova/gte-small`), then explicit overrides. Unknown models get mean pooling, no prefixes.
  */
 export function resolveModelSpec(model: string, overrides: LocalModelOverrides = {}): LocalModelSpec {
-  const base = knownModel(model) ?? knownModel(model.replace(/\\/g, '/').split('/').slice(-2).join('/')) ?? GENERIC;
+  const base = knownModel(model) ?? knownByFolderName(model) ?? GENERIC;
   const spec: LocalModelSpec = { ...base };
   for (const [k, v] of Object.entries(overrides)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
   if (spec.pooling !== 'mean' && spec.pooling !== 'cls') throw new Error(`pooling must be "mean" or "cls" (got "${String(spec.pooling)}")`);
