@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { EmbeddedProvider } from '../core/embedding/embeddedProvider';
-import { createProvider } from '../core/embedding/providerFactory';
+import { createProvider, PROVIDER_NAMES, type ProviderName } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { updateIndex, type IndexReport } from '../core/index/indexer';
 import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
@@ -21,6 +21,7 @@ import { readWorkspaceSettings } from '../core/config/workspaceSettings';
 import { segmentMarkdown, type Granularity } from '../core/markdown/segment';
 import { promises as fs } from 'node:fs';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
+import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, localConfigFrom, MODEL_USAGE } from './modelCommand';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
 
@@ -47,13 +48,15 @@ Commands:
           [--rerank-model M] [--no-cache] [--provider …] [--json]
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
+${MODEL_USAGE}
 
-Provider options: --provider embedded (default, offline) | ollama, --ollama-host <url>
+Provider options: --provider embedded (default, offline) | ollama | local | auto | openai, --ollama-host <url>
   (default $OLLAMA_HOST or http://127.0.0.1:11434), --ollama-model <name>
-  (default nomic-embed-text), --fallback (use the embedded model if Ollama fails).`;
+  (default nomic-embed-text), --fallback (use the embedded model if the provider fails).
+${LOCAL_PROVIDER_USAGE}`;
 
 const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache']);
-const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback'];
+const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback', ...LOCAL_MODEL_OPTS];
 
 const err = (s: string) => process.stderr.write(s + '\n');
 const out = (s: string) => process.stdout.write(s + '\n');
@@ -80,6 +83,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'analyze':
       case 'analyse':
         return await cmdAnalyze(args);
+      case 'model':
+        return await cmdModel(args);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
@@ -99,13 +104,15 @@ function workspaceOf(args: ParsedArgs): string {
 
 async function providerFrom(args: ParsedArgs, fallbackKey?: { provider: string; model: string }): Promise<EmbeddingProvider> {
   const name = one(args, 'provider') ?? fallbackKey?.provider ?? 'embedded';
-  if (name !== 'embedded' && name !== 'ollama') throw new UsageError(`--provider must be "embedded" or "ollama" (got "${name}")`);
+  if (!PROVIDER_NAMES.includes(name as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')} (got "${name}")`);
   if (name === 'embedded') return new EmbeddedProvider();
+  const sameProvider = fallbackKey?.provider === name ? fallbackKey.model : undefined;
   const { provider } = await createProvider(
     {
-      provider: 'ollama',
+      provider: name as ProviderName,
       ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
-      ollamaModel: one(args, 'ollama-model') ?? (fallbackKey?.provider === 'ollama' ? fallbackKey.model : undefined),
+      ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
+      ...localConfigFrom(args, typeof __dirname === 'string' ? __dirname : undefined, name === 'ollama' ? undefined : sameProvider),
     },
     { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) },
   );
