@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AttrType, DataType, onnxModelType } from './test-model/onnxProto';
 
-export const DEFAULT_TOKENIZER_DIR = resolve(__dirname, '../../shared/models/bert-base-uncased-tokenizer');
+export const DEFAULT_TOKENIZER_DIR = resolve(__dirname, '../test/fixtures/bert-base-uncased-tokenizer');
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt'];
 
 export interface TestModelOptions {

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadTokenizer } from '../../src/core/embedding/local/tokenizer';
 import { WordPieceReference } from '../support/wordpieceReference';
 
-const DIR = '/work/shared/models/bert-base-uncased-tokenizer';
+const DIR = resolve('test/fixtures/bert-base-uncased-tokenizer');
 
 describe('local model tokenizer (the model’s tokenizer.json through @lenml/tokenizers)', () => {
   const tok = loadTokenizer(DIR);

@@ -2,14 +2,14 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { makeTestModel } from '../../scripts/make-test-model';
 import { downloadModel, hubEndpoint, ModelDownloadError, parseLfsPointer, sha256FromEtag, verifyFile } from '../../src/core/embedding/local/download';
 import { COMPLETE_MARKER, locateModel, modelStatus, removeModel, repoDir } from '../../src/core/embedding/local/modelStore';
 import { startFakeHub, type FakeHub, type FakeHubOptions } from '../support/fakeHub';
 
 const REPO = 'Xenova/gte-small';
-const SHARED = '/work/shared/models/bert-base-uncased-tokenizer';
+const SHARED = resolve('test/fixtures/bert-base-uncased-tokenizer');
 
 describe('local model download (fake Hub on 127.0.0.1)', function () {
   this.timeout(30_000);
