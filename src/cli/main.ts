@@ -30,7 +30,7 @@ Usage: node dist/cli.js <command> [options]
 Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
-          [--provider embedded|ollama] [--jobs N] [--json]
+          [--provider …] [--jobs N] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]

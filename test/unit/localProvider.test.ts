@@ -10,6 +10,11 @@ import { LOCAL_WORKER_FILE, LocalProvider } from '../../src/core/embedding/local
 import { loadTokenizer } from '../../src/core/embedding/local/tokenizer';
 import { ProviderError } from '../../src/core/embedding/provider';
 import { createProvider } from '../../src/core/embedding/providerFactory';
+import { updateIndex } from '../../src/core/index/indexer';
+import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { indexDir, readManifest } from '../../src/core/index/manifest';
+import { libraryInputs } from '../../src/core/library/pdfSource';
+import { writeFixtureLibrary } from '../support/pdfCorpus';
 
 const DIST = resolve('dist');
 const WORKER = join(DIST, LOCAL_WORKER_FILE);
@@ -208,5 +213,22 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     const autoLocal = await createProvider({ provider: 'auto', localModel: model, workerDir: DIST });
     assert.equal(autoLocal.provider.id, 'local');
     await (autoLocal.provider as LocalProvider).close();
+  });
+
+  it('indexes a library, keeps vectors per local model (switching model and back does not re-embed) and searches', async () => {
+    const other = makeTestModel(join(dir, 'tiny-bert-b'), { layers: 1, hidden: 32, seed: 2 });
+    const lib = join(dir, 'library');
+    await writeFixtureLibrary(lib);
+    const { inputs } = await libraryInputs({ folders: [lib], baseDir: dir });
+    const a = () => make();
+    const b = make({ model: 'tiny-bert-b', modelDir: other });
+    const first = await updateIndex(inputs, { workspace: dir, provider: a() });
+    assert.ok(first.embedded > 0);
+    assert.equal((await updateIndex(inputs, { workspace: dir, provider: b })).embedded, first.embedded);
+    assert.equal((await updateIndex(inputs, { workspace: dir, provider: a() })).embedded, 0, 'model A came back: nothing re-embedded');
+    const m = (await readManifest(indexDir(dir)))!;
+    assert.deepEqual(Object.keys(m.vectors).sort(), ['local-tiny-bert', 'local-tiny-bert-b']);
+    const hits = await (await LibraryIndex.open(dir, a())).search('history of the Annales', { k: 3 });
+    assert.ok(hits.length > 0);
   });
 });
