@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -444,6 +444,14 @@ function scanRows(S: string, what: string, vectors: Float32Array, dim: number, c
   add({ size: S, metric: `vector ranking top-100, ${what} ${dim}-d, 8 queries per pass`, value: median(b), unit: 'ms/query', baselineName: 'Float32Array dot scan', baseline: median(f), ratio: median(b) / median(f), target: '≤ 1.5× floor', limit: 1.5, runs: Math.max(3, RUNS), note: `topKDotMany as analysis batches segments, ${engine}` });
 }
 
+// ---------------------------------------------------------------- local model (issue 11)
+/** scripts/bench-local.ts in a fresh process, so its RSS figure is the model's alone. */
+function benchLocalModel() {
+  log('local embedding model (12×384 int8, generated) …');
+  const outText = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench-local.ts'), '--json', '--passages', opt('--local-passages') ?? '160'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  for (const r of JSON.parse(outText.trim().split('\n').at(-1)!) as Row[]) add(r);
+}
+
 // ---------------------------------------------------------------- output
 function machine() {
   const cpu = /model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? os.cpus()[0]?.model ?? '?';
@@ -474,6 +482,7 @@ async function main() {
     await benchActivation();
     await benchPdfs(tmp);
     for (const n of SIZES) await benchSize(n, tmp);
+    if (!flag('--no-local')) benchLocalModel();
   } finally {
     if (!flag('--keep')) await fs.rm(tmp, { recursive: true, force: true });
   }

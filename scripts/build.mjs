@@ -1,6 +1,6 @@
 // Bundles the CLI and the extension with esbuild and copies the pdf.js worker beside them.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -11,7 +11,22 @@ mkdirSync('dist', { recursive: true });
 // Native or optional modules stay outside the bundle.
 // @napi-rs/canvas: pdf-parse tries it in a try/catch; we give pdf.js a pure-JS DOMMatrix instead.
 const external = ['vscode', '@napi-rs/canvas'];
+// onnxruntime-node loads its native binding from ../bin/napi-v6/<platform>/<arch>/ beside its own
+// file; bundled, the binding and libonnxruntime lie in dist/onnxruntime/<platform>/<arch>/ instead.
+const ortBinding = {
+  name: 'ort-binding',
+  setup(b) {
+    b.onLoad({ filter: /onnxruntime-node[\\/]dist[\\/]binding\.js$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      const src = await readFile(args.path, 'utf8');
+      const patched = src.replace('require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)', 'require(require("node:path").join(__dirname, "onnxruntime", process.platform, process.arch, "onnxruntime_binding.node"))');
+      if (patched === src) throw new Error('onnxruntime-node: the binding path was not found in dist/binding.js (new version?)');
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
 const common = {
+  plugins: [ortBinding],
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -28,7 +43,7 @@ const common = {
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the
 // thin VS Code adapters, and it loads dist/engine.js on first use.
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts' }, outdir: 'dist' });
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts', 'local-embed-worker': 'src/core/embedding/local/localWorker.ts' }, outdir: 'dist' });
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
 if (existsSync('scripts/build-webview.mjs')) {
   const r = spawnSync(process.execPath, ['scripts/build-webview.mjs'], { stdio: 'inherit' });
@@ -38,4 +53,11 @@ if (existsSync('scripts/build-webview.mjs')) {
 // Files the bundled libraries read beside themselves at run time.
 const pdfParseDir = dirname(require.resolve('pdf-parse'));
 copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
-console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));
+// The ONNX Runtime native files of the target platform (default: this machine's; a per-platform
+// VSIX sets SS_ORT_TARGET=<platform>-<arch>, e.g. win32-x64, darwin-arm64).
+const [ortPlatform, ortArch] = (process.env.SS_ORT_TARGET ?? `${process.platform}-${process.arch}`).split('-');
+const ortSrc = join(dirname(require.resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', ortPlatform, ortArch);
+if (!existsSync(ortSrc)) throw new Error(`onnxruntime-node has no binaries for ${ortPlatform}-${ortArch} (${ortSrc})`);
+rmSync('dist/onnxruntime', { recursive: true, force: true });
+cpSync(ortSrc, join('dist', 'onnxruntime', ortPlatform, ortArch), { recursive: true });
+console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

@@ -86,9 +86,11 @@ const ALLOWED_EXACT = new Set([
   'extension/dist/engine.js', // required by dist/extension.js on first use (src/vscode/engine.ts)
   'extension/dist/pdf-extract-worker.js', // worker_threads entry for PDF extraction (src/core/pdf/extractPool.ts)
   'extension/dist/pdf.worker.mjs', // pdf.js worker for pdf-parse (src/core/pdf/runtime.ts)
+  'extension/dist/local-embed-worker.js', // worker_threads entry for the local embedding model (src/core/embedding/local/localProvider.ts)
 ]);
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
+  /^extension\/dist\/onnxruntime\/[a-z0-9]+\/[a-z0-9]+\/[^/]+\.(node|so(\.\d+)*|dylib|dll)$/, // ONNX Runtime's native files for the VSIX's platform (scripts/build.mjs)
   /^extension\/dist\/webview\//, // webview bundles, CSS, pdf.js worker, cmaps, fonts, wasm, ICC profiles
   /^extension\/media\//,
   /^extension\/l10n\/[^/]+\.json$/,
@@ -105,6 +107,8 @@ function requiredEntries(manifest) {
     'extension/dist/engine.js',
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
+    'extension/dist/local-embed-worker.js',
+    `extension/dist/onnxruntime/${process.env.SS_ORT_TARGET?.replace('-', '/') ?? `${process.platform}/${process.arch}`}/onnxruntime_binding.node`,
     'extension/dist/webview/panel.js',
     'extension/dist/webview/panel.css',
     'extension/dist/webview/pdfViewer.js',

@@ -25,11 +25,14 @@ import {
   type EmbeddingProvider,
   type LibraryIndexReport,
   type LibrarySpec,
+  type ProviderName,
+  PROVIDER_NAMES,
 } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import { describeHealth } from '../shared/health';
-import type { Granularity, ProviderName, Settings } from '../shared/settings';
+import type { Granularity, Settings } from '../shared/settings';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
+import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, localConfigFrom, MODEL_USAGE } from './modelCommand';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
 
@@ -38,7 +41,7 @@ Usage: node dist/cli.js <command> [options]
 Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
-          [--provider embedded|ollama] [--jobs N] [--json]
+          [--provider …] [--jobs N] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
@@ -56,13 +59,15 @@ Commands:
           [--rerank-model M] [--no-cache] [--provider …] [--json]
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
+${MODEL_USAGE}
 
-Provider options: --provider embedded (default, offline) | ollama, --ollama-host <url>
+Provider options: --provider embedded (default, offline) | ollama | local | auto | openai, --ollama-host <url>
   (default $OLLAMA_HOST or http://127.0.0.1:11434), --ollama-model <name>
-  (default nomic-embed-text), --fallback (use the embedded model if Ollama fails).`;
+  (default nomic-embed-text), --fallback (use the embedded model if the provider fails).
+${LOCAL_PROVIDER_USAGE}`;
 
 const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache']);
-const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback'];
+const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback', ...LOCAL_MODEL_OPTS];
 
 const err = (s: string) => process.stderr.write(s + '\n');
 const out = (s: string) => process.stdout.write(s + '\n');
@@ -89,6 +94,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'analyze':
       case 'analyse':
         return await cmdAnalyze(args);
+      case 'model':
+        return await cmdModel(args);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
@@ -108,12 +115,14 @@ function workspaceOf(args: ParsedArgs): string {
 
 async function providerFrom(args: ParsedArgs, indexed?: { provider: string; model: string }): Promise<EmbeddingProvider> {
   const name = one(args, 'provider') ?? indexed?.provider ?? 'embedded';
-  if (name !== 'embedded' && name !== 'ollama') throw new UsageError(`--provider must be "embedded" or "ollama" (got "${name}")`);
+  if (!PROVIDER_NAMES.includes(name as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')} (got "${name}")`);
+  const sameProvider = indexed?.provider === name ? indexed.model : undefined;
   const { provider } = await createProvider(
     {
       provider: name as ProviderName,
-      ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST ?? '',
-      ollamaModel: one(args, 'ollama-model') ?? (indexed?.provider === 'ollama' ? indexed.model : ''),
+      ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
+      ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
+      ...localConfigFrom(args, bundleDir, name === 'ollama' ? undefined : sameProvider),
     },
     { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) },
   );

@@ -9,7 +9,7 @@ import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type Analysi
 import { AnalysisCache } from '../core/analysis/cache';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
 import { OllamaReranker } from '../core/analysis/rerank';
-import { createProvider as createConfiguredProvider, type CreateProviderOptions } from '../core/embedding/providerFactory';
+import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { indexHealth as workspaceHealth } from '../core/index/health';
 import { LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
@@ -38,16 +38,23 @@ export const bundleDir: string | undefined = typeof __dirname === 'string' ? __d
 /** The folder of a workspace's index (`.similar-sources/`). */
 export { indexDir };
 
-export type ProviderSettings = Pick<Settings, 'provider' | 'ollamaHost' | 'ollamaModel'>;
+export { PROVIDER_NAMES, type ProviderConfig, type ProviderName } from '../core/embedding/providerFactory';
+export { downloadModel } from '../core/embedding/local/download';
+export { DEFAULT_LOCAL_MODEL, type LocalModelOverrides } from '../core/embedding/local/models';
+export { defaultModelCacheDir, modelStatus, removeModel } from '../core/embedding/local/modelStore';
 
 /**
- * The embedding provider the settings name. Ollama is checked up front, so a
- * dead server is reported once, here (`provider-unreachable`…), or, with
- * `fallbackToEmbedded`, replaced by the embedded model with a `warning`.
+ * The embedding provider a configuration names. Servers and local models are
+ * checked up front, so a failure is reported once, here (`provider-unreachable`…),
+ * or, with `fallbackToEmbedded`, replaced by the embedded model with a `warning`.
  */
-export function createProvider(s: ProviderSettings, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
-  // An empty host or model means the default.
-  return createConfiguredProvider({ provider: s.provider, ollamaHost: s.ollamaHost || undefined, ollamaModel: s.ollamaModel || undefined }, opts);
+export function createProvider(config: ProviderConfig, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
+  return createConfiguredProvider(config, opts);
+}
+
+/** The provider configuration the extension's settings give (an empty host or model means the default). */
+export function providerConfigOf(s: Pick<Settings, 'provider' | 'ollamaHost' | 'ollamaModel'>): ProviderConfig {
+  return { provider: s.provider, ollamaHost: s.ollamaHost || undefined, ollamaModel: s.ollamaModel || undefined };
 }
 
 /** The provider and model the index was last built with, if any. */

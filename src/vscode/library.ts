@@ -45,7 +45,8 @@ export class LibraryService implements vscode.Disposable {
   }
 
   async provider(folder: vscode.WorkspaceFolder): Promise<Provider> {
-    const { provider, warning } = await loadEngine().createProvider(readSettings(folder.uri, this.log), {
+    const engine = loadEngine();
+    const { provider, warning } = await engine.createProvider(engine.providerConfigOf(readSettings(folder.uri, this.log)), {
       fallbackToEmbedded: true,
       onWarning: (w) => this.log.warn(w),
     });

@@ -1,0 +1,113 @@
+/**
+ * `model download|status|remove [--model <repo|folder>]`: the local embedding model in the
+ * CLI's cache (~/.cache/similar-sources/models, or --cache-dir), and the options that choose
+ * and describe a local model for `--provider local|auto`.
+ */
+import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
+import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+
+/** Options read by localConfigFrom (every command that takes --provider accepts them). */
+export const LOCAL_MODEL_OPTS = ['model', 'cache-dir', 'pooling', 'query-prefix', 'passage-prefix', 'max-tokens', 'onnx-file', 'openai-url', 'openai-model'];
+
+export const MODEL_USAGE = `  model   download|status|remove [--model <repo|folder>] [--cache-dir <dir>] [--json]
+          The local embedding model (default ${DEFAULT_LOCAL_MODEL}): downloads it from the
+          Hugging Face Hub (or $HF_ENDPOINT) into --cache-dir (default ~/.cache/similar-sources/models),
+          resuming an interrupted download; a folder is used as it is.`;
+
+export const LOCAL_PROVIDER_USAGE = `  --provider local: --model <repo|folder> (default ${DEFAULT_LOCAL_MODEL}), --cache-dir <dir>;
+  for a model the table does not know: --pooling mean|cls, --query-prefix <s>, --passage-prefix <s>,
+  --max-tokens N, --onnx-file <path in the folder>. --provider auto: the local model when it is
+  downloaded, else the embedded one. --provider openai: --openai-url <base up to /v1>,
+  --openai-model <name>, API key from $OPENAI_API_KEY.`;
+
+function overridesFrom(args: ParsedArgs): LocalModelOverrides {
+  const o: LocalModelOverrides = {};
+  const pooling = one(args, 'pooling');
+  if (pooling !== undefined) {
+    if (pooling !== 'mean' && pooling !== 'cls') throw new UsageError('--pooling must be "mean" or "cls"');
+    o.pooling = pooling;
+  }
+  const q = one(args, 'query-prefix');
+  if (q !== undefined) o.queryPrefix = q;
+  const p = one(args, 'passage-prefix');
+  if (p !== undefined) o.passagePrefix = p;
+  const m = one(args, 'max-tokens');
+  if (m !== undefined) {
+    const n = Number(m);
+    if (!Number.isInteger(n) || n < 8 || n > 8192) throw new UsageError('--max-tokens takes a whole number from 8 to 8192');
+    o.maxTokens = n;
+  }
+  const f = one(args, 'onnx-file');
+  if (f !== undefined) o.onnxFile = f;
+  return o;
+}
+
+/** The parts of ProviderConfig for local, auto and openai, from the command line. */
+export function localConfigFrom(args: ParsedArgs, bundleDir: string | undefined, fallbackModel?: string): Omit<ProviderConfig, 'provider'> {
+  return {
+    localModel: one(args, 'model') ?? fallbackModel,
+    localModelOverrides: overridesFrom(args),
+    modelCacheDir: one(args, 'cache-dir') ?? defaultModelCacheDir(),
+    workerDir: bundleDir,
+    openaiBaseUrl: one(args, 'openai-url') ?? process.env.OPENAI_BASE_URL,
+    openaiModel: one(args, 'openai-model') ?? fallbackModel,
+    openaiApiKey: process.env.OPENAI_API_KEY,
+  };
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+export async function cmdModel(args: ParsedArgs): Promise<number> {
+  checkKnown(args, ['model', 'cache-dir', 'json', 'pooling', 'query-prefix', 'passage-prefix', 'max-tokens', 'onnx-file']);
+  const action = args.positionals[0];
+  const model = one(args, 'model') ?? DEFAULT_LOCAL_MODEL;
+  const cacheDir = one(args, 'cache-dir') ?? defaultModelCacheDir();
+  const overrides = overridesFrom(args);
+  const json = args.flags.has('json');
+  const print = (s: string) => process.stdout.write(s + '\n');
+  const status = async () => {
+    const st = await modelStatus(model, cacheDir, overrides);
+    if (json) print(JSON.stringify({ model, kind: st.location.kind, dir: st.location.dir, installed: st.installed, missing: st.missing, bytes: st.bytes, commit: st.commit ?? null, onnxFile: st.onnxFile }));
+    else print(st.installed ? `${model}: installed in ${st.location.dir} (${mb(st.bytes)} MB${st.commit ? `, commit ${st.commit.slice(0, 12)}` : ''})` : `${model}: not installed (${st.location.dir} lacks ${st.missing.join(', ')})`);
+    return st.installed ? 0 : 1;
+  };
+  switch (action) {
+    case 'status':
+      return status();
+    case 'remove': {
+      const removed = await removeModel(model, cacheDir, overrides);
+      print(removed ? `removed ${model} from ${cacheDir}` : `${model} was not downloaded`);
+      return 0;
+    }
+    case 'download': {
+      const ac = new AbortController();
+      const onSigint = () => {
+        process.stderr.write('\ncancelling: what was fetched is kept for the next download\n');
+        ac.abort();
+      };
+      process.once('SIGINT', onSigint);
+      let last = 0;
+      try {
+        const dir = await downloadModel({
+          model,
+          cacheDir,
+          overrides,
+          signal: ac.signal,
+          onProgress: (p) => {
+            const now = Date.now();
+            if (now - last < 500 && p.doneBytes < p.totalBytes) return;
+            last = now;
+            process.stderr.write(`\r${p.file}: ${mb(p.doneBytes)} / ${mb(p.totalBytes)} MB   `);
+          },
+        });
+        process.stderr.write('\n');
+        if (!json) print(`downloaded ${model} into ${dir}`);
+        return json ? status() : 0;
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+      }
+    }
+    default:
+      throw new UsageError(`model needs download, status or remove (got ${action === undefined ? 'nothing' : `"${action}"`})`);
+  }
+}

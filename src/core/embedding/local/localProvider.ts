@@ -1,0 +1,233 @@
+/**
+ * Provider `local`: a sentence-embedding model (ONNX, transformers.js layout) run by ONNX
+ * Runtime in a worker thread (localWorker.ts). This side adds the model's task prefixes, splits
+ * work into requests the caller can cancel between, and turns a worker that fails to load or
+ * dies into a ProviderError that says what to do.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { type EmbedOptions, type EmbeddingProvider, ProviderError, storageKey } from '../provider';
+import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from './models';
+import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
+
+export const LOCAL_WORKER_FILE = 'local-embed-worker.js';
+
+export interface LocalProviderOptions {
+  /** The model as the user named it (repository id or folder name): the label and storage key. */
+  model: string;
+  /** Folder holding config.json, tokenizer.json and the ONNX file. */
+  modelDir: string;
+  /** Overrides of the known-model table (pooling, prefixes, maxTokens, onnxFile…). */
+  spec?: LocalModelOverrides;
+  /** The bundled worker; default: dist/local-embed-worker.js beside this bundle. */
+  workerFile?: string;
+  /** ONNX Runtime threads; default: cores − 1 (at least 1, at most 4), leaving one to the editor. */
+  threads?: number;
+  /** Texts per batch at most (default 32) … */
+  maxBatch?: number;
+  /** … and padded tokens per batch at most (default 2048: 4 × 512 tokens peaks ~0.5 GB, measured). */
+  tokenBudget?: number;
+  /** Texts per request to the worker: a cancel takes effect within one request (default 64). */
+  requestSize?: number;
+}
+
+interface Pending {
+  resolve(v: Float32Array[]): void;
+  reject(e: Error): void;
+  count: number;
+}
+
+export class LocalProvider implements EmbeddingProvider {
+  readonly id = 'local';
+  readonly model: string;
+  readonly key: string;
+  readonly modelDir: string;
+  readonly spec: LocalModelSpec;
+  private readonly workerFile: string;
+  private readonly threads: number;
+  private worker: Worker | undefined;
+  private ready: Promise<number> | undefined;
+  private dim: number | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing = false;
+
+  constructor(private readonly options: LocalProviderOptions) {
+    this.model = options.model;
+    this.modelDir = resolve(options.modelDir);
+    this.key = storageKey('local', options.model);
+    this.spec = resolveModelSpec(options.model, options.spec);
+    this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
+    this.threads = Math.max(1, Math.floor(options.threads ?? Math.min(4, availableParallelism() - 1)));
+  }
+
+  /** Starts the worker and loads the model; throws ProviderError when it cannot. */
+  async check(signal?: AbortSignal): Promise<void> {
+    await this.dimension(signal);
+  }
+
+  async dimension(signal?: AbortSignal): Promise<number> {
+    if (this.dim !== undefined) return this.dim;
+    return this.abortable(this.start(), signal);
+  }
+
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    const { signal } = options;
+    if (signal?.aborted) throw this.aborted();
+    if (texts.length === 0) return [];
+    const prefix = options.kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix;
+    // (Re)starts the worker when needed: after a crash, the next call gets a fresh one.
+    await this.abortable(this.start(), signal);
+    const size = Math.max(1, this.options.requestSize ?? 64);
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += size) {
+      const chunk = texts.slice(i, i + size).map((t) => prefix + t);
+      out.push(...(await this.request(chunk, signal)));
+    }
+    return out;
+  }
+
+  /** Stops the worker. A later call starts it again. */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.closing = true;
+    this.reset(new ProviderError(`The local model "${this.model}" was closed.`, 'local', this.model, undefined, 'aborted'));
+    try {
+      await w?.terminate();
+    } finally {
+      this.closing = false;
+    }
+  }
+
+  private request(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const worker = this.worker!;
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        worker.postMessage({ type: 'cancel', id } satisfies ToWorker);
+        this.idle();
+        reject(this.aborted());
+      };
+      const done = <T>(f: (v: T) => void) => (v: T) => {
+        signal?.removeEventListener('abort', onAbort);
+        f(v);
+      };
+      this.pending.set(id, { resolve: done(resolve), reject: done(reject), count: texts.length });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.ref();
+      const msg: ToWorker = {
+        type: 'embed',
+        id,
+        texts,
+        maxTokens: this.spec.maxTokens,
+        pooling: this.spec.pooling,
+        normalize: this.spec.normalize,
+        maxBatch: Math.max(1, this.options.maxBatch ?? 32),
+        tokenBudget: Math.max(1, this.options.tokenBudget ?? 2048),
+      };
+      worker.postMessage(msg);
+    });
+  }
+
+  private start(): Promise<number> {
+    if (this.ready) return this.ready;
+    const missing = ['tokenizer.json', this.spec.onnxFile].filter((f) => !existsSync(join(this.modelDir, f)));
+    if (missing.length) {
+      return Promise.reject(
+        new ProviderError(
+          `The local model "${this.model}" is not complete in ${this.modelDir} (missing ${missing.join(', ')}). ` +
+            'Download it again (node dist/cli.js model download), or point the setting at a folder in the transformers.js layout.',
+          'local',
+          this.model,
+          undefined,
+          'unknown-model',
+        ),
+      );
+    }
+    if (!existsSync(this.workerFile)) {
+      return Promise.reject(new ProviderError(`The local model runner (${this.workerFile}) is missing: rebuild with "npm run build".`, 'local', this.model, undefined, 'unknown-model'));
+    }
+    const data: LocalWorkerData = { modelDir: this.modelDir, onnxFile: this.spec.onnxFile, threads: this.threads };
+    // A self-contained bundle: it takes none of this process's flags (a loader such as tsx would slow it).
+    const worker = new Worker(this.workerFile, { workerData: data, execArgv: [] });
+    this.worker = worker;
+    this.ready = new Promise<number>((resolve, reject) => {
+      let loaded = false;
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          loaded = true;
+          this.dim = m.dimension;
+          this.idle();
+          resolve(m.dimension);
+        } else if (m.type === 'load-error') {
+          this.fail(worker, `could not load it: ${m.message}`, reject, 'unknown-model');
+        } else this.reply(m);
+      });
+      worker.on('error', (err) => this.fail(worker, `${loaded ? 'its worker crashed' : 'its worker crashed while loading it'} (${err.message})`, reject));
+      worker.on('exit', (code) => {
+        if (!this.closing && this.worker === worker) this.fail(worker, `its worker stopped unexpectedly (exit code ${code})`, reject);
+      });
+    });
+    // The `ready` promise may be awaited by nobody when a crash happens later.
+    this.ready.catch(() => undefined);
+    return this.ready;
+  }
+
+  private reply(m: FromWorker): void {
+    if (m.type !== 'vectors' && m.type !== 'error' && m.type !== 'cancelled') return;
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    this.idle();
+    if (m.type === 'cancelled') return p.reject(this.aborted());
+    if (m.type === 'error') return p.reject(new ProviderError(`The local model "${this.model}" failed to embed: ${m.message}`, 'local', this.model, undefined, 'bad-response'));
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < p.count; i++) vectors.push(m.data.slice(i * m.dimension, (i + 1) * m.dimension));
+    p.resolve(vectors);
+  }
+
+  /** The worker is gone: everything waiting fails with a message that says what to do. */
+  private fail(worker: Worker, what: string, rejectLoad: (e: Error) => void, reason: ProviderError['reason'] = 'bad-response'): void {
+    if (this.worker !== worker) return;
+    const err = new ProviderError(
+      `The local model "${this.model}" (${this.modelDir}) failed: ${what}. ` +
+        'Check the model folder (download it again with "node dist/cli.js model download"), or switch the provider to "embedded".',
+      'local',
+      this.model,
+      undefined,
+      reason,
+    );
+    rejectLoad(err);
+    this.reset(err);
+    void worker.terminate();
+  }
+
+  private reset(err: Error): void {
+    this.worker = undefined;
+    this.ready = undefined;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  /** An idle worker must not keep a CLI process alive. */
+  private idle(): void {
+    if (this.pending.size === 0) this.worker?.unref();
+  }
+
+  private abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (!signal) return p;
+    if (signal.aborted) return Promise.reject(this.aborted());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(this.aborted());
+      signal.addEventListener('abort', onAbort, { once: true });
+      p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  private aborted(): ProviderError {
+    return new ProviderError(`Embedding with the local model "${this.model}" was cancelled.`, 'local', this.model, undefined, 'aborted');
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Worker thread that runs a sentence-embedding model: its tokenizer and an ONNX Runtime
+ * session. Bundled as dist/local-embed-worker.js; LocalProvider starts it. Model inference
+ * never runs on the calling thread (the VS Code extension host must stay responsive).
+ */
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+import { poolBatch } from './pooling';
+import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
+import { loadTokenizer, type TextTokenizer } from './tokenizer';
+
+const port = parentPort!;
+const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
+const cancelled = new Set<number>();
+let queue: Promise<void> = Promise.resolve();
+
+async function load(data: LocalWorkerData): Promise<{ session: ort.InferenceSession; tokenizer: TextTokenizer; dimension: number }> {
+  const t0 = performance.now();
+  const tokenizer = loadTokenizer(data.modelDir);
+  const session = await ort.InferenceSession.create(join(data.modelDir, data.onnxFile), {
+    intraOpNumThreads: data.threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  for (const name of ['input_ids', 'attention_mask']) {
+    if (!session.inputNames.includes(name)) throw new Error(`${data.onnxFile} has no "${name}" input (inputs: ${session.inputNames.join(', ')}): not a sentence encoder in the transformers.js layout`);
+  }
+  if (!session.outputNames.includes('last_hidden_state')) throw new Error(`${data.onnxFile} has no "last_hidden_state" output (outputs: ${session.outputNames.join(', ')})`);
+  // One probe run: gives the vector length and warms the session up.
+  const probe = await runBatch(session, [tokenizer.encode('probe', 16)], tokenizer.padId);
+  post({ type: 'ready', dimension: probe.dims[2], loadMs: Math.round(performance.now() - t0) });
+  return { session, tokenizer, dimension: probe.dims[2] };
+}
+
+/** One padded batch through the session: last_hidden_state and the mask used. */
+async function runBatch(session: ort.InferenceSession, encoded: { ids: number[]; typeIds: number[] }[], padId: number) {
+  const batch = encoded.length;
+  const seq = Math.max(...encoded.map((e) => e.ids.length));
+  const ids = new BigInt64Array(batch * seq).fill(BigInt(padId));
+  const mask = new BigInt64Array(batch * seq);
+  const types = new BigInt64Array(batch * seq);
+  encoded.forEach((e, b) => {
+    for (let t = 0; t < e.ids.length; t++) {
+      ids[b * seq + t] = BigInt(e.ids[t]);
+      mask[b * seq + t] = 1n;
+      types[b * seq + t] = BigInt(e.typeIds[t]);
+    }
+  });
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: new ort.Tensor('int64', ids, [batch, seq]),
+    attention_mask: new ort.Tensor('int64', mask, [batch, seq]),
+  };
+  if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [batch, seq]);
+  const out = (await session.run(feeds)).last_hidden_state;
+  const dims = out.dims as number[];
+  if (dims.length !== 3 || dims[0] !== batch || dims[1] !== seq) throw new Error(`last_hidden_state has shape [${dims.join(', ')}], expected [${batch}, ${seq}, dim]`);
+  return { hidden: out.data as Float32Array, mask, dims };
+}
+
+async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorker, { type: 'embed' }>): Promise<void> {
+  const encoded = m.texts.map((t) => model.tokenizer.encode(t, m.maxTokens));
+  // Longest first, so each batch pads to lengths close to its own (random order wastes ~1/3).
+  const order = encoded.map((_, i) => i).sort((a, b) => encoded[b].ids.length - encoded[a].ids.length || a - b);
+  const dim = model.dimension;
+  const data = new Float32Array(m.texts.length * dim);
+  for (let start = 0; start < order.length; ) {
+    // Let a cancel message in between batches.
+    await new Promise<void>((r) => setImmediate(r));
+    if (cancelled.delete(m.id)) return post({ type: 'cancelled', id: m.id });
+    // As many texts as fit the token budget at this batch's (longest) length: short passages go
+    // in large batches, 512-token ones in small batches that bound the session's memory.
+    const longest = encoded[order[start]].ids.length;
+    const size = Math.max(1, Math.min(m.maxBatch, Math.floor(m.tokenBudget / longest)));
+    const idx = order.slice(start, start + size);
+    start += size;
+    const { hidden, mask, dims } = await runBatch(model.session, idx.map((i) => encoded[i]), model.tokenizer.padId);
+    const vectors = poolBatch(hidden, mask, dims[0], dims[1], dims[2], m.pooling, m.normalize);
+    idx.forEach((i, j) => data.set(vectors[j], i * dim));
+  }
+  cancelled.delete(m.id);
+  post({ type: 'vectors', id: m.id, data, dimension: dim }, [data.buffer as ArrayBuffer]);
+}
+
+const ready = load(workerData as LocalWorkerData);
+ready.catch((err: unknown) => post({ type: 'load-error', message: err instanceof Error ? err.message : String(err) }));
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'cancel') {
+    cancelled.add(m.id);
+    return;
+  }
+  // One request at a time: the session's threads are the machine's cores already.
+  queue = queue.then(async () => {
+    try {
+      await embed(await ready, m);
+    } catch (err) {
+      cancelled.delete(m.id);
+      post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  });
+});

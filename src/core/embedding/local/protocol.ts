@@ -1,0 +1,22 @@
+/** Messages between LocalProvider (the calling thread) and localWorker.ts. */
+import type { Pooling } from './models';
+
+export interface LocalWorkerData {
+  modelDir: string;
+  /** Path of the ONNX file, relative to modelDir. */
+  onnxFile: string;
+  /** ONNX Runtime intra-op threads. */
+  threads: number;
+}
+
+export type ToWorker =
+  | { type: 'embed'; id: number; texts: string[]; maxTokens: number; pooling: Pooling; normalize: boolean; maxBatch: number; tokenBudget: number }
+  | { type: 'cancel'; id: number };
+
+export type FromWorker =
+  | { type: 'ready'; dimension: number; loadMs: number }
+  | { type: 'load-error'; message: string }
+  /** Vectors in the order of the request's texts, `dimension` floats each, in one buffer. */
+  | { type: 'vectors'; id: number; data: Float32Array; dimension: number }
+  | { type: 'error'; id: number; message: string }
+  | { type: 'cancelled'; id: number };
