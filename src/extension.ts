@@ -5,16 +5,17 @@
  */
 import * as vscode from 'vscode';
 import { findSimilarSources, restoreFromCache } from './vscode/analysis';
-import { copyCitation, insertCitation, type CitationArgs } from './vscode/citations';
+import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
 import { LibraryService } from './vscode/library';
 import { PanelHost } from './vscode/panel';
-import { PdfViewer, type OpenPdfArgs } from './vscode/pdfViewer';
+import { PdfViewer } from './vscode/pdfViewer';
 import { ResultStore } from './vscode/results';
 import type { Services } from './vscode/services';
+import { checkSegmentArgs } from './shared/messages';
 import { IndexStatusBar } from './vscode/statusBar';
 import { Trust } from './vscode/trust';
 import { LibraryWatcher } from './vscode/watcher';
@@ -28,7 +29,8 @@ export function activate(context: vscode.ExtensionContext) {
   const library = new LibraryService(log);
   const trust = new Trust();
   const panel = new PanelHost({ extensionUri: context.extensionUri, memento: context.workspaceState, log, results, library, trust });
-  const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf: new PdfViewer({ extensionUri: context.extensionUri, log }) });
+  const pdf = new PdfViewer({ extensionUri: context.extensionUri, log, allowedRoots: () => allowedRoots(library) });
+  const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf });
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
 
@@ -107,12 +109,15 @@ export function activate(context: vscode.ExtensionContext) {
       return health;
     }),
     vscode.commands.registerCommand('similarSources.showPanel', () => s.panel.show()),
-    vscode.commands.registerCommand('similarSources.showSegment', (a?: { uri: string; segmentId: string }) => {
-      if (a) s.panel.showDocument(vscode.Uri.parse(a.uri), undefined, a.segmentId);
+    vscode.commands.registerCommand('similarSources.showSegment', (a: unknown) => {
+      const checked = checkSegmentArgs(a);
+      if (checked.ok) s.panel.showDocument(vscode.Uri.parse(checked.value.uri), undefined, checked.value.segmentId);
+      else log.warn(`refused to show a segment: ${checked.reason}`);
     }),
-    vscode.commands.registerCommand('similarSources.insertCitation', trust.guard((a: CitationArgs) => insertCitation(s, a))),
-    vscode.commands.registerCommand('similarSources.copyCitation', trust.guard((a: CitationArgs) => copyCitation(s, a))),
-    vscode.commands.registerCommand('similarSources.openPdf', trust.guard((a: OpenPdfArgs) => s.pdf.open(a))),
+    // Command arguments are checked by each command: a command: link elsewhere can call them too.
+    vscode.commands.registerCommand('similarSources.insertCitation', trust.guard((a: unknown) => insertCitation(s, a))),
+    vscode.commands.registerCommand('similarSources.copyCitation', trust.guard((a: unknown) => copyCitation(s, a))),
+    vscode.commands.registerCommand('similarSources.openPdf', trust.guard((a: unknown) => s.pdf.open(a))),
     vscode.commands.registerCommand('similarSources.showLog', () => log.show()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
   );
@@ -128,6 +133,12 @@ export function activate(context: vscode.ExtensionContext) {
   context.subscriptions.push({ dispose: () => clearTimeout(settle) });
   log.info(`activated in ${Date.now() - started} ms`);
   return { services: s };
+}
+
+/** The folders whose PDFs the extension may open: the workspace's and its library's. */
+function allowedRoots(library: LibraryService): string[] {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.library(f).folders)];
 }
 
 export function deactivate() {}

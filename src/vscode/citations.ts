@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { formatCitation } from '../shared/citation';
+import { checkCitationArgs } from '../shared/messages';
 import { readSettings } from './config';
 import type { Services } from './services';
 import type { TrackedSegment } from './results';
@@ -17,7 +18,18 @@ export interface CitationArgs {
   page?: number;
 }
 
-function resolve(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): { uri: vscode.Uri; segment: TrackedSegment; text: string } | undefined {
+/**
+ * The citation the arguments name: only a card of a document that has our
+ * results (arguments are checked; a command link elsewhere cannot make us
+ * write into another document).
+ */
+function resolve(ctx: Pick<Services, 'results' | 'log'>, raw: unknown): { uri: vscode.Uri; segment: TrackedSegment; text: string; args: CitationArgs } | undefined {
+  const checked = checkCitationArgs(raw);
+  if (!checked.ok) {
+    ctx.log.warn(`refused a citation request: ${checked.reason}`);
+    return undefined;
+  }
+  const args = checked.value;
   const uri = args.uri ? vscode.Uri.parse(args.uri) : vscode.window.activeTextEditor?.document.uri;
   if (!uri) return undefined;
   const segment = ctx.results.segment(uri, args.segmentId);
@@ -30,11 +42,11 @@ function resolve(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): { 
   const page = passage?.page ?? card.page;
   const label = passage?.pageLabel ?? card.pageLabel;
   const text = formatCitation({ citekey: card.citekey ?? undefined, title: card.title, authors: card.authors, year: card.year ?? undefined, path: card.path }, page, label ?? undefined, readSettings(uri).citationTemplate);
-  return { uri, segment, text };
+  return { uri, segment, text, args };
 }
 
-export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): Promise<boolean> {
-  const r = resolve(ctx, args);
+export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, raw: unknown): Promise<boolean> {
+  const r = resolve(ctx, raw);
   if (!r) return false;
   const doc = await vscode.workspace.openTextDocument(r.uri);
   const visible = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === r.uri.toString());
@@ -59,7 +71,7 @@ export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, arg
     const end = at.translate(0, insert.length);
     editor.selection = new vscode.Selection(end, end);
     ctx.log.info(`inserted ${r.text} at ${r.uri.fsPath}:${at.line + 1}`);
-    const card = r.segment.cards.find((c) => c.sourceId === args.sourceId);
+    const card = r.segment.cards.find((c) => c.sourceId === r.args.sourceId);
     if (card?.citekey) {
       card.alreadyCited = true;
       ctx.results.touch(r.uri.toString());
@@ -68,8 +80,8 @@ export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, arg
   return ok;
 }
 
-export async function copyCitation(ctx: Pick<Services, 'results' | 'log'>, args: CitationArgs): Promise<string | undefined> {
-  const r = resolve(ctx, args);
+export async function copyCitation(ctx: Pick<Services, 'results' | 'log'>, raw: unknown): Promise<string | undefined> {
+  const r = resolve(ctx, raw);
   if (!r) return undefined;
   await vscode.env.clipboard.writeText(r.text);
   void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}', r.text), 3000);

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { HostMessage, PanelState, WebviewMessage } from '../shared/protocol';
+import { checkWebviewMessage } from '../shared/messages';
 import { PANEL_STRING_KEYS, PDF_STRING_KEYS } from '../shared/strings';
 import { readSettings, writeOption } from './config';
 import type { LibraryService } from './library';
@@ -142,7 +143,8 @@ export class PanelHost implements vscode.Disposable {
     return {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.ctx.extensionUri, 'media')],
+      // The panel loads its bundle and stylesheet, nothing else.
+      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview')],
     };
   }
 
@@ -156,7 +158,15 @@ export class PanelHost implements vscode.Disposable {
       this.panel = undefined;
       this.ready = false;
     }, null, this.disposables);
-    panel.webview.onDidReceiveMessage((m: WebviewMessage) => void this.onMessage(m), null, this.disposables);
+    panel.webview.onDidReceiveMessage(
+      (m: unknown) => {
+        const checked = checkWebviewMessage(m);
+        if (checked.ok) void this.onMessage(checked.value);
+        else this.ctx.log.warn(`refused a message from the panel: ${checked.reason}`);
+      },
+      null,
+      this.disposables,
+    );
   }
 
   private post(): void {

@@ -6,7 +6,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PdfHostMessage, PdfWebviewMessage } from '../shared/protocol';
+import { checkOpenPdfArgs, checkPdfWebviewMessage } from '../shared/messages';
 import { PDF_STRING_KEYS } from '../shared/strings';
+import { insideAny } from './paths';
 import { localised, webviewHtml } from './webviewHtml';
 
 export const PDF_VIEW_TYPE = 'similarSources.pdf';
@@ -26,17 +28,39 @@ export class PdfViewer implements vscode.Disposable {
   /** Fires when the viewer has rendered the requested page (tests wait on it). */
   readonly onDidLoad = this.emitter.event;
 
-  constructor(private readonly ctx: { extensionUri: vscode.Uri; log: vscode.LogOutputChannel }) {}
+  constructor(
+    private readonly ctx: {
+      extensionUri: vscode.Uri;
+      log: vscode.LogOutputChannel;
+      /** The folders whose PDFs may be opened: the library's and the workspace's. */
+      allowedRoots(): string[];
+    },
+  ) {}
 
-  async open(args: OpenPdfArgs): Promise<void> {
-    if (!args?.path) return;
-    const file = vscode.Uri.file(args.path);
+  /** Opens a PDF of the library or the workspace at a page; anything else is refused and logged. */
+  async open(args: unknown): Promise<void> {
+    const checked = checkOpenPdfArgs(args);
+    if (!checked.ok) {
+      this.ctx.log.warn(`refused to open a PDF: ${checked.reason}`);
+      return;
+    }
+    const a = checked.value;
+    const file = vscode.Uri.file(a.path);
     try {
       await vscode.workspace.fs.stat(file);
     } catch {
-      void vscode.window.showErrorMessage(vscode.l10n.t('The PDF {0} is no longer there.', args.path));
+      void vscode.window.showErrorMessage(vscode.l10n.t('The PDF {0} is no longer there.', a.path));
       return;
     }
+    if (!(await insideAny(a.path, this.ctx.allowedRoots()))) {
+      this.ctx.log.warn(`refused to open ${a.path}: it is neither in the library nor in the workspace`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Similar Sources opens only PDFs of the library or the workspace.'));
+      return;
+    }
+    await this.show(a);
+  }
+
+  private async show(args: OpenPdfArgs): Promise<void> {
     const roots = [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview'), vscode.Uri.file(path.dirname(args.path))];
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(PDF_VIEW_TYPE, path.basename(args.path), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: roots });
@@ -45,7 +69,11 @@ export class PdfViewer implements vscode.Disposable {
         this.panel = undefined;
         this.ready = false;
       });
-      this.panel.webview.onDidReceiveMessage((m: PdfWebviewMessage) => this.onMessage(m));
+      this.panel.webview.onDidReceiveMessage((m: unknown) => {
+        const checked = checkPdfWebviewMessage(m);
+        if (checked.ok) this.onMessage(checked.value);
+        else this.ctx.log.warn(`refused a message from the PDF view: ${checked.reason}`);
+      });
       this.panel.webview.html = webviewHtml(this.panel.webview, this.ctx.extensionUri, {
         bundle: 'pdfViewer',
         title: 'PDF',
