@@ -6,7 +6,7 @@
 //
 // Needs `npm run build` first (dist/extension.js, dist/webview/*). Screenshots go to
 // test-results/screenshots/. Exit code 0 only when every check passed.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -195,6 +195,9 @@ function prepareProfile() {
     recursive: true,
     filter: (src) => !src.split(/[\\/]/).includes('.similar-sources'),
   });
+  // A hostile source and the draft that finds it (HTML, links, bidi overrides, a 5,000-character word).
+  const hostile = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'support', 'hostileLibrary.ts'), workspace], { cwd: root, encoding: 'utf8' });
+  if (hostile.status !== 0) throw new Error(`could not write the hostile fixtures: ${hostile.stderr}`);
   mkdirSync(join(tmp, 'control'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-data'), { recursive: true });
@@ -505,6 +508,58 @@ async function uiChecks(manifest) {
     const hostLog = latestProductLog();
     if (!/restored the results of .*draft\.md from the cache/.test(hostLog)) throw new Error(`the product's log after the reload does not say the results came from the cache:\n${hostLog.slice(-1500)}`);
     if (/\banalysed \S*draft\.md/.test(hostLog)) throw new Error('the draft was analysed again after the reload instead of being restored from the cache');
+  });
+
+  await check('hostile text from a PDF: nothing executes, loads or links, in the panel, the hover or the CodeLens, and it reads as written', async () => {
+    await dismissOverlays();
+    const { lensTitles } = await runControl('similarSourcesIt.analyseHostile', 'Similar Sources IT: Analyse The Hostile Draft', T.analysis);
+    const lens = lensTitles.find((t) => /source/.test(t)) ?? '';
+    if (!lens) throw new Error(`no CodeLens on the hostile paragraph: ${JSON.stringify(lensTitles)}`);
+    if (/[\u202A-\u202E\u2066-\u2069\u200B]/.test(lens)) throw new Error(`the CodeLens keeps invisible bidi or zero-width characters: ${JSON.stringify(lens)}`);
+    if (lens.length > 120) throw new Error(`the CodeLens is ${lens.length} characters long`);
+    if (/[<>]|iframe|src=/.test(lens)) throw new Error(`the CodeLens shows markup as an author: ${lens}`);
+    // The panel's DOM: the hostile card is there, its text escaped, nothing loaded or linked.
+    const [frame] = await waitUntil(async () => {
+      const f = await framesWith('[data-testid="card-title"]:has-text("Evil title")');
+      return f.length ? f : undefined;
+    }, T.element, 'the panel to show the hostile card', 500);
+    const dom = await frame.evaluate(() => {
+      const root = document.getElementById('root');
+      const title = [...document.querySelectorAll('[data-testid="card-title"]')].map((e) => e.textContent ?? '').find((t) => t.includes('Evil title')) ?? '';
+      return {
+        pwned: document.body.dataset.pwned ?? null,
+        active: root ? root.querySelectorAll('img, script, iframe, object, embed, video, audio, link, style').length : -1,
+        hrefs: root ? [...root.querySelectorAll('[href], [src]')].map((e) => e.getAttribute('href') ?? e.getAttribute('src')) : [],
+        handlers: root ? [...root.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length : -1,
+        title,
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      };
+    });
+    if (dom.pwned) throw new Error(`script from the PDF ran in the panel (pwned=${dom.pwned})`);
+    if (dom.active !== 0) throw new Error(`${dom.active} active element(s) (img, script, iframe…) inside the panel's content`);
+    if (dom.hrefs.length) throw new Error(`links or sources inside the panel's content: ${JSON.stringify(dom.hrefs.slice(0, 5))}`);
+    if (dom.handlers !== 0) throw new Error(`${dom.handlers} element(s) with an on… handler attribute`);
+    if (!dom.title.includes('<img src=x onerror=') || !dom.title.includes('https://example.com/a.png')) throw new Error(`the hostile title does not read as written: ${dom.title.slice(0, 200)}`);
+    if (/[\u202A-\u202E\u2066-\u2069]/.test(dom.title)) throw new Error('the card title keeps a bidi override');
+    if (dom.overflow > 2) throw new Error(`the panel scrolls sideways by ${dom.overflow} px (a long word broke the layout)`);
+    // The hover's DOM: only our own command links; the URLs of the metadata are text.
+    const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'Evil title' }).first();
+    await hover.waitFor({ state: 'visible', timeout: T.element });
+    const h = await hover.evaluate((el) => ({
+      links: [...el.querySelectorAll('a')].map((a) => a.getAttribute('data-href') ?? a.getAttribute('href') ?? ''),
+      images: el.querySelectorAll('img').length,
+      text: el.textContent ?? '',
+      height: el.getBoundingClientRect().height,
+    }));
+    const foreign = h.links.filter((l) => !l.startsWith('command:similarSources.'));
+    if (foreign.length) throw new Error(`the hover has links that are not ours: ${JSON.stringify(foreign)}`);
+    if (h.images) throw new Error(`${h.images} image(s) in the hover`);
+    if (!h.text.includes('https://example.com/a.png') || !h.text.includes('onerror')) throw new Error(`the hover does not show the metadata as written: ${h.text.slice(0, 300)}`);
+    if (/\\(?=[.:/_-])/.test(h.text)) throw new Error(`stray backslashes in the hover: ${h.text.slice(0, 300)}`);
+    if (/[\u202A-\u202E]/.test(h.text)) throw new Error('the hover keeps a bidi override');
+    await screenshot('hostile.png');
+    log(`  lens: ${lens}; hover: ${h.links.length} command link(s), ${Math.round(h.height)} px high`);
+    await dismissOverlays();
   });
 }
 

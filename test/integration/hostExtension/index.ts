@@ -97,6 +97,22 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand('editor.action.showHover');
       return { line };
     }),
+    controlCommand('similarSourcesIt.analyseHostile', async () => {
+      // hostile.md finds library/hostile/hostile.pdf (test/support/hostileLibrary.ts): hostile metadata and text.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'hostile.md')));
+      const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      await vscode.commands.executeCommand('similarSources.showPanel');
+      await vscode.window.showTextDocument(doc, { viewColumn: editor.viewColumn, preserveFocus: false });
+      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100)) ?? [];
+      const line = findLine(doc, 'The quillwort');
+      const pos = new vscode.Position(line, 10);
+      editor.selection = new vscode.Selection(pos, pos);
+      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
+      await vscode.commands.executeCommand('editor.action.showHover');
+      return { lensTitles: lenses.map((l) => l.command?.title ?? '') };
+    }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
       await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
