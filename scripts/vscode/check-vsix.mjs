@@ -90,6 +90,7 @@ const ALLOWED_EXACT = new Set([
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
   /^extension\/dist\/schemas\/[^/]+$/, // vectra's protobuf schema (scripts/build.mjs)
+  /^extension\/dist\/ocr\/(tesseract-worker\.js|tesseract-core-[a-z-]+\.wasm|tessdata\/[a-z_]+\.traineddata\.gz)$/, // OCR (src/core/ocr/ocrRuntime.ts)
   /^extension\/dist\/webview\//, // webview bundles, CSS, pdf.js worker, cmaps, fonts, wasm, ICC profiles
   /^extension\/media\//,
   /^extension\/l10n\/[^/]+\.json$/,
@@ -107,6 +108,12 @@ function requiredEntries(manifest) {
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
     'extension/dist/schemas/index.proto',
+    'extension/dist/ocr/tesseract-worker.js',
+    'extension/dist/ocr/tesseract-core.wasm',
+    'extension/dist/ocr/tesseract-core-simd.wasm',
+    'extension/dist/ocr/tesseract-core-relaxedsimd.wasm',
+    'extension/dist/ocr/tessdata/eng.traineddata.gz',
+    'extension/dist/ocr/tessdata/fra.traineddata.gz',
     'extension/dist/webview/panel.js',
     'extension/dist/webview/panel.css',
     'extension/dist/webview/pdfViewer.js',

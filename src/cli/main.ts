@@ -29,9 +29,11 @@ Usage: node dist/cli.js <command> [options]
 Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
-          [--provider embedded|ollama] [--jobs N] [--json]
+          [--provider embedded|ollama] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
+          [--ocr-lang-dir <dir>] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
+          Scanned pages are recognised (OCR, offline) after the other files.
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
           [--collection <name>…] [--provider …] [--json]
           Prints the top passages with their pages.
@@ -120,7 +122,7 @@ const cliBib = (args: ParsedArgs) => {
 };
 
 async function cmdIndex(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...PROVIDER_OPTS]);
+  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const libraries = all(args, 'library').map(fromCwd);
   if (!libraries.length) throw new UsageError('index needs at least one --library <dir>');
   const workspace = workspaceOf(args);
@@ -145,9 +147,20 @@ async function runIndex(args: ParsedArgs, workspace: string, provider: Embedding
   }
 }
 
+/** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */
+const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
+function ocrOptions(args: ParsedArgs) {
+  const mode = one(args, 'ocr') ?? 'auto';
+  if (mode !== 'auto' && mode !== 'off') throw new UsageError('--ocr must be auto or off');
+  const dir = one(args, 'ocr-lang-dir');
+  return { ocr: mode as 'auto' | 'off', ocrLanguages: one(args, 'ocr-lang'), ocrLanguageDir: dir && fromCwd(dir) };
+}
+
 async function indexWith(args: ParsedArgs, workspace: string, provider: EmbeddingProvider, libraries: string[], bib: string | undefined, primary: string[], pool: PdfExtractPool | undefined): Promise<IndexReport> {
-  const { inputs, warnings } = await libraryInputs({
+  const { inputs, warnings, dispose } = await libraryInputs({
+    ...ocrOptions(args),
     extractor: pool && ((bytes) => pool.extract(bytes)),
+    pageImager: pool && ((bytes, pages) => pool.pageImages(bytes, pages)),
     folders: libraries.map((l) => path.resolve(workspace, l)),
     include: all(args, 'include'),
     exclude: all(args, 'exclude'),
@@ -175,8 +188,15 @@ async function indexWith(args: ParsedArgs, workspace: string, provider: Embeddin
         lastLine = now;
         err(`  [${p.done + 1}/${p.total}] ${p.file ? path.basename(p.file) : ''}`);
       }
+      if (p.phase === 'ocr' && p.done > 0 && (now - lastLine > 1000 || p.done === p.total)) {
+        lastLine = now;
+        err(`  OCR: page ${p.done} of ${p.total}, ${p.file ? path.basename(p.file) : ''}`);
+      }
     },
-  }).finally(() => process.off('SIGINT', onSigint));
+  }).finally(() => {
+    process.off('SIGINT', onSigint);
+    return dispose();
+  });
   report.warnings.unshift(...warnings);
   return report;
 }
@@ -186,6 +206,11 @@ function printIndexReport(r: IndexReport) {
     `${r.cancelled ? 'Cancelled; saved so far' : 'Indexed'}: ${r.sources} sources, ${r.passages} passages in ${(r.ms / 1000).toFixed(1)} s ` +
       `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
   );
+  if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
+  if (r.damaged.length) {
+    out(`Damaged, indexed with what could be read:`);
+    for (const d of r.damaged) out(`  ${d.path} — ${d.problem}`);
+  }
   if (r.skipped.length) {
     out(`Skipped ${r.skipped.length} file${r.skipped.length > 1 ? 's' : ''}:`);
     for (const s of r.skipped) out(`  ${s.path} — ${s.reason}`);
@@ -225,6 +250,7 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
             score: round(h.score),
             cosine: round(h.cosine),
             text: h.text,
+            ...(h.ocr ? { ocr: true } : {}),
           })),
         },
         null,
@@ -241,7 +267,7 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
     const s = h.sourceRecord;
     const by = [s.authors.slice(0, 2).join('; '), s.year].filter(Boolean).join(', ');
     const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${h.pageLabel} (PDF page ${h.page})` : `p. ${h.page}`;
-    out(`${i + 1}. ${s.title}${by ? ` — ${by}` : ''}, ${page}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(`${i + 1}. ${s.title}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
     out(`   ${s.path}`);
     out(`   ${excerpt(h.text, 260)}`);
   });
@@ -280,8 +306,13 @@ type BeirEvalBaseline = { 'ndcg@10': number; 'recall@10': number; 'recall@100': 
 async function cmdStatus(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'json']);
   const st = await indexStatus(workspaceOf(args));
-  if (args.flags.has('json')) out(JSON.stringify({ state: st.state, detail: st.detail, fingerprint: st.manifest?.fingerprint ?? null }));
-  else out(`${st.state}: ${st.detail}`);
+  // Damaged files stay listed until they change (the next index run replaces their record).
+  const damaged = Object.values(st.manifest?.sources ?? {}).filter((s) => s.problem).map((s) => ({ path: s.path, problem: s.problem! }));
+  if (args.flags.has('json')) out(JSON.stringify({ state: st.state, detail: st.detail, fingerprint: st.manifest?.fingerprint ?? null, damaged }));
+  else {
+    out(`${st.state}: ${st.detail}`);
+    for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
+  }
   return st.state === 'ready' ? 0 : 1;
 }
 
@@ -321,7 +352,7 @@ async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 async function cmdAnalyze(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...PROVIDER_OPTS]);
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
   const settings = await readWorkspaceSettings(workspace);

@@ -28,6 +28,8 @@ export interface PassageResult {
   similarity: number;
   /** An excerpt around the matched words (the whole passage is in the index: search). */
   preview: string;
+  /** The passage's text comes from OCR (check the quotation against the page). */
+  ocr?: true;
 }
 
 export interface Recommendation {
@@ -50,6 +52,8 @@ export interface Recommendation {
   passages: PassageResult[];
   /** Other sources whose near-identical passage was folded into this card. */
   duplicates: string[];
+  /** The best passage's text comes from OCR of a scanned page (a card says "text from OCR"). */
+  ocr?: true;
 }
 
 export interface SegmentResult extends Segment {
@@ -342,8 +346,9 @@ async function recommend(
         preview: prev,
         highlights: matchedWords(prev, terms),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms) })),
+        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms), ...(p.ocr ? { ocr: true as const } : {}) })),
         duplicates: [...dups],
+        ...(best.ocr ? { ocr: true as const } : {}),
       };
     });
 

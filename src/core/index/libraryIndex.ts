@@ -22,6 +22,8 @@ export interface PassageRecord {
   endPage: number;
   heading?: string;
   text: string;
+  /** The text comes from OCR of a scanned page. */
+  ocr?: true;
 }
 
 export interface SearchFilter {
@@ -131,7 +133,7 @@ export class LibraryIndex {
           vectors.set(v, row * dim);
           sourceOfRow[row] = no!;
           lexical.add(row, p.k ? p.k.split(' ') : []);
-          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t });
+          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t, ...(p.o ? { ocr: true as const } : {}) });
           row++;
         });
       }
