@@ -48,10 +48,9 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   const imager = cfg.pageImager ?? ((bytes: Uint8Array, pages: number[]) => pageImages(bytes, pages));
   const ocrOn = (cfg.ocr ?? 'auto') !== 'off';
   // Fails now (bad language code, missing trained data), not halfway through the library.
-  let engine = cfg.ocrEngine;
-  const ownEngine = ocrOn && !engine ? new OcrPool({ languages: languagesOf(cfg.ocrLanguages), extraLanguageDir: cfg.ocrLanguageDir }) : undefined;
-  if (ownEngine) ownEngine.check();
-  engine ??= ownEngine;
+  const ownEngine = ocrOn && !cfg.ocrEngine ? new OcrPool({ languages: languagesOf(cfg.ocrLanguages), extraLanguageDir: cfg.ocrLanguageDir }) : undefined;
+  ownEngine?.check();
+  const engine = ocrOn ? (cfg.ocrEngine ?? ownEngine) : undefined;
   const { files, warnings } = await discoverPdfs(cfg);
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {

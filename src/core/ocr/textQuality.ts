@@ -58,5 +58,5 @@ export function wordLike(token: string): boolean {
   if (/(\p{L})\1\1/u.test(letters)) return false;
   if (letters.length > 3 && !/[aeiouyàâäéèêëîïôöùûüÿæœáíóúåøAEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒÁÍÓÚÅØ]/u.test(letters)) return false;
   const changes = (letters.match(/\p{Ll}\p{Lu}/gu) ?? []).length;
-  return changes <= 1;
+  return changes === 0 || (changes === 1 && /^\p{Lu}/u.test(letters));
 }

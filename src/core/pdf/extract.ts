@@ -105,6 +105,7 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
       for (let n = total + 1; n <= declared; n++) failed.push(n);
     }
     const declaredTotal = Math.max(total, failed.length ? failed[failed.length - 1] : 0);
+    if (failed.length >= declaredTotal) throw new PdfSkipError(`not a valid PDF (${damaged ?? 'damaged'}: no page could be read)`, 'invalid');
     // pdf-parse's own per-page label is off by one (it indexes a 0-based array
     // with 1-based page numbers), so read labels and Info from pdf.js directly.
     const [labels, meta] = await Promise.all([
