@@ -141,6 +141,10 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.equal(r.sources, 1);
     assert.equal(r.ocr.pages, 0);
     assert.equal(pool.recognised, before);
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)), 'the text page is indexed');
+    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'without OCR, a page keeps even a poor text layer, as before');
+    assert.ok(idx.passages.every((p) => !p.ocr));
   });
 
   it('fails early and clearly on a language with no trained data', async () => {

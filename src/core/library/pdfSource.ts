@@ -82,10 +82,15 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       },
       extract: async (bytes) => {
         const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
+        const candidates = raw.ocrCandidates ?? [];
+        if (!engine || candidates.length === 0) {
+          // No OCR: the pages keep whatever text layer they have, as before OCR existed.
+          const texts = withSetAside(raw.pages, raw.setAside, candidates);
+          const pages = cleanPages(texts, raw.pageLabels);
+          return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib), damage: raw.damage };
+        }
         const pages = cleanPages(raw.pages, raw.pageLabels);
         const meta = resolveMetadata(f.path, raw, pages, bib);
-        const candidates = raw.ocrCandidates ?? [];
-        if (!engine || candidates.length === 0) return { pages, pageCount: raw.pageCount, meta, damage: raw.damage };
         const ocrEngine = engine;
         return {
           pages,
@@ -116,6 +121,14 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   return { inputs, warnings, dispose: async () => ownEngine?.close() };
 }
 
+/** The pages' texts with the set-aside text layers of `pages` put back. */
+function withSetAside(texts: string[], setAside: Record<number, string> | undefined, pages: number[]): string[] {
+  if (!setAside) return texts;
+  const out = [...texts];
+  for (const n of pages) if (setAside[n] !== undefined) out[n - 1] = setAside[n];
+  return out;
+}
+
 function languagesOf(spec: string | string[] | undefined): string[] | undefined {
   if (spec === undefined) return undefined;
   return Array.isArray(spec) ? spec : spec.split(/[+,\s]+/).filter(Boolean);
@@ -141,7 +154,8 @@ async function recognisePages(raw: RawPdf, data: Uint8Array, candidates: number[
   for (const n of candidates) {
     const hit = cache.get(n);
     if (hit) {
-      use(n, hit.text);
+      if (hit.text || !raw.setAside?.[n]) use(n, hit.text);
+      else texts[n - 1] = raw.setAside[n];
       fromCache++;
       ctx.onPage?.(n);
     } else todo.push(n);
@@ -152,9 +166,11 @@ async function recognisePages(raw: RawPdf, data: Uint8Array, candidates: number[
     await Promise.all(
       images.map(async (img) => {
         if (!img.image) {
-          // Nothing to recognise (a blank page, vector drawing only): remembered, never tried again.
-          if (img.note && img.note !== 'no image on the page') notes.push(`page ${img.page}: ${img.note}`);
+          // Nothing to recognise (a blank page, vector drawing only, no canvas to render a
+          // garbage-layer page): remembered, never tried again; the page keeps its own layer.
+          if (img.note && img.note !== 'no image on the page') notes.push(`page ${img.page}: ${img.note}; its text layer is kept`);
           await cache.put(img.page, { text: '', note: img.note });
+          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
           ctx.onPage?.(img.page);
           return;
         }

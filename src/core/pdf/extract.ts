@@ -16,6 +16,8 @@ export interface RawPdf {
   info: { title?: string; author?: string; creationDate?: string; subject?: string; keywords?: string };
   /** Pages (1-based) whose text layer is missing or garbage: candidates for OCR. Their `pages` entry is ''. */
   ocrCandidates?: number[];
+  /** The text layer the rule set aside on candidate pages that had one (page → text): used when OCR is off or cannot read the page. */
+  setAside?: Record<number, string>;
   /** What was lost when the file is damaged: "read 1 of 3 pages: damaged cross-reference table". */
   damage?: string;
 }
@@ -74,6 +76,7 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
     const pages: string[] = [];
     const failed: number[] = [];
     const ocrCandidates: number[] = [];
+    const setAside: Record<number, string> = {};
     let firstError: unknown;
     for (let n = 1; n <= total; n++) {
       try {
@@ -85,6 +88,7 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
         }
         if (pageTextQuality(pages[n - 1]).verdict !== 'ok') {
           ocrCandidates.push(n);
+          if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
           pages[n - 1] = '';
         }
       } catch (err) {
@@ -125,6 +129,7 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
         keywords: str(info['Keywords']),
       },
       ocrCandidates: ocrCandidates.filter((n) => !failed.includes(n)).length ? ocrCandidates.filter((n) => !failed.includes(n)) : undefined,
+      setAside: Object.keys(setAside).length ? setAside : undefined,
       damage: describeDamage(declaredTotal, failed, damaged, firstError),
     };
   } finally {
