@@ -90,7 +90,7 @@ const ALLOWED_EXACT = new Set([
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
   /^extension\/dist\/schemas\/[^/]+$/, // vectra's protobuf schema (scripts/build.mjs)
-  /^extension\/dist\/ocr\/(tesseract-worker\.js|tesseract-core-[a-z-]+\.wasm|tessdata\/[a-z_]+\.traineddata\.gz)$/, // OCR (src/core/ocr/ocrRuntime.ts)
+  /^extension\/dist\/ocr\/(tesseract-worker\.js|tesseract-core(-[a-z]+)*\.wasm|tessdata\/[a-z_]+\.traineddata\.gz)$/, // OCR (src/core/ocr/ocrRuntime.ts)
   /^extension\/dist\/webview\//, // webview bundles, CSS, pdf.js worker, cmaps, fonts, wasm, ICC profiles
   /^extension\/media\//,
   /^extension\/l10n\/[^/]+\.json$/,
