@@ -172,3 +172,25 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.match(off.stderr, /--ocr must be auto or off/);
   });
 });
+
+describe('OCR pool', function () {
+  this.timeout(60_000);
+
+  it('stops idle workers by itself and starts them again on demand', async () => {
+    const { renderGrey } = await import('../support/scannedPdf');
+    const img = renderGrey(buildPdf({ pages: [{ paragraphs: ['Idle workers are stopped.'] }] }), 1, 100);
+    const pgm = Buffer.concat([Buffer.from(`P5\n${img.width} ${img.height}\n255\n`), Buffer.from(img.grey)]);
+    const pool = new OcrPool({ size: 1, languages: ['eng'], idleMs: 50 });
+    try {
+      assert.match((await pool.recognise(pgm)).text, /Idle workers/);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((pool as unknown as { slots: unknown[] }).slots.length, 0, 'the idle worker was stopped');
+      assert.match((await pool.recognise(pgm)).text, /stopped/);
+      const ac = new AbortController();
+      ac.abort();
+      await assert.rejects(pool.recognise(pgm, ac.signal), /cancelled/);
+    } finally {
+      await pool.close();
+    }
+  });
+});

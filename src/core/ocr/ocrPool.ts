@@ -15,6 +15,8 @@ export interface OcrPoolOptions {
   extraLanguageDir?: string;
   /** Worker threads; default: one fewer than the cores (at least 1, at most 4). */
   size?: number;
+  /** Idle workers are stopped after this long (default 30 s; they start again on demand): a pool nobody closes holds no memory. */
+  idleMs?: number;
 }
 
 export interface OcrPageResult {
@@ -54,6 +56,7 @@ export class OcrPool {
   private readonly queue: Job[] = [];
   private langPath?: string;
   private closed = false;
+  private idleTimer?: NodeJS.Timeout;
   /** Pages recognised by this pool (tests and benchmarks read it). */
   recognised = 0;
 
@@ -90,11 +93,18 @@ export class OcrPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const job of this.queue.splice(0)) job.reject(new Error('the OCR pool was closed'));
     await Promise.all(this.slots.splice(0).map((s) => s.ready.then((w) => w.terminate()).catch(() => undefined)));
   }
 
   private pump(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (!this.queue.length && this.slots.length && this.slots.every((s) => !s.busy)) {
+      this.idleTimer = setTimeout(() => this.stopIdle(), this.opts.idleMs ?? 30_000);
+      this.idleTimer.unref();
+    }
     while (this.queue.length) {
       let slot = this.slots.find((s) => !s.busy);
       if (!slot && this.slots.length < this.size) {
@@ -110,6 +120,12 @@ export class OcrPool {
       const job = this.queue.shift()!;
       void this.run(slot, job);
     }
+  }
+
+  /** Stops the workers when all are idle (~130 MiB each); new pages start new ones. */
+  private stopIdle(): void {
+    if (this.queue.length || this.slots.some((s) => s.busy)) return;
+    for (const s of this.slots.splice(0)) void s.ready.then((w) => w.terminate()).catch(() => undefined);
   }
 
   private spawn(): Slot {
