@@ -147,6 +147,19 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.ok(idx.passages.every((p) => !p.ocr));
   });
 
+  it('a page the engine fails on costs only itself: reported, its text layer kept, the file indexed', async () => {
+    const { lib, workspace } = await library('failing', { 'mixed.pdf': mixed });
+    const failing = { languages: ['eng'], recognise: async () => Promise.reject(new Error('engine crashed')) } as unknown as OcrPool;
+    const r = await index(workspace, lib, { ocrEngine: failing });
+    assert.equal(r.sources, 1);
+    assert.deepEqual([r.ocr.pages, r.ocr.recognised], [2, 0]);
+    assert.ok(r.warnings.some((w) => /mixed\.pdf: OCR page 2: recognition failed \(engine crashed\)/.test(w)), r.warnings.join('\n'));
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)));
+    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'the garbage layer is better than nothing when OCR failed');
+    assert.ok(idx.passages.every((p) => !p.ocr));
+  });
+
   it('fails early and clearly on a language with no trained data', async () => {
     const { lib, workspace } = await library('lang', {});
     await assert.rejects(libraryInputs({ folders: [lib], baseDir: workspace, ocrLanguages: 'eng+xyz' }), /no trained data for OCR language "xyz"/);

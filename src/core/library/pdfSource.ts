@@ -89,7 +89,8 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
           const pages = cleanPages(texts, raw.pageLabels);
           return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib), damage: raw.damage };
         }
-        const pages = cleanPages(raw.pages, raw.pageLabels);
+        // What is indexed if OCR fails altogether: the pages as they are, set-aside layers included.
+        const pages = cleanPages(withSetAside(raw.pages, raw.setAside, candidates), raw.pageLabels);
         const meta = resolveMetadata(f.path, raw, pages, bib);
         const ocrEngine = engine;
         return {
@@ -174,7 +175,18 @@ async function recognisePages(raw: RawPdf, data: Uint8Array, candidates: number[
           ctx.onPage?.(img.page);
           return;
         }
-        const r = await engine.recognise(img.image, ctx.signal);
+        let r;
+        try {
+          r = await engine.recognise(img.image, ctx.signal);
+        } catch (err) {
+          if (ctx.signal?.aborted) throw err;
+          // One page the engine cannot read (a worker crash on a broken image) costs only itself;
+          // not cached, so it is tried again when the file is next indexed.
+          notes.push(`page ${img.page}: recognition failed (${(err as Error).message}); its text layer is kept`);
+          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
+          ctx.onPage?.(img.page);
+          return;
+        }
         recognised++;
         await cache.put(img.page, { text: r.text, confidence: Math.round(r.confidence), how: img.how });
         use(img.page, r.text);
