@@ -7,7 +7,7 @@ import { EmbeddedProvider } from '../core/embedding/embeddedProvider';
 import { createProvider } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { updateIndex, type IndexReport } from '../core/index/indexer';
-import { LibraryIndex, indexStatus } from '../core/index/libraryIndex';
+import { damagedSources, LibraryIndex, indexStatus } from '../core/index/libraryIndex';
 import { indexDir, readManifest } from '../core/index/manifest';
 import { shortAuthors } from '../core/citation/format';
 import { libraryInputs } from '../core/library/pdfSource';
@@ -307,7 +307,7 @@ async function cmdStatus(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'json']);
   const st = await indexStatus(workspaceOf(args));
   // Damaged files stay listed until they change (the next index run replaces their record).
-  const damaged = Object.values(st.manifest?.sources ?? {}).filter((s) => s.problem).map((s) => ({ path: s.path, problem: s.problem! }));
+  const damaged = damagedSources(st.manifest);
   if (args.flags.has('json')) out(JSON.stringify({ state: st.state, detail: st.detail, fingerprint: st.manifest?.fingerprint ?? null, damaged }));
   else {
     out(`${st.state}: ${st.detail}`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
-import { indexDir, readManifest } from '../../src/core/index/manifest';
+import { damagedSources, indexStatus } from '../../src/core/index/libraryIndex';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { extractPdf } from '../../src/core/pdf/extract';
 import { declaredPageCount, structuralDamage } from '../../src/core/pdf/pdfDamage';
@@ -65,7 +65,7 @@ describe('damaged PDFs: indexed with what could be read, reported with what was 
       [['half.pdf', 'read 2 of 4 pages (missing'], ['repaired.pdf', 'damaged cross-reference table (13 object offsets wrong); repaired, all 4 pages read']],
     );
     assert.ok(r.warnings.some((w) => w.startsWith(join(lib, 'half.pdf') + ': read 2 of 4 pages')), r.warnings.join('\n'));
-    const problems = async () => Object.values((await readManifest(indexDir(root)))!.sources).filter((s) => s.problem).map((s) => s.path.split('/').pop()).sort();
+    const problems = async () => damagedSources((await indexStatus(root)).manifest).map((d) => d.path.split('/').pop());
     assert.deepEqual(await problems(), ['half.pdf', 'repaired.pdf']);
     const again = await run();
     assert.deepEqual([again.unchanged, again.damaged.length], [2, 0], 'an unchanged file is not read (nor reported) again');

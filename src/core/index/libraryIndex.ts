@@ -275,6 +275,14 @@ export function unusableFor(dir: string, manifest: Manifest, provider: Pick<Embe
 }
 
 /** Where the index stands, for status displays; never throws. */
+/** Indexed files that were damaged, with what was lost; listed until the file changes (its record is then replaced). */
+export function damagedSources(m: Manifest | undefined): Array<{ path: string; problem: string }> {
+  return Object.values(m?.sources ?? {})
+    .filter((s) => s.problem)
+    .map((s) => ({ path: s.path, problem: s.problem! }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
 export async function indexStatus(workspace: string): Promise<{ state: 'missing' | 'corrupt' | 'outdated' | 'ready'; detail: string; manifest?: Manifest }> {
   try {
     const m = await readManifest(indexDir(workspace));
