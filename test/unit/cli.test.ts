@@ -62,6 +62,8 @@ describe('CLI (bundled dist/cli.js)', function () {
     assert.equal(j.sources, 3);
     assert.equal(j.unchanged, 3);
     assert.equal(j.skipped.length, 4);
+    const st = JSON.parse(cli(['status', '--workspace', ws, '--json']).stdout);
+    assert.deepEqual(st.damaged.map((d: { path: string; problem: string }) => [d.path.split('/').pop(), d.problem.slice(0, 18)]), [['truncated.pdf', 'read 2 of 4 pages ']]);
   });
 
   it('search --json prints path, title, page, pageLabel, score and text', () => {
