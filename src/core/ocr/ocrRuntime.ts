@@ -5,7 +5,7 @@
  * a language whose .traineddata is not found is a clear error.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, symlinkSync, copyFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -89,8 +89,13 @@ export function languageFolder(langs: string[], extraDir?: string): string {
     if (present.has(name)) continue;
     try {
       symlinkSync(file, join(dir, name));
-    } catch {
-      copyFileSync(file, join(dir, name));
+    } catch (err) {
+      // Another process made it first: it names the same file (the folder is keyed by the paths).
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      // No symlinks here: a copy, under a temporary name then renamed, so nothing half-written is read.
+      const tmp = join(dir, `${name}.${process.pid}.tmp`);
+      copyFileSync(file, tmp);
+      renameSync(tmp, join(dir, name));
     }
   }
   return dir;
