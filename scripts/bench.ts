@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--ocr-pages N] [--no-ocr]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -27,6 +27,7 @@ import { allocateVectors, isKernelBacked } from '../src/core/retrieval/simd/vect
 import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
 import { buildPdf } from '../test/support/pdfWriter';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
+import { ocrThroughput, sampleImages } from './bench/ocr';
 
 // ---------------------------------------------------------------- arguments
 const argv = process.argv.slice(2);
@@ -245,6 +246,29 @@ async function benchPdfs(tmp: string) {
   add({ size: label, metric: 'bare pdf-parse getText (pages/s)', value: bareRate, unit: 'pages/s', runs: RUNS, note: `${pages} pages, one thread` });
   add({ size: label, metric: 'indexing (pages/s, embedded provider)', value: idxRate, unit: 'pages/s', baselineName: 'bare pdf-parse', baseline: bareRate, ratio: bareRate / idxRate, target: '≥ 0.8× pdf-parse (ratio ≤ 1.25)', limit: 1.25, runs: RUNS, note: `${passages} passages; ${workers} extraction worker(s); throughput ratio ${(idxRate / bareRate).toFixed(2)}×` });
   add({ size: label, metric: 'indexing, extraction in the indexing thread (--jobs 0)', value: inThreadRate, unit: 'pages/s', baselineName: 'bare pdf-parse', baseline: bareRate, ratio: bareRate / inThreadRate, runs: RUNS, note: `throughput ratio ${(inThreadRate / bareRate).toFixed(2)}×` });
+}
+
+// ---------------------------------------------------------------- OCR
+/**
+ * OCR pages/s of the product's pool against bare tesseract.js in one worker, on the same
+ * 300-dpi page images of the example library (pdftoppm), and the memory one OCR worker adds.
+ * Few pages (a page takes seconds): `--ocr-pages N` (default 4); `--no-ocr` skips it.
+ */
+async function benchOcr() {
+  if (flag('--no-ocr')) return;
+  log('OCR: pool vs bare tesseract.js');
+  let images: Uint8Array[];
+  try {
+    images = await sampleImages(path.join(ROOT, 'examples', 'library'), Number(opt('--ocr-pages') ?? 4));
+  } catch (err) {
+    log(`  skipped: cannot render page images (${(err as Error).message}); install poppler-utils`);
+    return;
+  }
+  const t = await ocrThroughput(images, RUNS);
+  const label = `${t.images} pages`;
+  add({ size: label, metric: 'OCR, bare tesseract.js, one worker (pages/s)', value: t.bareRate, unit: 'pages/s', runs: RUNS, note: '300 dpi, eng+fra, LSTM' });
+  add({ size: label, metric: `OCR pool, per worker (pages/s; ${t.workers} worker(s))`, value: t.poolRate / t.workers, unit: 'pages/s', baselineName: 'bare tesseract.js', baseline: t.bareRate, ratio: t.bareRate / (t.poolRate / t.workers), target: '≥ 0.9× per worker (ratio ≤ 1.11)', limit: 1 / 0.9, runs: RUNS, note: `pool total ${fmt(t.poolRate)} pages/s; throughput ratio ${t.perWorkerRatio.toFixed(2)}× per worker` });
+  add({ size: label, metric: 'extra RSS per OCR worker', value: t.rssPerWorkerMiB, unit: 'MiB', note: 'eng+fra trained data loaded, one page recognised' });
 }
 
 // ---------------------------------------------------------------- synthetic library sizes
@@ -481,6 +505,7 @@ async function main() {
     if (!existsSync(ENGINE)) throw new Error('dist/engine.js is missing: run node scripts/build.mjs first (npm run bench does)');
     await benchActivation();
     await benchPdfs(tmp);
+    await benchOcr();
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-local')) benchLocalModel();
   } finally {

@@ -45,6 +45,9 @@ const common = {
 // thin VS Code adapters, and it loads dist/engine.js on first use.
 await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts', 'local-embed-worker': 'src/core/embedding/local/localWorker.ts' }, outdir: 'dist' });
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
+// OCR: tesseract.js's worker script (wrapped, src/core/ocr/tesseractWorker.cjs) as a bundle in
+// dist/ocr/, with the WebAssembly cores it loads beside itself and the bundled trained data.
+await build({ ...common, plugins: [], entryPoints: { 'tesseract-worker': 'src/core/ocr/tesseractWorker.cjs' }, outdir: 'dist/ocr' });
 if (existsSync('scripts/build-webview.mjs')) {
   const r = spawnSync(process.execPath, ['scripts/build-webview.mjs'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
@@ -53,6 +56,15 @@ if (existsSync('scripts/build-webview.mjs')) {
 // Files the bundled libraries read beside themselves at run time.
 const pdfParseDir = dirname(require.resolve('pdf-parse'));
 copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
+const coreDir = dirname(require.resolve('tesseract.js-core/package.json'));
+// In Node, tesseract.js 7 picks the full (not "-lstm") cores: its getCore tests the engine mode
+// against the boolean lstmOnly it is handed, so only these three are ever loaded.
+for (const f of ['tesseract-core.wasm', 'tesseract-core-simd.wasm', 'tesseract-core-relaxedsimd.wasm']) copyFileSync(join(coreDir, f), join('dist/ocr', f));
+mkdirSync('dist/ocr/tessdata', { recursive: true });
+for (const lang of ['eng', 'fra']) {
+  const dir = dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`));
+  copyFileSync(join(dir, '4.0.0_best_int', `${lang}.traineddata.gz`), `dist/ocr/tessdata/${lang}.traineddata.gz`);
+}
 // The ONNX Runtime native files of the target platform (default: this machine's; a per-platform
 // VSIX sets SS_ORT_TARGET=<platform>-<arch>, e.g. win32-x64, darwin-arm64).
 const [ortPlatform, ortArch] = (process.env.SS_ORT_TARGET ?? `${process.platform}-${process.arch}`).split('-');
@@ -60,4 +72,4 @@ const ortSrc = join(dirname(require.resolve('onnxruntime-node')), '..', 'bin', '
 if (!existsSync(ortSrc)) throw new Error(`onnxruntime-node has no binaries for ${ortPlatform}-${ortArch} (${ortSrc})`);
 rmSync('dist/onnxruntime', { recursive: true, force: true });
 cpSync(ortSrc, join('dist', 'onnxruntime', ortPlatform, ortArch), { recursive: true });
-console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/extension.js' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));
+console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/extension.js, dist/ocr/' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

@@ -91,6 +91,7 @@ const ALLOWED_EXACT = new Set([
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
   /^extension\/dist\/onnxruntime\/[a-z0-9]+\/[a-z0-9]+\/[^/]+\.(node|so(\.\d+)*|dylib|dll)$/, // ONNX Runtime's native files for the VSIX's platform (scripts/build.mjs)
+  /^extension\/dist\/ocr\/(tesseract-worker\.js|tesseract-core(-[a-z]+)*\.wasm|tessdata\/[a-z_]+\.traineddata\.gz)$/, // OCR (src/core/ocr/ocrRuntime.ts)
   /^extension\/dist\/webview\//, // webview bundles, CSS, pdf.js worker, cmaps, fonts, wasm, ICC profiles
   /^extension\/media\//,
   /^extension\/l10n\/[^/]+\.json$/,
@@ -109,6 +110,12 @@ function requiredEntries(manifest) {
     'extension/dist/pdf.worker.mjs',
     'extension/dist/local-embed-worker.js',
     `extension/dist/onnxruntime/${process.env.SS_ORT_TARGET?.replace('-', '/') ?? `${process.platform}/${process.arch}`}/onnxruntime_binding.node`,
+    'extension/dist/ocr/tesseract-worker.js',
+    'extension/dist/ocr/tesseract-core.wasm',
+    'extension/dist/ocr/tesseract-core-simd.wasm',
+    'extension/dist/ocr/tesseract-core-relaxedsimd.wasm',
+    'extension/dist/ocr/tessdata/eng.traineddata.gz',
+    'extension/dist/ocr/tessdata/fra.traineddata.gz',
     'extension/dist/webview/panel.js',
     'extension/dist/webview/panel.css',
     'extension/dist/webview/pdfViewer.js',

@@ -27,6 +27,7 @@ import {
   type LibrarySpec,
   type ProviderName,
   PROVIDER_NAMES,
+  damagedFiles,
 } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import { describeHealth } from '../shared/health';
@@ -41,9 +42,11 @@ Usage: node dist/cli.js <command> [options]
 Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
-          [--provider …] [--jobs N] [--json]
+          [--provider …] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
+          [--ocr-lang-dir <dir>] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
+          Scanned pages are recognised (OCR, offline) after the other files.
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
           [--collection <name>…] [--provider …] [--json]
           Prints the top passages with their pages.
@@ -129,6 +132,9 @@ async function providerFrom(args: ParsedArgs, indexed?: { provider: string; mode
   return provider;
 }
 
+/** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */
+const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
+
 /** A path given on the command line: relative to the current directory, as a shell user means it. */
 const fromCwd = (p: string) => path.resolve(p);
 
@@ -148,11 +154,20 @@ async function librarySpec(args: ParsedArgs, workspace: string): Promise<{ libra
   if (all(args, 'include').length) settings.include = all(args, 'include');
   if (all(args, 'exclude').length) settings.exclude = all(args, 'exclude');
   if (all(args, 'primary').length) settings.primarySourceFolders = all(args, 'primary');
+  const ocr = one(args, 'ocr');
+  if (ocr !== undefined) {
+    if (ocr !== 'auto' && ocr !== 'off') throw new UsageError('--ocr must be auto or off');
+    settings.ocr = ocr;
+  }
+  const lang = one(args, 'ocr-lang');
+  if (lang !== undefined) settings.ocrLanguages = lang;
+  const langDir = one(args, 'ocr-lang-dir');
+  if (langDir !== undefined) settings.ocrLanguageFolder = fromCwd(langDir);
   return { library: resolveLibrary(workspace, settings), settings };
 }
 
 async function cmdIndex(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...PROVIDER_OPTS]);
+  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const workspace = workspaceOf(args);
   const { library } = await librarySpec(args, workspace);
   // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
@@ -194,6 +209,10 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
           lastLine = now;
           err(`  [${p.done + 1}/${p.total}] ${p.file ? path.basename(p.file) : ''}`);
         }
+        if (p.phase === 'ocr' && p.done > 0 && (now - lastLine > 1000 || p.done === p.total)) {
+          lastLine = now;
+          err(`  OCR: page ${p.done} of ${p.total}, ${p.file ? path.basename(p.file) : ''}`);
+        }
       },
     });
   } finally {
@@ -206,6 +225,11 @@ function printIndexReport(r: LibraryIndexReport) {
     `${r.cancelled ? 'Cancelled; saved so far' : 'Indexed'}: ${r.sources} sources, ${r.passages} passages in ${(r.ms / 1000).toFixed(1)} s ` +
       `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
   );
+  if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
+  if (r.damaged.length) {
+    out(`Damaged, indexed with what could be read:`);
+    for (const d of r.damaged) out(`  ${d.path} — ${d.problem}`);
+  }
   if (r.skipped.length) {
     out(`Skipped ${r.skipped.length} file${r.skipped.length > 1 ? 's' : ''}:`);
     for (const s of r.skipped) out(`  ${s.path} — ${s.reason}`);
@@ -238,7 +262,7 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
   hits.forEach((h, i) => {
     const by = [h.authors.slice(0, 2).join('; '), h.year].filter(Boolean).join(', ');
     const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${h.pageLabel} (PDF page ${h.page})` : `p. ${h.page}`;
-    out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
     out(`   ${h.path}`);
     out(`   ${excerpt(h.text, 260)}`);
   });
@@ -276,9 +300,15 @@ type BeirEvalBaseline = { 'ndcg@10': number; 'recall@10': number; 'recall@100': 
 
 async function cmdStatus(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'json']);
-  const health = await indexHealth(workspaceOf(args));
-  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health) }));
-  else out(describeHealth(health));
+  const workspace = workspaceOf(args);
+  const health = await indexHealth(workspace);
+  // Damaged files stay listed until they change (the next index run replaces their record).
+  const damaged = await damagedFiles(workspace);
+  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged }));
+  else {
+    out(describeHealth(health));
+    for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
+  }
   return health.state === 'ready' ? 0 : 1;
 }
 
@@ -318,7 +348,7 @@ async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 async function cmdAnalyze(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...PROVIDER_OPTS]);
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
   const { library, settings } = await librarySpec(args, workspace);

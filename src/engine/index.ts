@@ -12,7 +12,7 @@ import { OllamaReranker } from '../core/analysis/rerank';
 import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { indexHealth as workspaceHealth } from '../core/index/health';
-import { LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
+import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
 import { indexDir, readManifest } from '../core/index/manifest';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
@@ -103,6 +103,8 @@ export interface PassageHit {
   score: number;
   cosine: number;
   text: string;
+  /** The passage's text comes from OCR of a scanned page. */
+  ocr?: true;
 }
 
 /** The top passages for a text, best first. */
@@ -125,7 +127,13 @@ function toPassageHit(h: SearchHit): PassageHit {
     score: h.score,
     cosine: h.cosine,
     text: h.text,
+    ...(h.ocr ? { ocr: true as const } : {}),
   };
+}
+
+/** Indexed files that were damaged, with what was lost; listed until the file changes. */
+export async function damagedFiles(workspace: string): Promise<Array<{ path: string; problem: string }>> {
+  return damagedSources(await readManifest(indexDir(workspace)).catch(() => undefined));
 }
 
 /** What an analysis needs besides the document and its options. */

@@ -1,8 +1,9 @@
 /**
  * The one indexing workflow, for the CLI and the extension alike: find the
  * library's PDFs (with its bibliography), read them in worker threads while this
- * thread embeds, and commit the index incrementally. A rebuild removes the index
- * first (under the writer lock).
+ * thread embeds, recognise scanned pages (OCR, after the born-digital files), and
+ * commit the index incrementally. A rebuild removes the index first (under the
+ * writer lock).
  */
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { updateIndex, type IndexProgress, type IndexReport } from '../core/index/indexer';
@@ -37,8 +38,13 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
   const pool = o.jobs === 0 ? undefined : PdfExtractPool.beside(o.workerDir, o.jobs);
   try {
     if (o.rebuild) await removeIndex(library.workspace);
-    const { inputs, warnings } = await libraryInputs({
+    const { inputs, warnings, dispose } = await libraryInputs({
       extractor: pool && ((bytes) => pool.extract(bytes)),
+      // Page images for OCR are made in the PDF workers too, never on the calling thread.
+      pageImager: pool && ((bytes, pages) => pool.pageImages(bytes, pages)),
+      ocr: library.ocr.mode,
+      ocrLanguages: library.ocr.languages,
+      ocrLanguageDir: library.ocr.languageDir,
       folders: library.folders,
       include: library.include,
       exclude: library.exclude,
@@ -54,7 +60,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       signal: o.signal,
       onProgress: o.onProgress,
       onWarning: o.onWarning,
-    });
+    }).finally(dispose);
     report.warnings.unshift(...warnings);
     return { ...report, files: inputs.map((i) => i.path) };
   } finally {

@@ -21,9 +21,11 @@ export interface LibrarySpec {
   primary: string[];
   /** Absolute path of the Better BibTeX export, if any. */
   bibliography?: string;
+  /** OCR of pages without a usable text layer: mode, Tesseract languages ("eng+fra"), a folder of extra .traineddata. */
+  ocr: { mode: 'auto' | 'off'; languages: string; languageDir?: string };
 }
 
-export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude'>;
+export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude' | 'ocr' | 'ocrLanguages' | 'ocrLanguageFolder'>;
 
 export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.homedir()): LibrarySpec {
   const root = path.resolve(workspace);
@@ -37,6 +39,7 @@ export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.
     exclude: [...s.exclude],
     primary: s.primarySourceFolders.filter((f) => f.trim()).map((p) => expandHome(p, home)),
     bibliography: s.bibliographyFile.trim() ? abs(s.bibliographyFile.trim()) : undefined,
+    ocr: { mode: s.ocr, languages: s.ocrLanguages.trim() || 'eng+fra', languageDir: s.ocrLanguageFolder.trim() ? abs(s.ocrLanguageFolder.trim()) : undefined },
   };
 }
 

@@ -12,6 +12,8 @@ export interface PassageResult {
   similarity: number;
   /** An excerpt around the matched words (the whole passage is in the index). Untrusted text. */
   preview: string;
+  /** The passage's text comes from OCR (check the quotation against the page). */
+  ocr?: true;
 }
 
 export interface Recommendation {
@@ -41,6 +43,8 @@ export interface Recommendation {
   passages: PassageResult[];
   /** Other sources whose near-identical passage was folded into this card. */
   duplicates: string[];
+  /** The best passage's text comes from OCR of a scanned page (a card says "text from OCR"). */
+  ocr?: true;
 }
 
 export type SegmentStatus = 'analysed' | 'too-short';

@@ -48,6 +48,9 @@ export const SETTINGS = {
   codeLens: { type: 'boolean', default: true },
   cacheLifetimeHours: { type: 'number', default: 24, minimum: 0, maximum: 8760 },
   autoIndex: { type: 'boolean', default: false },
+  ocr: { type: 'string', default: 'auto', enum: ['auto', 'off'], enumDescriptions: true, scope: 'resource' },
+  ocrLanguages: { type: 'string', default: 'eng+fra', scope: 'resource' },
+  ocrLanguageFolder: { type: 'string', default: '', scope: 'resource', restricted: true },
   watchLibrary: { type: 'boolean', default: true },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -9,6 +9,7 @@
  * Output is deterministic: nothing depends on the clock or on randomness.
  */
 import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 
 export interface PdfPage {
   /** Wrapped to the page width (approximate Helvetica metrics), blank line between paragraphs. */
@@ -23,6 +24,12 @@ export interface PdfPage {
   footer?: string;
   /** A page with only vector drawing and no text layer at all; every text field is ignored. */
   noText?: boolean;
+  /**
+   * A scanned page: an 8-bit grey image (row by row, `width` × `height` bytes) drawn over the
+   * whole page, as an image XObject (FlateDecode). Text fields, when given too, are drawn over it
+   * (a text layer on a scan); without them the page has no text layer.
+   */
+  image?: { width: number; height: number; grey: Uint8Array };
 }
 
 export interface PdfSpec {
@@ -141,6 +148,13 @@ function fmt(n: number): string {
 // Page content
 
 function pageContent(page: PdfPage, pageIndex: number): string {
+  const scan = page.image ? `q ${fmt(PAGE_WIDTH)} 0 0 ${fmt(PAGE_HEIGHT)} 0 0 cm /Im0 Do Q\n` : '';
+  const hasText = !!(page.paragraphs?.length || page.lines?.length || page.heading || page.header || page.footer);
+  if (page.image && !hasText) return scan;
+  return scan + textContent(page, pageIndex);
+}
+
+function textContent(page: PdfPage, pageIndex: number): string {
   if (page.noText) {
     // Vector-only page: a grey block, a frame and a few rules, like a scanned page's layout
     // without any text layer.
@@ -312,7 +326,8 @@ export function buildPdf(spec: PdfSpec): Buffer {
   if (!spec.pages.length) throw new Error('pdfWriter: a PDF needs at least one page');
 
   // Deterministic file identifier derived from the spec itself.
-  const fileId = md5(Buffer.from(JSON.stringify(spec), 'utf8'));
+  // (An image's pixels enter as their digest: a JSON array of millions of numbers would be slow.)
+  const fileId = md5(Buffer.from(JSON.stringify(spec, (_k, v: unknown) => (v instanceof Uint8Array ? md5(Buffer.from(v)).toString('hex') : v)), 'utf8'));
   const enc = spec.encrypted ? makeEncryption(fileId) : undefined;
 
   // Object numbers.
@@ -326,7 +341,13 @@ export function buildPdf(spec: PdfSpec): Buffer {
   const firstPageObj = next;
   const pageObj = (i: number) => firstPageObj + 2 * i;
   const contentObj = (i: number) => firstPageObj + 2 * i + 1;
-  const objectCount = firstPageObj + 2 * spec.pages.length; // highest object number + 1
+  // One image XObject per scanned page, after the pages.
+  const imageObj = new Map<number, number>();
+  let nextImage = firstPageObj + 2 * spec.pages.length;
+  spec.pages.forEach((p, i) => {
+    if (p.image) imageObj.set(i, nextImage++);
+  });
+  const objectCount = nextImage; // highest object number + 1
 
   /** A string object written inside object `num` (encrypted when the file is). */
   const stringIn = (num: number) => (s: string): string => {
@@ -385,8 +406,25 @@ export function buildPdf(spec: PdfSpec): Buffer {
   }
 
   spec.pages.forEach((page, i) => {
-    put(pageObj(i), `<< /Type /Page /Parent ${PAGES} 0 R /Contents ${contentObj(i)} 0 R >>`);
+    const img = imageObj.get(i);
+    // A page with its own /Resources does not inherit the fonts: name them again.
+    const resources = img ? ` /Resources << /Font << /F1 ${FONT_REGULAR} 0 R /F2 ${FONT_BOLD} 0 R >> /XObject << /Im0 ${img} 0 R >> >>` : '';
+    put(pageObj(i), `<< /Type /Page /Parent ${PAGES} 0 R /Contents ${contentObj(i)} 0 R${resources} >>`);
     putStream(contentObj(i), Buffer.from(pageContent(page, i), 'latin1'));
+    if (img && page.image) {
+      const { width, height, grey } = page.image;
+      if (grey.length !== width * height) throw new Error(`pdfWriter: page ${i + 1} image has ${grey.length} bytes, not ${width}×${height}`);
+      const data = deflateSync(Buffer.from(grey.buffer, grey.byteOffset, grey.byteLength));
+      const bytes = enc ? rc4(objectKey(enc, img, 0), data) : data;
+      bodies.set(
+        img,
+        Buffer.concat([
+          Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${bytes.length} >>\nstream\n`, 'latin1'),
+          bytes,
+          Buffer.from('\nendstream', 'latin1'),
+        ]),
+      );
+    }
   });
 
   // Serialise with exact byte offsets.

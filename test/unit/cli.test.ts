@@ -46,22 +46,25 @@ describe('CLI (bundled dist/cli.js)', function () {
     mkdirSync(other);
     const r = cli(['index', '--library', 'library', '--workspace', other, '--json'], root);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).sources, 2);
+    assert.equal(JSON.parse(r.stdout).sources, 3);
     assert.doesNotMatch(r.stderr, /library folder not found/);
   });
 
   it('index lists sources, passages and every skipped file with its reason', () => {
     const r = cli(['index', '--library', lib, '--workspace', ws]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /Indexed: 2 sources, \d+ passages/);
-    assert.match(r.stdout, /Skipped 5 files:/);
+    assert.match(r.stdout, /Indexed: 3 sources, \d+ passages/);
+    assert.match(r.stdout, /Damaged, indexed with what could be read:\n  \S*truncated\.pdf — read 2 of 4 pages/);
+    assert.match(r.stdout, /Skipped 4 files:/);
     assert.match(r.stdout, /encrypted\.pdf — encrypted: the PDF needs a password/);
     assert.match(r.stdout, /scanned\.pdf — no text layer/);
     assert.match(r.stderr, /indexing 7 PDF files/);
     const j = JSON.parse(cli(['index', '--library', lib, '--workspace', ws, '--json']).stdout);
-    assert.equal(j.sources, 2);
-    assert.equal(j.unchanged, 2);
-    assert.equal(j.skipped.length, 5);
+    assert.equal(j.sources, 3);
+    assert.equal(j.unchanged, 3);
+    assert.equal(j.skipped.length, 4);
+    const st = JSON.parse(cli(['status', '--workspace', ws, '--json']).stdout);
+    assert.deepEqual(st.damaged.map((d: { path: string; problem: string }) => [d.path.split('/').pop(), d.problem.slice(0, 18)]), [['truncated.pdf', 'read 2 of 4 pages ']]);
   });
 
   it('search --json prints path, title, page, pageLabel, score and text', () => {

@@ -70,6 +70,21 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
     assert.ok(bytes.length > 0, 'the caller keeps its bytes (a copy is transferred)');
   });
 
+  it('makes the same page images for OCR as this thread (a scan taken as it is; vector drawing gives none)', async () => {
+    const { buildPdf } = await import('../support/pdfWriter');
+    const { pageImages } = await import('../../src/core/ocr/pageImages');
+    const grey = new Uint8Array(400 * 500).map((_, i) => (i % 400 < 200 ? 40 : 220));
+    const bytes = buildPdf({ pages: [{ image: { width: 400, height: 500, grey } }, { noText: true }] });
+    const [inWorker, here] = await Promise.all([pool.pageImages(bytes, [1, 2]), pageImages(bytes, [1, 2])]);
+    assert.deepEqual(inWorker, here);
+    assert.deepEqual([inWorker[0].how, inWorker[0].width, inWorker[0].height], ['embedded', 400, 500]);
+    const pgm = Buffer.from(inWorker[0].image!);
+    const head = 'P5\n400 500\n255\n';
+    assert.equal(pgm.subarray(0, head.length).toString('latin1'), head);
+    assert.deepEqual(new Uint8Array(pgm.subarray(head.length)), grey, 'the scan\'s own pixels');
+    assert.deepEqual([inWorker[1].image, inWorker[1].note], [undefined, 'no image on the page']);
+  });
+
   it('reports bad PDFs with the same reason and kind as in this thread', async () => {
     for (const name of ['encrypted.pdf', 'truncated.pdf', 'not-a-pdf.pdf', 'empty.pdf']) {
       const bytes = await fs.readFile(files[name]);

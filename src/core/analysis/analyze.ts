@@ -305,8 +305,9 @@ async function recommend(
         preview: prev,
         highlights: highlightWords(prev, terms, idf),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf) })),
+        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
         duplicates: [...dups],
+        ...(best.ocr ? { ocr: true as const } : {}),
       };
     });
 

@@ -45,13 +45,38 @@ export interface SourceInput {
   contentHash?: string;
   readBytes?(): Promise<Uint8Array>;
   /** Extracts text; throws (any error) to skip the file with that reason. */
-  extract(bytes: Uint8Array | undefined): Promise<{ pages: CleanPage[]; pageCount: number; meta: SourceMetadata }>;
+  extract(bytes: Uint8Array | undefined): Promise<Extracted>;
   /** Metadata that can change without re-reading the file (bibliography edits). */
   refreshMeta?(old: SourceRecord): Partial<SourceRecord> | undefined;
 }
 
+/** What extraction gives the indexer. */
+export interface Extracted {
+  pages: CleanPage[];
+  pageCount: number;
+  meta: SourceMetadata;
+  /** What was lost or repaired in a damaged file ("read 1 of 3 pages: damaged cross-reference table"). */
+  damage?: string;
+  /** Pages without a usable text layer, and how to recognise them: run after the text-layer files. */
+  ocr?: {
+    pages: number[];
+    run(bytes: Uint8Array, ctx: OcrRunContext): Promise<{ pages: CleanPage[]; meta: SourceMetadata; ocrPages: number[]; recognised: number; fromCache: number; notes: string[] }>;
+  };
+}
+
+export interface OcrRunContext {
+  /** The PDF's content hash: the OCR cache key. */
+  hash: string;
+  /** The index folder (.similar-sources); the cache lives in its ocr/ folder. */
+  indexDir: string;
+  signal?: AbortSignal;
+  /** Called as each page is done (recognised or taken from the cache). */
+  onPage?(page: number): void;
+}
+
 export interface IndexProgress {
-  phase: 'scan' | 'read' | 'embed' | 'save';
+  /** 'ocr': done/total count pages to recognise across the files that need OCR. */
+  phase: 'scan' | 'read' | 'embed' | 'save' | 'ocr';
   done: number;
   total: number;
   file?: string;
@@ -86,6 +111,10 @@ export interface IndexReport {
   unchanged: number;
   embedded: number;
   skipped: Array<{ path: string; reason: string }>;
+  /** Files indexed with what could be read: what was lost (also in `warnings`). */
+  damaged: Array<{ path: string; problem: string }>;
+  /** OCR in this run: files and pages that needed it, pages recognised now and taken from the cache. */
+  ocr: { files: number; pages: number; recognised: number; fromCache: number };
   warnings: string[];
   fingerprint: string;
   cancelled: boolean;
@@ -140,6 +169,8 @@ class IndexRun {
   private readonly vectors = new Map<number, Map<string, Float32Array>>();
   private readonly dirty = new Set<number>();
   private embedded = 0;
+  /** Files whose pages need OCR, indexed after all the others. */
+  private readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
 
   constructor(
     private readonly dir: string,
@@ -226,6 +257,8 @@ class IndexRun {
       unchanged: 0,
       embedded: 0,
       skipped: [],
+      damaged: [],
+      ocr: { files: 0, pages: 0, recognised: 0, fromCache: 0 },
       warnings,
       fingerprint: '',
       cancelled: false,
@@ -301,10 +334,17 @@ class IndexRun {
       }
       if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
       else if (outcome.kind) report[outcome.kind]++;
+      if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
       if (++sinceCommit >= commitEvery) {
         await this.commit();
         sinceCommit = 0;
       }
+    }
+    // Scanned pages last: the born-digital library is committed (searchable) before OCR starts.
+    if (!report.cancelled && this.deferred.length) {
+      await this.commit();
+      sinceCommit = 0;
+      await this.runOcr(report);
     }
     report.removed = [...gone.values()].length;
     if (!report.cancelled) await this.syncVectors(report);
@@ -319,6 +359,70 @@ class IndexRun {
     report.fingerprint = this.m.fingerprint;
     report.ms = Date.now() - started;
     return report;
+  }
+
+  /** Recognises the deferred files' pages (cache first), then indexes each file; committed file by file. */
+  private async runOcr(report: IndexReport): Promise<void> {
+    const total = this.deferred.reduce((n, d) => n + d.extracted.ocr!.pages.length, 0);
+    report.ocr.files = this.deferred.length;
+    report.ocr.pages = total;
+    let done = 0;
+    for (const d of this.deferred.splice(0)) {
+      if (this.opts.signal?.aborted) {
+        report.cancelled = true;
+        return;
+      }
+      const { input, hash, extracted } = d;
+      let bytes: Uint8Array;
+      try {
+        bytes = input.readBytes ? await input.readBytes() : new Uint8Array();
+      } catch (err) {
+        report.skipped.push(this.skip(input, `cannot read the file: ${(err as Error).message}`, true));
+        continue;
+      }
+      if (input.readBytes && sha256(bytes) !== hash) {
+        this.warn(`${input.path} changed while it was being indexed; it will be read again next time`);
+        continue;
+      }
+      this.opts.onProgress?.({ phase: 'ocr', done, total, file: input.path });
+      let r;
+      try {
+        r = await extracted.ocr!.run(bytes, {
+          hash,
+          indexDir: this.dir,
+          signal: this.opts.signal,
+          onPage: () => this.opts.onProgress?.({ phase: 'ocr', done: ++done, total, file: input.path }),
+        });
+      } catch (err) {
+        if (this.opts.signal?.aborted) {
+          report.cancelled = true;
+          return;
+        }
+        // OCR failing (a broken image, the engine unavailable) leaves the text-layer pages indexed.
+        this.warn(`${input.path}: OCR failed (${(err as Error).message}); only its text layer is indexed`);
+        r = undefined;
+      }
+      if (r) {
+        report.ocr.recognised += r.recognised;
+        report.ocr.fromCache += r.fromCache;
+        for (const n of r.notes) this.warn(`${input.path}: OCR ${n}`);
+      }
+      const old = this.m.sources[sourceId(input.path)];
+      let outcome;
+      try {
+        outcome = await this.indexExtracted(input, old, hash, r ? { ...extracted, pages: r.pages, meta: r.meta } : extracted, new Set(r?.ocrPages ?? []));
+      } catch (err) {
+        if (this.opts.signal?.aborted) {
+          report.cancelled = true;
+          return;
+        }
+        throw err;
+      }
+      if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
+      else if (outcome.kind) report[outcome.kind]++;
+      if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
+      await this.commit();
+    }
   }
 
   private refresh(old: SourceRecord, input: SourceInput) {
@@ -354,7 +458,7 @@ class IndexRun {
     old: SourceRecord | undefined,
     gone: Map<string, Gone>,
     pre: Early,
-  ): Promise<{ kind?: 'added' | 'updated' | 'moved' | 'unchanged'; skipped?: string }> {
+  ): Promise<{ kind?: 'added' | 'updated' | 'moved' | 'unchanged'; skipped?: string; damage?: string }> {
     if (pre.readError !== undefined) return this.skip(input, `cannot read the file: ${pre.readError}`);
     const { bytes, hash } = pre;
     if (!hash) throw new Error(`no content hash for ${input.path}`);
@@ -388,10 +492,26 @@ class IndexRun {
       if (old) this.detach(old);
       return this.skip(input, (err as Error).message);
     }
+    if (extracted.ocr?.pages.length) {
+      // Recognised after every text-layer file (runOcr); bytes are read again then, not held.
+      this.deferred.push({ input, hash, extracted });
+      return {};
+    }
+    return this.indexExtracted(input, old, hash, extracted, new Set());
+  }
+
+  /** Chunks, embeds and attaches an extracted file (replacing `old`). */
+  private async indexExtracted(
+    input: SourceInput,
+    old: SourceRecord | undefined,
+    hash: string,
+    extracted: Extracted,
+    ocrPages: Set<number>,
+  ): Promise<{ kind?: 'added' | 'updated'; skipped?: string; damage?: string }> {
     const chunks = chunkPages(extracted.pages);
     if (chunks.length === 0) {
       if (old) this.detach(old);
-      return this.skip(input, 'no text layer (a scanned PDF? run OCR on it first)');
+      return this.skip(input, extracted.ocr ? 'no text layer, and OCR found no text on its pages' : 'no text layer (a scanned PDF? run OCR on it first)');
     }
     delete this.m.skipped[input.path];
     const meta = extracted.meta;
@@ -402,6 +522,7 @@ class IndexRun {
       h: c.heading,
       t: c.text,
       k: lexicalTerms({ sourceTitle: meta.title, heading: c.heading, text: c.text }).join(' '),
+      ...(touchesAny(c.page, c.endPage, ocrPages) ? { o: 1 as const } : {}),
     }));
     const rec: SourceRecord = {
       id: sourceId(input.path),
@@ -419,6 +540,8 @@ class IndexRun {
       collections: meta.collections,
       sourceType: input.sourceType,
       titleFrom: meta.titleFrom,
+      ...(extracted.damage ? { problem: extracted.damage } : {}),
+      ...(ocrPages.size ? { ocrPages: ocrPages.size } : {}),
     };
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();
@@ -427,12 +550,15 @@ class IndexRun {
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);
     for (const [id, v] of vectors) have.set(id, v);
-    return { kind: old ? 'updated' : 'added' };
+    if (extracted.damage) this.warn(`${input.path}: ${extracted.damage}`);
+    return { kind: old ? 'updated' : 'added', damage: extracted.damage };
   }
 
-  private skip(input: SourceInput, reason: string) {
+  private skip(input: SourceInput, reason: string): { skipped: string };
+  private skip(input: SourceInput, reason: string, entry: true): { path: string; reason: string };
+  private skip(input: SourceInput, reason: string, entry?: true) {
     this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason };
-    return { skipped: reason };
+    return entry ? { path: input.path, reason } : { skipped: reason };
   }
 
   /** Removes a source from its shard (the shard is rewritten at the next commit). */
@@ -554,6 +680,12 @@ class IndexRun {
     for (const set of Object.values(this.m.vectors)) for (const v of Object.values(set.shards)) keep.add(v.dir);
     return keep;
   }
+}
+
+function touchesAny(from: number, to: number, pages: Set<number>): boolean {
+  if (pages.size === 0) return false;
+  for (let p = from; p <= to; p++) if (pages.has(p)) return true;
+  return false;
 }
 
 export function sourceId(p: string): string {

@@ -23,6 +23,8 @@ export interface PassageRecord {
   endPage: number;
   heading?: string;
   text: string;
+  /** The text comes from OCR of a scanned page. */
+  ocr?: true;
 }
 
 export interface SearchFilter {
@@ -143,7 +145,7 @@ export class LibraryIndex {
           vectors.set(v, row * dim);
           sourceOfRow[row] = no!;
           lexical.add(row, p.k ? p.k.split(' ') : []);
-          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t });
+          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t, ...(p.o ? { ocr: true as const } : {}) });
           row++;
         });
       }
@@ -265,4 +267,12 @@ export class LibraryIndex {
     const sourceOfRow = this.collection.sourceOfRow;
     return (row) => ok[sourceOfRow[row]];
   }
+}
+
+/** Indexed files that were damaged, with what was lost; listed until the file changes (its record is then replaced). */
+export function damagedSources(m: Manifest | undefined): Array<{ path: string; problem: string }> {
+  return Object.values(m?.sources ?? {})
+    .filter((s) => s.problem)
+    .map((s) => ({ path: s.path, problem: s.problem! }))
+    .sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -28,6 +28,10 @@ export interface SourceRecord {
   collections: string[];
   sourceType: SourceType;
   titleFrom: string;
+  /** What was lost when the file is damaged; kept until the file changes (status lists it). */
+  problem?: string;
+  /** Pages whose text comes from OCR. */
+  ocrPages?: number;
 }
 
 export interface SkipRecord {

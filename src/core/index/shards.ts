@@ -26,6 +26,8 @@ export interface StoredPassage {
   t: string;
   /** lexical terms, space-separated (saves re-tokenising 100k passages at load) */
   k: string;
+  /** 1 when the passage's text comes from OCR (the user should check the quotation against the page) */
+  o?: 1;
 }
 
 export interface ShardSource {

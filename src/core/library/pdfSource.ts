@@ -3,8 +3,11 @@
  * (Better BibTeX entry when one matches the file).
  */
 import { promises as fs } from 'node:fs';
-import type { SourceInput } from '../index/indexer';
+import type { OcrRunContext, SourceInput } from '../index/indexer';
 import type { SourceRecord } from '../index/manifest';
+import { OcrCache } from '../ocr/ocrCache';
+import { OcrPool } from '../ocr/ocrPool';
+import { pageImages, type PageImage } from '../ocr/pageImages';
 import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
@@ -17,16 +20,37 @@ const MAX_PDF_BYTES = 512 * 1024 * 1024;
 export interface LibraryInputs {
   inputs: SourceInput[];
   warnings: string[];
+  /** Stops the OCR workers libraryInputs started (when no `ocrEngine` was given). */
+  dispose(): Promise<void>;
 }
+
+/** Pages handed to the page imager at once: bounds the memory of page images (~9 MB each at 300 dpi). */
+const OCR_BATCH = 4;
 
 export interface LibraryInputOptions {
   bibliography?: string;
   /** Where PDF text comes from: in this thread by default, or a PdfExtractPool's workers. */
   extractor?: (bytes: Uint8Array) => Promise<RawPdf>;
+  /** OCR of pages without a usable text layer: 'auto' (default) or 'off' (such files are skipped as before). */
+  ocr?: 'auto' | 'off';
+  /** Tesseract languages, e.g. "eng+fra" (default). */
+  ocrLanguages?: string | string[];
+  /** A folder with extra .traineddata files (other languages). */
+  ocrLanguageDir?: string;
+  /** The OCR workers to use (shared across runs); by default a pool is started on the first scanned page. */
+  ocrEngine?: OcrPool;
+  /** Where page images come from: in this thread by default, or a PdfExtractPool's workers. */
+  pageImager?: (bytes: Uint8Array, pages: number[]) => Promise<PageImage[]>;
 }
 
 export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): Promise<LibraryInputs> {
   const extractor = cfg.extractor ?? extractPdf;
+  const imager = cfg.pageImager ?? ((bytes: Uint8Array, pages: number[]) => pageImages(bytes, pages));
+  const ocrOn = (cfg.ocr ?? 'auto') !== 'off';
+  // Fails now (bad language code, missing trained data), not halfway through the library.
+  const ownEngine = ocrOn && !cfg.ocrEngine ? new OcrPool({ languages: languagesOf(cfg.ocrLanguages), extraLanguageDir: cfg.ocrLanguageDir }) : undefined;
+  ownEngine?.check();
+  const engine = ocrOn ? (cfg.ocrEngine ?? ownEngine) : undefined;
   const { files, warnings } = await discoverPdfs(cfg);
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
@@ -58,8 +82,30 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       },
       extract: async (bytes) => {
         const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
-        const pages = cleanPages(raw.pages, raw.pageLabels);
-        return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib) };
+        const candidates = raw.ocrCandidates ?? [];
+        if (!engine || candidates.length === 0) {
+          // No OCR: the pages keep whatever text layer they have, as before OCR existed.
+          const texts = withSetAside(raw.pages, raw.setAside, candidates);
+          const pages = cleanPages(texts, raw.pageLabels);
+          return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib), damage: raw.damage };
+        }
+        // What is indexed if OCR fails altogether: the pages as they are, set-aside layers included.
+        const pages = cleanPages(withSetAside(raw.pages, raw.setAside, candidates), raw.pageLabels);
+        const meta = resolveMetadata(f.path, raw, pages, bib);
+        const ocrEngine = engine;
+        return {
+          pages,
+          pageCount: raw.pageCount,
+          meta,
+          damage: raw.damage,
+          ocr: {
+            pages: candidates,
+            run: (data: Uint8Array, ctx: OcrRunContext) => recognisePages(raw, data, candidates, ocrEngine, imager, ctx).then((r) => {
+              const done = cleanPages(r.texts, raw.pageLabels);
+              return { ...r, pages: done, meta: resolveMetadata(f.path, raw, done, bib) };
+            }),
+          },
+        };
       },
       refreshMeta: (old: SourceRecord) => {
         if (!bib) return old.citekey ? { citekey: undefined, collections: [] } : undefined;
@@ -73,5 +119,87 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       },
     };
   });
-  return { inputs, warnings };
+  return { inputs, warnings, dispose: async () => ownEngine?.close() };
+}
+
+/** The pages' texts with the set-aside text layers of `pages` put back. */
+function withSetAside(texts: string[], setAside: Record<number, string> | undefined, pages: number[]): string[] {
+  if (!setAside) return texts;
+  const out = [...texts];
+  for (const n of pages) if (setAside[n] !== undefined) out[n - 1] = setAside[n];
+  return out;
+}
+
+function languagesOf(spec: string | string[] | undefined): string[] | undefined {
+  if (spec === undefined) return undefined;
+  return Array.isArray(spec) ? spec : spec.split(/[+,\s]+/).filter(Boolean);
+}
+
+/**
+ * OCR of a file's candidate pages: cached pages are taken from the cache, the
+ * others imaged (a few at a time) and recognised by the pool, each written to
+ * the cache as soon as it is done.
+ */
+async function recognisePages(raw: RawPdf, data: Uint8Array, candidates: number[], engine: OcrPool, imager: (b: Uint8Array, p: number[]) => Promise<PageImage[]>, ctx: OcrRunContext) {
+  const cache = await OcrCache.open(ctx.indexDir, ctx.hash, engine.languages);
+  const texts = [...raw.pages];
+  const ocrPages: number[] = [];
+  const notes: string[] = [];
+  let recognised = 0;
+  let fromCache = 0;
+  const use = (page: number, text: string) => {
+    texts[page - 1] = text;
+    if (text.trim()) ocrPages.push(page);
+  };
+  const todo: number[] = [];
+  for (const n of candidates) {
+    const hit = cache.get(n);
+    if (hit) {
+      if (hit.text || !raw.setAside?.[n]) use(n, hit.text);
+      else texts[n - 1] = raw.setAside[n];
+      fromCache++;
+      ctx.onPage?.(n);
+    } else todo.push(n);
+  }
+  for (let i = 0; i < todo.length; i += OCR_BATCH) {
+    if (ctx.signal?.aborted) throw abortError();
+    const images = await imager(data, todo.slice(i, i + OCR_BATCH));
+    await Promise.all(
+      images.map(async (img) => {
+        if (!img.image) {
+          // Nothing to recognise (a blank page, vector drawing only, no canvas to render a
+          // garbage-layer page): remembered, never tried again; the page keeps its own layer.
+          if (img.note && img.note !== 'no image on the page') notes.push(`page ${img.page}: ${img.note}; its text layer is kept`);
+          await cache.put(img.page, { text: '', note: img.note });
+          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
+          ctx.onPage?.(img.page);
+          return;
+        }
+        let r;
+        try {
+          r = await engine.recognise(img.image, ctx.signal);
+        } catch (err) {
+          if (ctx.signal?.aborted) throw err;
+          // One page the engine cannot read (a worker crash on a broken image) costs only itself;
+          // not cached, so it is tried again when the file is next indexed.
+          notes.push(`page ${img.page}: recognition failed (${(err as Error).message}); its text layer is kept`);
+          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
+          ctx.onPage?.(img.page);
+          return;
+        }
+        recognised++;
+        await cache.put(img.page, { text: r.text, confidence: Math.round(r.confidence), how: img.how });
+        use(img.page, r.text);
+        ctx.onPage?.(img.page);
+      }),
+    );
+  }
+  ocrPages.sort((a, b) => a - b);
+  return { texts, ocrPages, recognised, fromCache, notes };
+}
+
+function abortError(): Error {
+  const e = new Error('OCR cancelled');
+  e.name = 'AbortError';
+  return e;
 }

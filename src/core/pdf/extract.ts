@@ -3,6 +3,8 @@
  * and the Info dictionary. Cleaning happens in cleanPages.ts so it can be tested
  * without PDFs.
  */
+import { pageTextQuality } from '../ocr/textQuality';
+import { declaredPageCount, structuralDamage, withRecoveryTrailer } from './pdfDamage';
 import { ensurePdfRuntime } from './runtime';
 
 export interface RawPdf {
@@ -12,6 +14,12 @@ export interface RawPdf {
   /** Printed label of each page where the PDF defines labels (index 0 = page 1). */
   pageLabels?: (string | undefined)[];
   info: { title?: string; author?: string; creationDate?: string; subject?: string; keywords?: string };
+  /** Pages (1-based) whose text layer is missing or garbage: candidates for OCR. Their `pages` entry is ''. */
+  ocrCandidates?: number[];
+  /** The text layer the rule set aside on candidate pages that had one (page → text): used when OCR is off or cannot read the page. */
+  setAside?: Record<number, string>;
+  /** What was lost when the file is damaged: "read 1 of 3 pages: damaged cross-reference table". */
+  damage?: string;
 }
 
 /** Why a file was skipped: shown to the user next to the path. */
@@ -25,39 +33,94 @@ export class PdfSkipError extends Error {
   }
 }
 
+interface PdfJsPage {
+  cleanup(): void;
+}
 interface PdfJsDoc {
   numPages: number;
+  getPage(n: number): Promise<PdfJsPage>;
   getPageLabels(): Promise<string[] | null>;
   getMetadata(): Promise<{ info?: Record<string, unknown> }>;
+}
+/** pdf-parse's per-page text method (public on the class, missing from its typings). */
+interface PageTextReader {
+  load(): Promise<PdfJsDoc>;
+  getPageText(page: PdfJsPage, params: object, total: number): Promise<string>;
 }
 
 export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
   if (data.length === 0) throw new PdfSkipError('empty file (0 bytes)', 'empty');
   const { PDFParse } = await ensurePdfRuntime();
+  const damaged = structuralDamage(data);
   // pdf-parse detaches the buffer it is given: hand it a copy so callers keep theirs.
-  const parser = new PDFParse({ data: new Uint8Array(data) });
+  let parser = new PDFParse({ data: new Uint8Array(data) });
   try {
-    let text;
+    let doc: PdfJsDoc;
     try {
-      text = await parser.getText();
+      doc = await (parser as unknown as PageTextReader).load();
     } catch (err) {
-      throw classify(err);
+      // A truncated download has lost its trailer: name its catalog and let pdf.js rebuild the rest.
+      const recovered = damaged?.startsWith('truncated') && !/password/i.test((err as Error)?.message ?? '') ? withRecoveryTrailer(data) : undefined;
+      if (!recovered) throw classify(err);
+      await parser.destroy().catch(() => undefined);
+      parser = new PDFParse({ data: recovered });
+      try {
+        doc = await (parser as unknown as PageTextReader).load();
+      } catch {
+        throw classify(err);
+      }
     }
+    const reader = parser as unknown as PageTextReader;
+    const total = doc.numPages;
+    // Page by page, so one broken page (or a truncated tail) costs only itself.
+    const pages: string[] = [];
+    const failed: number[] = [];
+    const ocrCandidates: number[] = [];
+    const setAside: Record<number, string> = {};
+    let firstError: unknown;
+    for (let n = 1; n <= total; n++) {
+      try {
+        const page = await doc.getPage(n);
+        try {
+          pages[n - 1] = await reader.getPageText(page, {}, total);
+        } finally {
+          page.cleanup();
+        }
+        if (pageTextQuality(pages[n - 1]).verdict !== 'ok') {
+          ocrCandidates.push(n);
+          if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
+          pages[n - 1] = '';
+        }
+      } catch (err) {
+        // An encrypted or unreadable file fails on its first page: that is the file's error, not a page's.
+        if (n === 1 && /password/i.test((err as Error)?.message ?? '')) throw classify(err);
+        firstError ??= err;
+        failed.push(n);
+        pages[n - 1] = '';
+      }
+    }
+    if (failed.length === total) throw classify(firstError);
+    // In a damaged file, a page that came out empty most likely lost its content, and pages the
+    // page tree declares beyond those pdf.js found are lost too (the scan only finds what arrived).
+    if (damaged) {
+      for (const n of ocrCandidates) if (!failed.includes(n) && !(await pageHasContent(doc, n))) failed.push(n);
+      failed.sort((a, b) => a - b);
+      const declared = declaredPageCount(data) ?? total;
+      for (let n = total + 1; n <= declared; n++) failed.push(n);
+    }
+    const declaredTotal = Math.max(total, failed.length ? failed[failed.length - 1] : 0);
+    if (failed.length >= declaredTotal) throw new PdfSkipError(`not a valid PDF (${damaged ?? 'damaged'}: no page could be read)`, 'invalid');
     // pdf-parse's own per-page label is off by one (it indexes a 0-based array
     // with 1-based page numbers), so read labels and Info from pdf.js directly.
-    const doc = await (parser as unknown as { load(): Promise<PdfJsDoc> }).load();
     const [labels, meta] = await Promise.all([
       doc.getPageLabels().catch(() => null),
       doc.getMetadata().catch(() => ({ info: undefined })),
     ]);
-    const pages: string[] = [];
-    for (const p of text.pages) pages[p.num - 1] = p.text ?? '';
-    for (let i = 0; i < text.total; i++) pages[i] ??= '';
     const info = meta.info ?? {};
     return {
-      pageCount: text.total,
+      pageCount: total,
       pages,
-      pageLabels: labels && labels.length === text.total ? labels.map((l) => (l ? String(l) : undefined)) : undefined,
+      pageLabels: labels && labels.length === total ? labels.map((l) => (l ? String(l) : undefined)) : undefined,
       info: {
         title: str(info['Title']),
         author: str(info['Author']),
@@ -65,10 +128,35 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
         subject: str(info['Subject']),
         keywords: str(info['Keywords']),
       },
+      ocrCandidates: ocrCandidates.filter((n) => !failed.includes(n)).length ? ocrCandidates.filter((n) => !failed.includes(n)) : undefined,
+      setAside: Object.keys(setAside).length ? setAside : undefined,
+      damage: describeDamage(declaredTotal, failed, damaged, firstError),
     };
   } finally {
     await parser.destroy().catch(() => undefined);
   }
+}
+
+/** Whether a page draws anything (a lost content stream draws nothing). */
+async function pageHasContent(doc: PdfJsDoc, n: number): Promise<boolean> {
+  try {
+    const page = (await doc.getPage(n)) as PdfJsPage & { getOperatorList(): Promise<{ fnArray: number[] }> };
+    try {
+      return (await page.getOperatorList()).fnArray.length > 0;
+    } finally {
+      page.cleanup();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** "read 1 of 3 pages: damaged cross-reference table", or what was repaired when nothing was lost. */
+export function describeDamage(total: number, failed: number[], structural: string | undefined, firstError: unknown): string | undefined {
+  if (failed.length === 0) return structural ? `${structural}; repaired, all ${total} page${total > 1 ? 's' : ''} read` : undefined;
+  const why = structural ?? `page ${failed[0]} failed (${((firstError as Error)?.message ?? String(firstError)).slice(0, 120)})`;
+  const list = failed.length <= 5 ? ` (missing: ${failed.join(', ')})` : ` (missing: ${failed.slice(0, 5).join(', ')}, …)`;
+  return `read ${total - failed.length} of ${total} pages${list}: ${why}`;
 }
 
 function str(v: unknown): string | undefined {

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PdfSkipError, type RawPdf } from './extract';
+import type { PageImage } from '../ocr/pageImages';
 import type { ExtractReply } from './extractWorker';
 
 export const EXTRACT_WORKER_FILE = 'pdf-extract-worker.js';
@@ -20,7 +21,10 @@ const DEFAULT_TIMEOUT_MS = 180_000;
 interface Job {
   id: number;
   bytes: Uint8Array;
-  resolve(raw: RawPdf): void;
+  /** Set for a page-image request (OCR); text extraction otherwise. */
+  pages?: number[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  resolve(result: any): void;
   reject(err: Error): void;
 }
 
@@ -71,6 +75,16 @@ export class PdfExtractPool {
     });
   }
 
+  /** Images of the given pages for OCR (see ocr/pageImages.ts), made in a worker. */
+  pageImages(bytes: Uint8Array, pages: number[]): Promise<PageImage[]> {
+    if (this.closed) return Promise.reject(new Error('the PDF extraction pool is closed'));
+    return new Promise<PageImage[]>((resolve, reject) => {
+      const copy = new Uint8Array(bytes);
+      this.queue.push({ id: this.nextId++, bytes: copy, pages, resolve, reject });
+      this.pump();
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error('the PDF extraction pool was closed'));
@@ -92,7 +106,7 @@ export class PdfExtractPool {
       slot.job = job;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.fail(slot!, new PdfSkipError(`gave up after ${Math.round((this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s: the PDF reader did not finish`, 'unreadable')), this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-      slot.worker.postMessage({ id: job.id, bytes: job.bytes }, [job.bytes.buffer as ArrayBuffer]);
+      slot.worker.postMessage({ id: job.id, bytes: job.bytes, pages: job.pages }, [job.bytes.buffer as ArrayBuffer]);
     }
   }
 
@@ -106,7 +120,7 @@ export class PdfExtractPool {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       this.finish(slot);
-      if (reply.ok) job.resolve(reply.raw);
+      if (reply.ok) job.resolve('images' in reply ? reply.images : reply.raw);
       else job.reject(reply.kind ? new PdfSkipError(reply.message, reply.kind) : new Error(reply.message));
       this.pump();
     });

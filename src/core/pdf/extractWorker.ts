@@ -4,16 +4,20 @@
  * embedding, and without blocking the VS Code extension host.
  */
 import { parentPort } from 'node:worker_threads';
+import { pageImages, type PageImage } from '../ocr/pageImages';
 import { extractPdf, PdfSkipError } from './extract';
 import { ensurePdfRuntime } from './runtime';
 
 export interface ExtractRequest {
   id: number;
   bytes: Uint8Array;
+  /** Page images for OCR instead of text. */
+  pages?: number[];
 }
 
 export type ExtractReply =
   | { id: number; ok: true; raw: Awaited<ReturnType<typeof extractPdf>> }
+  | { id: number; ok: true; images: PageImage[] }
   | { id: number; ok: false; message: string; kind?: PdfSkipError['kind'] };
 
 const port = parentPort;
@@ -21,6 +25,16 @@ if (port) {
   // Load pdf.js as soon as the worker starts (the pool starts it ahead of the first file).
   ensurePdfRuntime().catch(() => undefined);
   port.on('message', (req: ExtractRequest) => {
+    if (req.pages) {
+      pageImages(req.bytes, req.pages).then(
+        (images) => {
+          const transfer = images.flatMap((i) => (i.image ? [i.image.buffer as ArrayBuffer] : []));
+          port.postMessage({ id: req.id, ok: true, images } satisfies ExtractReply, transfer);
+        },
+        (err: unknown) => port.postMessage({ id: req.id, ok: false, message: (err as Error)?.message ?? String(err) } satisfies ExtractReply),
+      );
+      return;
+    }
     extractPdf(req.bytes).then(
       (raw) => port.postMessage({ id: req.id, ok: true, raw } satisfies ExtractReply),
       (err: unknown) => {

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
+import { updateIndex, type IndexProgress, type IndexReport } from '../../src/core/index/indexer';
+import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { removeIndex } from '../../src/core/index/maintenance';
+import { indexDir } from '../../src/core/index/manifest';
+import { libraryInputs, type LibraryInputOptions } from '../../src/core/library/pdfSource';
+import { OcrPool } from '../../src/core/ocr/ocrPool';
+import { buildPdf } from '../support/pdfWriter';
+import { scannedPage } from '../support/scannedPdf';
+
+// Two pages of the "original" whose scans are indexed: distinctive words, so a search finds the page.
+const ORIGINAL = buildPdf({
+  pages: [
+    { heading: 'The Salt Pans', paragraphs: ['The salt pans of Trapani supplied the Genoese fleet with barrels of tunny, coral and sea salt every summer.'] },
+    { heading: 'Wool Fairs', paragraphs: ['Castilian merino wool reached the fairs of Medina del Campo, where Burgos merchants settled their bills of exchange.'] },
+  ],
+});
+const TEXT_PAGE = { heading: 'Harbour Dues', paragraphs: ['Harbour dues at Livorno were lowered by the Medici to draw Armenian and Sephardic merchants to the free port.'] };
+/** A text layer an old scanner's OCR could have left: mostly not words. */
+const GARBAGE_LAYER = ['lhc ~~a1t pa#s 0f Tr@p*ni sqpp1i3d thc G3n0ese fl33t', 'w!th b@rr3ls 0f tvnny c0ra1 & s3a sa1t 3v3ry svmm3r ;; ^^ %% ##'];
+
+describe('OCR of scanned pages (tesseract.js, offline)', function () {
+  this.timeout(180_000);
+  let root: string;
+  let pool: OcrPool;
+  let scanned: Buffer;
+  let mixed: Buffer;
+
+  before(async () => {
+    root = await fs.mkdtemp(join(tmpdir(), 'ss-ocr-'));
+    scanned = buildPdf({ pages: [scannedPage(ORIGINAL, 1), scannedPage(ORIGINAL, 2)], info: { Title: 'Salt and Wool (scan)' } });
+    // Text page, scan without text layer, scan under a garbage text layer.
+    mixed = buildPdf({ pages: [TEXT_PAGE, scannedPage(ORIGINAL, 2), { ...scannedPage(ORIGINAL, 1), lines: GARBAGE_LAYER }], info: { Title: 'Mixed' } });
+    pool = new OcrPool({ size: 1 });
+  });
+  after(async () => {
+    await pool.close();
+  });
+
+  async function library(name: string, files: Record<string, Buffer>): Promise<{ lib: string; workspace: string }> {
+    const lib = join(root, name, 'lib');
+    const workspace = join(root, name, 'ws');
+    await fs.mkdir(lib, { recursive: true });
+    await fs.mkdir(workspace, { recursive: true });
+    for (const [f, bytes] of Object.entries(files)) await fs.writeFile(join(lib, f), bytes);
+    return { lib, workspace };
+  }
+
+  async function index(workspace: string, lib: string, opts: Partial<LibraryInputOptions> = {}, extra: Partial<Parameters<typeof updateIndex>[1]> = {}): Promise<IndexReport> {
+    const { inputs, dispose } = await libraryInputs({ folders: [lib], baseDir: workspace, ocrEngine: pool, ...opts });
+    try {
+      return await updateIndex(inputs, { workspace, provider: new EmbeddedProvider(), ...extra });
+    } finally {
+      await dispose();
+    }
+  }
+
+  it('indexes a scanned PDF and finds it by its words, with its page, flagged as OCR text', async () => {
+    const { lib, workspace } = await library('scan', { 'scanned.pdf': scanned });
+    const progress: IndexProgress[] = [];
+    const r = await index(workspace, lib, {}, { onProgress: (p) => progress.push(p) });
+    assert.deepEqual(r.skipped, []);
+    assert.equal(r.sources, 1);
+    assert.deepEqual(r.ocr, { files: 1, pages: 2, recognised: 2, fromCache: 0 });
+    const ocr = progress.filter((p) => p.phase === 'ocr');
+    assert.deepEqual(ocr.map((p) => [p.done, p.total]), [[0, 2], [1, 2], [2, 2]]);
+    assert.ok(ocr.every((p) => p.file?.endsWith('scanned.pdf')));
+
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    const wool = (await idx.search('merino wool fairs Medina del Campo Burgos merchants bills of exchange', { k: 3 }))[0];
+    assert.equal(wool.sourceRecord.path, join(lib, 'scanned.pdf'));
+    assert.equal(wool.page, 2);
+    assert.equal(wool.ocr, true);
+    assert.match(wool.text, /Medina del Campo/);
+    const salt = (await idx.search('salt pans of Trapani Genoese fleet tunny coral', { k: 3 }))[0];
+    assert.equal(salt.page, 1);
+    assert.match(salt.text, /Trapani/);
+    assert.equal(idx.sources[0].ocrPages, 2);
+  });
+
+  it('never recognises a page twice: rebuilt index, copied file and moved file come from the cache', async () => {
+    const { lib, workspace } = await library('cache', { 'scanned.pdf': scanned });
+    await index(workspace, lib);
+    const before = pool.recognised;
+    await removeIndex(workspace); // what Rebuild Index does: the OCR cache stays
+    assert.ok(existsSync(join(indexDir(workspace), 'ocr')), 'the OCR cache survives a rebuild');
+    const rebuilt = await index(workspace, lib);
+    assert.deepEqual(rebuilt.ocr, { files: 1, pages: 2, recognised: 0, fromCache: 2 });
+    assert.equal(rebuilt.sources, 1);
+    await fs.copyFile(join(lib, 'scanned.pdf'), join(lib, 'copy.pdf'));
+    const copied = await index(workspace, lib);
+    assert.deepEqual([copied.added, copied.ocr.recognised, copied.ocr.fromCache], [1, 0, 2]);
+    await fs.mkdir(join(lib, 'moved'));
+    await fs.rename(join(lib, 'scanned.pdf'), join(lib, 'moved', 'scanned.pdf'));
+    const moved = await index(workspace, lib);
+    assert.deepEqual([moved.moved, moved.ocr.pages], [1, 0]);
+    assert.equal(pool.recognised, before, 'no page recognised again');
+  });
+
+  it('recognises only the pages of a mixed PDF that need it (no text layer, or a garbage one)', async () => {
+    const { lib, workspace } = await library('mixed', { 'mixed.pdf': mixed });
+    const r = await index(workspace, lib);
+    assert.deepEqual(r.ocr, { files: 1, pages: 2, recognised: 2, fromCache: 0 });
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    const dues = (await idx.search('harbour dues Livorno Medici Armenian Sephardic free port', { k: 1 }))[0];
+    assert.equal(dues.page, 1);
+    assert.equal(dues.ocr, undefined, 'the text layer page is not OCR text');
+    const salt = (await idx.search('salt pans of Trapani Genoese fleet tunny coral', { k: 1 }))[0];
+    assert.equal(salt.page, 3);
+    assert.equal(salt.ocr, true);
+    assert.match(salt.text, /salt pans of Trapani/, 'the garbage layer was replaced by recognised text');
+    assert.ok(!idx.passages.some((p) => /G3n0ese|svmm3r/.test(p.text)), 'the garbage layer is not indexed');
+  });
+
+  it('is cancellable during OCR and resumes with the pages already recognised', async () => {
+    const { lib, workspace } = await library('cancel', { 'scanned.pdf': scanned });
+    const ac = new AbortController();
+    const r = await index(workspace, lib, {}, {
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.phase === 'ocr' && p.done === 1) ac.abort();
+      },
+    });
+    assert.equal(r.cancelled, true);
+    assert.equal(r.sources, 0, 'a half-recognised file is not indexed');
+    const next = await index(workspace, lib);
+    assert.equal(next.cancelled, false);
+    assert.deepEqual([next.sources, next.ocr.recognised, next.ocr.fromCache], [1, 1, 1]);
+  });
+
+  it('with OCR off, a scanned PDF is skipped as before and a mixed one keeps its text pages', async () => {
+    const { lib, workspace } = await library('off', { 'scanned.pdf': scanned, 'mixed.pdf': mixed });
+    const before = pool.recognised;
+    const r = await index(workspace, lib, { ocr: 'off' });
+    assert.deepEqual(r.skipped.map((s) => [s.path.split('/').pop(), s.reason]), [['scanned.pdf', 'no text layer (a scanned PDF? run OCR on it first)']]);
+    assert.equal(r.sources, 1);
+    assert.equal(r.ocr.pages, 0);
+    assert.equal(pool.recognised, before);
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)), 'the text page is indexed');
+    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'without OCR, a page keeps even a poor text layer, as before');
+    assert.ok(idx.passages.every((p) => !p.ocr));
+  });
+
+  it('a page the engine fails on costs only itself: reported, its text layer kept, the file indexed', async () => {
+    const { lib, workspace } = await library('failing', { 'mixed.pdf': mixed });
+    const failing = { languages: ['eng'], recognise: async () => Promise.reject(new Error('engine crashed')) } as unknown as OcrPool;
+    const r = await index(workspace, lib, { ocrEngine: failing });
+    assert.equal(r.sources, 1);
+    assert.deepEqual([r.ocr.pages, r.ocr.recognised], [2, 0]);
+    assert.ok(r.warnings.some((w) => /mixed\.pdf: OCR page 2: recognition failed \(engine crashed\)/.test(w)), r.warnings.join('\n'));
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)));
+    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'the garbage layer is better than nothing when OCR failed');
+    assert.ok(idx.passages.every((p) => !p.ocr));
+  });
+
+  it('fails early and clearly on a language with no trained data', async () => {
+    const { lib, workspace } = await library('lang', {});
+    await assert.rejects(libraryInputs({ folders: [lib], baseDir: workspace, ocrLanguages: 'eng+xyz' }), /no trained data for OCR language "xyz"/);
+    await assert.rejects(libraryInputs({ folders: [lib], baseDir: workspace, ocrLanguages: 'eng;rm' }), /not a Tesseract language code/);
+  });
+
+  it('CLI: index takes the scanned PDF (not skipped) and search finds its words with the page', async () => {
+    const CLI = resolve('dist/cli.js');
+    if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['scripts/build.mjs']).status, 0);
+    const { lib, workspace } = await library('cli', { 'scanned.pdf': scanned });
+    const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--workspace', workspace], { encoding: 'utf8', timeout: 120_000 });
+    const ix = run(['index', '--library', lib, '--json', '--ocr-lang', 'eng']);
+    assert.equal(ix.status, 0, ix.stderr);
+    const report = JSON.parse(ix.stdout) as IndexReport;
+    assert.deepEqual([report.sources, report.skipped.length, report.ocr.recognised], [1, 0, 2]);
+    assert.match(ix.stderr, /OCR: page 2 of 2, scanned\.pdf/);
+    const s = run(['search', 'merino wool Medina del Campo Burgos', '--k', '1', '--json']);
+    assert.equal(s.status, 0, s.stderr);
+    const hit = JSON.parse(s.stdout).results[0];
+    assert.deepEqual([hit.path, hit.page, hit.ocr], [join(lib, 'scanned.pdf'), 2, true]);
+    const off = run(['index', '--library', lib, '--ocr', 'sometimes']);
+    assert.equal(off.status, 2);
+    assert.match(off.stderr, /--ocr must be auto or off/);
+  });
+});
+
+describe('OCR pool', function () {
+  this.timeout(60_000);
+
+  it('stops idle workers by itself and starts them again on demand', async () => {
+    const { renderGrey } = await import('../support/scannedPdf');
+    const img = renderGrey(buildPdf({ pages: [{ paragraphs: ['Idle workers are stopped.'] }] }), 1, 100);
+    const pgm = Buffer.concat([Buffer.from(`P5\n${img.width} ${img.height}\n255\n`), Buffer.from(img.grey)]);
+    const pool = new OcrPool({ size: 1, languages: ['eng'], idleMs: 50 });
+    try {
+      assert.match((await pool.recognise(pgm)).text, /Idle workers/);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((pool as unknown as { slots: unknown[] }).slots.length, 0, 'the idle worker was stopped');
+      assert.match((await pool.recognise(pgm)).text, /stopped/);
+      const ac = new AbortController();
+      ac.abort();
+      await assert.rejects(pool.recognise(pgm, ac.signal), /cancelled/);
+    } finally {
+      await pool.close();
+    }
+  });
+});
