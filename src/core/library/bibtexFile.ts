@@ -35,6 +35,11 @@ const CHUNK_ENTRIES = 100;
 const MAX_ENTRY_CHARS = 256 * 1024;
 /** Longest excerpt of a parser message kept in a warning (a message can quote the input). */
 const MAX_MESSAGE = 300;
+/**
+ * @preamble text carried into later chunks, at most: the parser reads it again for every chunk,
+ * and a real preamble (\noopsort and the like) is a few hundred characters.
+ */
+const MAX_PREAMBLE_CHARS = 16 * 1024;
 /** Warnings kept, at most: a file of a million broken entries must not make a million lines. */
 const MAX_WARNINGS = 1000;
 /** Entries named in one "unknown command" warning before "and N more". */
@@ -69,6 +74,7 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
   // Each piece sees the @string values and @preamble macros of the pieces before it.
   const strings: Record<string, string> = {};
   const preambles: string[] = [];
+  let preambleChars = 0;
   for (const chunk of entryChunks(source, chunkChars)) {
     if (chunk.length > MAX_ENTRY_CHARS) {
       failed.push(describeTooLong(chunk, lines));
@@ -80,7 +86,11 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
       parsed.push(...lib.entries);
       errors.push(...lib.errors);
       Object.assign(strings, lib.strings);
-      preambles.push(...lib.preamble.slice(preambles.length));
+      for (const p of lib.preamble.slice(preambles.length)) {
+        if (preambleChars + p.length <= MAX_PREAMBLE_CHARS) preambles.push(p);
+        else failed.push(`An @preamble over ${MAX_PREAMBLE_CHARS / 1024} KB: the macros it defines are known only to the entries next to it.`);
+        preambleChars += p.length;
+      }
     } catch (err) {
       // A defect of the parser loses this chunk's entries, not the file's.
       failed.push(`Skipped the entries from line ${lines.lineOf(chunk.slice(0, 200))}: the BibTeX parser failed (${excerpt((err as Error).message)}).`);
@@ -158,16 +168,19 @@ function cleanText(s: string): string {
  * Cuts the text between entries and groups the entries into chunks of at most `size` characters
  * and CHUNK_ENTRIES entries; an entry longer than `size` is a chunk of its own. A cut goes before
  * an "@" that starts a line outside any braces, or before a line that starts like an entry
- * ("@article{") even inside braces: a brace left open is then one broken entry, as it was for
- * the scanner this replaced, instead of swallowing the rest of the file.
+ * ("@article{") even inside braces: there the entry before has a brace left open, and it goes to
+ * the parser alone, so that it is one broken entry (as it was for the scanner this replaced)
+ * instead of swallowing the entries after it.
  */
 export function entryChunks(text: string, size: number): string[] {
   const cuts: number[] = [0];
+  const unbalanced = new Set<number>(); // indexes of pieces (cuts[k]..cuts[k+1]) left open
   let depth = 0;
   let lineStart = true;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '@' && lineStart && i > 0 && (depth === 0 || ENTRY_START.test(text.slice(i, i + 80)))) {
+      if (depth > 0) unbalanced.add(cuts.length - 1);
       cuts.push(i);
       depth = 0;
     }
@@ -177,18 +190,24 @@ export function entryChunks(text: string, size: number): string[] {
     if (c === '\n') lineStart = true;
     else if (c !== ' ' && c !== '\t') lineStart = false;
   }
+  if (depth > 0) unbalanced.add(cuts.length - 1);
   cuts.push(text.length);
   const chunks: string[] = [];
-  let from = 0;
-  for (let k = 1; k < cuts.length; k++) {
-    const full = cuts[k] - cuts[from] > size || k - from > CHUNK_ENTRIES;
-    if (full && k - 1 > from) {
-      chunks.push(text.slice(cuts[from], cuts[k - 1]));
-      from = k - 1;
+  let from = 0; // first piece of the chunk being filled
+  for (let k = 0; k < cuts.length - 1; k++) {
+    const alone = unbalanced.has(k);
+    const full = cuts[k + 1] - cuts[from] > size || k + 1 - from > CHUNK_ENTRIES;
+    if (k > from && (alone || full)) {
+      chunks.push(text.slice(cuts[from], cuts[k]));
+      from = k;
+    }
+    if (alone) {
+      chunks.push(text.slice(cuts[k], cuts[k + 1]));
+      from = k + 1;
     }
   }
-  if (cuts[from] < text.length) chunks.push(text.slice(cuts[from]));
-  return chunks;
+  if (from < cuts.length - 1) chunks.push(text.slice(cuts[from]));
+  return chunks.filter((c) => c.length > 0);
 }
 
 const ENTRY_START = /^@[ \t]*[A-Za-z]+[ \t]*[{(]/;
