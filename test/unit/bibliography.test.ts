@@ -154,6 +154,13 @@ describe('LaTeX in titles', () => {
     ['{\\v s}', 'š'],
     ['\\emph{Annales} \\& co', 'Annales & co'],
     ['\\og Qui ? \\fg', '« Qui ? »'],
+    // What the parser adds over the old scanner's table: math, sub/superscripts, logos, spacing.
+    ['$\\beta$-amyloid and {$^{210}$Po}', 'β-amyloid and ²¹⁰Po'],
+    ['H\\textsubscript{2}O', 'H₂O'],
+    ['\\LaTeX{} and \\TeX', 'LaTeX and TeX'],
+    ['M.\\ Dupont', 'M. Dupont'],
+    ['Zer\\-legung', 'Zerlegung'],
+    ['\\href{https://example.com}{Linked}', 'Linked'],
   ];
   for (const [tex, want] of cases) {
     it(`${tex} → ${want}`, async () => assert.equal(await titleOf(tex), want));

@@ -14,8 +14,10 @@ type ParserModule = typeof import('@retorquere/bibtex-parser');
 let parserModule: Promise<ParserModule> | undefined;
 const loadParser = () => (parserModule ??= import('@retorquere/bibtex-parser'));
 
-/** Commands the parser does not know that French and German exports use: what they print. */
-const EXTRA_COMMANDS: Record<string, string> = { og: '«\u00a0', fg: '\u00a0»', glqq: '„', grqq: '“', glq: '‚', grq: '‘' };
+/** Commands the parser does not know (French and German quotes, TeX's spacing commands): what they print. */
+const EXTRA_COMMANDS: Record<string, string> = {
+  og: '«\u00a0', fg: '\u00a0»', glqq: '„', grqq: '“', glq: '‚', grq: '‘', TeX: 'TeX', ' ': ' ', ',': '\u2009', '/': '', '-': '', '@': '',
+};
 
 /**
  * Characters handed to the parser at a time, between which the event loop (the extension
@@ -158,11 +160,11 @@ function creatorName(c: Creator): string {
   return last && first ? `${last}, ${first}` : last || first;
 }
 
-/** The parser's text as plain text: no markup tags, dotless i/j under an accent composed, NFC. */
+/** The parser's text as plain text: no markup tags or soft hyphens (\-), dotless i/j under an accent composed, NFC. */
 function cleanText(s: string): string {
   const plain = stripRichText(s.replace(/L\u1d2cT<sub>E<\/sub>X/g, 'LaTeX').replace(/T<sub>E<\/sub>X/g, 'TeX'));
   // \"{\i} gives a dotless ı followed by the accent; NFC only composes the dotted letter.
-  return plain.replace(/ı(?=[\u0300-\u036f])/g, 'i').replace(/ȷ(?=[\u0300-\u036f])/g, 'j').normalize('NFC');
+  return plain.replace(/\u00ad/g, '').replace(/ı(?=[\u0300-\u036f])/g, 'i').replace(/ȷ(?=[\u0300-\u036f])/g, 'j').normalize('NFC');
 }
 
 /**
