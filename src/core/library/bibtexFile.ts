@@ -175,16 +175,39 @@ function cleanText(s: string): string {
  * the parser alone, so that it is one broken entry (as it was for the scanner this replaced)
  * instead of swallowing the entries after it.
  */
-export function entryChunks(text: string, size: number): string[] {
-  const cuts: number[] = [0];
-  const unbalanced = new Set<number>(); // indexes of pieces (cuts[k]..cuts[k+1]) left open
+export function* entryChunks(text: string, size: number): Generator<string> {
+  // Lazily, piece by piece: scanning a 20 MB file at once held the event loop for seconds.
+  let from = -1;
+  let to = -1;
+  let count = 0;
+  for (const piece of entryPieces(text)) {
+    if (piece.end === piece.start) continue;
+    if (from >= 0 && (piece.open || piece.end - from > size || count >= CHUNK_ENTRIES)) {
+      yield text.slice(from, to);
+      from = -1;
+      count = 0;
+    }
+    if (piece.open) {
+      yield text.slice(piece.start, piece.end);
+      continue;
+    }
+    if (from < 0) from = piece.start;
+    to = piece.end;
+    count++;
+  }
+  if (from >= 0) yield text.slice(from, to);
+}
+
+/** The text from one cut to the next; `open` when a brace is still open at its end. */
+function* entryPieces(text: string): Generator<{ start: number; end: number; open: boolean }> {
+  let start = 0;
   let depth = 0;
   let lineStart = true;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (c === '@' && lineStart && i > 0 && (depth === 0 || ENTRY_START.test(text.slice(i, i + 80)))) {
-      if (depth > 0) unbalanced.add(cuts.length - 1);
-      cuts.push(i);
+    if (c === '@' && lineStart && i > start && (depth === 0 || ENTRY_START.test(text.slice(i, i + 80)))) {
+      yield { start, end: i, open: depth > 0 };
+      start = i;
       depth = 0;
     }
     if (c === '\\') i++;
@@ -193,24 +216,7 @@ export function entryChunks(text: string, size: number): string[] {
     if (c === '\n') lineStart = true;
     else if (c !== ' ' && c !== '\t') lineStart = false;
   }
-  if (depth > 0) unbalanced.add(cuts.length - 1);
-  cuts.push(text.length);
-  const chunks: string[] = [];
-  let from = 0; // first piece of the chunk being filled
-  for (let k = 0; k < cuts.length - 1; k++) {
-    const alone = unbalanced.has(k);
-    const full = cuts[k + 1] - cuts[from] > size || k + 1 - from > CHUNK_ENTRIES;
-    if (k > from && (alone || full)) {
-      chunks.push(text.slice(cuts[from], cuts[k]));
-      from = k;
-    }
-    if (alone) {
-      chunks.push(text.slice(cuts[k], cuts[k + 1]));
-      from = k + 1;
-    }
-  }
-  if (from < cuts.length - 1) chunks.push(text.slice(cuts[from]));
-  return chunks.filter((c) => c.length > 0);
+  yield { start, end: text.length, open: depth > 0 };
 }
 
 const ENTRY_START = /^@[ \t]*[A-Za-z]+[ \t]*[{(]/;
