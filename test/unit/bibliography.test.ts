@@ -300,4 +300,19 @@ describe('loadBibliography', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('reads a changed export again (an unchanged one comes from memory, equal)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bib-'));
+    try {
+      const file = path.join(dir, 'lib.bib');
+      await fs.writeFile(file, '@book{x, title={First}}');
+      const first = await loadBibliography(file);
+      first.entries.pop(); // a caller's change to the answer does not reach the next one
+      assert.deepEqual((await loadBibliography(file)).entries.map((e) => e.title), ['First']);
+      await fs.writeFile(file, '@book{x, title={Second version}}');
+      assert.deepEqual((await loadBibliography(file)).entries.map((e) => e.title), ['Second version']);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -25,10 +25,28 @@ export { parseBibtex } from './bibtexFile';
 /** Entries named in the invalid UTF-8 warning before "and N more". */
 const MAX_KEYS_NAMED = 10;
 
+/**
+ * The last export read, by path and stat: the extension indexes many times per session, and a
+ * large export costs the parser seconds (README, "Bibliography"), so an unchanged file is not
+ * parsed again.
+ */
+let lastRead: { file: string; stamp: string; parsed: ParsedBibliography } | undefined;
+
 export async function loadBibliography(file: string): Promise<ParsedBibliography> {
+  const abs = path.resolve(file);
+  const st = await fs.stat(abs);
+  const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  if (lastRead?.file !== abs || lastRead.stamp !== stamp) {
+    lastRead = { file: abs, stamp, parsed: await readBibliography(abs) };
+  }
+  const { entries, warnings } = lastRead.parsed;
+  return { entries: [...entries], warnings: [...warnings] };
+}
+
+async function readBibliography(file: string): Promise<ParsedBibliography> {
   const bytes = await fs.readFile(file);
   const { text, valid } = decodeUtf8(bytes);
-  const baseDir = path.dirname(path.resolve(file));
+  const baseDir = path.dirname(file);
   const ext = path.extname(file).toLowerCase();
   const parsed =
     ext === '.json' || (ext !== '.bib' && /^\s*[[{]/.test(text)) ? parseBetterBibtexJson(text, baseDir) : await parseBibtex(text, baseDir);
