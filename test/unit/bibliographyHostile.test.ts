@@ -199,7 +199,7 @@ describe('hostile bibliography: invalid UTF-8', () => {
 });
 
 describe('hostile bibliography: a large export', function () {
-  // A 20 MB export takes the parser 70–105 s on this project's 2-core machines (see README):
+  // A 20 MB export takes the parser 105–197 s on this project's 2 shared cores (see README):
   // too long for the unit suite, so it reads 1 MB here and the full 20 MB when
   // SIMILAR_SOURCES_STRESS=1 (same generator, same assertions). The timeout only catches a
   // hang: 1 MB took 5 s on an idle machine and 16 s with the machine's load at 9.
