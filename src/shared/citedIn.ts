@@ -90,10 +90,8 @@ export function draftCitations(text: string): Citing[] {
   lines.forEach((l, i) => {
     while (s + 1 < sections.length && sections[s + 1].line <= i) s++;
     if (!prose[i] || !l.includes('@')) return;
-    // Only inside brackets: "[@a]", "[see @a, p. 3; @b]" (an e-mail address is not a citation).
-    for (const b of l.matchAll(/\[([^\[\]]*)\]/g)) {
-      for (const m of b[1].matchAll(KEY)) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
-    }
+    // "[@a]", "[see @a, p. 3; @b]", and Pandoc's in-text "@a says" (an e-mail address is not a citation).
+    for (const m of l.matchAll(KEY)) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
   });
   return out;
 }

@@ -46,6 +46,8 @@ export const SETTINGS = {
   minWords: { type: 'integer', default: 4, minimum: 1, maximum: 50 },
   citationTemplate: { type: 'string', default: '[@{key}, p. {page}]' },
   codeLens: { type: 'boolean', default: true },
+  /** The weakest band a CodeLens counts; below it the lens says, dimmer, that nothing reached it. */
+  codeLensMinBand: { type: 'string', default: 'related', enum: ['strong', 'related', 'weak'], enumDescriptions: true },
   cacheLifetimeHours: { type: 'number', default: 24, minimum: 0, maximum: 8760 },
   autoIndex: { type: 'boolean', default: false },
   watchLibrary: { type: 'boolean', default: true },

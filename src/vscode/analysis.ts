@@ -155,6 +155,7 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     threshold: result.options.similarityThreshold,
     notice: s.library.providerNotice,
     rerankNote: result.reranking.note,
+    rerankHint: result.reranking.hint,
     segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: x.title, start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations })),
   });
 }

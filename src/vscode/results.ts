@@ -4,6 +4,8 @@
  * until the next analysis. Views (CodeLens, hover, panel) read from here.
  */
 import * as vscode from 'vscode';
+import { citationSpans } from '../shared/citation';
+import { citedElsewhere, draftCitations, sectionName } from '../shared/citedIn';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 
@@ -25,11 +27,21 @@ export interface DocumentResults {
   threshold: number;
   notice?: string;
   rerankNote?: string;
+  rerankHint?: string;
   segments: TrackedSegment[];
 }
 
-/** An inserted Pandoc citation or a citation link, alone. */
-const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\))\s*$/;
+/** An inserted Pandoc citation or a citation link, alone, or a key joined to a citation ("; @b, p. 3"). */
+const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\)|;\s*-?@[^\]\n;]*)\s*$/;
+
+/** An edit that only adds a citation, or changes text inside one (a page adjusted at the snippet's tab stop). */
+function citationOnly(document: vscode.TextDocument, c: vscode.TextDocumentContentChangeEvent): boolean {
+  if (c.range.isEmpty && CITATION_ONLY.test(c.text)) return true;
+  if (c.range.start.line !== c.range.end.line || c.text.includes('\n') || c.range.start.line >= document.lineCount) return false;
+  const start = c.range.start.character;
+  const end = start + c.text.length;
+  return citationSpans(document.lineAt(c.range.start.line).text).some((s) => s.start < start && end < s.end);
+}
 
 export class ResultStore implements vscode.Disposable {
   private readonly docs = new Map<string, DocumentResults>();
@@ -48,6 +60,8 @@ export class ResultStore implements vscode.Disposable {
 
   set(results: DocumentResults): void {
     this.docs.set(results.uri, results);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === results.uri);
+    if (open) markCitations(results, open.getText());
     this.emitter.fire(results.uri);
   }
 
@@ -98,10 +112,12 @@ export class ResultStore implements vscode.Disposable {
         // The edit touches the segment: its results no longer describe its text,
         // unless all it did was add a citation (ours, from "Insert citation").
         s.end = Math.max(s.start, s.end + delta);
-        if (!(c.range.isEmpty && CITATION_ONLY.test(c.text))) s.status = 'outdated';
+        if (!citationOnly(e.document, c)) s.status = 'outdated';
         changed = true;
       }
     }
+    // A citation typed, inserted or deleted anywhere changes the "cited" marks of every segment.
+    if (markCitations(doc, e.document.getText())) changed = true;
     if (changed) this.emitter.fire(doc.uri);
   }
 
@@ -109,6 +125,30 @@ export class ResultStore implements vscode.Disposable {
     this.subscription.dispose();
     this.emitter.dispose();
   }
+}
+
+/**
+ * Marks each card from the draft's current text: `alreadyCited` when its
+ * segment cites the source, `citedIn` with the other sections that do ("§ 2";
+ * "" for the text before the first heading). True when a mark changed.
+ */
+export function markCitations(doc: DocumentResults, text: string): boolean {
+  const citations = text.includes('@') ? draftCitations(text) : [];
+  let changed = false;
+  for (const s of doc.segments) {
+    const elsewhere = citedElsewhere(citations, s.start, s.end);
+    const here = new Set(citations.filter((c) => c.line >= s.start && c.line <= s.end).map((c) => c.key));
+    for (const card of s.cards) {
+      if (!card.citekey) continue;
+      const cited = here.has(card.citekey);
+      const where = (elsewhere.get(card.citekey) ?? []).map(sectionName);
+      if (cited !== card.alreadyCited || where.join('\n') !== (card.citedIn ?? []).join('\n')) changed = true;
+      card.alreadyCited = cited;
+      if (where.length) card.citedIn = where;
+      else delete card.citedIn;
+    }
+  }
+  return changed;
 }
 
 export function toSegmentView(s: TrackedSegment): SegmentView {

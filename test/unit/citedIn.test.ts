@@ -15,7 +15,7 @@ const draft = [
   '## Grain', // 10
   'Ships [see @b, p. 2; @a].', // 11
   '### Permits', // 12
-  'Sold [@c].', // 13
+  'Sold [@c], as @a says.', // 13
 ].join('\n');
 
 describe('citedIn', () => {
@@ -31,21 +31,23 @@ describe('citedIn', () => {
     assert.deepEqual(draftSections('# A\n## a1\n# B').map((s) => s.number), ['§ 1', '§ 1.1', '§ 2']);
     assert.deepEqual(draftSections('no headings'), []);
   });
-  it('finds bracketed citations outside code and front matter, with their section', () => {
+  it('finds citations (bracketed and in-text, not e-mail addresses) outside code and front matter, with their section', () => {
     const c = draftCitations(draft);
     assert.deepEqual(c.map((x) => [x.key, x.line, sectionName(x.section)]), [
       ['a', 6, '§ 1'],
       ['b', 11, '§ 2'],
       ['a', 11, '§ 2'],
       ['c', 13, '§ 2.1'],
+      ['a', 13, '§ 2.1'],
     ]);
   });
   it('lists the other sections that cite a key, once each, leaving out the segment itself', () => {
     const c = draftCitations(draft);
     const fromGrain = citedElsewhere(c, 11, 11);
-    assert.deepEqual(fromGrain.get('a')?.map(sectionName), ['§ 1']);
+    assert.deepEqual(fromGrain.get('a')?.map(sectionName), ['§ 1', '§ 2.1']);
     assert.equal(fromGrain.get('b'), undefined);
     assert.deepEqual(citedElsewhere(c, 13, 13).get('a')?.map(sectionName), ['§ 1', '§ 2']);
+    assert.deepEqual(citedElsewhere(c, 6, 6).get('a')?.map(sectionName), ['§ 2', '§ 2.1']);
   });
   it('names a section without a number by its heading', () => {
     const c = draftCitations('## Only\ntext [@k]\n\nmore');
