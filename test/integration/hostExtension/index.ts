@@ -97,6 +97,23 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand('editor.action.showHover');
       return { line };
     }),
+    controlCommand('similarSourcesIt.typeCitekey', async () => {
+      // A new paragraph under the Feeding one, about its subject, with "[@" just typed: the suggestions open.
+      const editor = await openDraft();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
+      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
+      const at = new vscode.Position(line + 2, typed.length);
+      editor.selection = new vscode.Selection(at, at);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+      await vscode.commands.executeCommand('editor.action.triggerSuggest');
+      return { line: line + 2 };
+    }),
+    controlCommand('similarSourcesIt.revertDraft', async () => {
+      const editor = await openDraft();
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      return { dirty: editor.document.isDirty };
+    }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
       await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
