@@ -120,7 +120,7 @@ function completionItem(e: CitekeyEntry | CitekeyHit, rank: number, range: vscod
   item.sortText = String(rank).padStart(5, '0');
   item.filterText = e.citekey;
   const md = new vscode.MarkdownString();
-  md.appendMarkdown(`**${escapeMarkdown(e.title || e.citekey)}**\n\n`);
+  // The title is the item's detail, shown above this.
   const meta = [e.authors.join('; '), e.year ? String(e.year) : '', page].filter(Boolean).join(' · ');
   if (meta) md.appendMarkdown(`${escapeMarkdown(meta)}\n\n`);
   if (hit?.passage) md.appendMarkdown(`> ${escapeMarkdown(hit.passage)}\n\n_${escapeMarkdown(vscode.l10n.t('The best passage of this source for the paragraph being written.'))}_`);

@@ -56,6 +56,9 @@ async function openDraft(): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
 }
 
+/** The draft's text before similarSourcesIt.typeCitekey typed into it. */
+let draftBefore: string | undefined;
+
 export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     controlCommand('similarSourcesIt.openDraft', async () => {
@@ -102,6 +105,7 @@ export function activate(context: vscode.ExtensionContext): void {
       const editor = await openDraft();
       const line = findLine(editor.document, FEEDING_PARAGRAPH);
       const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
+      draftBefore = editor.document.getText();
       await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
       const at = new vscode.Position(line + 2, typed.length);
       editor.selection = new vscode.Selection(at, at);
@@ -110,9 +114,14 @@ export function activate(context: vscode.ExtensionContext): void {
       return { line: line + 2 };
     }),
     controlCommand('similarSourcesIt.revertDraft', async () => {
+      // The draft as it was before typeCitekey, saved (auto-save may have written the typing to disk).
       const editor = await openDraft();
-      await vscode.commands.executeCommand('workbench.action.files.revert');
-      return { dirty: editor.document.isDirty };
+      if (draftBefore !== undefined && editor.document.getText() !== draftBefore) {
+        const all = new vscode.Range(0, 0, editor.document.lineCount, 0);
+        await editor.edit((b) => b.replace(all, draftBefore!));
+      }
+      await editor.document.save();
+      return { restored: editor.document.getText() === draftBefore, dirty: editor.document.isDirty };
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
