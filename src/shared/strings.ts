@@ -101,6 +101,9 @@ export const PANEL_STRING_KEYS = {
   'options.collectionsHint': 'None checked: all collections.',
   'options.noCollections': 'No collections in the library.',
   'options.reranking': 'Rerank with a language model',
+  'options.reranking.auto': 'When available',
+  'options.reranking.on': 'On',
+  'options.reranking.off': 'Off',
   'options.rerankHint': 'Not used now: {hint}.',
   'options.contextual': 'Contextual embedding',
 } as const;

@@ -20,7 +20,7 @@ const options: PanelOptions = {
   similarityThreshold: 0.42,
   sourceType: 'both',
   collectionFilter: ['Archives'],
-  useReranking: true,
+  useReranking: 'auto',
   useContextualEmbedding: false,
 };
 
@@ -225,9 +225,13 @@ describe('panel render: states', () => {
     assert.equal(text(html, 'rerank-hint'), `Not used now: ${hint}.`);
     assert.equal(tags(html, 'rerank-note').length, 0);
     assert.doesNotMatch(html, /banner[^"]*"[^>]*>[^<]*reranking/i);
-    const options = html.indexOf('data-testid="options"');
-    assert.ok(options >= 0 && html.indexOf('data-testid="rerank-hint"') > options, 'inside the options');
+    const optionsAt = html.indexOf('data-testid="options"');
+    assert.ok(optionsAt >= 0 && html.indexOf('data-testid="rerank-hint"') > optionsAt, 'inside the options');
     assert.equal(tags(render(results(segment([card()]))), 'rerank-hint').length, 0);
+    // Only 'auto' is quiet about it; 'off' asked for nothing, and 'on' gets its note as a banner.
+    for (const mode of ['on', 'off'] as const) {
+      assert.equal(tags(renderPanel(results(segment([card()]), { rerankHint: hint }), { ...options, useReranking: mode }, [], {}), 'rerank-hint').length, 0, mode);
+    }
   });
 
   it('shows notice and rerank banners', () => {
@@ -370,7 +374,8 @@ describe('panel render: controls', () => {
     assert.equal(attr(tags(html, 'opt-max-results')[0]!, 'max'), '20');
     assert.equal(attr(tags(html, 'opt-threshold')[0]!, 'value'), '0.42');
     assert.equal(text(html, 'opt-threshold-value'), '42%');
-    assert.match(tags(html, 'opt-reranking')[0]!, / checked/);
+    assert.match(tags(html, 'opt-reranking')[0]!, /^<select /);
+    assert.match(html, /<option value="auto" selected>When available<\/option><option value="on">On<\/option><option value="off">Off<\/option>/);
     assert.doesNotMatch(tags(html, 'opt-contextual')[0]!, / checked/);
     assert.match(html, /data-collection="Archives"[^>]* checked/);
     assert.match(html, /data-collection="Économie"(?![^>]* checked)[^>]*>/);

@@ -131,6 +131,9 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Ui
     `<option value="${escapeHtml(value)}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
   const granularities: Granularity[] = ['section', 'paragraph', 'sentence'];
   const sourceTypes: SourceTypeFilter[] = ['secondary', 'primary', 'both'];
+  const rerankModes = ['auto', 'on', 'off'] as const;
+  // A boolean from an earlier version of the setting: true was 'auto', false 'off'.
+  const rerank = typeof options.useReranking === 'boolean' ? (options.useReranking ? 'auto' : 'off') : options.useReranking;
   const threshold = Number.isFinite(options.similarityThreshold) ? Math.min(1, Math.max(0, options.similarityThreshold)) : 0;
   const maxResults = Number.isFinite(options.maxResults) ? Math.min(20, Math.max(1, Math.round(options.maxResults))) : 5;
   const checked = new Set(options.collectionFilter ?? []);
@@ -188,9 +191,14 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Ui
     ${collectionsHtml}
   </fieldset>
   <div class="field field-wide checks">
-    <div class="check"><input type="checkbox" id="opt-reranking" class="checkbox" data-testid="opt-reranking"${data('option', 'useReranking')}${data('focus-key', 'opt:useReranking')}${options.useReranking ? ' checked' : ''}${rerankHint ? ' aria-describedby="opt-reranking-hint"' : ''}><label for="opt-reranking">${escapeHtml(t(strings, 'options.reranking'))}</label></div>
-    ${rerankHint ? `<p class="hint" id="opt-reranking-hint" data-testid="rerank-hint">${escapeHtml(t(strings, 'options.rerankHint', { hint: rerankHint }))}</p>` : ''}
     <div class="check"><input type="checkbox" id="opt-contextual" class="checkbox" data-testid="opt-contextual"${data('option', 'useContextualEmbedding')}${data('focus-key', 'opt:useContextualEmbedding')}${options.useContextualEmbedding ? ' checked' : ''}><label for="opt-contextual">${escapeHtml(t(strings, 'options.contextual'))}</label></div>
+  </div>
+  <div class="field field-wide">
+    <label for="opt-reranking">${escapeHtml(t(strings, 'options.reranking'))}</label>
+    <select id="opt-reranking" data-testid="opt-reranking"${data('option', 'useReranking')}${data('focus-key', 'opt:useReranking')}${rerankHint ? ' aria-describedby="opt-reranking-hint"' : ''}>${rerankModes
+      .map((m) => opt(m, t(strings, `options.reranking.${m}` as PanelStringKey), rerank === m))
+      .join('')}</select>
+    ${rerankHint ? `<p class="hint" id="opt-reranking-hint" data-testid="rerank-hint">${escapeHtml(t(strings, 'options.rerankHint', { hint: rerankHint }))}</p>` : ''}
   </div>
 </div>
 </details>`;
@@ -402,7 +410,7 @@ export function renderPanel(state: PanelState, options: PanelOptions, collection
   const find = kind === 'results' || kind === 'no-document' ? 'enabled' : busy ? 'disabled' : 'hidden';
   const body = kind === 'results' ? renderResults(state, s) : renderStateBody(state, s);
   const controls = `<section class="controls" aria-label="${escapeHtml(t(s, 'options.title'))}">
-${renderOptions(options, collections, s, find, kind === 'results' && options.useReranking ? state.rerankHint : undefined)}
+${renderOptions(options, collections, s, find, kind === 'results' && options.useReranking === 'auto' ? state.rerankHint : undefined)}
 </section>`;
   const stateRegion = `<div class="state state-${escapeHtml(kind)}" data-testid="state-${escapeHtml(kind)}" aria-live="polite"${busy ? ' aria-busy="true"' : ''}>
 ${body}
