@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { findSimilarSources, restoreFromCache } from './vscode/analysis';
 import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
+import { CitekeyCompletionProvider } from './vscode/completion';
 import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext) {
   const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf });
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
+  const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
     const f = library.workspaceFolder(vscode.window.activeTextEditor?.document.uri);
@@ -67,6 +69,8 @@ export function activate(context: vscode.ExtensionContext) {
     lenses,
     vscode.languages.registerCodeLensProvider(MARKDOWN, lenses),
     vscode.languages.registerHoverProvider(MARKDOWN, new SourcesHoverProvider(results)),
+    citekeys,
+    vscode.languages.registerCompletionItemProvider(MARKDOWN, citekeys, '@'),
     vscode.commands.registerCommand('similarSources.findSimilarSources', async (uri?: vscode.Uri) =>
       findSimilarSources(s, uri instanceof vscode.Uri ? await vscode.workspace.openTextDocument(uri) : undefined),
     ),

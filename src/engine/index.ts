@@ -9,6 +9,9 @@ import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type Analysi
 import { AnalysisCache } from '../core/analysis/cache';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
 import { OllamaReranker } from '../core/analysis/rerank';
+import { preview } from '../core/analysis/analyze';
+import { loadBibliography } from '../core/library/bibliography';
+import { queryTerms } from '../core/retrieval/representation';
 import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { indexHealth as workspaceHealth } from '../core/index/health';
@@ -17,6 +20,7 @@ import { indexDir, readManifest } from '../core/index/manifest';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 
+import { EngineError } from '../shared/errors';
 export { EngineError, errorCode, errorHealth, type EngineErrorCode } from '../shared/errors';
 export type { IndexHealth } from '../shared/health';
 export type { PassageResult, Recommendation } from '../shared/results';
@@ -185,4 +189,70 @@ export function clearAnalysisCache(workspace: string): Promise<number> {
 
 function cacheOf(r: Pick<AnalysisRequest, 'workspace' | 'cache'>): AnalysisCache | false {
   return r.cache === false ? false : new AnalysisCache(r.workspace, r.cache.ttlHours * 3600 * 1000);
+}
+
+/** A citekey of the library, for completion. */
+export interface CitekeyEntry {
+  citekey: string;
+  title: string;
+  authors: string[];
+  year: number | null;
+}
+
+/** A citekey ranked for a paragraph: its source's best passage there. */
+export interface CitekeyHit extends CitekeyEntry {
+  page: number;
+  pageLabel: string | null;
+  /** The best passage, an excerpt around its rarest matched words. Untrusted text. */
+  passage: string;
+}
+
+/**
+ * The library's citekeys most relevant to a paragraph being written, best
+ * first (the engine's source ranking, keeping sources that have a key): what
+ * completion offers after `[@`. At most `k`.
+ */
+export async function rankCitekeys(index: SearchIndex, paragraph: string, k: number, opts: { signal?: AbortSignal } = {}): Promise<CitekeyHit[]> {
+  if (!paragraph.trim() || k <= 0) return [];
+  const keyed = index.sources.filter((s) => s.citekey).length;
+  if (keyed === 0) return [];
+  // Sources without a key are skipped, so ask for more than k (all of them when few are keyed).
+  const want = keyed === index.sources.length ? k : Math.min(index.sources.length, k * 3);
+  const hits = await index.searchSources(paragraph, { k: want, signal: opts.signal });
+  const terms = new Set(queryTerms(paragraph));
+  const idf = (t: string) => index.termIdf(t);
+  const out: CitekeyHit[] = [];
+  for (const h of hits) {
+    const s = h.sourceRecord;
+    if (!s.citekey) continue;
+    const best = h.passages[0];
+    out.push({ citekey: s.citekey, title: s.title, authors: s.authors, year: s.year ?? null, page: best.page, pageLabel: best.pageLabel ?? null, passage: preview(best.text, terms, idf, 280) });
+    if (out.length >= k) break;
+  }
+  return out;
+}
+
+/** Every citekey of the loaded index's sources, alphabetical. */
+export function indexCitekeys(index: SearchIndex): CitekeyEntry[] {
+  return sortEntries(index.sources.filter((s) => s.citekey).map((s) => ({ citekey: s.citekey!, title: s.title, authors: s.authors, year: s.year ?? null })));
+}
+
+/**
+ * The entries of a Better BibTeX export (.bib or BBT JSON), alphabetical by
+ * key: completion's list before the library is indexed. Entries it cannot
+ * read are `warnings`; an unreadable file is `unreadable`.
+ */
+export async function readBibliography(file: string): Promise<{ entries: CitekeyEntry[]; warnings: string[] }> {
+  let parsed: Awaited<ReturnType<typeof loadBibliography>>;
+  try {
+    parsed = await loadBibliography(file);
+  } catch (err) {
+    throw new EngineError('unreadable', `the bibliography ${file} cannot be read: ${(err as Error).message}`);
+  }
+  const entries = parsed.entries.map((e) => ({ citekey: e.citekey, title: e.title ?? '', authors: e.authors, year: e.year ?? null }));
+  return { entries: sortEntries(entries), warnings: parsed.warnings };
+}
+
+function sortEntries(entries: CitekeyEntry[]): CitekeyEntry[] {
+  return entries.sort((a, b) => a.citekey.localeCompare(b.citekey));
 }

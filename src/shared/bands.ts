@@ -37,3 +37,20 @@ export function describeStrength(similarity: number): string {
   const colon = text.indexOf(':');
   return `${text.slice(0, colon)} (${Math.round(similarity * 100)}%)${text.slice(colon)}`;
 }
+
+/** What a segment's CodeLens says: the best band reached and how many cards reach it, or that none reached `minBand`. */
+export type LensSummary<C> =
+  | { kind: 'signal'; band: Band; count: number; top: C }
+  | { kind: 'below'; minBand: Band; best: Band | null };
+
+/**
+ * The lens of a segment whose cards come strongest first: the count of cards
+ * in the best band, with the top card, when that band is `minBand` or
+ * stronger; otherwise "below", which the lens shows dimmer ("no strong source").
+ */
+export function lensSummary<C extends { similarity: number }>(cards: readonly C[], minBand: Band): LensSummary<C> {
+  if (cards.length === 0) return { kind: 'below', minBand, best: null };
+  const band = bandOf(cards[0].similarity);
+  if (BAND_ORDER.indexOf(band) > BAND_ORDER.indexOf(minBand)) return { kind: 'below', minBand, best: band };
+  return { kind: 'signal', band, count: cards.filter((c) => bandOf(c.similarity) === band).length, top: cards[0] };
+}

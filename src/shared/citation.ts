@@ -67,3 +67,124 @@ function fileUrl(p: string): string {
   const norm = p.replace(/\\/g, '/');
   return norm.startsWith('/') ? `file://${norm}` : `file:///${norm}`;
 }
+
+// ---------------------------------------------------------------------------
+// Page ranges, snippets and merging into an existing Pandoc citation
+
+/**
+ * The end page's label, when it can be told from the start's: a numeric label
+ * moves with the PDF page ("214" on page 230 → "216" on page 232). Otherwise
+ * (roman numerals, "A-3") unknown: the citation then names the start page only.
+ */
+export function endPageLabel(page: number, pageLabel: string | undefined, endPage: number | undefined): string | undefined {
+  if (endPage === undefined || !(endPage > page)) return undefined;
+  const label = pageLabel?.trim();
+  if (!label) return String(endPage);
+  return /^\d+$/.test(label) ? String(Number(label) + (endPage - page)) : undefined;
+}
+
+/** The locator of a passage: "214", or "214–216" when it runs over several pages (en dash, as Pandoc styles print it). */
+export function pageRangeLocator(page: number, pageLabel?: string, endPage?: number): { locator: string; range: boolean } {
+  const start = pageLocator(page, pageLabel);
+  const end = endPageLabel(page, pageLabel, endPage);
+  return end && end !== start ? { locator: `${start}–${end}`, range: true } : { locator: start, range: false };
+}
+
+/** Where a passage is: its first page, and its last when it runs on. */
+export interface PassagePages {
+  page: number;
+  pageLabel?: string;
+  endPage?: number;
+}
+
+/** The template for a range: "p. {page}" becomes "pp. {page}" (and "S. {page}" stays, other languages' styles being the user's). */
+function rangeTemplate(template: string, range: boolean): string {
+  return range ? template.replace(/(^|[^\p{L}])p\. \{page\}/gu, '$1pp. {page}') : template;
+}
+
+/**
+ * formatCitation for a passage that may span pages: `[@key, pp. 214–216]`.
+ * A source without a citekey gets its PDF link (to the first page).
+ */
+export function formatPassageCitation(source: CitableSource, at: PassagePages, template = DEFAULT_CITATION_TEMPLATE): string {
+  const { locator, range } = pageRangeLocator(at.page, at.pageLabel, at.endPage);
+  if (!source.citekey) return formatCitation(source, at.page, range ? locator : at.pageLabel, template).replace(/, p\. (?=\S+–)/, ', pp. ');
+  return formatCitation(source, at.page, locator, rangeTemplate(template, range));
+}
+
+/** Escapes text for a VS Code snippet (TextMate syntax): `$`, `}` and `\` are literal. */
+export function escapeSnippet(text: string): string {
+  return text.replace(/[$}\\]/g, (c) => '\\' + c);
+}
+
+/**
+ * A citation as snippet text: the page locator is the first tab stop, with
+ * the page as its placeholder, so Tab selects it for adjusting; the cursor ends
+ * after the citation. A template without `{page}` (or a source without a key)
+ * gets only the final stop.
+ */
+export function citationSnippet(source: CitableSource, at: PassagePages, template = DEFAULT_CITATION_TEMPLATE): string {
+  const { locator, range } = pageRangeLocator(at.page, at.pageLabel, at.endPage);
+  if (!source.citekey || !template.includes('{page}')) return escapeSnippet(formatPassageCitation(source, at, template)) + '$0';
+  // Format with a marker for the page, then escape everything but the marker.
+  const MARK = '\u0000PAGE\u0000';
+  const text = formatCitation(source, at.page, MARK, rangeTemplate(template, range));
+  let first = true;
+  return (
+    text
+      .split(MARK)
+      .map(escapeSnippet)
+      .reduce((acc, part) => {
+        const stop = first ? `\${1:${escapeSnippet(locator)}}` : escapeSnippet(locator);
+        first = false;
+        return acc + stop + part;
+      }) + '$0'
+  );
+}
+
+/** A Pandoc bracketed citation in a line: `[see @a, p. 3; @b]`; offsets of `[` and one past `]`. */
+export interface CitationSpan {
+  start: number;
+  end: number;
+}
+
+/** Bracketed citations of a line (`[…@key…]`, not a link `[…](…)` and not `[^note]`). */
+export function citationSpans(line: string): CitationSpan[] {
+  const spans: CitationSpan[] = [];
+  for (const m of line.matchAll(/\[([^\[\]\n]*)\]/g)) {
+    const start = m.index ?? 0;
+    const end = start + m[0].length;
+    const inner = m[1];
+    if (!/(?:^|[\s;\[(-])-?@[\p{L}\p{N}_]/u.test(inner) || inner.startsWith('^') || line[end] === '(' || line[end] === '[') continue;
+    spans.push({ start, end });
+  }
+  return spans;
+}
+
+/**
+ * The citation a new one at `col` should join: the one the column is inside,
+ * or the one ending right before it (spaces between allowed), or beginning
+ * right after it. Undefined: insert a citation of its own.
+ */
+export function adjacentCitation(line: string, col: number): CitationSpan | undefined {
+  for (const s of citationSpans(line)) {
+    if (col > s.start && col < s.end) return s;
+    if (col >= s.end && /^\s*$/.test(line.slice(s.end, col))) return s;
+    if (col <= s.start && /^\s*$/.test(line.slice(col, s.start))) return s;
+  }
+  return undefined;
+}
+
+/**
+ * What to insert, and where, to add `citation` (one bracketed Pandoc citation,
+ * text or snippet) to the adjacent one: "; @b, p. 214" before its closing `]`.
+ * Undefined when the new citation is not bracketed (a link, an author-year
+ * template) or no citation is adjacent.
+ */
+export function mergeInsertion(line: string, col: number, citation: string): { at: number; text: string } | undefined {
+  const m = /^\[(.*@.*)\](\$0)?$/s.exec(citation);
+  if (!m) return undefined;
+  const span = adjacentCitation(line, col);
+  if (!span) return undefined;
+  return { at: span.end - 1, text: `; ${m[1]}${m[2] ?? ''}` };
+}

@@ -8,6 +8,8 @@ import type { Band } from './bands';
 export interface PassageResult {
   page: number;
   pageLabel: string | null;
+  /** The passage's last PDF page, when it runs over several (absent or equal to `page`: one page). */
+  endPage?: number;
   heading: string | null;
   similarity: number;
   /** An excerpt around the matched words (the whole passage is in the index). Untrusted text. */
@@ -26,12 +28,19 @@ export interface Recommendation {
   sourceType: 'primary' | 'secondary';
   page: number;
   pageLabel: string | null;
+  /** The best passage's last PDF page, when it runs over several (citations say "pp. 214–216"). */
+  endPage?: number;
   /** Calibrated 0–1 (core/analysis/similarity.ts); no card of a segment comes before one with a higher similarity. */
   similarity: number;
   /** The similarity in words (shared/bands.ts). */
   band: Band;
   reranked: boolean;
   alreadyCited: boolean;
+  /**
+   * Sections of the draft that cite this source outside the segment ("§ 2"),
+   * set by the editor from the current text (the engine leaves it out).
+   */
+  citedIn?: string[];
   preview: string;
   /**
    * Words of the preview that carried the match, rarest in the library first:

@@ -18,7 +18,14 @@ interface Common {
 }
 export type SettingSpec = Common &
   (
-    | { type: 'string'; default: string; enum?: readonly string[]; enumDescriptions?: boolean }
+    | {
+        type: 'string';
+        default: string;
+        enum?: readonly string[];
+        enumDescriptions?: boolean;
+        /** The choice a true or false of an earlier boolean version of the setting stands for. */
+        fromBoolean?: { readonly true: string; readonly false: string };
+      }
     | { type: 'boolean'; default: boolean }
     | { type: 'integer' | 'number'; default: number; minimum: number; maximum: number }
     | { type: 'array'; default: readonly string[] }
@@ -41,11 +48,14 @@ export const SETTINGS = {
   similarityThreshold: { type: 'number', default: 0, minimum: 0, maximum: 1 },
   sourceType: { type: 'string', default: 'secondary', enum: ['secondary', 'primary', 'both'] },
   collectionFilter: { type: 'array', default: [] },
-  useReranking: { type: 'boolean', default: true },
+  /** 'auto': rerank when an LLM is configured and reachable, quietly not otherwise; 'on': say why when it cannot; 'off'. */
+  useReranking: { type: 'string', default: 'auto', enum: ['auto', 'on', 'off'], enumDescriptions: true, fromBoolean: { true: 'auto', false: 'off' } },
   useContextualEmbedding: { type: 'boolean', default: true },
   minWords: { type: 'integer', default: 4, minimum: 1, maximum: 50 },
   citationTemplate: { type: 'string', default: '[@{key}, p. {page}]' },
   codeLens: { type: 'boolean', default: true },
+  /** The weakest band a CodeLens counts; below it the lens says, dimmer, that nothing reached it. */
+  codeLensMinBand: { type: 'string', default: 'related', enum: ['strong', 'related', 'weak'], enumDescriptions: true },
   cacheLifetimeHours: { type: 'number', default: 24, minimum: 0, maximum: 8760 },
   autoIndex: { type: 'boolean', default: false },
   ocr: { type: 'string', default: 'auto', enum: ['auto', 'off'], enumDescriptions: true, scope: 'resource' },
@@ -82,7 +92,9 @@ export function resolveSettings(get: (key: SettingKey) => unknown): { settings: 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(SETTINGS) as SettingKey[]) {
     const spec: SettingSpec = SETTINGS[key];
-    const raw = get(key);
+    let raw = get(key);
+    // A boolean kept from an earlier version of a setting that became a choice: its meaning, silently.
+    if (typeof raw === 'boolean' && spec.type === 'string' && spec.fromBoolean) raw = raw ? spec.fromBoolean.true : spec.fromBoolean.false;
     if (raw === undefined || raw === null) {
       out[key] = cloneDefault(spec.default);
       continue;

@@ -4,6 +4,8 @@
  * state. `{name}` marks a placeholder the webview fills in.
  */
 
+import { BAND_DESCRIPTIONS } from './bands';
+
 /** Localised strings keyed as below. */
 export interface UiStrings {
   [key: string]: string;
@@ -61,7 +63,16 @@ export const PANEL_STRING_KEYS = {
   'segment.status.analysed': 'analysed',
   'card.similarity': 'Similarity',
   'card.similarityValue': '{percent} similar',
-  'card.similarityHint': 'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of retrieval.',
+  'card.similarityHint': 'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of strength.',
+  'band.strong': 'strong',
+  'band.related': 'related',
+  'band.weak': 'weak',
+  'band.strong.description': BAND_DESCRIPTIONS.strong,
+  'band.related.description': BAND_DESCRIPTIONS.related,
+  'band.weak.description': BAND_DESCRIPTIONS.weak,
+  'card.citedIn': 'cited in {sections}',
+  'card.citedInTitle': 'This draft cites this source elsewhere: {sections}',
+  'card.citedInOpening': 'the opening',
   'card.page': 'p. {page}',
   'card.pdfPage': 'PDF page {page}',
   'card.noAuthor': 'Unknown author',
@@ -90,6 +101,10 @@ export const PANEL_STRING_KEYS = {
   'options.collectionsHint': 'None checked: all collections.',
   'options.noCollections': 'No collections in the library.',
   'options.reranking': 'Rerank with a language model',
+  'options.reranking.auto': 'When available',
+  'options.reranking.on': 'On',
+  'options.reranking.off': 'Off',
+  'options.rerankHint': 'Not used now: {hint}.',
   'options.contextual': 'Contextual embedding',
 } as const;
 

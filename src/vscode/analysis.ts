@@ -156,6 +156,7 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     threshold: result.options.similarityThreshold,
     notice: s.library.providerNotice,
     rerankNote: result.reranking.note,
+    rerankHint: result.reranking.hint,
     // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
     segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: lineText(x.title, LIMITS.heading), start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations.map(safeCard) })),
   });

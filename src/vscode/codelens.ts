@@ -1,12 +1,17 @@
 /**
- * A CodeLens above each analysed segment: "3 sources · Braudel 1949, p. 312 · 82%",
- * "no source above 40%", or "outdated: run again". Clicking opens the panel on it.
+ * A CodeLens above each analysed segment that carries signal: "2 strong ·
+ * Whitfield 2019, p. 214" (the cards of the best band, the top one's source),
+ * or, dimmer, "no strong source" when nothing reaches the band the
+ * `codeLensMinBand` setting asks for; "outdated: run again". The tooltip says
+ * what the band estimates. Clicking opens the panel on the segment.
  */
 import * as vscode from 'vscode';
+import { lensSummary, type Band } from '../shared/bands';
 import { shortAuthors } from '../shared/citation';
 import { lineText } from '../shared/untrusted';
 import { readSettings } from './config';
 import type { ResultStore } from './results';
+import { bandCount, strengthText } from './strength';
 
 export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
@@ -18,20 +23,22 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
       this.emitter,
       results.onDidChange(() => this.emitter.fire()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('similarSources.codeLens')) this.emitter.fire();
+        if (e.affectsConfiguration('similarSources.codeLens') || e.affectsConfiguration('similarSources.codeLensMinBand')) this.emitter.fire();
       }),
     ];
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    if (!readSettings(document.uri).codeLens) return [];
+    const settings = readSettings(document.uri);
+    if (!settings.codeLens) return [];
     const doc = this.results.get(document.uri);
     if (!doc) return [];
     const lenses: vscode.CodeLens[] = [];
     for (const s of doc.segments) {
       if (s.status === 'too-short' || s.start >= document.lineCount) continue;
       const range = new vscode.Range(s.start, 0, s.start, 0);
-      lenses.push(new vscode.CodeLens(range, { title: lensTitle(s, doc.threshold), tooltip: vscode.l10n.t('Show the sources of this passage'), command: 'similarSources.showSegment', arguments: [{ uri: doc.uri, segmentId: s.id }] }));
+      const { title, tooltip } = lensText(s, doc.threshold, settings.codeLensMinBand);
+      lenses.push(new vscode.CodeLens(range, { title, tooltip, command: 'similarSources.showSegment', arguments: [{ uri: doc.uri, segmentId: s.id }] }));
     }
     return lenses;
   }
@@ -41,13 +48,37 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
   }
 }
 
-export function lensTitle(s: { status: string; cards: Array<{ authors: string[]; title: string; year: number | null; page: number; pageLabel: string | null; similarity: number }> }, threshold: number): string {
-  if (s.status === 'outdated') return `$(history) ${vscode.l10n.t('Outdated: run Find Similar Sources again')}`;
-  if (s.cards.length === 0) return `$(circle-slash) ${vscode.l10n.t('No source above {0}%', Math.round(threshold * 100))}`;
-  const top = s.cards[0];
+type LensCard = { authors: string[]; title: string; year: number | null; page: number; pageLabel: string | null; similarity: number };
+
+/** The "no strong source" wording for the band the setting asks for. */
+function noneText(minBand: Band, threshold: number, hasCards: boolean): string {
+  if (!hasCards && threshold > 0) return vscode.l10n.t('no source above {0}%', Math.round(threshold * 100));
+  switch (minBand) {
+    case 'strong':
+      return vscode.l10n.t('no strong source');
+    case 'related':
+      return vscode.l10n.t('no strong or related source');
+    case 'weak':
+      return vscode.l10n.t('no source');
+  }
+}
+
+export function lensText(s: { status: string; cards: LensCard[] }, threshold: number, minBand: Band): { title: string; tooltip: string } {
+  const open = vscode.l10n.t('Show the sources of this passage');
+  if (s.status === 'outdated') return { title: `$(history) ${vscode.l10n.t('Outdated: run Find Similar Sources again')}`, tooltip: open };
+  const summary = lensSummary(s.cards, minBand);
+  if (summary.kind === 'below') {
+    // Dimmer: a hollow glyph and lower case, so a segment with something to read stands out.
+    const best = s.cards[0];
+    const tooltip = best ? `${vscode.l10n.t('Best source here:')} ${strengthText(best.similarity)}\n\n${open}` : open;
+    return { title: `$(circle-outline) ${noneText(minBand, threshold, s.cards.length > 0)}`, tooltip };
+  }
+  const top = summary.top;
   // Untrusted text, bounded: a lens stays one short line whatever the PDF's metadata holds.
   const author = lineText(shortAuthors(top.authors) || top.title.split(/\s+/).slice(0, 4).join(' '), 40);
   const who = [author, top.year].filter(Boolean).join(' ');
-  const count = s.cards.length === 1 ? vscode.l10n.t('1 source') : vscode.l10n.t('{0} sources', s.cards.length);
-  return `$(book) ${count} · ${who}, p. ${lineText(top.pageLabel ?? String(top.page), 12)} · ${Math.round(top.similarity * 100)}%`;
+  return {
+    title: `$(book) ${bandCount(summary.band, summary.count)} · ${who}, p. ${lineText(top.pageLabel ?? String(top.page), 12)}`,
+    tooltip: `${strengthText(top.similarity)}\n\n${open}`,
+  };
 }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
 import { markdownText } from '../shared/untrusted';
 import type { ResultStore } from './results';
+import { bandWord, strengthText } from './strength';
 
 const TRUSTED = ['similarSources.openPdf', 'similarSources.insertCitation'];
 
@@ -26,7 +27,11 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
     for (const c of seg.cards.slice(0, 3)) {
       const page = c.pageLabel ?? String(c.page);
       const who = [shortAuthors(c.authors), c.year].filter(Boolean).join(' ');
-      md.appendMarkdown(`$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · ${Math.round(c.similarity * 100)}%\n\n`);
+      md.appendMarkdown(`$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · **${markdownText(bandWord(c.band), 40)}** ${Math.round(c.similarity * 100)}%\n\n`);
+      const marks = [strengthText(c.similarity)];
+      if (c.alreadyCited) marks.push(vscode.l10n.t('Already cited in this passage.'));
+      if (c.citedIn?.length) marks.push(citedInText(c.citedIn));
+      md.appendMarkdown(`_${markdownText(marks.join(' '), 400)}_\n\n`);
       md.appendMarkdown(`> ${markdownText(excerpt(c.preview, 240), 260)}\n\n`);
       const open = commandLink('similarSources.openPdf', { path: c.path, page: c.page, highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' ') });
       const insert = commandLink('similarSources.insertCitation', { uri: document.uri.toString(), segmentId: seg.id, sourceId: c.sourceId, page: c.page });
@@ -34,6 +39,12 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
     }
     return new vscode.Hover(md, new vscode.Range(seg.start, 0, seg.end, Number.MAX_SAFE_INTEGER));
   }
+}
+
+/** "Cited in § 2 and § 3." ("" names the text before the first heading). */
+export function citedInText(where: string[]): string {
+  const names = where.map((w) => w || vscode.l10n.t('the opening'));
+  return vscode.l10n.t('Cited in {0}.', names.join(', '));
 }
 
 function commandLink(command: string, args: unknown): string {

@@ -123,6 +123,7 @@ export class PanelHost implements vscode.Disposable {
         threshold: doc.threshold,
         notice: doc.notice,
         rerankNote: doc.rerankNote,
+        rerankHint: doc.rerankHint,
       };
     } else if (this.state.kind === 'analysing' || this.state.kind === 'results') {
       this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };

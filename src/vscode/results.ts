@@ -4,6 +4,8 @@
  * until the next analysis. Views (CodeLens, hover, panel) read from here.
  */
 import * as vscode from 'vscode';
+import { citationSpans } from '../shared/citation';
+import { citedElsewhere, draftCitations, sectionName } from '../shared/citedIn';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 
@@ -25,14 +27,32 @@ export interface DocumentResults {
   threshold: number;
   notice?: string;
   rerankNote?: string;
+  rerankHint?: string;
   segments: TrackedSegment[];
 }
 
-/** An inserted Pandoc citation or a citation link, alone. */
-const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\))\s*$/;
+/** An inserted Pandoc citation or a citation link, alone, or a key joined to a citation ("; @b, p. 3"). */
+const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\)|;\s*-?@[^\]\n;]*)\s*$/;
+
+/**
+ * An edit that only adds or removes a citation (an insertion, or its undo), or
+ * changes text inside one (a page adjusted at the snippet's tab stop).
+ * `removed`: the text the edit replaced, when known.
+ */
+function citationOnly(document: vscode.TextDocument, c: vscode.TextDocumentContentChangeEvent, removed: string | undefined): boolean {
+  const added = c.text === '' || CITATION_ONLY.test(c.text);
+  const gone = c.rangeLength === 0 || (removed !== undefined && CITATION_ONLY.test(removed));
+  if (added && gone && (c.text !== '' || c.rangeLength > 0)) return true;
+  if (c.range.start.line !== c.range.end.line || c.text.includes('\n') || c.range.start.line >= document.lineCount) return false;
+  const start = c.range.start.character;
+  const end = start + c.text.length;
+  return citationSpans(document.lineAt(c.range.start.line).text).some((s) => s.start < start && end < s.end);
+}
 
 export class ResultStore implements vscode.Disposable {
   private readonly docs = new Map<string, DocumentResults>();
+  /** Each tracked document's text before the next edit: what an edit removed (an undone citation) is read from it. */
+  private readonly texts = new Map<string, string>();
   private readonly emitter = new vscode.EventEmitter<string>();
   /** Fires with the document URI whose results changed. */
   readonly onDidChange = this.emitter.event;
@@ -48,6 +68,12 @@ export class ResultStore implements vscode.Disposable {
 
   set(results: DocumentResults): void {
     this.docs.set(results.uri, results);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === results.uri);
+    if (open) {
+      const text = open.getText();
+      this.texts.set(results.uri, text);
+      markCitations(results, text);
+    } else this.texts.delete(results.uri);
     this.emitter.fire(results.uri);
   }
 
@@ -59,6 +85,7 @@ export class ResultStore implements vscode.Disposable {
   clear(): void {
     const uris = [...this.docs.keys()];
     this.docs.clear();
+    this.texts.clear();
     for (const u of uris) this.emitter.fire(u);
   }
 
@@ -82,6 +109,7 @@ export class ResultStore implements vscode.Disposable {
     if (!doc || e.contentChanges.length === 0) return;
     // Changes are reported against the document before the event; apply bottom-up.
     const changes = [...e.contentChanges].sort((a, b) => b.range.start.line - a.range.start.line);
+    const before = this.texts.get(doc.uri);
     let changed = false;
     for (const c of changes) {
       const first = c.range.start.line;
@@ -98,10 +126,14 @@ export class ResultStore implements vscode.Disposable {
         // The edit touches the segment: its results no longer describe its text,
         // unless all it did was add a citation (ours, from "Insert citation").
         s.end = Math.max(s.start, s.end + delta);
-        if (!(c.range.isEmpty && CITATION_ONLY.test(c.text))) s.status = 'outdated';
+        if (!citationOnly(e.document, c, before?.slice(c.rangeOffset, c.rangeOffset + c.rangeLength))) s.status = 'outdated';
         changed = true;
       }
     }
+    // A citation typed, inserted or deleted anywhere changes the "cited" marks of every segment.
+    const text = e.document.getText();
+    this.texts.set(doc.uri, text);
+    if (markCitations(doc, text)) changed = true;
     if (changed) this.emitter.fire(doc.uri);
   }
 
@@ -109,6 +141,30 @@ export class ResultStore implements vscode.Disposable {
     this.subscription.dispose();
     this.emitter.dispose();
   }
+}
+
+/**
+ * Marks each card from the draft's current text: `alreadyCited` when its
+ * segment cites the source, `citedIn` with the other sections that do ("§ 2";
+ * "" for the text before the first heading). True when a mark changed.
+ */
+export function markCitations(doc: DocumentResults, text: string): boolean {
+  const citations = text.includes('@') ? draftCitations(text) : [];
+  let changed = false;
+  for (const s of doc.segments) {
+    const elsewhere = citedElsewhere(citations, s.start, s.end);
+    const here = new Set(citations.filter((c) => c.line >= s.start && c.line <= s.end).map((c) => c.key));
+    for (const card of s.cards) {
+      if (!card.citekey) continue;
+      const cited = here.has(card.citekey);
+      const where = (elsewhere.get(card.citekey) ?? []).map(sectionName);
+      if (cited !== card.alreadyCited || where.join('\n') !== (card.citedIn ?? []).join('\n')) changed = true;
+      card.alreadyCited = cited;
+      if (where.length) card.citedIn = where;
+      else delete card.citedIn;
+    }
+  }
+  return changed;
 }
 
 export function toSegmentView(s: TrackedSegment): SegmentView {

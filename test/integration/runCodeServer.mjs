@@ -403,8 +403,8 @@ async function uiChecks(manifest) {
       throw new Error(`${err.message}; extension host: ${JSON.stringify(state)}; editor view zones: ${zones}`);
     }
     const texts = await lenses.allInnerTexts();
-    const withSources = texts.filter((t) => /\bsources\b/.test(t));
-    if (withSources.length < 2) throw new Error(`fewer than two CodeLenses list sources ("… N sources · …"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
+    const withSources = texts.filter((t) => /\b\d+ (strong|related|weak) · /.test(t));
+    if (withSources.length < 2) throw new Error(`fewer than two CodeLenses name a source ("2 strong · Whitfield 2019, p. 214"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
     log(`  CodeLenses on screen: ${JSON.stringify(texts.slice(0, 4))}`);
   });
 
@@ -457,6 +457,34 @@ async function uiChecks(manifest) {
     await sleep(300);
     await screenshot('hover.png');
     await dismissOverlays();
+  });
+
+  await check('typing [@ offers citekeys ranked for the paragraph', async () => {
+    if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
+    await dismissOverlays();
+    await runControl('similarSourcesIt.typeCitekey', 'Similar Sources IT: Type A Citation In A New Paragraph');
+    const rows = page.locator('.suggest-widget.visible .monaco-list-row');
+    try {
+      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+    } catch {
+      // The suggest widget opens on the trigger character as a user types it.
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('@');
+      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+    }
+    const first = (await rows.first().innerText()).trim();
+    log(`  first suggestion: ${JSON.stringify(first.split('\n').join(' · '))}; ${await rows.count()} row(s) on screen`);
+    if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
+    // The details (title, authors, best page and passage) beside the list, as a user opens them.
+    const details = page.locator('.suggest-details-container .suggest-details, .suggest-widget .details');
+    if (!(await details.first().isVisible().catch(() => false))) {
+      await page.keyboard.press('Control+Space');
+      await details.first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => log('  (suggestion details not shown)'));
+    }
+    await sleep(500);
+    await screenshot('completion.png');
+    await page.keyboard.press('Escape');
+    await runControl('similarSourcesIt.revertDraft', 'Similar Sources IT: Revert Draft');
   });
 
   await check('Open PDF shows the PDF viewer at page 2', async () => {

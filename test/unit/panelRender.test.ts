@@ -3,8 +3,10 @@ import type { PanelState, SegmentView } from '../../src/shared/protocol';
 import type { Recommendation } from '../../src/shared/results';
 import type { PanelOptions } from '../../src/shared/settings';
 import { PANEL_STRING_KEYS, PDF_STRING_KEYS } from '../../src/shared/strings';
+import { BANDS, describeStrength } from '../../src/shared/bands';
 import {
   escapeHtml,
+  strengthTitle,
   firstWords,
   highlightWords,
   renderPanel,
@@ -18,7 +20,7 @@ const options: PanelOptions = {
   similarityThreshold: 0.42,
   sourceType: 'both',
   collectionFilter: ['Archives'],
-  useReranking: true,
+  useReranking: 'auto',
   useContextualEmbedding: false,
 };
 
@@ -217,6 +219,21 @@ describe('panel render: states', () => {
     assert.doesNotMatch(html, /nothing found/i);
   });
 
+  it('shows the reranking hint quietly in the options, not as a banner', () => {
+    const hint = 'LLM reranking needs an LLM (Ollama)';
+    const html = render(results(segment([card()]), { rerankHint: hint }));
+    assert.equal(text(html, 'rerank-hint'), `Not used now: ${hint}.`);
+    assert.equal(tags(html, 'rerank-note').length, 0);
+    assert.doesNotMatch(html, /banner[^"]*"[^>]*>[^<]*reranking/i);
+    const optionsAt = html.indexOf('data-testid="options"');
+    assert.ok(optionsAt >= 0 && html.indexOf('data-testid="rerank-hint"') > optionsAt, 'inside the options');
+    assert.equal(tags(render(results(segment([card()]))), 'rerank-hint').length, 0);
+    // Only 'auto' is quiet about it; 'off' asked for nothing, and 'on' gets its note as a banner.
+    for (const mode of ['on', 'off'] as const) {
+      assert.equal(tags(renderPanel(results(segment([card()]), { rerankHint: hint }), { ...options, useReranking: mode }, [], {}), 'rerank-hint').length, 0, mode);
+    }
+  });
+
   it('shows notice and rerank banners', () => {
     const html = render(results(segment([card()]), { notice: 'Ollama unreachable: using the embedded model', rerankNote: 'Reranking skipped', fromCache: true }));
     assert.equal(text(html, 'notice'), 'Ollama unreachable: using the embedded model');
@@ -264,6 +281,33 @@ describe('panel render: cards', () => {
     assert.match(html, /Dupont, Marie, Martin, Paul/);
     assert.match(html, />1962</);
     assert.match(html, /les <mark>paysans<\/mark> quittent les <mark>campagnes<\/mark>/);
+  });
+
+  it('says the band in words, with the number and what it estimates on hover', () => {
+    for (const [similarity, band] of [[BANDS.strong + 0.01, 'strong'], [BANDS.related, 'related'], [BANDS.related - 0.01, 'weak']] as const) {
+      const html = render(results(segment([card({ similarity, band })])));
+      assert.equal(text(html, 'card-band'), band);
+      assert.match(tags(html, 'card-band')[0]!, new RegExp(`band-${band}`));
+      const score = /<div class="card-score" title="([^"]*)"/.exec(html)![1];
+      assert.equal(score, escapeHtml(describeStrength(similarity)));
+    }
+    assert.equal(strengthTitle({}, 0.63), describeStrength(0.63));
+  });
+
+  it('localises the band and its description', () => {
+    const html = render(results(segment([card({ similarity: 0.9 })])), { 'band.strong': 'forte', 'band.strong.description': 'Forte : très probablement à citer.' });
+    assert.equal(text(html, 'card-band'), 'forte');
+    assert.match(html, /title="Forte \(90%\) : très probablement à citer\."/);
+  });
+
+  it('marks a source cited elsewhere in the draft with the sections', () => {
+    let html = render(results(segment([card()])));
+    assert.equal(tags(html, 'badge-cited-in').length, 0);
+    html = render(results(segment([card({ citedIn: ['§ 2', '', '§ 3.1'] })])));
+    assert.equal(text(html, 'badge-cited-in'), 'cited in § 2, the opening, § 3.1');
+    assert.match(tags(html, 'badge-cited-in')[0]!, /title="This draft cites this source elsewhere: § 2, the opening, § 3.1"/);
+    html = render(results(segment([card({ citedIn: [HOSTILE] })])));
+    assert.doesNotMatch(html, /<img/);
   });
 
   it('falls back to the PDF page number when there is no printed label', () => {
@@ -330,7 +374,8 @@ describe('panel render: controls', () => {
     assert.equal(attr(tags(html, 'opt-max-results')[0]!, 'max'), '20');
     assert.equal(attr(tags(html, 'opt-threshold')[0]!, 'value'), '0.42');
     assert.equal(text(html, 'opt-threshold-value'), '42%');
-    assert.match(tags(html, 'opt-reranking')[0]!, / checked/);
+    assert.match(tags(html, 'opt-reranking')[0]!, /^<select /);
+    assert.match(html, /<option value="auto" selected>When available<\/option><option value="on">On<\/option><option value="off">Off<\/option>/);
     assert.doesNotMatch(tags(html, 'opt-contextual')[0]!, / checked/);
     assert.match(html, /data-collection="Archives"[^>]* checked/);
     assert.match(html, /data-collection="Économie"(?![^>]* checked)[^>]*>/);

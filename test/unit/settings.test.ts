@@ -52,12 +52,23 @@ describe('settings: one schema (shared/settings.ts)', () => {
     assert.equal(settings.maxResults, 5);
     assert.equal(settings.granularity, 'paragraph');
     assert.deepEqual(settings.libraryFolders, []);
-    assert.equal(settings.useReranking, true);
+    assert.equal(settings.useReranking, 'auto');
     assert.equal(settings.similarityThreshold, 0.4, 'a valid value is kept');
     assert.equal(settings.minWords, 4);
     assert.equal(problems.length, 5);
     assert.ok(problems.some((p) => /similarSources\.maxResults must be from 1 to 20 \(got 50\); using 5/.test(p)), problems.join('\n'));
     assert.ok(problems.some((p) => /granularity must be one of section, paragraph, sentence/.test(p)));
+  });
+
+  it('reads the reranking setting of earlier versions (true/false) as auto/off, without a problem', () => {
+    for (const [raw, mode] of [[true, 'auto'], [false, 'off'], ['on', 'on'], ['off', 'off']] as const) {
+      const { settings, problems } = resolveSettings((k) => (k === 'useReranking' ? raw : undefined));
+      assert.equal(settings.useReranking, mode, String(raw));
+      assert.deepEqual(problems, []);
+    }
+    const { settings, problems } = resolveSettings((k) => (k === 'useReranking' ? 1 : undefined));
+    assert.equal(settings.useReranking, 'auto');
+    assert.match(problems[0], /useReranking must be a string/);
   });
 
   it('gives fresh defaults: changing one result leaves the next alone', () => {

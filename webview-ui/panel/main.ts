@@ -297,6 +297,10 @@ function onChange(event: Event): void {
       break;
     }
     case 'useReranking':
+      if (el instanceof HTMLSelectElement && ['auto', 'on', 'off'].includes(el.value)) {
+        setOption('useReranking', el.value as PanelOptions['useReranking']);
+      }
+      break;
     case 'useContextualEmbedding':
       setOption(option, (el as HTMLInputElement).checked);
       break;

@@ -10,6 +10,7 @@ import type { PanelState, SegmentView } from '../../src/shared/protocol';
 import type { PassageResult, Recommendation } from '../../src/shared/results';
 import type { Granularity, PanelOptions, SourceTypeFilter } from '../../src/shared/settings';
 import type { UiStrings } from '../../src/shared/strings';
+import { bandOf } from '../../src/shared/bands';
 import { foldAccents } from '../../src/shared/fold';
 import { PANEL_STRING_KEYS, translate, type PanelStringKey } from '../../src/shared/strings';
 
@@ -72,6 +73,18 @@ export function firstWords(text: string, count = 12): string {
   return cleaned.split(/\s+/).filter(Boolean).slice(0, count).join(' ');
 }
 
+/** A card's strength for its hover: "Strong (63%): very likely a source to cite here (…)". */
+export function strengthTitle(strings: UiStrings, similarity: number): string {
+  const v = Number.isFinite(similarity) ? Math.min(1, Math.max(0, similarity)) : 0;
+  const text = t(strings, `band.${bandOf(v)}.description`);
+  const colon = text.indexOf(':');
+  const percent = formatPercent(v);
+  if (colon < 0) return `${text} (${percent})`;
+  // "Strong (63%): …", and French "Forte (63 %) : …" keeps its space before the colon.
+  const head = text.slice(0, colon).trimEnd();
+  return `${head} (${percent})${text.slice(head.length)}`;
+}
+
 export function formatPercent(value: number): string {
   const v = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
   return `${Math.round(v * 100)}%`;
@@ -113,11 +126,14 @@ function runButton(strings: UiStrings, command: string, key: PanelStringKey, kin
 // ---------------------------------------------------------------------------
 // Options
 
-function renderOptions(options: PanelOptions, collections: string[], strings: UiStrings, find: 'enabled' | 'disabled' | 'hidden'): string {
+function renderOptions(options: PanelOptions, collections: string[], strings: UiStrings, find: 'enabled' | 'disabled' | 'hidden', rerankHint?: string): string {
   const opt = (value: string, label: string, selected: boolean) =>
     `<option value="${escapeHtml(value)}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
   const granularities: Granularity[] = ['section', 'paragraph', 'sentence'];
   const sourceTypes: SourceTypeFilter[] = ['secondary', 'primary', 'both'];
+  const rerankModes = ['auto', 'on', 'off'] as const;
+  // A boolean from an earlier version of the setting: true was 'auto', false 'off'.
+  const rerank = typeof options.useReranking === 'boolean' ? (options.useReranking ? 'auto' : 'off') : options.useReranking;
   const threshold = Number.isFinite(options.similarityThreshold) ? Math.min(1, Math.max(0, options.similarityThreshold)) : 0;
   const maxResults = Number.isFinite(options.maxResults) ? Math.min(20, Math.max(1, Math.round(options.maxResults))) : 5;
   const checked = new Set(options.collectionFilter ?? []);
@@ -175,8 +191,14 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Ui
     ${collectionsHtml}
   </fieldset>
   <div class="field field-wide checks">
-    <div class="check"><input type="checkbox" id="opt-reranking" class="checkbox" data-testid="opt-reranking"${data('option', 'useReranking')}${data('focus-key', 'opt:useReranking')}${options.useReranking ? ' checked' : ''}><label for="opt-reranking">${escapeHtml(t(strings, 'options.reranking'))}</label></div>
     <div class="check"><input type="checkbox" id="opt-contextual" class="checkbox" data-testid="opt-contextual"${data('option', 'useContextualEmbedding')}${data('focus-key', 'opt:useContextualEmbedding')}${options.useContextualEmbedding ? ' checked' : ''}><label for="opt-contextual">${escapeHtml(t(strings, 'options.contextual'))}</label></div>
+  </div>
+  <div class="field field-wide">
+    <label for="opt-reranking">${escapeHtml(t(strings, 'options.reranking'))}</label>
+    <select id="opt-reranking" data-testid="opt-reranking"${data('option', 'useReranking')}${data('focus-key', 'opt:useReranking')}${rerankHint ? ' aria-describedby="opt-reranking-hint"' : ''}>${rerankModes
+      .map((m) => opt(m, t(strings, `options.reranking.${m}` as PanelStringKey), rerank === m))
+      .join('')}</select>
+    ${rerankHint ? `<p class="hint" id="opt-reranking-hint" data-testid="rerank-hint">${escapeHtml(t(strings, 'options.rerankHint', { hint: rerankHint }))}</p>` : ''}
   </div>
 </div>
 </details>`;
@@ -189,6 +211,10 @@ function renderBadges(card: Recommendation, strings: UiStrings): string {
   const badges: string[] = [];
   if (card.reranked) badges.push(`<span class="badge badge-reranked" data-testid="badge-reranked" title="${escapeHtml(t(strings, 'card.rerankedTitle'))}">${escapeHtml(t(strings, 'card.reranked'))}</span>`);
   if (card.alreadyCited) badges.push(`<span class="badge badge-cited" data-testid="badge-cited" title="${escapeHtml(t(strings, 'card.citedTitle'))}">${escapeHtml(t(strings, 'card.cited'))}</span>`);
+  if (card.citedIn && card.citedIn.length) {
+    const sections = card.citedIn.map((s) => s || t(strings, 'card.citedInOpening')).join(', ');
+    badges.push(`<span class="badge badge-cited" data-testid="badge-cited-in" title="${escapeHtml(t(strings, 'card.citedInTitle', { sections }))}">${escapeHtml(t(strings, 'card.citedIn', { sections }))}</span>`);
+  }
   if (card.sourceType === 'primary') badges.push(`<span class="badge badge-primary" data-testid="badge-primary" title="${escapeHtml(t(strings, 'card.primaryTitle'))}">${escapeHtml(t(strings, 'card.primary'))}</span>`);
   return badges.length ? `<div class="badges">${badges.join('')}</div>` : '';
 }
@@ -225,6 +251,7 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   const pageTitle = card.pageLabel && card.pageLabel.trim() && card.pageLabel.trim() !== String(card.page) ? ` title="${escapeHtml(t(strings, 'card.pdfPage', { page: card.page }))}"` : '';
   const percent = formatPercent(card.similarity);
   const sim = Number.isFinite(card.similarity) ? Math.min(1, Math.max(0, card.similarity)) : 0;
+  const band = bandOf(sim);
   const common = `${data('segment-id', segmentId)}${data('source-id', card.sourceId)}${data('page', card.page)}`;
   const duplicates = card.duplicates && card.duplicates.length
     ? `<p class="duplicates">${escapeHtml(t(strings, 'card.duplicates', { files: card.duplicates.join(', ') }))}</p>`
@@ -233,7 +260,8 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   return `<article class="card${card.alreadyCited ? ' is-cited' : ''}" data-testid="card" aria-labelledby="${titleId}"${data('source-id', card.sourceId)}>
 <header class="card-head">
   <h3 class="card-title" id="${titleId}" data-testid="card-title">${escapeHtml(title)}</h3>
-  <div class="card-score" title="${escapeHtml(t(strings, 'card.similarityHint'))}">
+  <div class="card-score" title="${escapeHtml(strengthTitle(strings, card.similarity))}">
+    <span class="card-band band-${band}" data-testid="card-band">${escapeHtml(t(strings, `band.${band}`))}</span>
     <span class="card-similarity" data-testid="card-similarity" aria-label="${escapeHtml(t(strings, 'card.similarityValue', { percent }))}">${escapeHtml(percent)}</span>
     <meter class="sim-meter" min="0" max="1" value="${sim}" aria-hidden="true"></meter>
   </div>
@@ -382,7 +410,7 @@ export function renderPanel(state: PanelState, options: PanelOptions, collection
   const find = kind === 'results' || kind === 'no-document' ? 'enabled' : busy ? 'disabled' : 'hidden';
   const body = kind === 'results' ? renderResults(state, s) : renderStateBody(state, s);
   const controls = `<section class="controls" aria-label="${escapeHtml(t(s, 'options.title'))}">
-${renderOptions(options, collections, s, find)}
+${renderOptions(options, collections, s, find, kind === 'results' && options.useReranking === 'auto' ? state.rerankHint : undefined)}
 </section>`;
   const stateRegion = `<div class="state state-${escapeHtml(kind)}" data-testid="state-${escapeHtml(kind)}" aria-live="polite"${busy ? ' aria-busy="true"' : ''}>
 ${body}

@@ -7,7 +7,7 @@
  */
 import { EngineError } from '../../shared/errors';
 import type { Recommendation, SegmentStatus } from '../../shared/results';
-import { formatCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
+import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
 import type { LibraryIndex, SearchHit } from '../index/libraryIndex';
 import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
@@ -298,6 +298,7 @@ async function recommend(
         sourceType: r.sourceType,
         page: best.page,
         pageLabel: best.pageLabel ?? null,
+        ...(best.endPage > best.page ? { endPage: best.endPage } : {}),
         similarity: best.similarity,
         band: bandOf(best.similarity),
         reranked: false,
@@ -305,7 +306,7 @@ async function recommend(
         preview: prev,
         highlights: highlightWords(prev, terms, idf),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
+        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, ...(p.endPage > p.page ? { endPage: p.endPage } : {}), heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
         duplicates: [...dups],
         ...(best.ocr ? { ocr: true as const } : {}),
       };
@@ -356,7 +357,7 @@ function withCitations(recs: Recommendation[], s: Segment, template: string): Re
     ...r,
     band: bandOf(r.similarity),
     alreadyCited: !!r.citekey && cited.has(r.citekey),
-    citation: formatCitation({ citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path }, r.page, r.pageLabel ?? undefined, template),
+    citation: formatPassageCitation({ citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path }, { page: r.page, pageLabel: r.pageLabel ?? undefined, endPage: r.endPage }, template),
   }));
 }
 

@@ -41,9 +41,10 @@ interface CacheFile {
   layout?: CachedLayout;
 }
 
-// The file's layout (2: excerpts only, no whole passage texts), and the similarity
-// curve: cached cards hold similarities, so a new curve is a new cache.
-const FORMAT = 2;
+// The file's layout (2: excerpts only, no whole passage texts; 3: cards and passages
+// carry their end page), and the similarity curve: cached cards hold similarities,
+// so a new curve is a new cache.
+const FORMAT = 3;
 const VERSION = FORMAT * 100 + SIMILARITY_VERSION;
 export const DEFAULT_CACHE_TTL_MS = SETTINGS.cacheLifetimeHours.default * 3600 * 1000;
 

@@ -56,6 +56,9 @@ async function openDraft(): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
 }
 
+/** The draft's text before similarSourcesIt.typeCitekey typed into it. */
+let draftBefore: string | undefined;
+
 export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     controlCommand('similarSourcesIt.openDraft', async () => {
@@ -112,6 +115,29 @@ export function activate(context: vscode.ExtensionContext): void {
       editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
       await vscode.commands.executeCommand('editor.action.showHover');
       return { lensTitles: lenses.map((l) => l.command?.title ?? '') };
+    }),
+    controlCommand('similarSourcesIt.typeCitekey', async () => {
+      // A new paragraph under the Feeding one, about its subject, with "[@" just typed: the suggestions open.
+      const editor = await openDraft();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
+      draftBefore = editor.document.getText();
+      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
+      const at = new vscode.Position(line + 2, typed.length);
+      editor.selection = new vscode.Selection(at, at);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+      await vscode.commands.executeCommand('editor.action.triggerSuggest');
+      return { line: line + 2 };
+    }),
+    controlCommand('similarSourcesIt.revertDraft', async () => {
+      // The draft as it was before typeCitekey, saved (auto-save may have written the typing to disk).
+      const editor = await openDraft();
+      if (draftBefore !== undefined && editor.document.getText() !== draftBefore) {
+        const all = new vscode.Range(0, 0, editor.document.lineCount, 0);
+        await editor.edit((b) => b.replace(all, draftBefore!));
+      }
+      await editor.document.save();
+      return { restored: editor.document.getText() === draftBefore, dirty: editor.document.isDirty };
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);

@@ -1,0 +1,53 @@
+/**
+ * The pure parts of citekey completion: whether the cursor is on a citekey
+ * being typed inside a Pandoc citation (`[@whi|`, `[see @a; @|`), and the
+ * paragraph being written around it, as a query (citations taken out).
+ */
+
+const KEY_CHAR = /[\p{L}\p{N}_:.#$%&+?<>~/-]/u;
+
+export interface CitekeyAtCursor {
+  /** What has been typed of the key (after `@`). */
+  prefix: string;
+  /** Column after `@`, and one past the last key character (the cursor, or further when the cursor is inside a key). */
+  start: number;
+  end: number;
+}
+
+/**
+ * The key being typed at `col`: after an `@` that opens a key (at the start of
+ * the brackets, after `;`, or after a space inside them), inside `[` … with no
+ * `]` between. Undefined elsewhere (an e-mail address, a link's text).
+ */
+export function citekeyAt(line: string, col: number): CitekeyAtCursor | undefined {
+  const before = line.slice(0, col);
+  const open = before.lastIndexOf('[');
+  if (open < 0 || before.indexOf(']', open) >= 0) return undefined;
+  const m = /(?:^|[\s;\[])-?@([\p{L}\p{N}_:.#$%&+?<>~/-]*)$/u.exec(before.slice(open));
+  if (!m) return undefined;
+  let end = col;
+  while (end < line.length && KEY_CHAR.test(line[end]) && line[end] !== ']') end++;
+  return { prefix: m[1], start: col - m[1].length, end };
+}
+
+/**
+ * The paragraph around `line` (the lines between blank lines), as plain text
+ * for a search: Pandoc citations, bare `@keys`, heading marks and emphasis
+ * taken out, so the query is what the author wrote.
+ */
+export function paragraphAround(lines: readonly string[], line: number): string {
+  if (line < 0 || line >= lines.length) return '';
+  let a = line;
+  let b = line;
+  while (a > 0 && lines[a - 1].trim() !== '') a--;
+  while (b < lines.length - 1 && lines[b + 1].trim() !== '') b++;
+  return lines
+    .slice(a, b + 1)
+    .join(' ')
+    .replace(/\[[^\[\]]*@[^\[\]]*\]?/g, ' ')
+    .replace(/(?:^|\s)-?@[\p{L}\p{N}_][^\s\]]*/gu, ' ')
+    .replace(/^\s*#{1,6}\s+/, '')
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

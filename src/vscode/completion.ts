@@ -1,0 +1,129 @@
+/**
+ * Citekey completion in Markdown: typing `[@` (or `@` inside a citation's
+ * brackets) offers the library's citekeys, those most relevant to the
+ * paragraph being written first (the engine's search on it), each with its
+ * author, year, title, best page and best passage; then the other keys of the
+ * index and of the Better BibTeX export, alphabetical. Before the library is
+ * indexed, the export's keys alone, alphabetical.
+ */
+import { promises as fs } from 'node:fs';
+import * as vscode from 'vscode';
+import { shortAuthors } from '../shared/citation';
+import { citekeyAt, paragraphAround } from '../shared/citekeyCompletion';
+import { readSettings } from './config';
+import { loadEngine, type Engine } from './engine';
+import { markdownText } from '../shared/untrusted';
+import type { Services } from './services';
+
+type CitekeyEntry = Awaited<ReturnType<Engine['readBibliography']>>['entries'][number];
+type CitekeyHit = Awaited<ReturnType<Engine['rankCitekeys']>>[number];
+type Provider = Awaited<ReturnType<Engine['createProvider']>>['provider'];
+
+/** Keys ranked by relevance; the rest follow alphabetically. */
+const RANKED = 20;
+
+export class CitekeyCompletionProvider implements vscode.CompletionItemProvider, vscode.Disposable {
+  private readonly providers = new Map<string, Promise<Provider>>();
+  private bibliography?: { file: string; mtimeMs: number; entries: CitekeyEntry[] };
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly s: Pick<Services, 'library' | 'trust' | 'log'>) {
+    // A changed provider or model setting means another embedding provider.
+    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('similarSources')) this.providers.clear();
+    });
+  }
+
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.CompletionList | undefined> {
+    const at = citekeyAt(document.lineAt(position.line).text, position.character);
+    if (!at || !this.s.trust.trusted) return undefined;
+    const folder = this.s.library.workspaceFolder(document.uri);
+    if (!folder) return undefined;
+    const ac = new AbortController();
+    const cancel = token.onCancellationRequested(() => ac.abort());
+    try {
+      const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
+      const paragraph = paragraphAround(lines, position.line);
+      const [ranked, indexed] = await this.fromIndex(folder, paragraph, ac.signal);
+      const listed = await this.fromBibliography(folder);
+      if (token.isCancellationRequested) return undefined;
+      const range = new vscode.Range(position.line, at.start, position.line, at.end);
+      const items: vscode.CompletionItem[] = [];
+      const seen = new Set<string>();
+      const add = (e: CitekeyEntry | CitekeyHit) => {
+        if (seen.has(e.citekey)) return;
+        seen.add(e.citekey);
+        items.push(completionItem(e, items.length, range));
+      };
+      ranked.forEach(add);
+      indexed.forEach(add);
+      listed.forEach(add);
+      if (items[0] && ranked.length) items[0].preselect = true;
+      return new vscode.CompletionList(items, false);
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  /** Keys ranked for the paragraph, and every key of the index; empty when there is no usable index. */
+  private async fromIndex(folder: vscode.WorkspaceFolder, paragraph: string, signal: AbortSignal): Promise<[CitekeyHit[], CitekeyEntry[]]> {
+    try {
+      const key = folder.uri.toString();
+      let provider = this.providers.get(key);
+      if (!provider) {
+        provider = this.s.library.provider(folder);
+        this.providers.set(key, provider);
+      }
+      const index = await this.s.library.open(folder, await provider);
+      const engine = loadEngine();
+      const ranked = paragraph ? await engine.rankCitekeys(index, paragraph, RANKED, { signal }) : [];
+      return [ranked, engine.indexCitekeys(index)];
+    } catch (err) {
+      // Not indexed yet (or not for this model): the bibliography's keys, alphabetical.
+      this.s.log.debug(`citekey completion without the index: ${(err as Error).message}`);
+      return [[], []];
+    }
+  }
+
+  /** The Better BibTeX export's keys, alphabetical, read again when the file changes. */
+  private async fromBibliography(folder: vscode.WorkspaceFolder): Promise<CitekeyEntry[]> {
+    const file = this.s.library.library(folder).bibliography;
+    if (!file) return [];
+    try {
+      const { mtimeMs } = await fs.stat(file);
+      if (this.bibliography?.file !== file || this.bibliography.mtimeMs !== mtimeMs) {
+        const { entries, warnings } = await loadEngine().readBibliography(file);
+        for (const w of warnings.slice(0, 5)) this.s.log.warn(`bibliography: ${w}`);
+        this.bibliography = { file, mtimeMs, entries };
+      }
+      return this.bibliography.entries;
+    } catch (err) {
+      this.s.log.warn(`citekey completion: ${(err as Error).message}`);
+      return [];
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+}
+
+function completionItem(e: CitekeyEntry | CitekeyHit, rank: number, range: vscode.Range): vscode.CompletionItem {
+  const who = [shortAuthors(e.authors), e.year].filter(Boolean).join(' ');
+  const hit = 'passage' in e ? e : undefined;
+  const page = hit ? `p. ${hit.pageLabel ?? hit.page}` : '';
+  const item = new vscode.CompletionItem({ label: e.citekey, description: [who, page].filter(Boolean).join(', ') }, vscode.CompletionItemKind.Reference);
+  item.detail = e.title || undefined;
+  item.insertText = e.citekey;
+  item.range = range;
+  // Relevance order: VS Code sorts by sortText until the user types a prefix to match.
+  item.sortText = String(rank).padStart(5, '0');
+  item.filterText = e.citekey;
+  const md = new vscode.MarkdownString();
+  // The title is the item's detail, shown above this.
+  const meta = [e.authors.join('; '), e.year ? String(e.year) : '', page].filter(Boolean).join(' · ');
+  if (meta) md.appendMarkdown(`${markdownText(meta, 400)}\n\n`);
+  if (hit?.passage) md.appendMarkdown(`> ${markdownText(hit.passage, 600)}\n\n_${markdownText(vscode.l10n.t('The best passage of this source for the paragraph being written.'), 200)}_`);
+  item.documentation = md;
+  return item;
+}
