@@ -86,6 +86,8 @@ export const PANEL_STRING_KEYS = {
   'card.morePassages': '{count} more passages',
   'card.morePassagesOne': '1 more passage',
   'card.duplicates': 'Also in: {files}',
+  'card.ocr': 'text from OCR',
+  'card.ocrTitle': 'This passage was read from a scanned page by OCR: check the quotation against the page (Open PDF).',
   'options.title': 'Options',
   'options.granularity': 'Granularity',
   'options.granularity.section': 'Section',

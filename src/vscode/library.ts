@@ -103,6 +103,11 @@ export class LibraryService implements vscode.Disposable {
           signal: ac.signal,
           onWarning: (w) => this.log.warn(w),
           onProgress: (p) => {
+            if (p.phase === 'ocr') {
+              // Scanned pages come after the born-digital files, which are searchable already.
+              progress?.report({ message: vscode.l10n.t('OCR: page {0} of {1}, {2}', p.done, p.total, p.file ? path.basename(p.file) : '') });
+              return;
+            }
             if (p.phase !== 'read') return;
             this.setHealth({ state: 'indexing', dir, done: p.done, total: p.total });
             progress?.report({
@@ -113,6 +118,7 @@ export class LibraryService implements vscode.Disposable {
           },
         });
         for (const sk of report.skipped) this.log.warn(`skipped ${sk.path}: ${sk.reason}`);
+        if (report.damaged.length) this.tellDamaged(report.damaged);
         this.log.info(`index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`);
         this.loaded = undefined;
         return report;
@@ -133,6 +139,17 @@ export class LibraryService implements vscode.Disposable {
       void this.refresh(folder).catch((e: Error) => this.log.warn(e.message));
     });
     return this.running;
+  }
+
+  /** Files indexed with what could be read: in the log, and a notification that names them. */
+  private tellDamaged(damaged: Array<{ path: string; problem: string }>): void {
+    for (const d of damaged) this.log.warn(`damaged: ${d.path}: ${d.problem}`);
+    const names = damaged.slice(0, 3).map((d) => `${path.basename(d.path)} (${d.problem})`).join('; ');
+    const more = damaged.length > 3 ? ` ${vscode.l10n.t('and {0} more', damaged.length - 3)}` : '';
+    const showLog = vscode.l10n.t('Show log');
+    void vscode.window.showWarningMessage(vscode.l10n.t('Some PDFs are damaged and were indexed with what could be read: {0}', names + more), showLog).then((a) => {
+      if (a === showLog) this.log.show();
+    });
   }
 
   /** The index loaded for searching, reused while the index and provider stay the same. */

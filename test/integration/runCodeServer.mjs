@@ -541,11 +541,12 @@ async function uiChecks(manifest) {
   await check('hostile text from a PDF: nothing executes, loads or links, in the panel, the hover or the CodeLens, and it reads as written', async () => {
     await dismissOverlays();
     const { lensTitles } = await runControl('similarSourcesIt.analyseHostile', 'Similar Sources IT: Analyse The Hostile Draft', T.analysis);
-    const lens = lensTitles.find((t) => /source/.test(t)) ?? '';
+    const lens = lensTitles.find((t) => /\b(strong|related|weak|source)\b/.test(t)) ?? '';
     if (!lens) throw new Error(`no CodeLens on the hostile paragraph: ${JSON.stringify(lensTitles)}`);
     if (/[\u202A-\u202E\u2066-\u2069\u200B]/.test(lens)) throw new Error(`the CodeLens keeps invisible bidi or zero-width characters: ${JSON.stringify(lens)}`);
     if (lens.length > 120) throw new Error(`the CodeLens is ${lens.length} characters long`);
-    if (/[<>]|iframe|src=/.test(lens)) throw new Error(`the CodeLens shows markup as an author: ${lens}`);
+    // The author field holds an <iframe …>: no surname is made of it (the title's own words stand in, as written).
+    if (/iframe/.test(lens)) throw new Error(`the CodeLens shows markup as an author: ${lens}`);
     // The panel's DOM: the hostile card is there, its text escaped, nothing loaded or linked.
     const [frame] = await waitUntil(async () => {
       const f = await framesWith('[data-testid="card-title"]:has-text("Evil title")');

@@ -9,6 +9,7 @@ import {
   strengthTitle,
   firstWords,
   highlightWords,
+  renderCard,
   renderPanel,
 } from '../../webview-ui/panel/render';
 
@@ -423,5 +424,13 @@ describe('panel render: strings', () => {
     assert.match(html, /#action\.find#/);
     assert.match(html, /#card\.reranked#/);
     assert.doesNotMatch(html, /Find Similar Sources/);
+  });
+});
+
+describe('panel: text from OCR', () => {
+  it('marks a card whose passage was read by OCR, and no other', () => {
+    const ocr = renderCard(card({ ocr: true }), 0, 'seg-a', {});
+    assert.match(ocr, /data-testid="badge-ocr"[^>]*>text from OCR</);
+    assert.doesNotMatch(renderCard(card(), 0, 'seg-a', {}), /badge-ocr/);
   });
 });

@@ -64,7 +64,10 @@ export async function openDraftEditor(): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
 }
 
-/** Plain text of everything a hover provider returned. */
+/**
+ * Text of everything a hover provider returned, as the reader sees it: numeric
+ * character references (how untrusted text is written, shared/untrusted.ts) decoded.
+ */
 export function hoverText(hovers: vscode.Hover[]): string {
   const parts: string[] = [];
   for (const h of hovers) {
@@ -74,7 +77,7 @@ export function hoverText(hovers: vscode.Hover[]): string {
       else if (c && typeof (c as { value?: unknown }).value === 'string') parts.push((c as { value: string }).value);
     }
   }
-  return parts.join('\n');
+  return parts.join('\n').replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
 }
 
 /** The decoded arguments of every `command:<id>?<json>` link in a Markdown text, in order. */
