@@ -13,6 +13,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { rng } from './bench/corpus';
 import { AttrType, DataType, onnxModelType } from './test-model/onnxProto';
 
 export const DEFAULT_TOKENIZER_DIR = resolve(__dirname, '../test/fixtures/bert-base-uncased-tokenizer');
@@ -33,17 +34,6 @@ export interface TestModelOptions {
   tokenizerDir?: string;
 }
 
-/** mulberry32: small, seeded, good enough for random weights. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Tensor = { name: string; dims: number[]; data_type: number; raw_data: Uint8Array };
 type Node = { op_type: string; input: string[]; output: string[]; name: string; attribute?: object[] };

@@ -16,7 +16,7 @@ import { createProvider as createConfiguredProvider, type CreateProviderOptions,
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { indexHealth as workspaceHealth } from '../core/index/health';
 import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
-import { indexDir, readManifest } from '../core/index/manifest';
+import { indexDir, readManifest, sourceFields } from '../core/index/manifest';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 
@@ -118,13 +118,8 @@ export async function search(index: SearchIndex, text: string, opts: { k: number
 }
 
 function toPassageHit(h: SearchHit): PassageHit {
-  const s = h.sourceRecord;
   return {
-    path: s.path,
-    title: s.title,
-    authors: s.authors,
-    year: s.year ?? null,
-    citekey: s.citekey ?? null,
+    ...sourceFields(h.sourceRecord),
     page: h.page,
     pageLabel: h.pageLabel ?? null,
     heading: h.heading ?? null,

@@ -9,6 +9,7 @@ import { EngineError } from '../../shared/errors';
 import type { Recommendation, SegmentStatus } from '../../shared/results';
 import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
 import type { LibraryIndex, SearchHit } from '../index/libraryIndex';
+import { sourceFields } from '../index/manifest';
 import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
@@ -290,11 +291,7 @@ async function recommend(
       const prev = preview(best.text, terms, idf);
       return {
         sourceId: r.id,
-        path: r.path,
-        title: r.title,
-        authors: r.authors,
-        year: r.year ?? null,
-        citekey: r.citekey ?? null,
+        ...sourceFields(r),
         sourceType: r.sourceType,
         page: best.page,
         pageLabel: best.pageLabel ?? null,

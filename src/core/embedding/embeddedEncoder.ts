@@ -5,6 +5,7 @@
  * incremental index never has to re-embed old passages.
  */
 import { detectLanguage, stem, stopwords, words } from '../text/tokenize';
+import { l2normalize } from './provider';
 
 /** Bump whenever the features, weights or hashing change: stored vectors key on it. */
 export const EMBEDDED_MODEL = 'hashgram-v2';
@@ -126,7 +127,7 @@ export function encode(text: string, kind: 'query' | 'passage' = 'passage', opti
       else v[~b & mask] -= w * (1 / signed.length);
     }
   }
-  return normalize(v);
+  return l2normalize(v);
 }
 
 // Per-word cache of signed n-gram buckets (~b encodes a negative sign); words repeat a lot.
@@ -165,12 +166,3 @@ function charGramBuckets(word: string, cfg: EncoderConfig): Int32Array {
   return out;
 }
 
-function normalize(v: Float32Array): Float32Array {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
-  if (s > 0) {
-    const inv = 1 / Math.sqrt(s);
-    for (let i = 0; i < v.length; i++) v[i] *= inv;
-  }
-  return v;
-}
