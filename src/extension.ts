@@ -12,6 +12,7 @@ import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
 import { LibraryService } from './vscode/library';
+import { LocalModelCommands } from './vscode/localModel';
 import { PanelHost } from './vscode/panel';
 import { PdfViewer } from './vscode/pdfViewer';
 import { ResultStore } from './vscode/results';
@@ -27,11 +28,12 @@ export function activate(context: vscode.ExtensionContext) {
   const started = Date.now();
   const log = vscode.window.createOutputChannel('Similar Sources', { log: true });
   const results = new ResultStore();
-  const library = new LibraryService(log);
+  const library = new LibraryService(log, vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, context.secrets);
+  const localModel = new LocalModelCommands(library, log, context.globalState, context.secrets);
   const trust = new Trust();
   const panel = new PanelHost({ extensionUri: context.extensionUri, memento: context.workspaceState, log, results, library, trust });
   const pdf = new PdfViewer({ extensionUri: context.extensionUri, log, allowedRoots: () => allowedRoots(library) });
-  const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf });
+  const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf, localModel });
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citekeys = new CitekeyCompletionProvider(s);
@@ -123,6 +125,14 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('similarSources.copyCitation', trust.guard((a: unknown) => copyCitation(s, a))),
     vscode.commands.registerCommand('similarSources.openPdf', trust.guard((a: unknown) => s.pdf.open(a))),
     vscode.commands.registerCommand('similarSources.showLog', () => log.show()),
+    vscode.commands.registerCommand(
+      'similarSources.downloadLocalModel',
+      trust.guard(async () => {
+        const f = folderOrWarn();
+        return f ? localModel.download(f) : false;
+      }),
+    ),
+    vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
   );
 

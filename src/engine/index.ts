@@ -45,6 +45,7 @@ export { indexDir };
 export { PROVIDER_NAMES, type ProviderConfig, type ProviderName } from '../core/embedding/providerFactory';
 export { downloadModel } from '../core/embedding/local/download';
 export { DEFAULT_LOCAL_MODEL, type LocalModelOverrides } from '../core/embedding/local/models';
+import type { LocalModelOverrides } from '../core/embedding/local/models';
 export { defaultModelCacheDir, modelStatus, removeModel } from '../core/embedding/local/modelStore';
 
 /**
@@ -56,9 +57,45 @@ export function createProvider(config: ProviderConfig, opts: CreateProviderOptio
   return createConfiguredProvider(config, opts);
 }
 
-/** The provider configuration the extension's settings give (an empty host or model means the default). */
-export function providerConfigOf(s: Pick<Settings, 'provider' | 'ollamaHost' | 'ollamaModel'>): ProviderConfig {
-  return { provider: s.provider, ollamaHost: s.ollamaHost || undefined, ollamaModel: s.ollamaModel || undefined };
+/** What the host adds to the settings: where models are kept, where the workers lie, the secret key. */
+export interface ProviderContext {
+  /** Downloaded models (the extension's global storage; never the workspace). */
+  modelCacheDir?: string;
+  /** The folder of the bundled local-embed-worker.js (default: beside this bundle). */
+  workerDir?: string;
+  /** The OpenAI-compatible server's key, from VS Code's secret storage. */
+  openaiApiKey?: string;
+}
+
+export type ProviderSettings = Pick<
+  Settings,
+  'provider' | 'ollamaHost' | 'ollamaModel' | 'localModel' | 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens' | 'openaiBaseUrl' | 'openaiModel'
+>;
+
+/** The provider configuration the settings give (an empty value means the default, or the model's own). */
+export function providerConfigOf(s: ProviderSettings, ctx: ProviderContext = {}): ProviderConfig {
+  return {
+    provider: s.provider,
+    ollamaHost: s.ollamaHost || undefined,
+    ollamaModel: s.ollamaModel || undefined,
+    localModel: s.localModel || undefined,
+    localModelOverrides: localOverridesOf(s),
+    modelCacheDir: ctx.modelCacheDir,
+    workerDir: ctx.workerDir ?? bundleDir,
+    openaiBaseUrl: s.openaiBaseUrl || undefined,
+    openaiModel: s.openaiModel || undefined,
+    openaiApiKey: ctx.openaiApiKey,
+  };
+}
+
+/** The local model's explicit settings (for a model the known-model table lacks). */
+export function localOverridesOf(s: Pick<Settings, 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens'>): LocalModelOverrides {
+  return {
+    ...(s.localModelPooling ? { pooling: s.localModelPooling } : {}),
+    ...(s.localModelQueryPrefix ? { queryPrefix: s.localModelQueryPrefix } : {}),
+    ...(s.localModelPassagePrefix ? { passagePrefix: s.localModelPassagePrefix } : {}),
+    ...(s.localModelMaxTokens ? { maxTokens: s.localModelMaxTokens } : {}),
+  };
 }
 
 /** The provider and model the index was last built with, if any. */

@@ -8,7 +8,7 @@
 
 export type Granularity = 'section' | 'paragraph' | 'sentence';
 export type SourceTypeFilter = 'secondary' | 'primary' | 'both';
-export type ProviderName = 'embedded' | 'ollama';
+export type ProviderName = 'auto' | 'embedded' | 'local' | 'ollama' | 'openai';
 
 interface Common {
   /** `resource`: may differ per workspace folder; absent: VS Code's default (window). */
@@ -39,7 +39,14 @@ export const SETTINGS = {
   bibliographyFile: { type: 'string', default: '', scope: 'resource', restricted: true },
   include: { type: 'array', default: [], scope: 'resource' },
   exclude: { type: 'array', default: [], scope: 'resource' },
-  provider: { type: 'string', default: 'embedded', enum: ['embedded', 'ollama'], enumDescriptions: true, restricted: true },
+  provider: { type: 'string', default: 'auto', enum: ['auto', 'embedded', 'local', 'ollama', 'openai'], enumDescriptions: true, restricted: true },
+  localModel: { type: 'string', default: 'Xenova/multilingual-e5-small', restricted: true },
+  localModelPooling: { type: 'string', default: '', enum: ['', 'mean', 'cls'] },
+  localModelQueryPrefix: { type: 'string', default: '' },
+  localModelPassagePrefix: { type: 'string', default: '' },
+  localModelMaxTokens: { type: 'integer', default: 0, minimum: 0, maximum: 8192 },
+  openaiBaseUrl: { type: 'string', default: 'http://127.0.0.1:1234/v1', restricted: true },
+  openaiModel: { type: 'string', default: '' },
   ollamaHost: { type: 'string', default: 'http://127.0.0.1:11434', restricted: true },
   ollamaModel: { type: 'string', default: 'nomic-embed-text' },
   rerankModel: { type: 'string', default: 'llama3.2' },

@@ -36,6 +36,8 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
     return undefined;
   }
   const settings = readSettings(folder.uri, s.log);
+  // With `provider: auto` and no local model yet, the download is offered once; this analysis goes on meanwhile.
+  void s.localModel.offerOnce(folder).catch((e: Error) => s.log.warn(`local model offer: ${e.message}`));
   const provider = await s.library.provider(folder);
   if (!(await ensureIndexReady(s, folder, settings, provider))) return undefined;
 

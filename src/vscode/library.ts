@@ -15,6 +15,9 @@ type SearchIndex = Awaited<ReturnType<Engine['openIndex']>>;
 type IndexReport = Awaited<ReturnType<Engine['indexLibrary']>>;
 type LibrarySpec = ReturnType<Engine['resolveLibrary']>;
 
+/** The OpenAI-compatible server's API key, in VS Code's secret storage (never in settings). */
+export const OPENAI_KEY_SECRET = 'similarSources.openaiApiKey';
+
 export class LibraryService implements vscode.Disposable {
   private readonly healthEmitter = new vscode.EventEmitter<HostHealth>();
   readonly onDidChangeHealth = this.healthEmitter.event;
@@ -24,7 +27,12 @@ export class LibraryService implements vscode.Disposable {
   /** A visible warning when Ollama failed and the embedded model is used instead. */
   providerNotice?: string;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** Where downloaded local models are kept: the extension's global storage, never the workspace. */
+    readonly modelCacheDir: string,
+    private readonly secrets: vscode.SecretStorage,
+  ) {}
 
   get health(): HostHealth {
     return this.current;
@@ -46,7 +54,12 @@ export class LibraryService implements vscode.Disposable {
 
   async provider(folder: vscode.WorkspaceFolder): Promise<Provider> {
     const engine = loadEngine();
-    const { provider, warning } = await engine.createProvider(engine.providerConfigOf(readSettings(folder.uri, this.log)), {
+    const config = engine.providerConfigOf(readSettings(folder.uri, this.log), {
+      modelCacheDir: this.modelCacheDir,
+      workerDir: engine.bundleDir,
+      openaiApiKey: (await this.secrets.get(OPENAI_KEY_SECRET)) ?? undefined,
+    });
+    const { provider, warning } = await engine.createProvider(config, {
       fallbackToEmbedded: true,
       onWarning: (w) => this.log.warn(w),
     });

@@ -6,6 +6,7 @@
  */
 import type * as vscode from 'vscode';
 import type { LibraryService } from './library';
+import type { LocalModelCommands } from './localModel';
 import type { PanelHost } from './panel';
 import type { PdfViewer } from './pdfViewer';
 import type { ResultStore } from './results';
@@ -19,4 +20,5 @@ export interface Services {
   readonly library: LibraryService;
   readonly panel: PanelHost;
   readonly pdf: PdfViewer;
+  readonly localModel: LocalModelCommands;
 }

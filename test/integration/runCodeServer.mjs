@@ -184,6 +184,8 @@ function prepareProfile() {
         'git.enabled': false,
         'editor.hover.delay': 300,
         'similarSources.autoIndex': true,
+        // The default 'auto' offers the local model's download once (a toast the UI checks need not meet).
+        'similarSources.provider': 'embedded',
       },
       null,
       2,

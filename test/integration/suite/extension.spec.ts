@@ -43,6 +43,8 @@ const CONTRACT_COMMANDS = [
   'similarSources.insertCitation',
   'similarSources.openPdf',
   'similarSources.showPanel',
+  'similarSources.downloadLocalModel',
+  'similarSources.setOpenAiApiKey',
 ];
 
 /** First analysis: indexing the example library included. */
