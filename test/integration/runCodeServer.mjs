@@ -216,6 +216,8 @@ async function startCodeServer(entry, profile) {
     SIMILAR_SOURCES_IT_RESULTS: resultsFile,
     SIMILAR_SOURCES_IT_LOG: itLog,
     SIMILAR_SOURCES_IT_CONTROL: join(tmp, 'control'),
+    // The CLI of this checkout: the in-host suite compares what it indexes with what the extension indexes.
+    SIMILAR_SOURCES_IT_CLI: join(root, 'dist', 'cli.js'),
     // code-server writes its config and state under XDG dirs: keep them out of $HOME.
     XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
     XDG_DATA_HOME: join(tmp, 'xdg-data'),

@@ -7,6 +7,7 @@
  * The tests run in order and share the state of the first analysis.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -410,5 +411,29 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.equal(again.analysed, analysis.analysed, `after an outdated index, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
     const rebuilt = JSON.parse(await fs.readFile(file, 'utf8'));
     assert.notEqual(rebuilt.lexical, 'lex-0', 'the index was not rebuilt');
+  });
+
+  it('the CLI and the extension index the same files for the same workspace (folders, include and exclude from its settings)', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + 10_000);
+    const cli = process.env.SIMILAR_SOURCES_IT_CLI;
+    assert.ok(cli, 'the runner names the CLI of this checkout (SIMILAR_SOURCES_IT_CLI)');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
+    // Settings the CLI used to ignore: an exclude glob and an include glob, written to the workspace's settings.json.
+    await config.update('exclude', ['broken/**'], vscode.ConfigurationTarget.Workspace);
+    await config.update('include', ['**/*.pdf', '**/*.PDF'], vscode.ConfigurationTarget.Workspace);
+    try {
+      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), FIRST_ANALYSIS_MS, 'similarSources.indexLibrary')) as { files?: string[] } | undefined;
+      assert.ok(report?.files, `indexLibrary reports the files it indexed: ${JSON.stringify(report)?.slice(0, 200)}`);
+      const run = spawnSync(process.execPath, [cli, 'index', '--workspace', folder.uri.fsPath, '--json', '--jobs', '0'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      assert.equal(run.status, 0, run.stderr);
+      const byCli: string[] = JSON.parse(run.stdout).files;
+      assert.ok(!report.files.some((f) => f.includes(`${path.sep}broken${path.sep}`)), 'the extension applies the exclude glob');
+      assert.deepEqual([...byCli].sort(), [...report.files].sort(), 'the CLI indexes exactly the files the extension indexes');
+    } finally {
+      await config.update('exclude', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('include', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 });
