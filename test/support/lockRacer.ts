@@ -17,7 +17,7 @@ const DEAD_PID = 2 ** 22 + 777;
 
 async function main() {
   for (let i = 0; i < rounds; i++) {
-    const release = await acquireLock(dir, { waitMs: 60_000 });
+    const release = await acquireLock(dir, { waitMs: 120_000 });
     const marker = join(dir, 'holder');
     try {
       await fs.writeFile(marker, String(process.pid), { flag: 'wx' });
@@ -28,6 +28,8 @@ async function main() {
     await new Promise((r) => setTimeout(r, Math.floor(rand() * 8)));
     await fs.rm(marker);
     await release();
+    // A pause between runs, as between real indexing runs (a process that re-locks at once starves the pollers).
+    await new Promise((r) => setTimeout(r, 20 + Math.floor(rand() * 40)));
     if (rand() < 0.4) {
       // A dead process's lock, planted only where no lock is (link fails on an existing name).
       const tmp = join(dir, `planted-${process.pid}`);

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EngineError } from '../../shared/errors';
-import { writeFailure } from '../util/atomicWrite';
+import { makeDir, writeFailure } from '../util/atomicWrite';
 
 /** Another process holds the writer lock (code `locked`); the message says who. */
 export class IndexBusyError extends EngineError {
@@ -39,7 +39,7 @@ export interface LockOptions {
 }
 
 export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
-  await fs.mkdir(dir, { recursive: true }).catch((err) => {
+  await makeDir(dir).catch((err) => {
     throw writeFailure(err, dir);
   });
   const file = path.join(dir, LOCK_FILE);

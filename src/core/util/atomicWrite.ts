@@ -14,7 +14,7 @@ import { EngineError } from '../../shared/errors';
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { durable?: boolean } = {}): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    await makeDir(path.dirname(file));
     const handle = await fs.open(tmp, 'w');
     try {
       await handle.writeFile(data);
@@ -27,6 +27,21 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     // A half-written temp file on a full disk would only make it fuller.
     await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw writeFailure(err, file);
+  }
+}
+
+/**
+ * mkdir -p that reports the real cause: Node's recursive mkdir says ENOENT on a
+ * read-only file system, so the last level is retried alone to get EROFS.
+ */
+export async function makeDir(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.mkdir(dir).catch((again: NodeJS.ErrnoException) => {
+      throw again.code === 'ENOENT' ? err : again;
+    });
   }
 }
 
