@@ -19,7 +19,9 @@ export type EngineErrorCode =
   /** An option or setting out of range. */
   | 'invalid-options'
   /** A file the caller named cannot be read. */
-  | 'unreadable';
+  | 'unreadable'
+  /** The index (or cache) cannot be written: full disk, read-only folder, no rights. */
+  | 'unwritable';
 
 export class EngineError extends Error {
   constructor(

@@ -20,6 +20,14 @@ export interface FakeOllamaOptions {
   generate?: (prompt: string, model: string) => string;
   /** Answer /api/embed with this body instead (to test malformed responses). */
   embedOverride?: (input: string[]) => unknown;
+  /** Answer /api/embed (request number `n`) with this raw text when it returns one (invalid JSON, NaN…). */
+  embedRaw?: (input: string[], n: number) => string | undefined;
+  /** Answer /api/generate with this raw text instead (invalid JSON). */
+  generateRaw?: string;
+  /** 1-based request numbers whose connection is cut without an answer. */
+  dropRequests?: number[];
+  /** 1-based request numbers never answered (the connection stays open until close()). */
+  hangRequests?: number[];
 }
 
 export interface RecordedRequest {
@@ -95,6 +103,8 @@ export async function startFakeOllama(opts: FakeOllamaOptions = {}): Promise<Fak
     const n = requests.length;
 
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
+    if (opts.hangRequests?.includes(n)) return;
+    if (opts.dropRequests?.includes(n)) return void res.socket?.destroy();
     if (opts.failRequests?.includes(n)) return sendJson(res, 500, { error: `simulated failure of request ${n}` });
     const notFound = (m: unknown) => sendJson(res, 404, { error: `model "${m}" not found, try pulling it first` });
 
@@ -120,10 +130,19 @@ export async function startFakeOllama(opts: FakeOllamaOptions = {}): Promise<Fak
       const input: string[] = Array.isArray(body.input) ? body.input : [body.input ?? ''];
       rec.batchSize = input.length;
       if (opts.embedOverride) return sendJson(res, 200, opts.embedOverride(input));
+      const raw = opts.embedRaw?.(input, n);
+      if (raw !== undefined) {
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+        return void res.end(raw);
+      }
       return sendJson(res, 200, { model: body.model, embeddings: input.map((t) => fakeEmbedding(t, dimension)) });
     }
     if (path === '/api/generate') {
       if (!has(body?.model)) return notFound(body?.model);
+      if (opts.generateRaw !== undefined) {
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+        return void res.end(opts.generateRaw);
+      }
       const text = opts.generate ? opts.generate(String(body.prompt ?? ''), body.model) : 'fake answer';
       return sendJson(res, 200, { model: body.model, created_at: new Date().toISOString(), response: text, done: true });
     }

@@ -6,7 +6,7 @@
  * where it stopped. One writer at a time (lock.ts).
  */
 import { promises as fs } from 'node:fs';
-import type { EmbeddingProvider } from '../embedding/provider';
+import { ProviderError, type EmbeddingProvider } from '../embedding/provider';
 import type { CleanPage } from '../pdf/cleanPages';
 import { chunkPages, CHUNKER_VERSION } from '../passages/chunker';
 import { lexicalTerms, embeddingText } from '../retrieval/representation';
@@ -171,6 +171,8 @@ class IndexRun {
   private embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
   private readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
+  /** The vector size of this run's model, when the index held none for it. */
+  private runDim: number | undefined;
 
   constructor(
     private readonly dir: string,
@@ -604,10 +606,31 @@ class IndexRun {
       const batch = missing.slice(i, i + EMBED_BATCH);
       const texts = batch.map((x) => embeddingText({ sourceTitle: rec.title, heading: x.p.h, text: x.p.t }));
       const vecs = await this.provider.embed(texts, { kind: 'passage', signal: this.opts.signal });
+      for (const v of vecs) this.checkDim(v.length);
       batch.forEach((x, j) => got.push([x.id, vecs[j]]));
     }
     for (const [id, v] of got) have.set(id, v);
     this.embedded += got.length;
+  }
+
+  /**
+   * Vectors must keep the size the index holds for this model: a server that changed
+   * its answer (another model behind the same name, a broken build) must not mix sizes
+   * into a shard, which would leave it unreadable.
+   */
+  private checkDim(got: number) {
+    const set = this.m.vectors[this.modelKey];
+    const want = set && Object.keys(set.shards).length ? set.dim : (this.runDim ??= got);
+    if (got !== want) {
+      throw new ProviderError(
+        `${this.provider.id} model "${this.provider.model}" returned vectors of ${got} dimensions, but the index holds ${want}-dimension vectors for it. ` +
+          'Nothing was written; if the model really changed, rebuild the index.',
+        this.provider.id,
+        this.provider.model,
+        undefined,
+        'bad-response',
+      );
+    }
   }
 
   /** Makes sure every shard has vectors of the active model (after a model switch, say). */
@@ -639,6 +662,7 @@ class IndexRun {
   private async commit() {
     if (this.dirty.size === 0 && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
     const dim = await this.provider.dimension(this.opts.signal);
+    this.checkDim(dim);
     const set = (this.m.vectors[this.modelKey] ??= { provider: this.provider.id, model: this.provider.model, dim, shards: {} });
     set.dim = dim;
     for (const shard of this.dirty) {

@@ -4,6 +4,8 @@
  * Float32Array, so a query is one BM25 lookup plus one flat scan. The vectors
  * are allocated where the SIMD kernel can scan them (retrieval/simd/vectorStore).
  */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
@@ -67,6 +69,12 @@ export interface SourceHit {
   passages: SearchHit[];
 }
 
+/** Changes whenever the manifest is replaced (a commit renames a new file over it). */
+async function manifestStamp(dir: string): Promise<string> {
+  const st = await fs.stat(path.join(dir, 'manifest.json')).catch(() => undefined);
+  return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
+}
+
 /** Rows sampled to estimate a query's cosine distribution. */
 const STATS_SAMPLE = 2000;
 
@@ -101,11 +109,16 @@ export class LibraryIndex {
    */
   static async open(workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
     const dir = indexDir(workspace);
-    try {
-      return await LibraryIndex.load(dir, workspace, provider);
-    } catch (err) {
-      if (err instanceof IndexCorruptError) throw corruptError(dir, err);
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      const before = await manifestStamp(dir);
+      try {
+        return await LibraryIndex.load(dir, workspace, provider);
+      } catch (err) {
+        if (!(err instanceof IndexCorruptError)) throw err;
+        // A writer committed meanwhile and removed the generation being read: read the new one.
+        if (attempt < 3 && (await manifestStamp(dir)) !== before) continue;
+        throw corruptError(dir, err);
+      }
     }
   }
 

@@ -6,7 +6,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { EngineError } from '../../shared/errors';
+import { makeDir, writeFailure } from '../util/atomicWrite';
 
 /** Another process holds the writer lock (code `locked`); the message says who. */
 export class IndexBusyError extends EngineError {
@@ -37,21 +39,22 @@ export interface LockOptions {
 }
 
 export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<() => Promise<void>> {
-  await fs.mkdir(dir, { recursive: true });
+  await makeDir(dir).catch((err) => {
+    throw writeFailure(err, dir);
+  });
   const file = path.join(dir, LOCK_FILE);
   const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index' };
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   let told = false;
   for (;;) {
     try {
-      await fs.writeFile(file, JSON.stringify(info), { flag: 'wx' });
-      break;
+      if (await createLockFile(file, JSON.stringify(info))) break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      throw writeFailure(err, file);
     }
     const holder = await readHolder(file);
     if (holder === 'stale') {
-      await fs.rm(file, { force: true });
+      await takeOver(file);
       continue;
     }
     if (!told) {
@@ -77,6 +80,65 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     clearInterval(beat);
     await fs.rm(file, { force: true });
   };
+}
+
+/**
+ * Creates the lock file with its content in one step: written to a temp file, then
+ * hard-linked to the lock's name (link fails if the name exists). A process killed
+ * midway leaves a temp file, never an empty lock that would hold off every writer
+ * until it is STALE_MS old. Where hard links are not supported, O_EXCL create + write.
+ * False when the lock exists.
+ */
+async function createLockFile(file: string, content: string): Promise<boolean> {
+  await removeDeadTemps(file);
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await fs.writeFile(tmp, content);
+    await fs.link(tmp, file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+  try {
+    await fs.writeFile(file, content, { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    await fs.rm(file, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Removes a stale lock without racing other processes that judged it stale too:
+ * the lock is renamed away first (one process wins), judged again under its new
+ * name, and given back if a live lock had replaced the stale one in between.
+ * (Removing it by name could delete a lock another process had just created.)
+ */
+async function takeOver(file: string): Promise<void> {
+  const grave = `${file}.tmp-${process.pid}-stale-${randomBytes(4).toString('hex')}`;
+  try {
+    await fs.rename(file, grave);
+  } catch {
+    return; // gone already: another process took it over
+  }
+  if ((await readHolder(grave)) !== 'stale') await fs.link(grave, file).catch(() => undefined);
+  await fs.rm(grave, { force: true });
+}
+
+/** Temp files of lock attempts by processes of this host that are gone (killed while locking). */
+async function removeDeadTemps(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.tmp-`;
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (pid && pid !== process.pid && !pidAlive(pid)) await fs.rm(path.join(dir, name), { force: true }).catch(() => undefined);
+  }
 }
 
 /** Who holds the writer lock of the index in `dir` ("pid 12 on host, index since …"), or undefined when nobody live does. */
