@@ -6,6 +6,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildPdf, type PdfSpec } from './pdfWriter';
+// Deterministic PRNG (mulberry32): the benchmark corpus's own.
+import { rng } from '../../scripts/bench/corpus';
+export { rng };
 import { readManifest, indexDir } from '../../src/core/index/manifest';
 import { readPassageShard, readVectorShard } from '../../src/core/index/shards';
 
@@ -20,17 +23,6 @@ const WORDS = (
   'chronicle letter diary sermon pamphlet printer book library scholar university college student lecture'
 ).split(' ');
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sentence(r: () => number): string {
   const n = 8 + Math.floor(r() * 14);
