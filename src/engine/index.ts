@@ -17,6 +17,7 @@ import type { EmbeddingProvider } from '../core/embedding/provider';
 import { indexHealth as workspaceHealth } from '../core/index/health';
 import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
 import { indexDir, readManifest, sourceFields } from '../core/index/manifest';
+import { SegmentThread } from '../core/markdown/segmentThread';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 
@@ -184,6 +185,11 @@ export interface AnalysisRequest {
   /** The Ollama model that reranks (when the options ask for it and it is reachable). */
   reranker?: { host?: string; model?: string };
   citationTemplate?: string;
+  /**
+   * Segment the draft in a worker thread (the extension: remark never holds the extension host,
+   * whatever the draft's size); in this thread otherwise, or where the bundle has no worker file.
+   */
+  segmentInWorker?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: AnalyzeProgress) => void;
   /** Log lines; 'debug' ones are details a terminal need not print (an optional service not found). */
@@ -196,7 +202,17 @@ export interface AnalysisRequest {
  * nothing; an index that cannot answer is `index-not-ready`, never "no result".
  */
 export function analyse(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
-  return analyzeDocument(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker) });
+  return analyzeDocument(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), segmenter: segmenterOf(r) });
+}
+
+let segmentThread: SegmentThread | undefined;
+
+/** The worker's segmentation when asked for and bundled, else undefined (this thread's). */
+function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker'>): SegmentThread['segment'] | undefined {
+  if (!r.segmentInWorker) return undefined;
+  segmentThread ??= SegmentThread.beside(bundleDir);
+  const thread = segmentThread;
+  return thread && ((text, granularity, opts) => thread.segment(text, granularity, opts));
 }
 
 /**
@@ -211,7 +227,7 @@ export async function cachedAnalysis(
 ): Promise<AnalysisResult | undefined> {
   const state = await indexState(r.workspace);
   if (!state || r.cache === false) return undefined;
-  return cachedDocumentAnalysis(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), fingerprint: state.fingerprint, model: r.modelKey });
+  return cachedDocumentAnalysis(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), segmenter: segmenterOf(r), fingerprint: state.fingerprint, model: r.modelKey });
 }
 
 /** Removes the workspace's cached analyses; says how many documents had one. */

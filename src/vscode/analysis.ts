@@ -145,6 +145,8 @@ function requestOf(s: Services, folder: vscode.WorkspaceFolder, document: vscode
     cache: { ttlHours: settings.cacheLifetimeHours },
     reranker: { host: settings.ollamaHost, model: settings.rerankModel },
     citationTemplate: settings.citationTemplate,
+    // remark never runs on the extension host's thread: a large draft would hold the editor for seconds.
+    segmentInWorker: true,
     log: (l: string) => s.log.info(l),
   };
 }

@@ -61,6 +61,8 @@ export interface AnalyzeContext {
   reranker?: Reranker;
   cache?: AnalysisCache | false;
   citationTemplate?: string;
+  /** How the draft is segmented: in this thread by default, or a worker's (SegmentThread). */
+  segmenter?: typeof segmentMarkdown;
   onProgress?: (p: AnalyzeProgress) => void;
   signal?: AbortSignal;
   /** Log lines; 'debug' ones are details a terminal need not print (e.g. an optional service not found). */
@@ -83,7 +85,7 @@ const SEARCH_BATCH = 8;
 export async function analyzeDocument(document: string, partialOptions: AnalysisOptionsInput, ctx: AnalyzeContext): Promise<AnalysisResult> {
   const started = Date.now();
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
-  loadMarkdownParser().catch(() => undefined);
+  if (!ctx.segmenter) loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
   return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key }, started))!;
 }
@@ -129,7 +131,8 @@ async function analyse(
   const index = from.index;
   if (!index && !(cached?.complete && cached.layout)) return undefined;
   // An unchanged document keeps its segmentation: no Markdown parse on a cache hit.
-  const layout = cached?.layout ?? (await segmentMarkdown(document, options.granularity, { minWords: options.minWords }));
+  const segment = ctx.segmenter ?? segmentMarkdown;
+  const layout = cached?.layout ?? (await segment(document, options.granularity, { minWords: options.minWords }));
   const { title, segments } = layout;
 
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
