@@ -21,7 +21,7 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
   constructor(private readonly results: ResultStore) {
     this.subscriptions = [
       this.emitter,
-      results.onDidChange(() => this.emitter.fire()),
+      results.onDidChange(() => this.changed()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('similarSources.codeLens') || e.affectsConfiguration('similarSources.codeLensMinBand')) this.emitter.fire();
       }),
@@ -43,7 +43,21 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
     return lenses;
   }
 
+  /**
+   * Asks the editor for the lenses now, and once more a second later: under load the
+   * editor can miss the first refresh while it is laying out a new panel beside it, and
+   * would then show no lens until the next edit.
+   */
+  private changed(): void {
+    this.emitter.fire();
+    clearTimeout(this.again);
+    this.again = setTimeout(() => this.emitter.fire(), 1000);
+  }
+
+  private again?: NodeJS.Timeout;
+
   dispose(): void {
+    clearTimeout(this.again);
     for (const d of this.subscriptions) d.dispose();
   }
 }

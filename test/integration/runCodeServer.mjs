@@ -400,7 +400,8 @@ async function uiChecks(manifest) {
     analysisOk = true;
     const lenses = page.locator('.codelens-decoration');
     try {
-      await waitUntil(async () => (await lenses.count()) >= 2, T.element, 'at least two .codelens-decoration elements');
+      // The editor draws lenses after its own debounce, which grows on a loaded machine: twice the usual wait.
+      await waitUntil(async () => (await lenses.count()) >= 2, 2 * T.element, 'at least two .codelens-decoration elements');
     } catch (err) {
       const state = await runControl('similarSourcesIt.codeLensState', 'Similar Sources IT: CodeLens State').catch((e) => ({ error: e.message }));
       const zones = await page.locator('.monaco-editor .view-zones > div').count().catch(() => -1);
