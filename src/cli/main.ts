@@ -454,7 +454,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
     s.recommendations.forEach((rec, i) => {
       const who = [shortAuthors(rec.authors), rec.year].filter(Boolean).join(' ');
       const page = rec.pageLabel ?? String(rec.page);
-      const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : ''].filter(Boolean).join(', ');
+      const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : '', rec.language ? `in ${rec.language === 'fr' ? 'French' : 'English'}` : ''].filter(Boolean).join(', ');
       out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
       out(`          ${rec.citation}`);
       out(`          “${excerpt(rec.preview, 200)}”`);

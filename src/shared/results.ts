@@ -54,6 +54,8 @@ export interface Recommendation {
   duplicates: string[];
   /** The best passage's text comes from OCR of a scanned page (a card says "text from OCR"). */
   ocr?: true;
+  /** The best passage's language, when it differs from the segment's (a French source for an English paragraph). */
+  language?: 'en' | 'fr';
 }
 
 export type SegmentStatus = 'analysed' | 'too-short';

@@ -434,3 +434,11 @@ describe('panel: text from OCR', () => {
     assert.doesNotMatch(renderCard(card(), 0, 'seg-a', {}), /badge-ocr/);
   });
 });
+
+describe('panel: a passage in the other language', () => {
+  it('says a French passage found for an English paragraph is in French, and nothing otherwise', () => {
+    const fr = renderCard(card({ language: 'fr' }), 0, 'seg-a', {});
+    assert.match(fr, /data-testid="badge-language" lang="fr"[^>]*>in French</);
+    assert.doesNotMatch(renderCard(card(), 0, 'seg-a', {}), /badge-language/);
+  });
+});

@@ -77,3 +77,12 @@ describe('tokenize', () => {
     assert.deepEqual(tokenize('le centre de la ville', 'fr'), ['centr', 'vill']);
   });
 });
+
+describe('languageOf', () => {
+  it('tells French from English by their function words, and says nothing when they do not tell', async () => {
+    const { languageOf } = await import('../../src/core/text/tokenize');
+    assert.equal(languageOf("Les Annales ont fait de la longue durée l'horizon de l'histoire sociale, et les historiens en ont débattu."), 'fr');
+    assert.equal(languageOf('The Annales made the longue durée the horizon of social history, and historians argued over it.'), 'en');
+    assert.equal(languageOf('Braudel 1949'), undefined);
+  });
+});

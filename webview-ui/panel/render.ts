@@ -215,6 +215,10 @@ function renderBadges(card: Recommendation, strings: UiStrings): string {
     const sections = card.citedIn.map((s) => s || t(strings, 'card.citedInOpening')).join(', ');
     badges.push(`<span class="badge badge-cited" data-testid="badge-cited-in" title="${escapeHtml(t(strings, 'card.citedInTitle', { sections }))}">${escapeHtml(t(strings, 'card.citedIn', { sections }))}</span>`);
   }
+  if (card.language) {
+    const key = card.language === 'fr' ? 'card.languageFr' : 'card.languageEn';
+    badges.push(`<span class="badge badge-language" data-testid="badge-language" lang="${card.language}" title="${escapeHtml(t(strings, `${key}Title` as PanelStringKey))}">${escapeHtml(t(strings, key))}</span>`);
+  }
   if (card.ocr) badges.push(`<span class="badge badge-ocr" data-testid="badge-ocr" title="${escapeHtml(t(strings, 'card.ocrTitle'))}">${escapeHtml(t(strings, 'card.ocr'))}</span>`);
   if (card.sourceType === 'primary') badges.push(`<span class="badge badge-primary" data-testid="badge-primary" title="${escapeHtml(t(strings, 'card.primaryTitle'))}">${escapeHtml(t(strings, 'card.primary'))}</span>`);
   return badges.length ? `<div class="badges">${badges.join('')}</div>` : '';

@@ -14,7 +14,7 @@ import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
 import { queryTerms } from '../retrieval/representation';
-import { detectLanguage, foldText, tokenize } from '../text/tokenize';
+import { detectLanguage, foldText, languageOf, tokenize } from '../text/tokenize';
 import { sha256 } from '../util/atomicWrite';
 import { AnalysisCache, segmentCacheKey, type CachedSegment } from './cache';
 import { bandOf, type Band } from '../../shared/bands';
@@ -277,6 +277,7 @@ async function recommend(
     else if (list.length < PASSAGES_PER_CARD) list.push(h);
   }
   const cited = citedKeys(s.text);
+  const segmentLanguage = languageOf(s.query);
   const terms = new Set(queryTerms(s.query));
   const idf = (t: string) => index.termIdf(t);
   // Sorted by similarity: it takes the retrieval rank into account and ranked as well as the
@@ -292,6 +293,7 @@ async function recommend(
       const dups = new Set<string>();
       for (const p of ps) for (const d of duplicatesOf.get(p) ?? []) dups.add(d);
       const prev = preview(best.text, terms, idf);
+      const language = languageOf(best.text);
       return {
         sourceId: r.id,
         ...sourceFields(r),
@@ -309,6 +311,8 @@ async function recommend(
         passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, ...(p.endPage > p.page ? { endPage: p.endPage } : {}), heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
         duplicates: [...dups],
         ...(best.ocr ? { ocr: true as const } : {}),
+        // Only when it differs from the segment's: an English paragraph finding a French passage, or the reverse.
+        ...(language && segmentLanguage && language !== segmentLanguage ? { language } : {}),
       };
     });
 

@@ -91,6 +91,23 @@ export function detectLanguage(ws: readonly string[]): Lang {
   return fr > en ? 'fr' : 'en';
 }
 
+/**
+ * The language a text is written in, from its function words (at most its first 400 words);
+ * undefined when they do not tell (too few, or as many of each).
+ */
+export function languageOf(text: string): Lang | undefined {
+  let en = 0;
+  let fr = 0;
+  const ws = text.match(/\p{L}+/gu) ?? [];
+  for (let i = 0; i < ws.length && i < 400; i++) {
+    const w = foldText(ws[i]);
+    if (EN_ONLY.has(w)) en++;
+    else if (FR_ONLY.has(w)) fr++;
+  }
+  if (en + fr < 3 || en === fr) return undefined;
+  return fr > en ? 'fr' : 'en';
+}
+
 // Stems are pure functions of the word, so a bounded cache saves most of the stemming cost.
 const stemCache: [Map<string, string>, Map<string, string>] = [new Map(), new Map()];
 const CACHE_MAX = 200_000;
