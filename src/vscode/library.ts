@@ -59,12 +59,29 @@ export class LibraryService implements vscode.Disposable {
       workerDir: engine.bundleDir,
       openaiApiKey: (await this.secrets.get(OPENAI_KEY_SECRET)) ?? undefined,
     });
+    const key = JSON.stringify(config);
+    if (this.held?.key === key) {
+      this.providerNotice = undefined;
+      return this.held.provider;
+    }
     const { provider, warning } = await engine.createProvider(config, {
       fallbackToEmbedded: true,
       onWarning: (w) => this.log.warn(w),
     });
     this.providerNotice = warning;
+    // A provider that holds resources (a local model loaded in its worker) is made once and kept
+    // until the settings change; the others are cheap, and made again so that a server that comes
+    // back, or a model downloaded meanwhile, is taken up by the next call.
+    if (typeof (provider as { close?: unknown }).close === 'function') this.hold({ key, provider });
     return provider;
+  }
+
+  private held?: { key: string; provider: Provider };
+
+  private hold(next: { key: string; provider: Provider } | undefined): void {
+    const old = this.held?.provider as { close?(): Promise<void> } | undefined;
+    this.held = next;
+    old?.close?.().catch((e: Error) => this.log.warn(`closing the previous embedding model: ${e.message}`));
   }
 
   /**
@@ -182,6 +199,7 @@ export class LibraryService implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.hold(undefined);
     this.healthEmitter.dispose();
   }
 }
