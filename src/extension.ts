@@ -141,7 +141,10 @@ export function activate(context: vscode.ExtensionContext) {
   const settle = setTimeout(() => {
     watcher.start();
     if (!trust.trusted) return;
-    void library.refresh().catch((e: Error) => log.warn(e.message));
+    void library
+      .refresh()
+      .then(() => library.resumeEmbedding())
+      .catch((e: Error) => log.warn(e.message));
     vscode.window.visibleTextEditors.forEach((e) => restore(e.document));
   }, 1500);
   context.subscriptions.push({ dispose: () => clearTimeout(settle) });

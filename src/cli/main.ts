@@ -14,6 +14,9 @@ import {
   indexHealth,
   indexDir,
   indexLibrary,
+  embedPending,
+  embedsInBackground,
+  providerHealth,
   openIndex,
   readWorkspaceSettings,
   resolveLibrary,
@@ -30,7 +33,7 @@ import {
   damagedFiles,
 } from '../engine';
 import { shortAuthors } from '../shared/citation';
-import { describeHealth } from '../shared/health';
+import { describeHealth, semanticPercent, type SemanticProgress } from '../shared/health';
 import type { Granularity, Settings } from '../shared/settings';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, localConfigFrom, MODEL_USAGE } from './modelCommand';
@@ -43,10 +46,13 @@ Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
           [--provider …] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
-          [--ocr-lang-dir <dir>] [--json]
+          [--ocr-lang-dir <dir>] [--defer-embedding] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
-          Scanned pages are recognised (OCR, offline) after the other files.
+          Scanned pages are recognised (OCR, offline) after the other files. With a
+          neural model (local, ollama, openai), passages are committed first (searchable
+          by their words), then embedded, committed every few seconds: Ctrl-C keeps what
+          is done and the next run goes on; --defer-embedding stops after the first part.
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
           [--collection <name>…] [--provider …] [--json]
           Prints the top passages with their pages.
@@ -69,7 +75,7 @@ Provider options: --provider embedded (default, offline) | ollama | local | auto
   (default nomic-embed-text), --fallback (use the embedded model if the provider fails).
 ${LOCAL_PROVIDER_USAGE}`;
 
-const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache']);
+const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache', 'defer-embedding']);
 const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback', ...LOCAL_MODEL_OPTS];
 
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -167,7 +173,7 @@ async function librarySpec(args: ParsedArgs, workspace: string): Promise<{ libra
 }
 
 async function cmdIndex(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
+  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'defer-embedding', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const workspace = workspaceOf(args);
   const { library } = await librarySpec(args, workspace);
   // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
@@ -182,7 +188,10 @@ async function cmdIndex(args: ParsedArgs): Promise<number> {
 }
 
 /** Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. */
-async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<LibraryIndexReport> {
+/** The CLI's index report: the engine's, with how much of the library the model covers after embedding. */
+type CliIndexReport = LibraryIndexReport & { semantic?: { embedded: number; total: number } };
+
+async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<CliIndexReport> {
   // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
   const jobs = one(args, 'jobs');
   const jobCount = jobs === undefined ? undefined : Number(jobs);
@@ -194,10 +203,14 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
   };
   process.once('SIGINT', onSigint);
   let lastLine = 0;
+  // A neural model's vectors come after the lexical index is committed: a cancel (or a
+  // server gone) keeps a searchable index, and the next run goes on embedding.
+  const background = embedsInBackground(provider);
   try {
-    return await indexLibrary({
+    const report = await indexLibrary({
       library,
       provider,
+      deferEmbedding: background,
       jobs: jobCount,
       workerDir: bundleDir,
       signal: ac.signal,
@@ -215,16 +228,43 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
         }
       },
     });
+    if (!background || report.cancelled) return report;
+    if (args.flags.has('defer-embedding')) {
+      const h = await providerHealth(library.workspace, provider);
+      return h.state === 'ready' && h.semantic ? { ...report, semantic: { embedded: h.semantic.embedded, total: h.semantic.total } } : report;
+    }
+    lastLine = 0;
+    const semantic = await embedPending({
+      workspace: library.workspace,
+      provider,
+      signal: ac.signal,
+      onWarning: (w) => err(`warning: ${w}`),
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - lastLine > 2000 || p.embedded >= p.total) {
+          lastLine = now;
+          err(`  semantic index ${semanticPercent({ model: provider.key, ...p })}% (${p.embedded} of ${p.total} passages embedded by ${provider.model})`);
+        }
+      },
+    }).catch((e: unknown) => {
+      // What was embedded before the failure (a server gone, a model that crashed) is committed.
+      err(`the library's passages are indexed and searchable by their words; computing their vectors stopped:`);
+      throw e;
+    });
+    return { ...report, embedded: report.embedded + semantic.embedded, ms: report.ms + semantic.ms, cancelled: semantic.cancelled, semantic: { embedded: semantic.covered, total: semantic.total } };
   } finally {
     process.off('SIGINT', onSigint);
   }
 }
 
-function printIndexReport(r: LibraryIndexReport) {
+function printIndexReport(r: CliIndexReport) {
   out(
     `${r.cancelled ? 'Cancelled; saved so far' : 'Indexed'}: ${r.sources} sources, ${r.passages} passages in ${(r.ms / 1000).toFixed(1)} s ` +
       `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
   );
+  if (r.semantic && r.semantic.embedded < r.semantic.total) {
+    out(`Semantic index ${semanticPercent({ model: '', ...r.semantic })}%: ${r.semantic.embedded} of ${r.semantic.total} passages have their vector; the others are matched by their words until "index" is run again.`);
+  }
   if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
   if (r.damaged.length) {
     out(`Damaged, indexed with what could be read:`);
@@ -247,6 +287,7 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
   const workspace = workspaceOf(args);
   const provider = await providerFrom(args, await indexedModel(workspace));
   const index = await openIndex(workspace, provider);
+  if (index.semantic) err(`note: ${semanticNote(index.semantic)}`);
   const hits = await search(index, text, {
     k,
     filter: { sourceType: sourceType as 'primary' | 'secondary' | 'both', collections: all(args, 'collection') },
@@ -310,6 +351,11 @@ async function cmdStatus(args: ParsedArgs): Promise<number> {
     for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
   }
   return health.state === 'ready' ? 0 : 1;
+}
+
+/** What an analysis or a search made before the model's vectors were complete says of itself. */
+function semanticNote(p: SemanticProgress): string {
+  return `semantic index ${semanticPercent(p)}%: ${p.embedded} of ${p.total} passages have a vector of ${p.model}; the others were matched by their words only. Run "index" again to complete it`;
 }
 
 const round = (x: number) => Math.round(x * 10000) / 10000;
@@ -420,6 +466,7 @@ function jsonReport(r: AnalysisResult) {
     fingerprint: r.fingerprint,
     model: r.model,
     reranking: r.reranking,
+    ...(r.semantic ? { semantic: r.semantic } : {}),
     segments: r.segments.map((s) => ({
       id: s.id,
       type: s.type,
@@ -439,6 +486,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
   const searched = r.segments.filter((s) => s.status === 'analysed').length;
   out(`${r.documentTitle ?? name} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
   if (r.reranking.note) out(`(${r.reranking.note})`);
+  if (r.semantic) out(`(${semanticNote(r.semantic)})`);
   for (const s of r.segments) {
     const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
     out('');

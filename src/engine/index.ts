@@ -110,9 +110,25 @@ export async function indexedModel(workspace: string): Promise<{ provider: strin
  * The index's health for `modelKey` (a provider's `key`; without one, whether it
  * is readable at all). From the manifest and the lock only; never throws.
  */
-export function indexHealth(workspace: string, modelKey?: string): Promise<IndexHealth> {
-  return workspaceHealth(workspace, modelKey);
+export function indexHealth(workspace: string, modelKey?: string, opts: { partial?: boolean } = {}): Promise<IndexHealth> {
+  return workspaceHealth(workspace, modelKey, opts);
 }
+
+/**
+ * Whether a provider's vectors are computed in the background, after the lexical
+ * index is committed: every neural model (local, Ollama, OpenAI-compatible) is far
+ * slower than reading PDFs; the embedded hashed n-grams are computed inline.
+ */
+export function embedsInBackground(provider: Pick<EmbeddingProvider, 'id'>): boolean {
+  return provider.id !== 'embedded';
+}
+
+/** The index's health for a provider: one that embeds in the background serves before its vectors are complete. */
+export function providerHealth(workspace: string, provider: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
+  return workspaceHealth(workspace, provider.key, { partial: embedsInBackground(provider) });
+}
+
+export { embedPending, type EmbedPendingOptions, type EmbedPendingReport } from '../core/index/embedPending';
 
 /** The index's state for the analysis cache key, from the manifest alone (no index load). */
 export async function indexState(workspace: string): Promise<{ fingerprint: string; updatedAt: string } | undefined> {
@@ -123,7 +139,8 @@ export async function indexState(workspace: string): Promise<{ fingerprint: stri
 /** The index loaded for searching; `index-not-ready` (with its health) when it cannot serve `provider`. */
 export type SearchIndex = LibraryIndex;
 export function openIndex(workspace: string, provider: EmbeddingProvider): Promise<SearchIndex> {
-  return LibraryIndex.open(workspace, provider);
+  // A model whose vectors are being computed serves already: passages without one match by their words.
+  return LibraryIndex.open(workspace, provider, { partial: embedsInBackground(provider) });
 }
 
 /** Collections named in a loaded index (for a filter's choices), sorted. */
@@ -223,11 +240,21 @@ function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker'>): SegmentThread
 export async function cachedAnalysis(
   document: string,
   options: AnalysisOptionsInput,
-  r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string },
+  r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string },
 ): Promise<AnalysisResult | undefined> {
+  if (r.cache === false) return undefined;
+  const health = await providerHealth(r.workspace, { id: r.providerId ?? 'embedded', key: r.modelKey });
   const state = await indexState(r.workspace);
-  if (!state || r.cache === false) return undefined;
-  return cachedDocumentAnalysis(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), segmenter: segmenterOf(r), fingerprint: state.fingerprint, model: r.modelKey });
+  if (!state || health.state !== 'ready') return undefined;
+  return cachedDocumentAnalysis(document, options, {
+    ...r,
+    cache: cacheOf(r),
+    reranker: r.reranker && new OllamaReranker(r.reranker),
+    segmenter: segmenterOf(r),
+    fingerprint: state.fingerprint,
+    model: r.modelKey,
+    semantic: health.semantic,
+  });
 }
 
 /** Removes the workspace's cached analyses; says how many documents had one. */

@@ -21,6 +21,12 @@ export interface IndexLibraryOptions {
   rebuild?: boolean;
   /** Where the bundle and its PDF worker file lie; without one (running from sources), PDFs are read in this thread. */
   workerDir?: string;
+  /**
+   * Commit the passages and their lexical terms without the provider's vectors, which
+   * `embedPending` computes afterwards (see embedsInBackground): the library serves
+   * lexical results minutes or hours before a neural model has read it all.
+   */
+  deferEmbedding?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
   /** Each warning as it comes (a library folder not found, a bibliography entry, a damaged shard…); all are also in the report. */
@@ -57,6 +63,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
     const report = await updateIndex(inputs, {
       workspace: library.workspace,
       provider: o.provider,
+      deferEmbedding: o.deferEmbedding,
       signal: o.signal,
       onProgress: o.onProgress,
       onWarning: o.onWarning,

@@ -14,7 +14,33 @@ export type IndexHealth =
   | { state: 'corrupt'; dir: string; detail: string }
   /** Being indexed: by this process (with its progress) or by another that holds the writer lock. */
   | { state: 'indexing'; dir: string; holder?: string; done?: number; total?: number }
-  | { state: 'ready'; dir: string; sources: number; passages: number; model: string; skipped: number };
+  | {
+      state: 'ready';
+      dir: string;
+      sources: number;
+      passages: number;
+      model: string;
+      skipped: number;
+      /**
+       * Present while the configured model's vectors are being computed in the background
+       * (a local model, a server): the index serves already, passages without a vector
+       * are matched by their words only.
+       */
+      semantic?: SemanticProgress;
+    };
+
+/** How much of the library a background-embedded model covers: `embedded` of `total` passages. */
+export interface SemanticProgress {
+  model: string;
+  embedded: number;
+  total: number;
+}
+
+/** Whole percent, never 100 before the last passage (a 99.7% index is not complete). */
+export function semanticPercent(p: SemanticProgress): number {
+  if (p.total <= 0 || p.embedded >= p.total) return 100;
+  return Math.min(99, Math.floor((p.embedded / p.total) * 100));
+}
 
 export type IndexState = IndexHealth['state'];
 
@@ -37,6 +63,9 @@ export function describeHealth(h: IndexHealth): string {
     case 'indexing':
       return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
     case 'ready':
-      return `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} file${h.skipped > 1 ? 's' : ''} skipped` : ''}`;
+      return (
+        `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} file${h.skipped > 1 ? 's' : ''} skipped` : ''}` +
+        (h.semantic ? `; semantic index ${semanticPercent(h.semantic)}% (${h.semantic.embedded} of ${h.semantic.total} passages embedded by ${h.semantic.model}; the others are matched by their words)` : '')
+      );
   }
 }

@@ -45,6 +45,8 @@ export type PanelState =
       /** e.g. "Ollama unreachable: using the embedded model" */
       notice?: string;
       rerankNote?: string;
+      /** "Semantic index 43%: …": the results were made before the model's vectors were all computed. */
+      semanticNote?: string;
       /** How to get reranking, when 'auto' found none: shown quietly in the options, never as a warning. */
       rerankHint?: string;
     };

@@ -11,7 +11,7 @@ import type { Settings } from '../shared/settings';
 import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
 import { loadEngine, type Engine } from './engine';
-import { indexQuestion, panelStateOf } from './healthText';
+import { indexQuestion, panelStateOf, semanticNote } from './healthText';
 import type { Services } from './services';
 
 type AnalysisResult = Awaited<ReturnType<Engine['analyse']>>;
@@ -92,8 +92,13 @@ async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, set
     void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.'));
     await running.catch(() => undefined);
   }
-  const health = await s.library.refresh(folder, provider.key);
-  if (health.state === 'ready') return true;
+  const health = await s.library.refresh(folder, provider);
+  if (health.state === 'ready') {
+    // Vectors still missing (an index left partial, a model just installed): they are computed
+    // in the background while this analysis runs on what is there, and says so.
+    if (health.semantic) s.library.embedInBackground(folder, provider);
+    return true;
+  }
   if (health.state === 'indexing' || health.state === 'no-workspace' || health.state === 'unknown') {
     // Another process (the CLI, another window) holds the index: the analysis waits for nothing.
     const state = panelStateOf(health);
@@ -161,6 +166,7 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     notice: s.library.providerNotice,
     rerankNote: result.reranking.note,
     rerankHint: result.reranking.hint,
+    semanticNote: result.semantic && semanticNote(result.semantic),
     // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
     segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: lineText(x.title, LIMITS.heading), start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations.map(safeCard) })),
   });
@@ -178,7 +184,7 @@ export async function restoreFromCache(s: Services, document: vscode.TextDocumen
   const settings = readSettings(folder.uri, s.log);
   const provider = await s.library.provider(folder);
   const version = document.version;
-  const result = await loadEngine().cachedAnalysis(document.getText(), optionsOf(settings), { ...requestOf(s, folder, document, settings), modelKey: provider.key });
+  const result = await loadEngine().cachedAnalysis(document.getText(), optionsOf(settings), { ...requestOf(s, folder, document, settings), modelKey: provider.key, providerId: provider.id });
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || s.results.get(document.uri)) return false;
   publish(s, document, result);

@@ -4,11 +4,19 @@
  * health into words.
  */
 import * as vscode from 'vscode';
-import type { IndexHealth } from '../shared/health';
+import { semanticPercent, type IndexHealth, type SemanticProgress } from '../shared/health';
 import type { PanelState } from '../shared/protocol';
 
 /** The host's view of the health: the engine's, or no workspace, or not read yet. */
-export type HostHealth = IndexHealth | { state: 'no-workspace' } | { state: 'unknown' };
+export type HostHealth =
+  | Exclude<IndexHealth, { state: 'ready' }>
+  | (Extract<IndexHealth, { state: 'ready' }> & {
+      /** Background embedding of the model's vectors: under way, or stopped by a failure (`embeddingError`). */
+      embedding?: 'running' | 'stopped';
+      embeddingError?: string;
+    })
+  | { state: 'no-workspace' }
+  | { state: 'unknown' };
 
 const t = vscode.l10n.t;
 
@@ -29,10 +37,25 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
         ? { text: `$(sync~spin) ${t('Indexing {0}/{1}', Math.min((h.done ?? 0) + 1, h.total), h.total)}`, tooltip: t('Similar Sources is indexing the PDF library.') }
         : { text: `$(sync~spin) ${t('Indexing…')}`, tooltip: t('Similar Sources is indexing the PDF library.') };
     case 'ready':
+      if (h.semantic) return semanticStatus(h, h.semantic);
       return { text: `$(library) ${t('{0} sources', h.sources)}`, tooltip: t('Similar Sources: {0} sources, {1} passages ({2}).', h.sources, h.passages, h.model) };
     case 'corrupt':
       return { text: `$(warning) ${t('Index damaged')}`, tooltip: h.detail };
   }
+}
+
+/** While a model's vectors are computed: "Semantic index 43%", and what that means for results. */
+function semanticStatus(h: Extract<HostHealth, { state: 'ready' }>, p: SemanticProgress): { text: string; tooltip: string } {
+  const pct = semanticPercent(p);
+  const what = t('Similar Sources: {0} sources, {1} passages. {2} of {3} passages have their vector of {4}; until all do, the others are matched by their words only.', h.sources, h.passages, p.embedded, p.total, p.model);
+  if (h.embedding === 'running') return { text: `$(sync~spin) ${t('Semantic index {0}%', pct)}`, tooltip: what };
+  if (h.embedding === 'stopped') return { text: `$(warning) ${t('Semantic index {0}% (stopped)', pct)}`, tooltip: `${what}\n${h.embeddingError ?? ''}` };
+  return { text: `$(library) ${t('Semantic index {0}%', pct)}`, tooltip: what };
+}
+
+/** What the panel says over results made while the model's vectors were being computed. */
+export function semanticNote(p: SemanticProgress): string {
+  return t('Semantic index {0}%: {1} of {2} passages could match by meaning, the others by their words only. Results improve as the background embedding goes on; run Find Similar Sources again later.', semanticPercent(p), p.embedded, p.total);
 }
 
 /** The panel's state for an index that cannot serve an analysis (undefined when it can). */
@@ -59,7 +82,11 @@ export function statusMessage(h: HostHealth): string {
     case 'unknown':
       return t('Open a folder first: the index is stored inside the workspace.');
     case 'ready':
-      return t('Index in {0}: {1} sources, {2} passages, model {3}.', h.dir, h.sources, h.passages, h.model);
+      return (
+        t('Index in {0}: {1} sources, {2} passages, model {3}.', h.dir, h.sources, h.passages, h.model) +
+        (h.semantic ? ` ${t('Semantic index {0}%: {1} of {2} passages embedded.', semanticPercent(h.semantic), h.semantic.embedded, h.semantic.total)}` : '') +
+        (h.embeddingError ? ` ${h.embeddingError}` : '')
+      );
     case 'missing':
       return t('The library has not been indexed yet ({0}).', h.dir);
     case 'outdated':

@@ -39,8 +39,9 @@ export class LibraryService implements vscode.Disposable {
   }
 
   private setHealth(h: HostHealth) {
-    this.current = h;
-    this.healthEmitter.fire(h);
+    // The background embedding's state goes with a ready index: the status bar shows it.
+    this.current = h.state === 'ready' ? { ...h, embedding: this.embedding ? 'running' : this.embeddingError ? 'stopped' : undefined, embeddingError: this.embeddingError } : h;
+    this.healthEmitter.fire(this.current);
   }
 
   workspaceFolder(uri?: vscode.Uri): vscode.WorkspaceFolder | undefined {
@@ -69,6 +70,8 @@ export class LibraryService implements vscode.Disposable {
       onWarning: (w) => this.log.warn(w),
     });
     this.providerNotice = warning;
+    // The settings name another model now: the background embedding of the previous one stops.
+    if (this.embedding && this.embedding.key !== provider.key) void this.stopEmbedding();
     // A provider that holds resources (a local model loaded in its worker) is made once and kept
     // until the settings change; the others are cheap, and made again so that a server that comes
     // back, or a model downloaded meanwhile, is taken up by the next call.
@@ -80,6 +83,8 @@ export class LibraryService implements vscode.Disposable {
 
   private hold(next: { key: string; provider: Provider } | undefined): void {
     const old = this.held?.provider as { close?(): Promise<void> } | undefined;
+    // The background embedding of the model being replaced stops first (what it did is committed).
+    if (old) this.stopEmbedding();
     this.held = next;
     old?.close?.().catch((e: Error) => this.log.warn(`closing the previous embedding model: ${e.message}`));
   }
@@ -88,14 +93,102 @@ export class LibraryService implements vscode.Disposable {
    * Reads the index's health again (from the manifest; `modelKey`: for that
    * model). While this window indexes, its own progress stands.
    */
-  async refresh(folder = this.workspaceFolder(), modelKey?: string): Promise<HostHealth> {
+  async refresh(folder = this.workspaceFolder(), provider?: Pick<Provider, 'id' | 'key'>): Promise<HostHealth> {
     if (!folder) {
       this.setHealth({ state: 'no-workspace' });
       return this.current;
     }
     if (this.running) return this.current;
-    this.setHealth(await loadEngine().indexHealth(folder.uri.fsPath, modelKey));
+    const engine = loadEngine();
+    this.setHealth(provider ? await engine.providerHealth(folder.uri.fsPath, provider) : await engine.indexHealth(folder.uri.fsPath));
     return this.current;
+  }
+
+  /** The background embedding under way (one at a time), and the last one's failure. */
+  private embedding?: { key: string; ac: AbortController; done: Promise<void> };
+  private embeddingError?: string;
+  private embeddingRetry?: ReturnType<typeof setTimeout>;
+
+  /**
+   * Computes, in the background, the vectors the model lacks (after indexing, or an
+   * index left partial by a reload): the index serves lexical results meanwhile, the
+   * status bar shows "Semantic index 43%". Committed every few seconds under the writer
+   * lock, released in between; resumed after a reload. A no-op for the embedded model.
+   */
+  embedInBackground(folder: vscode.WorkspaceFolder, provider: Provider): void {
+    const engine = loadEngine();
+    if (!engine.embedsInBackground(provider) || this.running || this.embedding?.key === provider.key) return;
+    this.stopEmbedding();
+    clearTimeout(this.embeddingRetry);
+    this.embeddingError = undefined;
+    const ac = new AbortController();
+    const workspace = folder.uri.fsPath;
+    this.log.info(`embedding the library's passages in the background with ${provider.id} ${provider.model}`);
+    const done = engine
+      .embedPending({
+        workspace,
+        provider,
+        signal: ac.signal,
+        lockWaitMs: 5_000,
+        onWarning: (w) => this.log.warn(w),
+        onProgress: (p) => {
+          if (this.current.state === 'ready') this.setHealth({ ...this.current, semantic: p.embedded < p.total ? { model: provider.key, ...p } : undefined });
+        },
+      })
+      .then((r) => {
+        if (r.cancelled) this.log.info(`background embedding paused: ${r.covered} of ${r.total} passages have their vector`);
+        else if (r.complete) this.log.info(`semantic index complete: ${r.total} passages (${r.embedded} embedded now, ${(r.ms / 1000).toFixed(1)} s)`);
+      })
+      .catch((e: unknown) => {
+        const message = (e as Error).message;
+        if (engine.errorCode(e) === 'locked') {
+          // Another process (the CLI, another window) is writing the index: try again later.
+          this.log.info(`background embedding waits: ${message}`);
+          this.embeddingRetry = setTimeout(() => this.embedInBackground(folder, provider), 30_000);
+          return;
+        }
+        if (engine.errorCode(e) === 'cancelled') return;
+        this.embeddingError = message;
+        this.log.warn(`background embedding stopped: ${message}`);
+      })
+      .finally(() => {
+        if (this.embedding?.ac === ac) this.embedding = undefined;
+        void this.refresh(folder, provider).catch((e: Error) => this.log.warn(e.message));
+      });
+    this.embedding = { key: provider.key, ac, done };
+    this.setHealth(this.current);
+  }
+
+  /**
+   * An index left partial (the window was closed while embedding) goes on embedding
+   * for the configured model. The model is loaded only when the manifest says so.
+   */
+  async resumeEmbedding(folder = this.workspaceFolder()): Promise<void> {
+    if (!folder || this.running || this.embedding) return;
+    const h = await loadEngine().indexHealth(folder.uri.fsPath);
+    if (h.state !== 'ready' || !h.semantic) return;
+    const provider = await this.provider(folder);
+    if (provider.key === h.semantic.model) this.embedInBackground(folder, provider);
+  }
+
+  /** Whether passages are being embedded in the background now. */
+  isEmbedding(): boolean {
+    return !!this.embedding;
+  }
+
+  /** Why the last background embedding stopped, when it failed (a server gone, the model crashed). */
+  get semanticError(): string | undefined {
+    return this.embeddingError;
+  }
+
+  /** Stops the background embedding (what it did is committed); resolves when it has stopped. */
+  stopEmbedding(): Promise<void> {
+    clearTimeout(this.embeddingRetry);
+    const e = this.embedding;
+    if (!e) return Promise.resolve();
+    this.embedding = undefined;
+    e.ac.abort();
+    return e.done;
   }
 
   isIndexing(): boolean {
@@ -113,13 +206,17 @@ export class LibraryService implements vscode.Disposable {
    */
   index(folder: vscode.WorkspaceFolder, opts: { visible: boolean; rebuild?: boolean }): Promise<IndexReport | undefined> {
     if (this.running) return this.running;
+    let afterRun: (() => void) | undefined;
     const run = async (progress?: vscode.Progress<{ message?: string; increment?: number }>, token?: vscode.CancellationToken) => {
       const engine = loadEngine();
       const ac = new AbortController();
       token?.onCancellationRequested(() => ac.abort());
       const dir = engine.indexDir(folder.uri.fsPath);
+      let provider: Provider | undefined;
       try {
-        const provider = await this.provider(folder);
+        provider = await this.provider(folder);
+        // One writer at a time: the background embedding yields (it resumes after the run).
+        await this.stopEmbedding();
         const library = this.library(folder);
         this.log.info(`indexing ${library.folders.join(', ')} with ${provider.id} ${provider.model}`);
         this.setHealth({ state: 'indexing', dir, done: 0, total: 0 });
@@ -128,6 +225,8 @@ export class LibraryService implements vscode.Disposable {
         const report = await engine.indexLibrary({
           library,
           provider,
+          // A neural model's vectors come after: the library serves lexical results meanwhile.
+          deferEmbedding: engine.embedsInBackground(provider),
           rebuild: opts.rebuild,
           workerDir: engine.bundleDir,
           signal: ac.signal,
@@ -151,6 +250,7 @@ export class LibraryService implements vscode.Disposable {
         if (report.damaged.length) this.tellDamaged(report.damaged);
         this.log.info(`index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`);
         this.loaded = undefined;
+        if (!report.cancelled) afterRun = () => this.embedInBackground(folder, provider!);
         return report;
       } catch (err) {
         // The health is read again from the index when the run ends (a failed run commits nothing).
@@ -167,6 +267,7 @@ export class LibraryService implements vscode.Disposable {
     this.running = Promise.resolve(task).finally(() => {
       this.running = undefined;
       void this.refresh(folder).catch((e: Error) => this.log.warn(e.message));
+      afterRun?.();
     });
     return this.running;
   }
@@ -199,6 +300,7 @@ export class LibraryService implements vscode.Disposable {
   }
 
   dispose(): void {
+    void this.stopEmbedding();
     this.hold(undefined);
     this.healthEmitter.dispose();
   }

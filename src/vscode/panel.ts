@@ -124,6 +124,7 @@ export class PanelHost implements vscode.Disposable {
         notice: doc.notice,
         rerankNote: doc.rerankNote,
         rerankHint: doc.rerankHint,
+        semanticNote: doc.semanticNote,
       };
     } else if (this.state.kind === 'analysing' || this.state.kind === 'results') {
       this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };

@@ -28,6 +28,8 @@ export interface DocumentResults {
   notice?: string;
   rerankNote?: string;
   rerankHint?: string;
+  /** Results made while the model's vectors were being computed say so. */
+  semanticNote?: string;
   segments: TrackedSegment[];
 }
 

@@ -8,7 +8,9 @@ const fr: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.fr.
 /** The literal first arguments of vscode.l10n.t(...) in a host source file. */
 function l10nLiterals(file: string): string[] {
   const src = readFileSync(file, 'utf8');
-  return [...src.matchAll(/l10n\.t\(\s*'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1].replace(/\\'/g, "'"));
+  // Files that alias it (`const t = vscode.l10n.t`) call it as t(...) too.
+  const call = /const t = vscode\.l10n\.t\b/.test(src) ? /(?:l10n\.t|(?<![\w.])t)\(\s*'((?:[^'\\]|\\.)*)'/g : /l10n\.t\(\s*'((?:[^'\\]|\\.)*)'/g;
+  return [...src.matchAll(call)].map((m) => m[1].replace(/\\'/g, "'"));
 }
 
 describe('localisation: the French bundle', () => {

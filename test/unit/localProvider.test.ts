@@ -162,6 +162,19 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     assert.equal((await p.embed(['again'])).length, 1);
   });
 
+  it('serves a query before passages already waiting in the worker (background embedding never holds a search back)', async () => {
+    const p = make();
+    await p.dimension();
+    const long = (n: number) => Array.from({ length: n }, (_, i) => `${TEXTS[i % TEXTS.length]} ${i} ${'archives '.repeat(40)}`);
+    const order: string[] = [];
+    // Two passage requests: the first runs, the second waits; the query arrives last.
+    const a = p.embed(long(32), { kind: 'passage' }).then(() => order.push('passages A'));
+    const b = p.embed(long(32), { kind: 'passage' }).then(() => order.push('passages B'));
+    const q = p.embed(['a query'], { kind: 'query' }).then(() => order.push('query'));
+    await Promise.all([a, b, q]);
+    assert.deepEqual(order, ['passages A', 'query', 'passages B']);
+  });
+
   it('reports a crashed worker with a clear error; a later call starts a new worker', async () => {
     // A stand-in worker that loads "fine", then dies on the first request, as a native crash would.
     const crashing = join(dir, 'crash-worker.js');

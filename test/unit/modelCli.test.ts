@@ -84,6 +84,35 @@ describe('CLI: model download|status|remove and --provider local|auto', function
     assert.match(local.stderr, /"Xenova\/gte-small" is not downloaded.*model download --model Xenova\/gte-small/);
   });
 
+  it('index with a local model: passages first (searchable, "semantic index 0%"), vectors after; --defer-embedding stops between', async () => {
+    const ws = join(root, 'ws-deferred');
+    mkdirSync(ws);
+    const lib = resolve('examples/library');
+    const first = await cli(['index', '--library', lib, '--workspace', ws, '--provider', 'local', '--model', model, '--defer-embedding']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /0 passages embedded/);
+    assert.match(first.stdout, /Semantic index 0%: 0 of \d+ passages have their vector/);
+    const status = await cli(['status', '--workspace', ws, '--json']);
+    const h = JSON.parse(status.stdout) as { state: string; passages: number; semantic?: { embedded: number; total: number } };
+    assert.equal(h.state, 'ready');
+    assert.deepEqual(h.semantic && { embedded: h.semantic.embedded, total: h.semantic.total }, { embedded: 0, total: h.passages });
+    const partial = await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache']);
+    assert.equal(partial.code, 0, partial.stderr);
+    const pr = JSON.parse(partial.stdout) as { semantic?: { embedded: number; total: number }; segments: Array<{ recommendations: unknown[] }> };
+    assert.deepEqual(pr.semantic && [pr.semantic.embedded, pr.semantic.total], [0, h.passages]);
+    assert.ok(pr.segments.some((x) => x.recommendations.length > 0), 'lexical results are served meanwhile');
+
+    const second = await cli(['index', '--library', lib, '--workspace', ws, '--provider', 'local', '--model', model]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, new RegExp(`semantic index 100% \\(${h.passages} of ${h.passages} passages embedded`));
+    assert.match(second.stdout, new RegExp(`${h.passages} passages embedded`));
+    const done = JSON.parse((await cli(['status', '--workspace', ws, '--json'])).stdout) as { state: string; semantic?: unknown };
+    assert.equal(done.state, 'ready');
+    assert.equal(done.semantic, undefined);
+    const full = JSON.parse((await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache'])).stdout) as { semantic?: unknown };
+    assert.equal(full.semantic, undefined);
+  });
+
   it('says what to do when the download fails (404 from the endpoint)', async () => {
     const r = await cli(['model', 'download', '--model', 'Xenova/unknown', '--cache-dir', cache], { HF_ENDPOINT: hub.url });
     assert.equal(r.code, 1);

@@ -401,6 +401,7 @@ function renderResults(state: ResultsState, strings: UiStrings): string {
   const banners: string[] = [];
   if (state.notice) banners.push(`<p class="banner banner-warning" role="status" data-testid="notice">${escapeHtml(state.notice)}</p>`);
   if (state.rerankNote) banners.push(`<p class="banner banner-info" role="status" data-testid="rerank-note">${escapeHtml(state.rerankNote)}</p>`);
+  if (state.semanticNote) banners.push(`<p class="banner banner-info" role="status" data-testid="semantic-note">${escapeHtml(state.semanticNote)}</p>`);
   const doc = `<p class="document" data-testid="document"><span class="document-label">${escapeHtml(t(strings, 'results.document'))}</span> <span class="document-name" title="${escapeHtml(state.document)}">${escapeHtml(documentName(state))}</span>${state.fromCache ? ` <span class="cache-tag" data-testid="from-cache">${escapeHtml(t(strings, 'results.fromCache'))}</span>` : ''}</p>`;
   const main = state.segment ? renderSegment(state, state.segment, strings) : renderSegmentList(state, strings);
   return `${doc}${banners.join('')}${main}`;

@@ -5,6 +5,7 @@
  * that the threshold applies to, optional LLM reranking, already-cited flags.
  * Data flows one way: document → segments → queries → passages → sources.
  */
+import type { SemanticProgress } from '../../shared/health';
 import { EngineError } from '../../shared/errors';
 import type { Recommendation, SegmentStatus } from '../../shared/results';
 import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
@@ -43,6 +44,11 @@ export interface AnalysisResult {
    */
   reranking: { mode: RerankMode; requested: boolean; used: boolean; note?: string; hint?: string };
   stats: { segments: number; segmentsAnalyzed: number; segmentsFromCache: number; ms: number };
+  /**
+   * Set when the model's vectors were still being computed: only `embedded` of the
+   * `total` passages could match by meaning, the others by their words only.
+   */
+  semantic?: SemanticProgress;
 }
 
 export interface AnalyzeProgress {
@@ -87,7 +93,7 @@ export async function analyzeDocument(document: string, partialOptions: Analysis
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   if (!ctx.segmenter) loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
-  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key }, started))!;
+  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, semantic: index.semantic }, started))!;
 }
 
 /**
@@ -99,9 +105,9 @@ export async function analyzeDocument(document: string, partialOptions: Analysis
 export function cachedAnalysis(
   document: string,
   partialOptions: AnalysisOptionsInput,
-  ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string },
+  ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string; semantic?: SemanticProgress },
 ): Promise<AnalysisResult | undefined> {
-  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model }, Date.now());
+  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, semantic: ctx.semantic }, Date.now());
 }
 
 /** Both of the above: without an index, only a complete cache hit gives a result. */
@@ -109,7 +115,7 @@ async function analyse(
   document: string,
   partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index'>,
-  from: { index?: LibraryIndex; fingerprint: string; model: string },
+  from: { index?: LibraryIndex; fingerprint: string; model: string; semantic?: SemanticProgress },
   started: number,
 ): Promise<AnalysisResult | undefined> {
   const options = resolveOptions(partialOptions);
@@ -122,7 +128,9 @@ async function analyse(
   const key = {
     docHash: sha256(document),
     fingerprint: from.fingerprint,
-    model: from.model,
+    // The same passages with more of their vectors give other results: a result made while the
+    // model's vectors were being computed is not served once more of them are there.
+    model: from.semantic ? `${from.model}@${from.semantic.embedded}/${from.semantic.total}` : from.model,
     options: optionsKey(options),
     reranker: reranker ? reranker.description : 'none',
   };
@@ -195,6 +203,7 @@ async function analyse(
     segments: results,
     reranking: { mode: options.useReranking, requested: options.useReranking === 'on', used: !!reranker, ...(rerankNote ? { note: rerankNote } : {}), ...(rerankHint ? { hint: rerankHint } : {}) },
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
+    ...(from.semantic ? { semantic: from.semantic } : {}),
   };
 }
 

@@ -12,19 +12,52 @@ import { IndexCorruptError, indexDir, outdatedReason, readManifest, type Manifes
  * The health of the index in `dir` for the model stored under `modelKey` (a
  * provider's `key`); without a model, whether it is readable at all.
  */
-export async function healthOf(dir: string, manifest: Manifest | undefined, modelKey?: string): Promise<IndexHealth> {
-  const notReady = manifestHealth(dir, manifest, modelKey);
+export async function healthOf(dir: string, manifest: Manifest | undefined, modelKey?: string, opts: HealthOptions = {}): Promise<IndexHealth> {
+  const notReady = manifestHealth(dir, manifest, modelKey, opts);
   if (notReady.state === 'ready') return notReady;
   // Not usable yet, and another process is writing it: it is being built, not missing.
   const holder = await lockHolder(dir);
   return holder && notReady.state !== 'corrupt' ? { state: 'indexing', dir, holder } : notReady;
 }
 
-function manifestHealth(dir: string, m: Manifest | undefined, modelKey?: string): IndexHealth {
+export interface HealthOptions {
+  /**
+   * The model's vectors are computed in the background (embedPending): an index with
+   * some or none of them is `ready` with its `semantic` progress, not `incomplete`.
+   */
+  partial?: boolean;
+}
+
+/** How many of the index's passages have a vector of `modelKey` (from the manifest alone). */
+export function vectorProgress(m: Manifest, modelKey: string): { embedded: number; total: number } {
+  const set = m.vectors[modelKey];
+  let embedded = 0;
+  let total = 0;
+  for (const [key, shard] of Object.entries(m.shards)) {
+    total += shard.passages;
+    const v = set?.shards[key];
+    if (!v) continue;
+    embedded += v.passagesGen === shard.gen ? shard.passages : Math.min(v.items, shard.passages);
+  }
+  return { embedded, total };
+}
+
+function manifestHealth(dir: string, m: Manifest | undefined, modelKey: string | undefined, opts: HealthOptions): IndexHealth {
   if (!m) return { state: 'missing', dir };
   // Stored terms and passages must be this version's, or queries would miss them silently.
   const outdated = outdatedReason(m);
   if (outdated) return { state: 'outdated', dir, detail: outdated };
+  if (modelKey === undefined && m.activeModel && m.vectors[m.activeModel]) {
+    // The model the index was last written for: its vectors may still be computed in the background.
+    const progress = vectorProgress(m, m.activeModel);
+    const ready = readyHealth(dir, m);
+    return progress.embedded < progress.total ? { ...ready, semantic: { model: m.activeModel, ...progress } } : ready;
+  }
+  if (modelKey !== undefined && opts.partial) {
+    const progress = vectorProgress(m, modelKey);
+    const ready = readyHealth(dir, m);
+    return progress.embedded < progress.total ? { ...ready, model: modelKey, semantic: { model: modelKey, ...progress } } : { ...ready, model: modelKey };
+  }
   if (modelKey !== undefined) {
     const set = m.vectors[modelKey];
     if (!set) {
@@ -37,15 +70,19 @@ function manifestHealth(dir: string, m: Manifest | undefined, modelKey?: string)
       }
     }
   }
+  return readyHealth(dir, m);
+}
+
+function readyHealth(dir: string, m: Manifest): Extract<IndexHealth, { state: 'ready' }> {
   const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
   return { state: 'ready', dir, sources: Object.keys(m.sources).length, passages, model: m.activeModel ?? '', skipped: Object.keys(m.skipped).length };
 }
 
 /** The health of a workspace's index; never throws (a damaged manifest is `corrupt`). */
-export async function indexHealth(workspace: string, modelKey?: string): Promise<IndexHealth> {
+export async function indexHealth(workspace: string, modelKey?: string, opts: HealthOptions = {}): Promise<IndexHealth> {
   const dir = indexDir(workspace);
   try {
-    return await healthOf(dir, await readManifest(dir), modelKey);
+    return await healthOf(dir, await readManifest(dir), modelKey, opts);
   } catch (err) {
     return { state: 'corrupt', dir, detail: (err as Error).message };
   }

@@ -19,6 +19,7 @@ import {
   emptyManifest,
   IndexCorruptError,
   indexDir,
+  liveFiles,
   outdatedReason,
   readManifest,
   writeManifest,
@@ -99,6 +100,13 @@ export interface IndexRunOptions {
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
   onWarning?: (msg: string) => void;
+  /**
+   * Commit passages and their lexical terms without computing the provider's vectors:
+   * a slow model (local, a server) embeds them afterwards, in the background
+   * (embedPending), while the index already serves lexical results. Vectors already
+   * stored for the model are kept, and carried with moved files.
+   */
+  deferEmbedding?: boolean;
 }
 
 export interface IndexReport {
@@ -349,9 +357,9 @@ class IndexRun {
       await this.runOcr(report);
     }
     report.removed = [...gone.values()].length;
-    if (!report.cancelled) await this.syncVectors(report);
+    if (!report.cancelled && !this.opts.deferEmbedding) await this.syncVectors(report);
     await this.commit();
-    await collectGarbage(this.dir, this.liveFiles());
+    await collectGarbage(this.dir, liveFiles(this.m));
     this.opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
 
     const sources = Object.values(this.m.sources);
@@ -547,7 +555,7 @@ class IndexRun {
     };
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();
-    await this.embedSource(rec, passages, vectors);
+    if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
     if (old) this.detach(old);
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);
@@ -698,12 +706,6 @@ class IndexRun {
     await writeManifest(this.dir, this.m);
   }
 
-  private liveFiles(): Set<string> {
-    const keep = new Set<string>();
-    for (const s of Object.values(this.m.shards)) keep.add(s.file);
-    for (const set of Object.values(this.m.vectors)) for (const v of Object.values(set.shards)) keep.add(v.dir);
-    return keep;
-  }
 }
 
 function touchesAny(from: number, to: number, pages: Set<number>): boolean {

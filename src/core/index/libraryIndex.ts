@@ -14,7 +14,8 @@ import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore'
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
 import { corruptError, healthOf, notReadyError } from './health';
-import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord } from './manifest';
+import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type VectorSetRecord } from './manifest';
+import type { SemanticProgress } from '../../shared/health';
 import { readPassageShard, readVectorShard } from './shards';
 
 export interface PassageRecord {
@@ -27,6 +28,15 @@ export interface PassageRecord {
   text: string;
   /** The text comes from OCR of a scanned page. */
   ocr?: true;
+}
+
+export interface OpenOptions {
+  /**
+   * The provider's vectors are computed in the background (embedPending): an index
+   * that has only some of them opens, and `semantic` says how many.
+   */
+  partial?: boolean;
+  signal?: AbortSignal;
 }
 
 export interface SearchFilter {
@@ -86,6 +96,8 @@ export class LibraryIndex {
     readonly sources: SourceRecord[],
     readonly passages: PassageRecord[],
     private readonly collection: PassageCollection,
+    /** Set while the model's vectors are being computed: passages without one are matched by their words only. */
+    readonly semantic?: SemanticProgress,
   ) {
     this.fusion = fusionFor(provider.id);
   }
@@ -107,12 +119,12 @@ export class LibraryIndex {
    * EngineError `index-not-ready` with its health: never an empty index that
    * would look like "no result".
    */
-  static async open(workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
+  static async open(workspace: string, provider: EmbeddingProvider, opts: OpenOptions = {}): Promise<LibraryIndex> {
     const dir = indexDir(workspace);
     for (let attempt = 0; ; attempt++) {
       const before = await manifestStamp(dir);
       try {
-        return await LibraryIndex.load(dir, workspace, provider);
+        return await LibraryIndex.load(dir, workspace, provider, opts);
       } catch (err) {
         if (!(err instanceof IndexCorruptError)) throw err;
         // A writer committed meanwhile and removed the generation being read: read the new one.
@@ -122,16 +134,20 @@ export class LibraryIndex {
     }
   }
 
-  private static async load(dir: string, workspace: string, provider: EmbeddingProvider): Promise<LibraryIndex> {
+  private static async load(dir: string, workspace: string, provider: EmbeddingProvider, opts: OpenOptions): Promise<LibraryIndex> {
     const manifest = await readManifest(dir);
-    const health = await healthOf(dir, manifest, provider.key);
+    const partial = !!opts.partial;
+    const health = await healthOf(dir, manifest, provider.key, { partial });
     if (health.state !== 'ready') throw notReadyError(health);
     const m = manifest!;
-    const set = m.vectors[provider.key];
+    const set = m.vectors[provider.key] as VectorSetRecord | undefined;
     const shardKeys = Object.keys(m.shards).sort((a, b) => Number(a) - Number(b));
     const total = shardKeys.reduce((n, k) => n + m.shards[k].passages, 0);
-    const dim = set.dim;
+    // No vector of this model yet (embedding has just started): the model says its size.
+    const dim = set && Object.keys(set.shards).length ? set.dim : await provider.dimension(opts.signal);
     const vectors = allocateVectors(total, dim);
+    // Which rows have a vector, while the model's vectors are being computed (undefined: all do).
+    const embedded = health.semantic ? new Uint8Array(total) : undefined;
     const sourceOfRow = new Int32Array(total);
     const lexical = new Bm25Index();
     const sources: SourceRecord[] = [];
@@ -139,9 +155,10 @@ export class LibraryIndex {
     const passages: PassageRecord[] = [];
     let row = 0;
     for (const key of shardKeys) {
+      const vectorShard = set?.shards[key];
       const [shardSources, shardVectors] = await Promise.all([
         readPassageShard(dir, m.shards[key]),
-        readVectorShard(dir, set.shards[key]),
+        vectorShard ? readVectorShard(dir, vectorShard) : new Map<string, Float32Array>(),
       ]);
       for (const s of shardSources) {
         const rec = m.sources[s.id];
@@ -153,9 +170,11 @@ export class LibraryIndex {
         }
         s.passages.forEach((p, i) => {
           const v = shardVectors.get(`${s.contentHash}:${i}`);
-          if (!v || v.length !== dim) throw new IndexCorruptError(`vectors are missing for ${rec.path}; run the index command again`);
           if (row >= total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
-          vectors.set(v, row * dim);
+          if (v && v.length === dim) {
+            vectors.set(v, row * dim);
+            if (embedded) embedded[row] = 1;
+          } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${rec.path}; run the index command again`);
           sourceOfRow[row] = no!;
           lexical.add(row, p.k ? p.k.split(' ') : []);
           passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t, ...(p.o ? { ocr: true as const } : {}) });
@@ -164,8 +183,8 @@ export class LibraryIndex {
       }
     }
     quantizeVectors(vectors, dim, row);
-    const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow };
-    return new LibraryIndex(workspace, m, provider, sources, passages, collection);
+    const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
+    return new LibraryIndex(workspace, m, provider, sources, passages, collection, health.semantic);
   }
 
   /**
@@ -221,13 +240,20 @@ export class LibraryIndex {
       if (count === 0 || q.length !== dim) return { mean: 0, sd: 1 };
       let sum = 0;
       let sq = 0;
+      let n = 0;
       const ds = dots[next++];
-      for (const d of ds) {
+      const embedded = this.collection.embedded;
+      for (let i = 0; i < ds.length; i++) {
+        // Rows without a vector yet (background embedding) are not part of the distribution.
+        if (embedded && embedded[i * step] !== 1) continue;
+        const d = ds[i];
         sum += d;
         sq += d * d;
+        n++;
       }
-      const mean = sum / ds.length;
-      const sd = Math.sqrt(Math.max(sq / ds.length - mean * mean, 1e-8));
+      if (n === 0) return { mean: 0, sd: 1 };
+      const mean = sum / n;
+      const sd = Math.sqrt(Math.max(sq / n - mean * mean, 1e-8));
       return { mean, sd };
     });
   }

@@ -156,3 +156,11 @@ export async function writeManifest(dir: string, m: Manifest): Promise<void> {
   m.updatedAt = new Date().toISOString();
   await writeFileAtomic(path.join(dir, 'manifest.json'), JSON.stringify(m));
 }
+
+/** The files the manifest names (passage shards, vector shard folders): everything else is garbage. */
+export function liveFiles(m: Manifest): Set<string> {
+  const keep = new Set<string>();
+  for (const s of Object.values(m.shards)) keep.add(s.file);
+  for (const set of Object.values(m.vectors)) for (const v of Object.values(set.shards)) keep.add(v.dir);
+  return keep;
+}

@@ -13,6 +13,18 @@ export interface PassageCollection {
   dim: number;
   count: number; // row-major, row = passage row
   sourceOfRow: Int32Array; // row -> source number
+  /**
+   * Rows that have a vector (1) while a model's vectors are still being computed; the
+   * others are left out of the vector ranking (their zero vector means nothing). Absent: all do.
+   */
+  embedded?: Uint8Array;
+}
+
+/** The vector scan's filter: the caller's, and only rows that have a vector. */
+function vectorAccept(c: PassageCollection, accept?: (row: number) => boolean): ((row: number) => boolean) | undefined {
+  const e = c.embedded;
+  if (!e) return accept;
+  return accept ? (row) => e[row] === 1 && accept(row) : (row) => e[row] === 1;
 }
 
 export interface RankedPassage {
@@ -103,7 +115,7 @@ export function vectorHitsMany(
 ): Array<ScoredId[] | undefined> {
   const p = { ...DEFAULT_HYBRID, ...opts.params };
   const scanned = vectors.map((v) => p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
-  const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, opts.accept);
+  const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, vectorAccept(c, opts.accept));
   let next = 0;
   return scanned.map((yes) => (yes ? lists[next++] : undefined));
 }
@@ -145,8 +157,9 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   const hasVector = p.vectorWeight > 0 && c.count > 0 && query.vector.length === c.dim;
   let vector: Array<{ id: number; score: number }> = [];
   if (hasVector) {
+    const accept = vectorAccept(c, opts.accept);
     const qv = opts.weightedQueryVector ? opts.weightedQueryVector((t) => c.lexical.idf(t)) : query.vector;
-    vector = opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, opts.accept);
+    vector = opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept);
     if (p.prfRows > 0 && p.prfWeight > 0) {
       // Rocchio in vector space: the first fused ranking's top rows pull the query toward their topic.
       const first = reciprocalRankFusion(
@@ -164,7 +177,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
           const base = t.id * c.dim;
           for (let j = 0; j < c.dim; j++) q2[j] += w * c.vectors[base + j];
         }
-        vector = topKDot(c.vectors, c.dim, c.count, q2, p.vectorDepth, opts.accept);
+        vector = topKDot(c.vectors, c.dim, c.count, q2, p.vectorDepth, accept);
       }
     }
   }

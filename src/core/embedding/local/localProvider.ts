@@ -84,7 +84,7 @@ export class LocalProvider implements EmbeddingProvider {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += size) {
       const chunk = texts.slice(i, i + size).map((t) => prefix + t);
-      out.push(...(await this.request(chunk, signal)));
+      out.push(...(await this.request(chunk, signal, options.kind === 'query')));
     }
     return out;
   }
@@ -101,7 +101,7 @@ export class LocalProvider implements EmbeddingProvider {
     }
   }
 
-  private request(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  private request(texts: string[], signal: AbortSignal | undefined, urgent: boolean): Promise<Float32Array[]> {
     const worker = this.worker!;
     const id = this.nextId++;
     return new Promise<Float32Array[]>((resolve, reject) => {
@@ -127,6 +127,7 @@ export class LocalProvider implements EmbeddingProvider {
         normalize: this.spec.normalize,
         maxBatch: Math.max(1, this.options.maxBatch ?? 32),
         tokenBudget: Math.max(1, this.options.tokenBudget ?? 2048),
+        ...(urgent ? { urgent: true } : {}),
       };
       worker.postMessage(msg);
     });

@@ -13,7 +13,9 @@ import { loadTokenizer, type TextTokenizer } from './tokenizer';
 const port = parentPort!;
 const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
 const cancelled = new Set<number>();
-let queue: Promise<void> = Promise.resolve();
+/** Requests waiting for the session, served one at a time: urgent ones (queries) first, then in order. */
+const waiting: Array<Extract<ToWorker, { type: 'embed' }>> = [];
+let busy = false;
 
 async function load(data: LocalWorkerData): Promise<{ session: ort.InferenceSession; tokenizer: TextTokenizer; dimension: number }> {
   const t0 = performance.now();
@@ -91,12 +93,26 @@ port.on('message', (m: ToWorker) => {
     return;
   }
   // One request at a time: the session's threads are the machine's cores already.
-  queue = queue.then(async () => {
-    try {
-      await embed(await ready, m);
-    } catch (err) {
-      cancelled.delete(m.id);
-      post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) });
-    }
-  });
+  if (m.urgent) {
+    const at = waiting.findIndex((w) => !w.urgent);
+    waiting.splice(at < 0 ? waiting.length : at, 0, m);
+  } else waiting.push(m);
+  void serve();
 });
+
+async function serve(): Promise<void> {
+  if (busy) return;
+  busy = true;
+  try {
+    for (let m = waiting.shift(); m; m = waiting.shift()) {
+      try {
+        await embed(await ready, m);
+      } catch (err) {
+        cancelled.delete(m.id);
+        post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  } finally {
+    busy = false;
+  }
+}
