@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--ocr-pages N] [--no-ocr]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -26,9 +26,9 @@ import { embeddingText, lexicalTerms } from '../src/core/retrieval/representatio
 import { allocateVectors, isKernelBacked } from '../src/core/retrieval/simd/vectorStore';
 import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
 import { rankCitekeys } from '../src/engine';
-import { buildPdf } from '../test/support/pdfWriter';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { ocrThroughput, sampleImages } from './bench/ocr';
+import { makePdfs } from './bench/pdfs';
 
 // ---------------------------------------------------------------- arguments
 const argv = process.argv.slice(2);
@@ -164,24 +164,6 @@ async function benchActivation() {
 }
 
 // ---------------------------------------------------------------- real PDFs
-async function makePdfs(dir: string, files: number, pages: number) {
-  await fs.mkdir(dir, { recursive: true });
-  for (let f = 0; f < files; f++) {
-    const t = topic(5000 + f);
-    const r = rng(777 + f);
-    const spec = {
-      info: { Title: sentence(t, r).slice(0, 60), Author: `Author ${f}` },
-      pages: Array.from({ length: pages }, (_, p) => ({
-        header: `Journal of Synthetic Studies ${f}`,
-        footer: String(p + 1),
-        heading: p % 4 === 0 ? `Section ${p / 4 + 1}` : undefined,
-        paragraphs: [paragraph(t, r, 140), paragraph(t, r, 140), paragraph(t, r, 120)],
-      })),
-    };
-    await fs.writeFile(path.join(dir, `paper-${String(f).padStart(3, '0')}.pdf`), buildPdf(spec));
-  }
-}
-
 async function listPdfs(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await fs.readdir(dir, { withFileTypes: true, recursive: true } as never) as unknown as Array<{ name: string; isFile(): boolean; parentPath?: string; path?: string }>) {
@@ -498,6 +480,14 @@ function benchLocalModel() {
   for (const r of JSON.parse(outText.trim().split('\n').at(-1)!) as Row[]) add(r);
 }
 
+/** scripts/bench-background.ts in a fresh process: lexical first, vectors in the background, 100 PDFs. */
+function benchBackgroundEmbedding() {
+  log('background embedding (100 PDFs, 12×384 int8 generated model) …');
+  const args = ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench-background.ts'), '--json', '--files', opt('--bg-files') ?? '100', '--pages', opt('--bg-pages') ?? '4'];
+  const outText = execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  for (const r of JSON.parse(outText.trim().split('\n').at(-1)!) as Row[]) add(r);
+}
+
 // ---------------------------------------------------------------- output
 function machine() {
   const cpu = /model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? os.cpus()[0]?.model ?? '?';
@@ -530,6 +520,7 @@ async function main() {
     await benchOcr();
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-local')) benchLocalModel();
+    if (!flag('--no-background')) benchBackgroundEmbedding();
   } finally {
     if (!flag('--keep')) await fs.rm(tmp, { recursive: true, force: true });
   }

@@ -266,8 +266,10 @@ export class LibraryService implements vscode.Disposable {
       : vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Indexing PDFs') }, () => run());
     this.running = Promise.resolve(task).finally(() => {
       this.running = undefined;
-      void this.refresh(folder).catch((e: Error) => this.log.warn(e.message));
-      afterRun?.();
+      // The health first ("Semantic index 0%" when vectors are to come), then the background embedding.
+      void this.refresh(folder)
+        .catch((e: Error) => this.log.warn(e.message))
+        .then(() => afterRun?.());
     });
     return this.running;
   }

@@ -200,6 +200,10 @@ function prepareProfile() {
   // A hostile source and the draft that finds it (HTML, links, bidi overrides, a 5,000-character word).
   const hostile = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'support', 'hostileLibrary.ts'), workspace], { cwd: root, encoding: 'utf8' });
   if (hostile.status !== 0) throw new Error(`could not write the hostile fixtures: ${hostile.stderr}`);
+  // A generated local embedding model (random weights, the real vocabulary): the suite switches to it
+  // to watch the background embedding (no model can be downloaded here).
+  const model = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-model'), '--layers', '2', '--hidden', '64', '--heads', '2', '--intermediate', '128', '--quantized'], { cwd: root, encoding: 'utf8' });
+  if (model.status !== 0) throw new Error(`could not generate the test model: ${model.stderr}`);
   mkdirSync(join(tmp, 'control'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-data'), { recursive: true });
@@ -218,6 +222,8 @@ async function startCodeServer(entry, profile) {
     SIMILAR_SOURCES_IT_CONTROL: join(tmp, 'control'),
     // The CLI of this checkout: the in-host suite compares what it indexes with what the extension indexes.
     SIMILAR_SOURCES_IT_CLI: join(root, 'dist', 'cli.js'),
+    // A generated local model's folder: the in-host suite watches the background embedding with it.
+    SIMILAR_SOURCES_IT_MODEL: join(tmp, 'local-model'),
     // code-server writes its config and state under XDG dirs: keep them out of $HOME.
     XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
     XDG_DATA_HOME: join(tmp, 'xdg-data'),

@@ -78,6 +78,11 @@ async function ourLenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
 /** The product's services (its activate() returns them), to read the results the views show. */
 interface ProductCard { sourceId: string; citekey: string | null; page: number; citedIn?: string[] }
 interface ProductSegment { id: string; title: string; start: number; end: number; status: string; cards: ProductCard[] }
+interface ProductHealth { state: string; passages?: number; semantic?: { model: string; embedded: number; total: number }; embedding?: string; embeddingError?: string }
+function productLibrary(): { health: ProductHealth; onDidChangeHealth: vscode.Event<ProductHealth>; isEmbedding(): boolean } {
+  return (productServices() as unknown as { library: ReturnType<typeof productLibrary> }).library;
+}
+
 function productServices(): { results: { get(uri: vscode.Uri): { segments: ProductSegment[] } | undefined; segmentAt(uri: vscode.Uri, line: number): ProductSegment | undefined } } {
   const ext = vscode.extensions.getExtension(PRODUCT_ID);
   assert.ok(ext?.isActive && ext.exports?.services, 'the product is active and exports its services');
@@ -434,6 +439,44 @@ describe('Similar Sources in a real VS Code extension host', function () {
     } finally {
       await config.update('exclude', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('include', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('with a local model, indexing serves lexical results at once and the vectors follow in the background ("Semantic index N%")', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + ANALYSIS_MS + 10_000);
+    const model = process.env.SIMILAR_SOURCES_IT_MODEL;
+    assert.ok(model, 'the runner generates a local model (SIMILAR_SOURCES_IT_MODEL)');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
+    const library = productLibrary();
+    const seen: ProductHealth[] = [];
+    const sub = library.onDidChangeHealth((h) => seen.push(h));
+    await config.update('localModel', model, vscode.ConfigurationTarget.Workspace);
+    await config.update('provider', 'local', vscode.ConfigurationTarget.Workspace);
+    try {
+      // The index holds no vector of this model: it is indexed (passages kept) and answers at once.
+      await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), FIRST_ANALYSIS_MS, 'similarSources.indexLibrary');
+      const done = await waitFor(
+        async () => (library.health.state === 'ready' && !library.health.semantic && !library.isEmbedding() ? library.health : undefined),
+        ANALYSIS_MS,
+        'the semantic index to complete',
+        200,
+      );
+      const running = seen.filter((h) => h.state === 'ready' && h.embedding === 'running' && h.semantic);
+      assert.ok(running.length > 0, `the status bar was told "Semantic index N%" while embedding: ${JSON.stringify(seen.map((h) => [h.state, h.embedding, h.semantic?.embedded]))}`);
+      assert.ok(running.some((h) => h.semantic!.embedded < h.semantic!.total), 'with a partial count');
+      assert.equal(done.embeddingError, undefined);
+      const m = JSON.parse(await fs.readFile(path.join(folder.uri.fsPath, '.similar-sources', 'manifest.json'), 'utf8'));
+      const key = Object.keys(m.vectors).find((k) => k.startsWith('local-'));
+      assert.ok(key, `vectors of the local model are stored: ${Object.keys(m.vectors).join(', ')}`);
+      for (const [shard, rec] of Object.entries(m.shards) as Array<[string, { gen: number }]>) assert.equal(m.vectors[key].shards[shard]?.passagesGen, rec.gen, `shard ${shard} complete for ${key}`);
+      const result = await analyseDraft(ANALYSIS_MS);
+      assert.ok(result.analysed > 0, `the local model's index serves an analysis: ${JSON.stringify(result)}`);
+    } finally {
+      sub.dispose();
+      await config.update('provider', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('localModel', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 });
