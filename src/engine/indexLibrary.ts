@@ -8,6 +8,7 @@
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { updateIndex, type IndexProgress, type IndexReport } from '../core/index/indexer';
 import { removeIndex } from '../core/index/maintenance';
+import { indexDir } from '../core/index/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import type { LibrarySpec } from './library';
@@ -57,6 +58,8 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       primary: library.primary,
       baseDir: library.workspace,
       bibliography: library.bibliography,
+      // A large export takes the parser seconds: its parse is kept in the index folder.
+      bibliographyCacheDir: indexDir(library.workspace),
     });
     for (const w of warnings) o.onWarning?.(w);
     o.onProgress?.({ phase: 'scan', done: inputs.length, total: inputs.length });

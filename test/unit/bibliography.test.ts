@@ -315,4 +315,39 @@ describe('loadBibliography', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps its parse in a cache folder between processes, used only for the same bytes and parser version', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bib-'));
+    try {
+      const file = path.join(dir, 'lib.bib');
+      const cacheDir = path.join(dir, 'index');
+      await fs.writeFile(file, '@book{x, title={From the export}}');
+      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['From the export']);
+      const [name] = await fs.readdir(cacheDir);
+      assert.match(name, /^bibliography-[0-9a-f]{16}\.json$/);
+      // Mark the cached parse, then touch the export (same bytes): another process would read the mark.
+      const cacheFile = path.join(cacheDir, name);
+      const cached = JSON.parse(await fs.readFile(cacheFile, 'utf8'));
+      cached.parsed.entries[0].title = 'From the cache';
+      await fs.writeFile(cacheFile, JSON.stringify(cached));
+      const later = new Date(Date.now() + 5000);
+      await fs.utimes(file, later, later);
+      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['From the cache']);
+      // Other bytes: parsed again, and the cache replaced.
+      await fs.writeFile(file, '@book{x, title={Edited export}}');
+      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['Edited export']);
+      // Another parser version's cache, or a damaged one, is not used.
+      for (const damage of [(c: Record<string, unknown>) => ({ ...c, version: -1 }), () => '{ half-written']) {
+        const c = JSON.parse(await fs.readFile(cacheFile, 'utf8'));
+        c.parsed.entries[0].title = 'Stale';
+        const bad = damage(c);
+        await fs.writeFile(cacheFile, typeof bad === 'string' ? bad : JSON.stringify(bad));
+        const t = new Date(Date.now() + 10_000 + Math.random() * 1000);
+        await fs.utimes(file, t, t);
+        assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['Edited export']);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import type { BibEntry, ParsedBibliography } from './bibEntry';
 import { parseBetterBibtexJson } from './betterBibtexJson';
 import { parseBibtex } from './bibtexFile';
+import { makeDir, sha256, writeFileAtomic } from '../util/atomicWrite';
 
 export type { BibEntry, ParsedBibliography } from './bibEntry';
 export { parseFileField } from './attachmentPaths';
@@ -32,26 +33,61 @@ const MAX_KEYS_NAMED = 10;
  */
 let lastRead: { file: string; stamp: string; parsed: ParsedBibliography } | undefined;
 
-export async function loadBibliography(file: string): Promise<ParsedBibliography> {
+/**
+ * Bumped whenever parsing changes what an entry holds: a parse cached on disk by another
+ * version is not used.
+ */
+export const BIBLIOGRAPHY_PARSE_VERSION = 1;
+
+export interface LoadBibliographyOptions {
+  /**
+   * A folder where the parse is kept between processes (the index folder), keyed by the
+   * export's path and checked against its content hash: the CLI, a new process on every run,
+   * parses an unchanged export once. Without one, only this process remembers the last parse.
+   */
+  cacheDir?: string;
+}
+
+export async function loadBibliography(file: string, opts: LoadBibliographyOptions = {}): Promise<ParsedBibliography> {
   const abs = path.resolve(file);
   const st = await fs.stat(abs);
   const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
   if (lastRead?.file !== abs || lastRead.stamp !== stamp) {
-    lastRead = { file: abs, stamp, parsed: await readBibliography(abs) };
+    lastRead = { file: abs, stamp, parsed: await readBibliography(abs, opts.cacheDir) };
   }
   const { entries, warnings } = lastRead.parsed;
   return { entries: [...entries], warnings: [...warnings] };
 }
 
-async function readBibliography(file: string): Promise<ParsedBibliography> {
+async function readBibliography(file: string, cacheDir: string | undefined): Promise<ParsedBibliography> {
   const bytes = await fs.readFile(file);
+  const cache = cacheDir && { file: path.join(cacheDir, `bibliography-${sha256(file).slice(0, 16)}.json`), hash: sha256(bytes) };
+  const cached = cache && (await readParseCache(cache.file, cache.hash));
+  if (cached) return cached;
   const { text, valid } = decodeUtf8(bytes);
   const baseDir = path.dirname(file);
   const ext = path.extname(file).toLowerCase();
   const parsed =
     ext === '.json' || (ext !== '.bib' && /^\s*[[{]/.test(text)) ? parseBetterBibtexJson(text, baseDir) : await parseBibtex(text, baseDir);
   if (!valid) parsed.warnings.unshift(invalidUtf8Warning(parsed.entries));
+  if (cache) {
+    // Only a cache: a workspace that cannot be written (read-only, full) parses again next time.
+    await makeDir(cacheDir)
+      .then(() => writeFileAtomic(cache.file, JSON.stringify({ version: BIBLIOGRAPHY_PARSE_VERSION, file, hash: cache.hash, parsed })))
+      .catch(() => undefined);
+  }
   return parsed;
+}
+
+/** The cached parse when it is this version's and of these bytes; undefined otherwise (missing, stale, damaged). */
+async function readParseCache(file: string, hash: string): Promise<ParsedBibliography | undefined> {
+  try {
+    const c = JSON.parse(await fs.readFile(file, 'utf8')) as { version?: unknown; hash?: unknown; parsed?: ParsedBibliography };
+    if (c.version !== BIBLIOGRAPHY_PARSE_VERSION || c.hash !== hash || !Array.isArray(c.parsed?.entries) || !Array.isArray(c.parsed?.warnings)) return undefined;
+    return c.parsed;
+  } catch {
+    return undefined;
+  }
 }
 
 /** UTF-8 (exports are); bytes that are not become U+FFFD rather than failing the whole file. */

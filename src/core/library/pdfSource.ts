@@ -39,6 +39,8 @@ export interface LibraryInputOptions {
   ocrLanguageDir?: string;
   /** The OCR workers to use (shared across runs); by default a pool is started on the first scanned page. */
   ocrEngine?: OcrPool;
+  /** Where the bibliography's parse is kept between runs (the index folder); none: parsed in each process. */
+  bibliographyCacheDir?: string;
   /** Where page images come from: in this thread by default, or a PdfExtractPool's workers. */
   pageImager?: (bytes: Uint8Array, pages: number[]) => Promise<PageImage[]>;
 }
@@ -55,7 +57,7 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
     try {
-      const bib = await loadBibliography(cfg.bibliography);
+      const bib = await loadBibliography(cfg.bibliography, { cacheDir: cfg.bibliographyCacheDir });
       warnings.push(...bib.warnings.map((w) => `bibliography: ${w}`));
       bibIndex = matchFile(bib.entries);
     } catch (err) {
