@@ -373,3 +373,35 @@ describe('index: read-ahead', function () {
     assert.equal(huge.state.maxLead, 0);
   });
 });
+
+describe('index: skipped files', function () {
+  this.timeout(60_000);
+  it('are not read again while unchanged, unless the reader that skipped them is older than this one', async () => {
+    const workspace = await fs.mkdtemp(join(tmpdir(), 'ss-skip-'));
+    let reads = 0;
+    const broken: SourceInput = {
+      path: join(workspace, 'broken.pdf'),
+      size: 10,
+      mtimeMs: 1,
+      sourceType: 'secondary',
+      contentHash: 'b'.repeat(64),
+      extract: async () => {
+        reads++;
+        throw new Error('not a valid PDF (test)');
+      },
+    };
+    const first = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
+    assert.deepEqual(first.skipped.map((s) => s.reason), ['not a valid PDF (test)']);
+    const second = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
+    assert.match(second.skipped[0].reason, /unchanged since the last attempt/);
+    assert.equal(reads, 1, 'an unchanged skipped file is not read again');
+    // A record written by an older reader (before READER_VERSION existed): tried again.
+    const dir = indexDir(workspace);
+    const m = (await readManifest(dir))!;
+    delete m.skipped[broken.path].reader;
+    await writeManifest(dir, m);
+    const third = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
+    assert.equal(reads, 2, 'read again by the newer reader');
+    assert.deepEqual(third.skipped.map((s) => s.reason), ['not a valid PDF (test)']);
+  });
+});

@@ -10,7 +10,7 @@ import { ProviderError, type EmbeddingProvider } from '../embedding/provider';
 import type { CleanPage } from '../pdf/cleanPages';
 import { chunkPages, CHUNKER_VERSION } from '../passages/chunker';
 import { lexicalTerms, embeddingText } from '../retrieval/representation';
-import { LEXICAL_VERSION } from './versions';
+import { LEXICAL_VERSION, READER_VERSION } from './versions';
 import type { SourceMetadata } from '../library/metadata';
 import type { SourceType } from '../library/discover';
 import { sha256 } from '../util/atomicWrite';
@@ -298,7 +298,7 @@ class IndexRun {
         continue;
       }
       const skip = this.m.skipped[input.path];
-      if (!old && skip && skip.size === input.size && skip.mtimeMs === input.mtimeMs) {
+      if (!old && skip && skip.size === input.size && skip.mtimeMs === input.mtimeMs && skip.reader === READER_VERSION) {
         report.skipped.push({ path: input.path, reason: `${skip.reason} (unchanged since the last attempt)` });
         continue;
       }
@@ -567,7 +567,7 @@ class IndexRun {
   private skip(input: SourceInput, reason: string): { skipped: string };
   private skip(input: SourceInput, reason: string, entry: true): { path: string; reason: string };
   private skip(input: SourceInput, reason: string, entry?: true) {
-    this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason };
+    this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason, reader: READER_VERSION };
     return entry ? { path: input.path, reason } : { skipped: reason };
   }
 

@@ -44,6 +44,8 @@ export interface SkipRecord {
   size: number;
   mtimeMs: number;
   reason: string;
+  /** The READER_VERSION that skipped it: a newer reader tries the file again. */
+  reader?: number;
 }
 
 export interface ShardRecord {

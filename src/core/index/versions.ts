@@ -3,3 +3,10 @@
  * store lexical terms, and an index built with other terms is rebuilt.
  */
 export const LEXICAL_VERSION = 'lex-2';
+
+/**
+ * Bump READER_VERSION when PDF reading learns to read files it skipped before (damaged
+ * files repaired, OCR, new encodings): a file skipped by an older reader is tried again
+ * even though it has not changed.
+ */
+export const READER_VERSION = 2;
