@@ -202,7 +202,8 @@ function prepareProfile() {
   if (hostile.status !== 0) throw new Error(`could not write the hostile fixtures: ${hostile.stderr}`);
   // A generated local embedding model (random weights, the real vocabulary): the suite switches to it
   // to watch the background embedding (no model can be downloaded here).
-  const model = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-model'), '--layers', '2', '--hidden', '64', '--heads', '2', '--intermediate', '128', '--quantized'], { cwd: root, encoding: 'utf8' });
+  // Of the real shape (12 × 384, int8): embedding the example takes seconds, long enough to watch.
+  const model = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-model'), '--layers', '12', '--hidden', '384', '--quantized'], { cwd: root, encoding: 'utf8' });
   if (model.status !== 0) throw new Error(`could not generate the test model: ${model.stderr}`);
   mkdirSync(join(tmp, 'control'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
@@ -376,6 +377,12 @@ async function check(name, fn) {
     const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
     await screenshot(`failure-${slug}.png`).catch(() => undefined);
   }
+}
+
+/** The status bar's Similar Sources item text ("Semantic index 43%"), or '' when not shown. */
+async function semanticStatus() {
+  const item = page.locator('.statusbar-item', { hasText: 'Semantic index' }).first();
+  return (await item.isVisible().catch(() => false)) ? (await item.innerText()).trim() : '';
 }
 
 // ---------------------------------------------------------------- UI checks
@@ -600,6 +607,33 @@ async function uiChecks(manifest) {
     await screenshot('hostile.png');
     log(`  lens: ${lens}; hover: ${h.links.length} command link(s), ${Math.round(h.height)} px high`);
     await dismissOverlays();
+  });
+
+  await check('with a local model, the status bar shows "Semantic index N%" while its vectors are computed, and the panel says results are partly lexical', async () => {
+    await dismissOverlays();
+    try {
+      // Index Library with the generated 12 × 384 model: passages committed, vectors in the background.
+      const indexed = await runControl('similarSourcesIt.indexWithLocalModel', 'Similar Sources IT: Index With The Local Model', T.analysis);
+      const status = await waitUntil(async () => (await semanticStatus()) || undefined, T.element, 'the status bar to show "Semantic index"', 200);
+      if (!/^Semantic index \d{1,2}%$/.test(status)) throw new Error(`status bar: ${JSON.stringify(status)}`);
+      // An analysis now runs on what is there, and says so.
+      const analysed = await runControl('similarSourcesIt.prepareDraft', 'Similar Sources IT: Analyse Draft And Show Panel', T.analysis);
+      const [frame] = await waitUntil(async () => {
+        const f = await framesWith('[data-testid="semantic-note"]');
+        return f.length ? f : undefined;
+      }, T.element, 'the panel to say the semantic index is not complete ([data-testid="semantic-note"])', 500);
+      const note = (await frame.locator('[data-testid="semantic-note"]').first().innerText()).trim();
+      if (!/^Semantic index \d{1,2}%: \d+ of \d+ passages/.test(note)) throw new Error(`panel note: ${JSON.stringify(note)}`);
+      // The panel scrolls to the segment at the cursor: bring the note into view for the screenshot.
+      await frame.locator('[data-testid="semantic-note"]').first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await sleep(300);
+      await screenshot('semantic-index.png');
+      log(`  ${JSON.stringify(indexed)}; status bar "${status}"; analysis ${JSON.stringify(analysed)}; panel: "${note.slice(0, 80)}…"`);
+      // Then the vectors are complete: the item goes back to the library's size.
+      await waitUntil(async () => !(await semanticStatus()), T.analysis, 'the semantic index to complete (the status bar item to leave "Semantic index")', 500);
+    } finally {
+      await runControl('similarSourcesIt.useDefaultProvider', 'Similar Sources IT: Use The Default Provider').catch((e) => log(`  (could not restore the provider: ${e.message})`));
+    }
   });
 }
 

@@ -27,7 +27,7 @@ export interface EmbedPendingOptions {
   /** How long to wait for the writer lock before each slice (default 30 s). */
   lockWaitMs?: number;
   signal?: AbortSignal;
-  /** After each commit: passages of the index with a vector of this model, of all. */
+  /** After each batch and each commit: passages of the index with a vector of this model, of all. */
   onProgress?: (p: { embedded: number; total: number }) => void;
   onWarning?: (msg: string) => void;
 }
@@ -132,6 +132,14 @@ class PendingEmbedder {
       });
     }
     const batch = Math.max(1, this.o.batch ?? DEFAULT_BATCH);
+    // Progress after each batch too (a status bar that moves), committed at the end of the slice.
+    const before = vectorProgress(m, this.key);
+    let told = -1;
+    const tell = (embeddedNow: number, total: number) => {
+      if (embeddedNow === told) return;
+      told = embeddedNow;
+      this.o.onProgress?.({ embedded: embeddedNow, total });
+    };
     const until = Date.now() + (this.o.commitMs ?? DEFAULT_COMMIT_MS);
     let embedded = 0;
     let cancelled = false;
@@ -154,6 +162,7 @@ class PendingEmbedder {
       }
       part.forEach((x, j) => vectors.set(x.id, got[j]));
       embedded += part.length;
+      tell(Math.min(before.total, before.embedded + embedded), before.total);
     }
     // What was computed is committed even when the run stops here (cancel, a server gone):
     // the next call resumes after it.
@@ -165,7 +174,7 @@ class PendingEmbedder {
     if (failure) throw failure;
     const progress = vectorProgress(m, this.key);
     const done = progress.embedded >= progress.total;
-    this.o.onProgress?.({ embedded: progress.embedded, total: progress.total });
+    tell(progress.embedded, progress.total);
     return { embedded, covered: progress.embedded, total: progress.total, committed, done, cancelled };
   }
 

@@ -139,6 +139,24 @@ export function activate(context: vscode.ExtensionContext): void {
       await editor.document.save();
       return { restored: editor.document.getText() === draftBefore, dirty: editor.document.isDirty };
     }),
+    controlCommand('similarSourcesIt.indexWithLocalModel', async () => {
+      // The generated local model (the runner writes it): indexing commits the passages and
+      // returns; the vectors follow in the background.
+      const model = process.env.SIMILAR_SOURCES_IT_MODEL;
+      if (!model) throw new Error('SIMILAR_SOURCES_IT_MODEL is not set');
+      const config = vscode.workspace.getConfiguration('similarSources', vscode.Uri.file(workspaceRoot()));
+      await config.update('localModel', model, vscode.ConfigurationTarget.Workspace);
+      await config.update('provider', 'local', vscode.ConfigurationTarget.Workspace);
+      // Rebuilt: the API suite left this model's vectors complete, and they are all to compute again.
+      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.rebuildIndex'), 280_000, 'similarSources.rebuildIndex')) as { passages?: number } | undefined;
+      return { passages: report?.passages ?? null };
+    }),
+    controlCommand('similarSourcesIt.useDefaultProvider', async () => {
+      const config = vscode.workspace.getConfiguration('similarSources', vscode.Uri.file(workspaceRoot()));
+      await config.update('provider', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('localModel', undefined, vscode.ConfigurationTarget.Workspace);
+      return { provider: vscode.workspace.getConfiguration('similarSources').get('provider') };
+    }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
       await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
