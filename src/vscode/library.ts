@@ -230,7 +230,8 @@ export class LibraryService implements vscode.Disposable {
           rebuild: opts.rebuild,
           workerDir: engine.bundleDir,
           signal: ac.signal,
-          onWarning: (w) => this.log.warn(w),
+          // In the notification too: while another process holds the index, the wait says who it is.
+          onWarning: (w) => (this.log.warn(w), progress?.report({ message: w })),
           onProgress: (p) => {
             if (p.phase === 'ocr') {
               // Scanned pages come after the born-digital files, which are searchable already.

@@ -7,7 +7,7 @@
 // Needs `npm run build` first (dist/extension.js, dist/webview/*). Screenshots go to
 // test-results/screenshots/. Exit code 0 only when every check passed.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, createWriteStream, watch } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -386,7 +386,7 @@ async function semanticStatus() {
 }
 
 // ---------------------------------------------------------------- UI checks
-async function uiChecks(manifest) {
+async function uiChecks(manifest, { context, url, workspace }) {
   let analysisOk = false;
 
   await check('the workbench shows the example workspace with draft.md', async () => {
@@ -609,6 +609,72 @@ async function uiChecks(manifest) {
     await dismissOverlays();
   });
 
+  await check('two windows on one workspace: while one indexes, the other waits, says which process holds the index, then indexes', async () => {
+    await dismissOverlays();
+    const first = page;
+    const { pid: firstPid } = await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
+    // A second window on the same folder: a second extension host, with the product in it.
+    const second = await context.newPage();
+    try {
+      await second.goto(url, { waitUntil: 'domcontentloaded', timeout: T.workbench });
+      await second.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
+      const dir = join(workspace, '.similar-sources');
+      let secondPid;
+      for (let attempt = 1; attempt <= 3 && !secondPid; attempt++) {
+        // An index from an earlier release (other lexical terms): the second window works under the lock
+        // for a while, and is stopped (SIGSTOP) the moment it holds the lock: a slow indexing, on demand.
+        const manifestFile = join(dir, 'manifest.json');
+        writeFileSync(manifestFile, JSON.stringify({ ...readJson(manifestFile), lexical: 'lex-0' }));
+        secondPid = await stopTheLockHolder(dir, async () => {
+          page = second;
+          try {
+            await runPaletteCommand('Similar Sources: Index Library');
+          } finally {
+            page = first;
+          }
+        }, T.element);
+        if (secondPid === firstPid) throw new Error('the first window took the lock: the check cannot tell the windows apart');
+        if (!secondPid) await waitUntil(() => !existsSync(join(dir, 'index.lock')), T.element, 'the second window to finish its indexing');
+      }
+      if (!secondPid) throw new Error('the second window was never stopped while it held the index lock (3 tries)');
+      const file = join(tmp, 'control', 'similarSourcesIt.indexLibrary.json');
+      rmSync(file, { force: true });
+      try {
+        await runPaletteCommand('Similar Sources IT: Index Library And Report');
+        const waitLine = `waiting for another process to finish updating the index (pid ${secondPid} on `;
+        await waitUntil(() => productLogs().some((t) => t.includes(waitLine)), T.element, `the first window's log to say "${waitLine}…"`, 250);
+        await sleep(1000);
+        if (existsSync(file)) throw new Error(`the first window did not wait for the second: ${readFileSync(file, 'utf8')}`);
+        // What the user of the first window sees meanwhile: its indexing notification names the holder.
+        const prompts = await waitUntil(async () => {
+          const p = await visiblePrompts();
+          return p.some((t) => t.includes(`pid ${secondPid} on `)) && p;
+        }, T.element, `the first window's indexing notification to name the process that holds the index (pid ${secondPid})`, 250).catch(async (err) => {
+          throw new Error(`${err.message}; on screen: ${JSON.stringify(await visiblePrompts())}`);
+        });
+        log(`  the first window while it waits: ${JSON.stringify(prompts)}`);
+        await screenshot('two-windows-waiting.png');
+      } finally {
+        process.kill(secondPid, 'SIGCONT');
+      }
+      const outcome = await waitUntil(() => existsSync(file) && readJson(file), T.control, 'the first window to index once the second has finished', 500);
+      if (!outcome.ok) throw new Error(`Index Library failed in the first window: ${outcome.error}`);
+      const r = outcome.value;
+      if (r.pid !== firstPid || r.cancelled) throw new Error(`unexpected report: ${JSON.stringify(r)}`);
+      // The second window's commit was complete: nothing to redo, the index ready, no lock left.
+      if (r.added || r.updated || r.removed) throw new Error(`the first window found the second's commit incomplete: ${JSON.stringify(r)}`);
+      if (existsSync(join(dir, 'index.lock'))) throw new Error('a lock was left behind');
+      const status = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'status', '--workspace', workspace, '--json'], { encoding: 'utf8' });
+      const st = JSON.parse(status.stdout || '{}');
+      if (st.state !== 'ready' || st.sources !== r.sources) throw new Error(`the index after both windows: ${status.stdout}${status.stderr}`);
+      if (readJson(join(dir, 'manifest.json')).lexical === 'lex-0') throw new Error('the index was not brought up to date');
+      log(`  second window (pid ${secondPid}) held the lock; the first (pid ${firstPid}) waited, then indexed: ${r.sources} sources, ready`);
+    } finally {
+      page = first;
+      await second.close().catch(() => undefined);
+    }
+  });
+
   await check('with a local model, the status bar shows "Semantic index N%" while its vectors are computed, and the panel says results are partly lexical', async () => {
     await dismissOverlays();
     try {
@@ -635,6 +701,50 @@ async function uiChecks(manifest) {
       await runControl('similarSourcesIt.useDefaultProvider', 'Similar Sources IT: Use The Default Provider').catch((e) => log(`  (could not restore the provider: ${e.message})`));
     }
   });
+}
+
+/**
+ * Runs `start` and stops (SIGSTOP) the process that takes the writer lock of the index in `dir` the
+ * moment the lock appears. Resolves with that process's pid, once the lock is seen still naming it;
+ * undefined when no process was caught holding it within `ms`.
+ */
+async function stopTheLockHolder(dir, start, ms) {
+  const lockFile = join(dir, 'index.lock');
+  const holder = () => {
+    try {
+      return JSON.parse(readFileSync(lockFile, 'utf8')).pid;
+    } catch {
+      return undefined;
+    }
+  };
+  let watcher;
+  const caught = new Promise((resolve) => {
+    watcher = watch(dir, (_event, name) => {
+      if (name !== 'index.lock') return;
+      const pid = holder();
+      if (!pid) return;
+      try {
+        process.kill(pid, 'SIGSTOP');
+      } catch {
+        return;
+      }
+      if (holder() === pid) return resolve(pid);
+      process.kill(pid, 'SIGCONT'); // it had released the lock already
+    });
+  });
+  try {
+    await start();
+    return await Promise.race([caught, sleep(ms).then(() => undefined)]);
+  } finally {
+    watcher.close();
+  }
+}
+
+/** The text of the product's output-channel log of every extension host (every window, every load). */
+function productLogs() {
+  return listFiles(join(tmp, 'user-data', 'logs'))
+    .filter((f) => f.endsWith(join('similar-sources.similar-sources', 'Similar Sources.log')))
+    .map((f) => readFileSync(f, 'utf8'));
 }
 
 /** The product's output-channel log of the newest extension host (one per window load). */
@@ -787,7 +897,7 @@ async function main() {
   if (suite.fatal) results.push({ name: 'the in-host suite', state: 'failed', ms: 0, error: suite.fatal, source: 'host' });
   log(`in-host suite (VS Code ${suite.vscodeVersion}): ${suite.passes} passed, ${suite.failures} failed`);
 
-  if (!NO_UI) await uiChecks(profile.manifest);
+  if (!NO_UI) await uiChecks(profile.manifest, { context, url, workspace: profile.workspace });
 }
 
 let fatal;

@@ -9,7 +9,8 @@ import { updateIndex } from '../../src/core/index/indexer';
 import { LibraryIndex } from '../../src/core/index/libraryIndex';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { extractPdf, PdfSkipError } from '../../src/core/pdf/extract';
-import { EXTRACT_WORKER_FILE, PdfExtractPool } from '../../src/core/pdf/extractPool';
+import { defaultMemoryCeiling, EXTRACT_WORKER_FILE, PdfExtractPool } from '../../src/core/pdf/extractPool';
+import { decompressionBombPdf } from '../support/hostilePdf';
 import { ENGLISH_HISTORY_LABELS, writeFixtureLibrary } from '../support/pdfCorpus';
 
 const DIST = resolve('dist');
@@ -123,6 +124,90 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
       assert.ok(e instanceof PdfSkipError && e.kind === 'unreadable' && /did not finish/.test(e.message), String(e));
     } finally {
       await slow.close();
+    }
+  });
+
+  it('stops a decompression bomb at its memory ceiling (read twice, the second time alone), skips it with the reason, and reads the next file in a new worker', async () => {
+    // 0.15 MB inflating to 50 MB of text operators: unbounded, pdf.js grows the process by ~1 GB over ~12 s.
+    const bomb = await decompressionBombPdf(50_000_000);
+    const MB = 1024 * 1024;
+    const bombPool = new PdfExtractPool({ workerFile: join(DIST, EXTRACT_WORKER_FILE), size: 1, memoryCeiling: () => 96 * MB, memoryPollMs: 20 });
+    try {
+      bombPool.warm();
+      const before = process.memoryUsage.rss();
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
+      const t0 = Date.now();
+      const e = await bombPool.extract(bomb).then(() => undefined, (x: Error) => x);
+      const ms = Date.now() - t0;
+      clearInterval(sampler);
+      assert.ok(e instanceof PdfSkipError && e.kind === 'too-large', String(e));
+      assert.match(e.message, /needs more than 96 MB of memory to read \(a decompression bomb\?\)/);
+      assert.ok(ms < 15_000, `stopped after ${ms} ms`);
+      // The ceiling, plus what grows between two rounds of the watchdog and a pdf.js buffer doubling.
+      assert.ok(peak - before < 400 * MB, `the process grew by ${Math.round((peak - before) / MB)} MB`);
+      const bytes = await fs.readFile(files['english-history.pdf']);
+      assert.deepEqual((await bombPool.extract(bytes)).pages, (await extractPdf(bytes)).pages, 'a new worker reads the next file');
+    } finally {
+      await bombPool.close();
+    }
+  });
+
+  it('reads a file again, alone, before skipping it: memory that grew elsewhere in the process does not skip it', async () => {
+    // A stand-in reader that answers after 400 ms; meanwhile the process grows by 200 MB for another reason (and keeps it).
+    const worker = join(dir, 'slow-ok-worker.js');
+    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => setTimeout(() => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 1, pages: ['file ' + m.bytes[0]], info: {} } }), 400));`);
+    const MB = 1024 * 1024;
+    let elsewhere = 0;
+    const base = process.memoryUsage.rss();
+    const p = new PdfExtractPool({ workerFile: worker, size: 1, memoryCeiling: () => 100 * MB, memoryPollMs: 20, rss: () => base + elsewhere });
+    try {
+      const grow = setTimeout(() => (elsewhere = 200 * MB), 150);
+      const t0 = Date.now();
+      const r = await p.extract(new Uint8Array([5]));
+      clearTimeout(grow);
+      assert.deepEqual(r.pages, ['file 5']);
+      assert.ok(Date.now() - t0 >= 550, 'it was read twice');
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('leaves room for large ordinary files: 1 GB plus twice the file', () => {
+    const MB = 1024 * 1024;
+    assert.equal(defaultMemoryCeiling(3 * MB), 1030 * MB);
+    assert.equal(defaultMemoryCeiling(200 * MB), 1424 * MB);
+  });
+
+  it('when several files are read as memory passes the ceiling, reads each again alone and skips only the one that needs it', async () => {
+    // A stand-in reader: file [1] takes memory (touched, as inflating does) in a loop that never yields; file [2] answers after 300 ms.
+    const worker = join(dir, 'greedy-worker.js');
+    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
+const held = [];
+parentPort.on('message', (m) => {
+  if (m.bytes[0] === 1) {
+    for (let t = Date.now(); held.length < 64; ) {
+      if (Date.now() - t > 20) { held.push(Buffer.allocUnsafe(16 * 1024 * 1024).fill(7)); t = Date.now(); }
+    }
+    for (;;) {}
+  }
+  setTimeout(() => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 1, pages: ['file ' + m.bytes[0]], info: {} } }), 300);
+});`);
+    const MB = 1024 * 1024;
+    const greedy = new PdfExtractPool({ workerFile: worker, size: 2, memoryCeiling: () => 128 * MB, memoryPollMs: 20 });
+    try {
+      const started = Date.now();
+      const [good, bad, next] = await Promise.allSettled([greedy.extract(new Uint8Array([2])), greedy.extract(new Uint8Array([1])), greedy.extract(new Uint8Array([3]))]);
+      assert.equal(good.status, 'fulfilled', String((good as PromiseRejectedResult).reason));
+      assert.deepEqual((good as PromiseFulfilledResult<{ pages: string[] }>).value.pages, ['file 2']);
+      assert.equal(bad.status, 'rejected');
+      const e = (bad as PromiseRejectedResult).reason;
+      assert.ok(e instanceof PdfSkipError && e.kind === 'too-large' && /needs more than 128 MB/.test(e.message), String(e));
+      assert.deepEqual((next as PromiseFulfilledResult<{ pages: string[] }>).value.pages, ['file 3']);
+      assert.ok(Date.now() - started < 20_000);
+    } finally {
+      await greedy.close();
     }
   });
 

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runSuite } from '../suite/runner';
-import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, findLine, withTimeout, workspaceRoot } from '../suite/helpers';
+import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, findLine, setExtensionLogDir, withTimeout, workspaceRoot } from '../suite/helpers';
 
 function appendLog(line: string): void {
   const file = process.env.SIMILAR_SOURCES_IT_LOG;
@@ -60,10 +60,11 @@ async function openDraft(): Promise<vscode.TextEditor> {
 let draftBefore: string | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
+  setExtensionLogDir(context.logUri.fsPath);
   context.subscriptions.push(
     controlCommand('similarSourcesIt.openDraft', async () => {
       await openDraft();
-      return { product: vscode.extensions.getExtension(PRODUCT_ID)?.isActive ?? null };
+      return { product: vscode.extensions.getExtension(PRODUCT_ID)?.isActive ?? null, pid: process.pid };
     }),
     controlCommand('similarSourcesIt.prepareDraft', async () => {
       // A clean layout for the screenshot: the draft on the left, the panel beside it.
@@ -156,6 +157,13 @@ export function activate(context: vscode.ExtensionContext): void {
       await config.update('provider', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('localModel', undefined, vscode.ConfigurationTarget.Workspace);
       return { provider: vscode.workspace.getConfiguration('similarSources').get('provider') };
+    }),
+    controlCommand('similarSourcesIt.indexLibrary', async () => {
+      // Index Library as a user runs it, while another window may hold the index (the two-window check).
+      const r = (await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), 120_000, 'similarSources.indexLibrary')) as
+        | { files: string[]; sources: number; added: number; updated: number; removed: number; cancelled?: boolean }
+        | undefined;
+      return r && { pid: process.pid, files: r.files.length, sources: r.sources, added: r.added, updated: r.updated, removed: r.removed, cancelled: r.cancelled ?? false };
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);

@@ -7,8 +7,8 @@
  * The tests run in order and share the state of the first analysis.
  */
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { promises as fs, watch } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -24,6 +24,7 @@ import {
   fold,
   hoverText,
   openDraftEditor,
+  productLogFile,
   waitFor,
   withTimeout,
   workspaceRoot,
@@ -102,6 +103,60 @@ async function hoverAt(editor: vscode.TextEditor, line: number): Promise<string>
     500,
   );
 }
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Starts `cli index` on the workspace and stops it (SIGSTOP) the moment its writer lock appears:
+ * a slow indexer, frozen while it holds the lock, for as long as the test wants. The index is
+ * first made to look like an earlier release's (other lexical terms), so that the CLI works under
+ * the lock for a while (~50 ms) rather than a few ms; a try where it was done before the stop
+ * landed is tried again.
+ */
+async function cliHoldingTheLock(cli: string, workspace: string): Promise<{ child: ChildProcess; done: Promise<CliRun> }> {
+  const dir = path.join(workspace, '.similar-sources');
+  const manifest = path.join(dir, 'manifest.json');
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const m = JSON.parse(await fs.readFile(manifest, 'utf8'));
+    await fs.writeFile(manifest, JSON.stringify({ ...m, lexical: 'lex-0' }));
+    const child = spawn(process.execPath, [cli, 'index', '--workspace', workspace, '--json'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const done = new Promise<CliRun>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+    const stopped = await new Promise<boolean>((resolve) => {
+      const watcher = watch(dir, (_event, name) => {
+        if (name !== 'index.lock') return;
+        try {
+          process.kill(child.pid!, 'SIGSTOP');
+        } catch {
+          /* exited already */
+        }
+        watcher.close();
+        resolve(true);
+      });
+      void done.then(() => {
+        watcher.close();
+        resolve(false);
+      });
+    });
+    if (stopped) {
+      const holder = await fs.readFile(path.join(dir, 'index.lock'), 'utf8').then((t) => (JSON.parse(t) as { pid: number }).pid, () => undefined);
+      if (holder === child.pid) return { child, done };
+      process.kill(child.pid!, 'SIGCONT');
+    }
+    const run = await done;
+    assert.equal(run.code, 0, `the CLI failed: ${run.stderr}`);
+  }
+  throw new Error('the CLI was never stopped while it held the lock (5 tries)');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Similar Sources in a real VS Code extension host', function () {
   this.timeout(120_000);
@@ -477,6 +532,74 @@ describe('Similar Sources in a real VS Code extension host', function () {
       sub.dispose();
       await config.update('provider', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('localModel', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('Index Library waits while a CLI indexer holds the writer lock, says who holds it, then indexes; the index is consistent', async function () {
+    this.timeout(120_000);
+    const cli = process.env.SIMILAR_SOURCES_IT_CLI;
+    assert.ok(cli, 'the runner names the CLI of this checkout (SIMILAR_SOURCES_IT_CLI)');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    const ws = folder.uri.fsPath;
+    const lockFile = path.join(ws, '.similar-sources', 'index.lock');
+    const { child, done } = await cliHoldingTheLock(cli, ws);
+    try {
+      // What the extension says of the index meanwhile: being indexed, by the CLI's process.
+      const during = (await vscode.commands.executeCommand('similarSources.showIndexStatus')) as { state: string; holder?: string };
+      assert.equal(during.state, 'indexing', `while the CLI holds the lock: ${JSON.stringify(during)}`);
+      assert.match(during.holder ?? '', new RegExp(`^pid ${child.pid} on `), `the status names the CLI's process: ${JSON.stringify(during)}`);
+
+      let settled: string | undefined;
+      const extensionRun = Promise.resolve(vscode.commands.executeCommand('similarSources.indexLibrary')).then(
+        (r) => {
+          settled = 'finished';
+          return r;
+        },
+        (e: Error) => {
+          settled = `failed: ${e.message}`;
+          throw e;
+        },
+      );
+      await sleep(3_000);
+      assert.equal(settled, undefined, 'Index Library must wait while the CLI holds the lock');
+      assert.equal(JSON.parse(await fs.readFile(lockFile, 'utf8')).pid, child.pid, 'the CLI still holds the lock: the extension did not take it');
+      if (productLogFile) {
+        const log = productLogFile;
+        await waitFor(
+          async () => (await fs.readFile(log, 'utf8').catch(() => '')).includes(`waiting for another process to finish updating the index (pid ${child.pid} on `),
+          10_000,
+          `the product's log (${log}) to say which process it waits for`,
+        );
+      }
+
+      process.kill(child.pid!, 'SIGCONT');
+      const byCli = await withTimeout(done, 60_000, 'the CLI to finish once resumed');
+      assert.equal(byCli.code, 0, byCli.stderr);
+      const cliReport = JSON.parse(byCli.stdout) as { files: string[]; sources: number };
+      type Report = { files: string[]; sources: number; added: number; updated: number; removed: number; cancelled?: boolean };
+      const report = (await withTimeout(extensionRun, 60_000, 'Index Library once the CLI has finished')) as Report;
+      assert.ok(report && !report.cancelled, `Index Library: ${JSON.stringify(report)?.slice(0, 300)}`);
+      assert.deepEqual([...report.files].sort(), [...cliReport.files].sort(), 'the extension indexes the files the CLI indexed');
+      // The CLI's commit was complete: the extension found nothing to redo, and the index is whole.
+      assert.deepEqual({ added: report.added, updated: report.updated, removed: report.removed }, { added: 0, updated: 0, removed: 0 });
+      assert.equal(report.sources, cliReport.sources);
+      await assert.rejects(fs.stat(lockFile), 'no lock is left behind');
+      const after = (await vscode.commands.executeCommand('similarSources.showIndexStatus')) as { state: string; sources?: number };
+      assert.deepEqual({ state: after.state, sources: after.sources }, { state: 'ready', sources: cliReport.sources });
+      const status = spawnSync(process.execPath, [cli, 'status', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      assert.equal(JSON.parse(status.stdout).state, 'ready', status.stdout + status.stderr);
+      const search = spawnSync(process.execPath, [cli, 'search', 'grain trade licences', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      assert.equal(search.status, 0, search.stderr);
+      assert.ok(JSON.parse(search.stdout).results.length > 0, 'the index the two wrote answers a search');
+    } finally {
+      // Never leave a stopped CLI holding the lock behind a failed check.
+      try {
+        process.kill(child.pid!, 'SIGCONT');
+      } catch {
+        /* exited */
+      }
+      await withTimeout(done, 60_000, 'the CLI to exit').catch(() => child.kill('SIGKILL'));
     }
   });
 });

@@ -9,6 +9,16 @@ export const DRAFT = 'draft.md';
 export const FEEDING_PARAGRAPH = 'Consider first the great Mediterranean cities';
 export const SAMPLE_PDF = 'library/grain-trade.pdf';
 
+/**
+ * The product's log file (its "Similar Sources" output channel), when the runner's helper extension
+ * told where this window's extension host logs lie (code-server runs); undefined otherwise.
+ */
+export let productLogFile: string | undefined;
+export function setExtensionLogDir(helperLogDir: string): void {
+  // Each extension logs in <window logs>/exthost/<extension id>/: the product's folder is beside the helper's.
+  productLogFile = path.join(path.dirname(helperLogDir), PRODUCT_ID, 'Similar Sources.log');
+}
+
 export function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) throw new Error('no workspace folder is open (the runner opens a copy of examples/)');
