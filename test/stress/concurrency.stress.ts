@@ -134,6 +134,6 @@ describe('concurrency (CLI processes)', function () {
     for (const r of results) assert.equal(r.code, 0, r.err);
     assert.deepEqual(readdirSync(dir).filter((f) => f !== 'index.lock'), []);
     rmSync(dir, { recursive: true, force: true });
-    record('stale lock (dead process) taken over while 6 processes race', { tried: n * rounds, crashes: 0, dataLost: 0, note: 'lock taken 240 times, ~40% of releases followed by a planted dead-process lock; never two holders (checked by an O_EXCL marker); before the fix (remove by name) two holders within 6×30 rounds' });
+    record('stale lock (dead process) taken over while 6 processes race', { tried: n * rounds, crashes: 0, dataLost: 0, note: 'lock taken 240 times, ~40% of releases followed by a planted dead-process lock; never two holders (checked by an O_EXCL marker); before the first fix (remove by name) two holders within 6×30 rounds; before the second (the stale lock renamed away, then judged; a vanished lock taken for stale) two holders in 2 of 3 runs of 6×40 rounds — now every removal is made under a guard after reading the lock again' });
   });
 });

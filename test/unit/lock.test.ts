@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, IndexBusyError } from '../../src/core/index/lock';
+import { acquireLock, GUARD_FILE, IndexBusyError } from '../../src/core/index/lock';
 
 describe('index lock', () => {
   it('lets one writer in and makes a second one wait, then refuse with who holds it', async () => {
@@ -33,6 +33,26 @@ describe('index lock', () => {
     writeFileSync(join(dir, 'index.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: 'then', what: 'index' }));
     const release = await acquireLock(dir, { waitMs: 100 });
     await release();
+  });
+
+  it('a guard left by a process killed while removing a lock does not stop the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ss-lock-'));
+    const dead = JSON.stringify({ pid: 2 ** 22 + 12346, host: hostname(), since: 'then', what: 'index' });
+    writeFileSync(join(dir, 'index.lock'), dead);
+    writeFileSync(join(dir, GUARD_FILE), JSON.stringify({ pid: 2 ** 22 + 12346, host: hostname(), token: 'x' }));
+    const release = await acquireLock(dir, { waitMs: 2000 });
+    await release();
+    assert.deepEqual(readdirSync(dir), [], 'the dead lock, the dead guard and ours are gone');
+  });
+
+  it('release removes only its own lock (one taken over while its holder was suspended stays)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ss-lock-'));
+    const release = await acquireLock(dir);
+    // As if this holder had stopped for over a minute and another process had taken the lock over.
+    const other = JSON.stringify({ pid: process.ppid, host: hostname(), since: 'now', what: 'indexing', token: 'theirs' });
+    writeFileSync(join(dir, 'index.lock'), other);
+    await release();
+    assert.equal(readFileSync(join(dir, 'index.lock'), 'utf8'), other);
   });
 });
 

@@ -1,7 +1,14 @@
 /**
- * One writer at a time per index: an exclusive lock file created with O_EXCL.
- * A second process waits (up to `waitMs`) and then refuses with a message that
- * says who holds the lock; a lock left by a dead process is taken over.
+ * One writer at a time per index: an exclusive lock file, created atomically (a
+ * hard link, which fails when the name exists). A second process waits (up to
+ * `waitMs`) and then refuses with a message that says who holds the lock; a lock
+ * left by a dead process is taken over.
+ *
+ * Creating can never replace a lock; only removing one can let two writers in. So
+ * every removal of a lock file — a dead holder's taken over, or a holder's own at
+ * release — happens under a short-lived guard (`index.lock.guard`, held for a few
+ * milliseconds) and after reading the lock again under it: a lock judged stale a
+ * moment earlier that a live process has replaced meanwhile is left alone.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +33,14 @@ interface LockInfo {
   host: string;
   since: string;
   what: string;
+  /** Tells this acquisition's lock file from any other (release removes only its own). */
+  token?: string;
 }
+
+/** Held only while a lock file is removed; one left by a killed process is stale after this long. */
+export const GUARD_FILE = 'index.lock.guard';
+const GUARD_STALE_MS = 10_000;
+const GUARD_WAIT_MS = 30_000;
 
 /** A holder refreshes the lock file this often; one not refreshed for STALE_MS is abandoned. */
 const HEARTBEAT_MS = 5_000;
@@ -43,18 +57,21 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     throw writeFailure(err, dir);
   });
   const file = path.join(dir, LOCK_FILE);
-  const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index' };
+  const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index', token: randomBytes(8).toString('hex') };
+  const content = JSON.stringify(info);
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   let told = false;
   for (;;) {
     try {
-      if (await createLockFile(file, JSON.stringify(info))) break;
+      if (await createLockFile(file, content)) break;
     } catch (err) {
       throw writeFailure(err, file);
     }
-    const holder = await readHolder(file);
+    // Unreadable (permissions): another process's, to wait for.
+    const holder = await readHolder(file).catch(() => 'another process');
+    if (holder === GONE) continue; // released meanwhile: try again at once
     if (holder === 'stale') {
-      await takeOver(file);
+      await takeOver(dir, file);
       continue;
     }
     if (!told) {
@@ -78,7 +95,10 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     if (released) return;
     released = true;
     clearInterval(beat);
-    await fs.rm(file, { force: true });
+    // Only our own lock: a holder suspended past STALE_MS may have been taken over since.
+    await withGuard(dir, async () => {
+      if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === content) await fs.rm(file, { force: true });
+    });
   };
 }
 
@@ -114,20 +134,62 @@ async function createLockFile(file: string, content: string): Promise<boolean> {
 }
 
 /**
- * Removes a stale lock without racing other processes that judged it stale too:
- * the lock is renamed away first (one process wins), judged again under its new
- * name, and given back if a live lock had replaced the stale one in between.
- * (Removing it by name could delete a lock another process had just created.)
+ * Removes a stale lock without racing other processes that judged it stale too: under
+ * the guard, the lock is read again and removed only if it is still stale. (Renaming it
+ * away first, as this did before, could move a live lock that had just replaced the stale
+ * one, and a third process could take the free name before it was put back: two holders,
+ * seen by the stress suite.)
  */
-async function takeOver(file: string): Promise<void> {
-  const grave = `${file}.tmp-${process.pid}-stale-${randomBytes(4).toString('hex')}`;
-  try {
-    await fs.rename(file, grave);
-  } catch {
-    return; // gone already: another process took it over
+async function takeOver(dir: string, file: string): Promise<void> {
+  await withGuard(dir, async () => {
+    // Only a lock that is there and stale: a lock can appear at any moment (creating needs no
+    // guard), so "not there" must never lead to a removal by name — that would remove the new one.
+    if ((await readHolder(file).catch(() => 'unreadable')) === 'stale') await fs.rm(file, { force: true });
+  });
+}
+
+/**
+ * Runs `fn` holding the guard. The guard is taken like the lock (an atomic link); a
+ * guard left by a killed process (dead pid on this host, or older than GUARD_STALE_MS)
+ * is removed after it has been read again. The index folder gone (a removed workspace):
+ * nothing to guard, `fn` is not run.
+ */
+async function withGuard(dir: string, fn: () => Promise<void>): Promise<void> {
+  const guard = path.join(dir, GUARD_FILE);
+  const mine = JSON.stringify({ pid: process.pid, host: os.hostname(), token: randomBytes(8).toString('hex') });
+  const deadline = Date.now() + GUARD_WAIT_MS;
+  for (;;) {
+    try {
+      if (await createLockFile(guard, mine)) break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw writeFailure(err, guard);
+    }
+    const seen = await fs.readFile(guard, 'utf8').catch(() => undefined);
+    if (seen !== undefined && (await guardIsStale(guard, seen))) {
+      // Read again just before: a live process's new guard is never removed for a dead one's.
+      if ((await fs.readFile(guard, 'utf8').catch(() => undefined)) === seen) await fs.rm(guard, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) throw new IndexBusyError(`The lock of the index in ${dir} could not be checked: ${guard} has been held for ${GUARD_WAIT_MS / 1000} s.`);
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
   }
-  if ((await readHolder(grave)) !== 'stale') await fs.link(grave, file).catch(() => undefined);
-  await fs.rm(grave, { force: true });
+  try {
+    await fn();
+  } finally {
+    await fs.rm(guard, { force: true });
+  }
+}
+
+async function guardIsStale(guard: string, text: string): Promise<boolean> {
+  try {
+    const g = JSON.parse(text) as { pid: number; host: string };
+    if (g.host === os.hostname() && !pidAlive(g.pid)) return true;
+  } catch {
+    /* judged by age */
+  }
+  const st = await fs.stat(guard).catch(() => undefined);
+  return !!st && Date.now() - st.mtimeMs > GUARD_STALE_MS;
 }
 
 /** Temp files of lock attempts by processes of this host that are gone (killed while locking). */
@@ -145,23 +207,32 @@ async function removeDeadTemps(file: string): Promise<void> {
 export async function lockHolder(dir: string): Promise<string | undefined> {
   const file = path.join(dir, LOCK_FILE);
   if (!(await fs.stat(file).catch(() => undefined))) return undefined;
-  const holder = await readHolder(file);
-  return holder === 'stale' ? undefined : holder;
+  const holder = await readHolder(file).catch(() => 'stale');
+  return holder === 'stale' || holder === GONE ? undefined : holder;
 }
 
+/** readHolder's answer for a lock file that is not there (released, or never made). */
+const GONE = 'gone';
+
+/** 'stale' (a dead or silent holder), GONE, or who holds the lock. */
 async function readHolder(file: string): Promise<string> {
+  let text: string;
+  let st: Awaited<ReturnType<typeof fs.stat>>;
   try {
-    const [text, st] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    [text, st] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return GONE;
+    throw err;
+  }
+  try {
     const info = JSON.parse(text) as LockInfo;
     const sameHost = info.host === os.hostname();
     if (sameHost && !pidAlive(info.pid)) return 'stale';
     if (Date.now() - st.mtimeMs > STALE_MS) return 'stale';
     return `pid ${info.pid} on ${info.host}, ${info.what} since ${info.since}`;
   } catch {
-    // Half-written or vanished lock: judge by age only.
-    const st = await fs.stat(file).catch(() => undefined);
-    if (!st || Date.now() - st.mtimeMs > STALE_MS) return 'stale';
-    return 'another process';
+    // A half-written lock (where locks are created without hard links): judged by age only.
+    return Date.now() - st.mtimeMs > STALE_MS ? 'stale' : 'another process';
   }
 }
 
