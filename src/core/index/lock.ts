@@ -96,9 +96,12 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     released = true;
     clearInterval(beat);
     // Only our own lock: a holder suspended past STALE_MS may have been taken over since.
-    await withGuard(dir, async () => {
+    const removeOwn = async () => {
       if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === content) await fs.rm(file, { force: true });
-    });
+    };
+    // Under the guard; where the guard's few bytes cannot be written (a full disk, the run
+    // failing on it), without: a live holder's lock is never stale, so no one removes it meanwhile.
+    await withGuard(dir, removeOwn).catch(removeOwn);
   };
 }
 
