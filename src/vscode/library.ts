@@ -176,11 +176,6 @@ export class LibraryService implements vscode.Disposable {
     return !!this.embedding;
   }
 
-  /** Why the last background embedding stopped, when it failed (a server gone, the model crashed). */
-  get semanticError(): string | undefined {
-    return this.embeddingError;
-  }
-
   /** Stops the background embedding (what it did is committed); resolves when it has stopped. */
   stopEmbedding(): Promise<void> {
     clearTimeout(this.embeddingRetry);
@@ -212,9 +207,8 @@ export class LibraryService implements vscode.Disposable {
       const ac = new AbortController();
       token?.onCancellationRequested(() => ac.abort());
       const dir = engine.indexDir(folder.uri.fsPath);
-      let provider: Provider | undefined;
       try {
-        provider = await this.provider(folder);
+        const provider = await this.provider(folder);
         // One writer at a time: the background embedding yields (it resumes after the run).
         await this.stopEmbedding();
         const library = this.library(folder);
@@ -251,7 +245,7 @@ export class LibraryService implements vscode.Disposable {
         if (report.damaged.length) this.tellDamaged(report.damaged);
         this.log.info(`index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`);
         this.loaded = undefined;
-        if (!report.cancelled) afterRun = () => this.embedInBackground(folder, provider!);
+        if (!report.cancelled) afterRun = () => this.embedInBackground(folder, provider);
         return report;
       } catch (err) {
         // The health is read again from the index when the run ends (a failed run commits nothing).

@@ -47,8 +47,9 @@ function manifestHealth(dir: string, m: Manifest | undefined, modelKey: string |
   // Stored terms and passages must be this version's, or queries would miss them silently.
   const outdated = outdatedReason(m);
   if (outdated) return { state: 'outdated', dir, detail: outdated };
-  if (modelKey === undefined && m.activeModel && m.vectors[m.activeModel]) {
-    // The model the index was last written for: its vectors may still be computed in the background.
+  if (modelKey === undefined && m.activeModel && m.vectors[m.activeModel] && m.vectors[m.activeModel].provider !== 'embedded') {
+    // The model the index was last written for: its vectors may still be computed in the background
+    // (the embedded model's never are: an index without all of them is incomplete for it).
     const progress = vectorProgress(m, m.activeModel);
     const ready = readyHealth(dir, m);
     return progress.embedded < progress.total ? { ...ready, semantic: { model: m.activeModel, ...progress } } : ready;
