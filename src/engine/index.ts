@@ -14,7 +14,7 @@ import { loadBibliography } from '../core/library/bibliography';
 import { queryTerms } from '../core/retrieval/representation';
 import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
-import { indexHealth as workspaceHealth } from '../core/index/health';
+import { healthOf, indexHealth as workspaceHealth } from '../core/index/health';
 import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
 import { indexDir, readManifest, sourceFields } from '../core/index/manifest';
 import { SegmentThread } from '../core/markdown/segmentThread';
@@ -243,15 +243,18 @@ export async function cachedAnalysis(
   r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string },
 ): Promise<AnalysisResult | undefined> {
   if (r.cache === false) return undefined;
-  const health = await providerHealth(r.workspace, { id: r.providerId ?? 'embedded', key: r.modelKey });
-  const state = await indexState(r.workspace);
-  if (!state || health.state !== 'ready') return undefined;
+  // One read of the manifest for both the health and the fingerprint (it runs as a draft opens).
+  const dir = indexDir(r.workspace);
+  const m = await readManifest(dir).catch(() => undefined);
+  if (!m) return undefined;
+  const health = await healthOf(dir, m, r.modelKey, { partial: embedsInBackground({ id: r.providerId ?? 'embedded' }) });
+  if (health.state !== 'ready') return undefined;
   return cachedDocumentAnalysis(document, options, {
     ...r,
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
     segmenter: segmenterOf(r),
-    fingerprint: state.fingerprint,
+    fingerprint: m.fingerprint,
     model: r.modelKey,
     semantic: health.semantic,
   });

@@ -12,7 +12,7 @@ import { embeddingText } from '../retrieval/representation';
 import { vectorProgress } from './health';
 import { acquireLock } from './lock';
 import { indexDir, liveFiles, outdatedReason, readManifest, writeManifest, IndexCorruptError, type Manifest } from './manifest';
-import { collectGarbage, readPassageShard, readVectorShard, writeVectorShard, type ShardSource } from './shards';
+import { collectGarbage, readPassageShard, readVectorShard, shardVectorItems, writeVectorShard, type ShardSource } from './shards';
 
 export interface EmbedPendingOptions {
   workspace: string;
@@ -218,16 +218,7 @@ class PendingEmbedder {
   }
 
   private async commit(m: Manifest, shard: string, sources: ShardSource[], vectors: Map<string, Float32Array>): Promise<void> {
-    const items: Array<{ id: string; vector: Float32Array }> = [];
-    let complete = true;
-    for (const src of sources) {
-      src.passages.forEach((_, i) => {
-        const id = `${src.contentHash}:${i}`;
-        const v = vectors.get(id);
-        if (v) items.push({ id, vector: v });
-        else complete = false;
-      });
-    }
+    const { items, complete } = shardVectorItems(sources, vectors);
     const dim = items[0]?.vector.length ?? (await this.o.provider.dimension(this.o.signal));
     const set = (m.vectors[this.key] ??= { provider: this.o.provider.id, model: this.o.provider.model, dim, shards: {} });
     set.dim = dim;

@@ -30,6 +30,7 @@ import {
   collectGarbage,
   readPassageShard,
   readVectorShard,
+  shardVectorItems,
   writePassageShard,
   writeVectorShard,
   type ShardSource,
@@ -686,16 +687,7 @@ class IndexRun {
       const gen = this.m.nextGen++;
       this.m.shards[key] = await writePassageShard(this.dir, shard, gen, list);
       const have = this.shardVectors(shard);
-      const items: Array<{ id: string; vector: Float32Array }> = [];
-      let complete = true;
-      for (const src of list) {
-        src.passages.forEach((_, i) => {
-          const id = `${src.contentHash}:${i}`;
-          const v = have.get(id);
-          if (v) items.push({ id, vector: v });
-          else complete = false;
-        });
-      }
+      const { items, complete } = shardVectorItems(list, have);
       // Drop vectors of passages no longer in the shard.
       const live = new Set(items.map((x) => x.id));
       for (const id of have.keys()) if (!live.has(id)) have.delete(id);

@@ -66,6 +66,24 @@ export const VECTOR_FILE = 'index.pb';
  * bytes are encoded here (vectorFile.ts), in the codec's exact layout: vectra itself
  * costs ~360 ms to load and inserts in O(N²).
  */
+/**
+ * The vectors `have` holds for a shard's passages, in passage order, and whether every
+ * passage has one (a complete shard is marked synced with its passage generation).
+ */
+export function shardVectorItems(sources: ShardSource[], have: Map<string, Float32Array>): { items: Array<{ id: string; vector: Float32Array }>; complete: boolean } {
+  const items: Array<{ id: string; vector: Float32Array }> = [];
+  let complete = true;
+  for (const src of sources) {
+    src.passages.forEach((_, i) => {
+      const id = `${src.contentHash}:${i}`;
+      const v = have.get(id);
+      if (v) items.push({ id, vector: v });
+      else complete = false;
+    });
+  }
+  return { items, complete };
+}
+
 export async function writeVectorShard(
   dir: string,
   modelKey: string,
