@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
 import { discoverPdfs } from '../../src/core/library/discover';
@@ -18,6 +18,14 @@ import { buildPdf } from '../support/pdfWriter';
 import { smallPdfSpec, snapshotIndex } from '../support/stressLibrary';
 
 const pdf = (seed: number) => buildPdf(smallPdfSpec(seed, 1));
+
+/** The first folder above `dir` that other users cannot pass through (no o+x), if any. */
+function ancestorsClosedToOthers(dir: string): string | undefined {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
 
 describe('library file system', function () {
   this.timeout(60_000);
@@ -88,9 +96,22 @@ describe('library file system', function () {
   it('an unreadable file (chmod 000), for a user who cannot read it: skipped and reported by name, the rest indexed', function () {
     // Root reads any file, so the CLI runs as "nobody" (setpriv); without setpriv or root, this cannot be shown.
     const setpriv = spawnSync('setpriv', ['--version']);
-    if (setpriv.status !== 0 || process.getuid?.() !== 0) this.skip();
-    const cli = resolve('dist/cli.js');
-    if (!existsSync(cli)) this.skip();
+    if (setpriv.status !== 0 || process.getuid?.() !== 0) {
+      console.log('      skipped: running the CLI as another user needs root and setpriv');
+      this.skip();
+    }
+    assert.ok(existsSync(resolve('dist/cli.js')), 'dist/cli.js is missing: run npm run build first');
+    // "nobody" may not reach the clone (a mktemp -d folder or /root is mode 700): it runs a copy
+    // of the self-contained bundle from the test's own folder, which it can reach.
+    chmodSync(root, 0o755);
+    const blocked = ancestorsClosedToOthers(root);
+    if (blocked) {
+      console.log(`      skipped: ${blocked} (an ancestor of the temp folder) is closed to other users, so no other user can be shown the file`);
+      this.skip();
+    }
+    const bundle = join(root, 'dist');
+    cpSync(resolve('dist'), bundle, { recursive: true });
+    const cli = join(bundle, 'cli.js');
     const lib3 = join(root, 'lib3');
     const ws = join(root, 'ws3');
     mkdirSync(lib3);
@@ -98,7 +119,6 @@ describe('library file system', function () {
     writeFileSync(join(lib3, 'ok.pdf'), pdf(21));
     writeFileSync(join(lib3, 'locked.pdf'), pdf(22));
     chmodSync(join(lib3, 'locked.pdf'), 0o000);
-    chmodSync(root, 0o755);
     chownSync(ws, 65534, 65534);
     const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'index', '--library', lib3, '--workspace', ws, '--json'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);

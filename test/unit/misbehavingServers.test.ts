@@ -151,7 +151,8 @@ describe('misbehaving embedding server during indexing', function () {
     await bad.close();
     assert.ok(p instanceof EmbeddedProvider);
     assert.match(warning!, /did not answer within 0\.5 s.*Using the embedded offline model instead/);
-    assert.ok(Date.now() - t0 < 3000);
+    // A hang guard, not a speed target: the server would take 10 minutes.
+    assert.ok(Date.now() - t0 < 10_000);
   });
 });
 
@@ -170,10 +171,11 @@ describe('misbehaving reranking server', function () {
       const r = reranker(s.url);
       const t0 = Date.now();
       assert.match((await r.unavailable())!, /did not answer within 0\.4 s/);
-      assert.ok(Date.now() - t0 < 2000);
+      // Hang guards, not speed targets (the server would take 10 minutes; the machine is shared).
+      assert.ok(Date.now() - t0 < 10_000);
       const t1 = Date.now();
       await assert.rejects(r.rerank('grain', candidates), (e) => errorCode(e) === 'provider-timeout');
-      assert.ok(Date.now() - t1 < 2500);
+      assert.ok(Date.now() - t1 < 10_000);
     } finally {
       await s.close();
     }

@@ -113,7 +113,7 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     const t0 = Date.now();
     const e = await fail(downloadModel({ model: REPO, cacheDir, endpoint: h.url, stallTimeoutMs: 400 }));
     assert.equal(e.failure, 'timeout');
-    assert.ok(Date.now() - t0 < 5_000);
+    assert.ok(Date.now() - t0 < 20_000, 'a hang guard: the stalled server never sends the rest');
     assert.match(e.message, /stopped sending onnx\/model_quantized\.onnx.*resume/);
     assert.equal(statSync(join(repoDir(cacheDir, REPO, 'main'), 'onnx/model_quantized.onnx.part')).size, 50_000);
   });

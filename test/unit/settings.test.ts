@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resolveLibrary } from '../../src/engine/library';
 import { readWorkspaceSettings } from '../../src/engine/settingsFile';
@@ -113,14 +113,16 @@ describe("a workspace's library, resolved once for the CLI and the extension", (
     mkdirSync(join(ws, 'library', 'drafts'));
     const names = Object.keys(files);
     copyFileSync(files[names[0]], join(ws, 'library', 'drafts', 'draft-copy.pdf'));
-    // A folder named with ~ (under the home folder, as a Zotero storage would be).
-    const home = mkdtempSync(join(homedir(), '.ss-home-lib-'));
+    // A folder named with ~ (under the home folder, as a Zotero storage would be): the CLI runs
+    // with a home folder of the test's own, so nothing is written to the real one.
+    const fakeHome = mkdtempSync(join(tmpdir(), 'ss-set-home-'));
+    const home = join(fakeHome, 'Zotero');
+    mkdirSync(home);
     copyFileSync(files[names[1]], join(home, 'from-home.pdf'));
     mkdirSync(join(ws, '.vscode'));
-    const tilde = `~/${home.slice(homedir().length + 1)}`;
-    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'similarSources.libraryFolders': ['library', tilde], 'similarSources.exclude': ['drafts/**', '**/encrypted.pdf'] }));
-    const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'index', '--workspace', ws, '--json'], { encoding: 'utf8' });
-    rmSync(home, { recursive: true, force: true });
+    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'similarSources.libraryFolders': ['library', '~/Zotero'], 'similarSources.exclude': ['drafts/**', '**/encrypted.pdf'] }));
+    const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'index', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, HOME: fakeHome } });
+    rmSync(fakeHome, { recursive: true, force: true });
     assert.equal(r.status, 0, r.stderr);
     const indexed: string[] = JSON.parse(r.stdout).files;
     assert.ok(indexed.includes(join(home, 'from-home.pdf')), 'the ~ folder is indexed');
