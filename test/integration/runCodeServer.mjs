@@ -314,9 +314,21 @@ async function openPalette(text) {
 }
 
 async function runPaletteCommand(label) {
-  await openPalette(label);
+  // A window that has just opened registers its extensions' commands late on a loaded machine:
+  // the palette is asked again (it lists the commands known when it opened) until T.control.
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  const until = Date.now() + T.control;
+  for (;;) {
+    await openPalette(label);
+    try {
+      await row.waitFor({ state: 'visible', timeout: 10_000 });
+      break;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
   await sleep(200); // let the list settle on the filtered entry
   await row.click({ timeout: 5_000 });
   const widget = page.locator('.quick-input-widget');
