@@ -131,6 +131,8 @@ async function providerFrom(args: ParsedArgs, indexed?: { provider: string; mode
       provider: name as ProviderName,
       ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
       ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
+      ollamaQueryPrefix: one(args, 'query-prefix'),
+      ollamaPassagePrefix: one(args, 'passage-prefix'),
       ...localConfigFrom(args, bundleDir, name === 'ollama' ? undefined : sameProvider),
     },
     { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) },
