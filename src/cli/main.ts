@@ -293,7 +293,10 @@ async function vectorsBeforeScoring(args: ParsedArgs, workspace: string, provide
   };
   process.once('SIGINT', onSigint);
   try {
-    const report = await embedVectors(workspace, provider, ac.signal);
+    const report = await embedVectors(workspace, provider, ac.signal).catch((e: unknown) => {
+      if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
+      throw e;
+    });
     if (report.cancelled) {
       err(`cancelled: ${report.covered} of ${report.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
       return false;
@@ -477,7 +480,10 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
     for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
-    if (report.cancelled) return 130;
+    if (report.cancelled) {
+      err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
+      return 130;
+    }
   }
   if (!(await vectorsBeforeScoring(args, workspace, provider))) return 130;
   const threshold = one(args, 'threshold');

@@ -141,6 +141,29 @@ describe('CLI: search, analyze and eval embed every pending vector before they s
     assert.doesNotMatch(pt.stdout, /Similar Sources /);
   });
 
+  it('a provider failing while the vectors are computed fails the command, keeps the lexical index and points to --partial', async () => {
+    const MODEL = 'flaky-embedder';
+    // The one-text probe is answered; batches of passages are not.
+    const fakeVector = (t: string) => Array.from({ length: 8 }, (_, i) => ((t.length * (i + 1)) % 7) + 1);
+    const server = await startFakeOpenAI({
+      models: [MODEL],
+      rawBody: (input) => (input.length > 1 ? 'upstream error' : JSON.stringify({ data: input.map((t, index) => ({ index, embedding: fakeVector(t) })) })),
+    });
+    try {
+      const openai = ['--provider', 'openai', '--openai-url', server.url, '--openai-model', MODEL];
+      const { ws, passages } = await deferred(openai);
+      const r = await cli(['search', 'grain', '--workspace', ws, ...openai]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /computing their vectors stopped/);
+      assert.match(r.stderr, /error: .*not JSON.*--partial scores with the vectors there are/);
+      const p = await cli(['search', 'grain', '--workspace', ws, ...openai, '--partial', '--json']);
+      assert.equal(p.code, 0, p.stderr);
+      assert.deepEqual(JSON.parse(p.stdout).semantic, { embedded: 0, total: passages });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('Ctrl-C while the vectors are computed keeps what was committed and scores nothing (search, eval)', async () => {
     const MODEL = 'slow-embedder';
     const server = await startFakeOpenAI({ models: [MODEL], latencyMs: 400 });
