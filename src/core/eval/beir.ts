@@ -140,13 +140,13 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
       });
       if (report.cancelled) throw cancelled(`after ${report.covered} of ${report.total} passages were embedded`);
     }
+    if (opts.signal?.aborted) throw cancelled('before the queries were run');
     const indexMs = Date.now() - t0;
     const index = await LibraryIndex.open(workspace, opts.provider, { partial: opts.partial });
     const judged = [...qrels.keys()].filter((q) => queries.has(q));
     const run = new Map<string, string[]>();
     const t1 = Date.now();
     for (const qid of judged) {
-      if (opts.signal?.aborted) throw cancelled('while the queries were run');
       const hits = await index.searchSources(queries.get(qid)!, { k: 100 });
       run.set(qid, hits.map((h) => h.sourceRecord.path.slice(BEIR_SCHEME.length)));
     }
