@@ -3,6 +3,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { LocalProvider } from '../../src/core/embedding/local/localProvider';
 import { createProvider } from '../../src/core/embedding/providerFactory';
 import { OllamaProvider } from '../../src/core/embedding/ollamaProvider';
 import { OpenAIProvider } from '../../src/core/embedding/openaiProvider';
@@ -105,6 +106,20 @@ describe('served models: query/passage prefixes for ollama and openai', function
     assert.equal(nomic.key, 'ollama-nomic-embed-text');
     assert.equal(nomic.queryKey, nomic.key);
     assert.notEqual(new OllamaProvider({ host: s.url, passagePrefix: '' }).key, nomic.key);
+  });
+
+  it('local: a prefix override other than the table\'s names other vectors (key) and analyses (queryKey)', () => {
+    const make = (spec: { queryPrefix?: string; passagePrefix?: string } = {}) => new LocalProvider({ model: 'Xenova/multilingual-e5-small', modelDir: '/nonexistent', spec });
+    const plain = make();
+    assert.equal(plain.key, 'local-xenova_multilingual-e5-small');
+    assert.equal(plain.queryKey, plain.key);
+    // The table's own prefixes, given explicitly, are the same model.
+    assert.equal(make({ queryPrefix: 'query: ', passagePrefix: 'passage: ' }).queryKey, plain.key);
+    const noPassage = make({ passagePrefix: '' });
+    assert.notEqual(noPassage.key, plain.key);
+    const otherQuery = make({ queryPrefix: 'q: ' });
+    assert.equal(otherQuery.key, plain.key);
+    assert.notEqual(otherQuery.queryKey, plain.queryKey);
   });
 
   it('settings: "auto" is the model\'s own prefix, "" none, anything else that text, through createProvider', async () => {
