@@ -189,7 +189,18 @@ describe('CLI: search, analyze and eval embed every pending vector before they s
       assert.ok(e.interrupted, e.stderr);
       assert.equal(e.code, 130, e.stderr);
       assert.equal(e.stdout, '');
-      assert.match(e.stderr, /evaluation cancelled after \d+ of 60 passages were embedded; no figures were computed \(what was committed stays in/);
+      const kept = /evaluation cancelled after (\d+) of 60 passages were embedded; no figures were computed \(what was committed stays in/.exec(e.stderr);
+      assert.ok(kept, e.stderr);
+      // The next run goes on: only the passages without a vector are sent (besides the probe and the 3 queries).
+      // (The fake server records a request when it answers it: the batch the cancel cut is recorded late.)
+      await new Promise((r) => setTimeout(r, 800));
+      const sent = server.requests.length;
+      const resumed = await cli(['eval', '--beir', big, '--split', 'train', '--workspace', evalWs, ...openai, '--json']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(JSON.parse(resumed.stdout).semantic, undefined);
+      const texts = server.requests.slice(sent).reduce((n, r) => n + (r.body.input as string[]).length, 0);
+      assert.ok(Number(kept[1]) > 0, e.stderr);
+      assert.equal(texts, 1 + (60 - Number(kept[1])) + 3);
     } finally {
       await server.close();
     }
