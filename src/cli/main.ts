@@ -54,9 +54,9 @@ Commands:
           by their words), then embedded, committed every few seconds: Ctrl-C keeps what
           is done and the next run goes on; --defer-embedding stops after the first part.
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
-          [--collection <name>…] [--provider …] [--json]
+          [--collection <name>…] [--provider …] [--partial] [--json]
           Prints the top passages with their pages.
-  eval    --beir <dir> [--split train|test] [--provider …] [--json]
+  eval    --beir <dir> [--split train|test] [--workspace <dir>] [--provider …] [--partial] [--json]
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
@@ -65,17 +65,22 @@ Commands:
   analyze <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
           [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
-          [--rerank-model M] [--no-cache] [--provider …] [--json]
+          [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
 ${MODEL_USAGE}
+
+Neural models: with a neural model (local, ollama, openai), search, analyze and eval first compute every vector
+  the index lacks (progress on stderr; Ctrl-C keeps what is done and scores nothing), so that their
+  figures are the model's. --partial scores with the vectors there are instead, and the output
+  (text and --json: semantic: { embedded, total }) says how many.
 
 Provider options: --provider embedded (default, offline) | ollama | local | auto | openai, --ollama-host <url>
   (default $OLLAMA_HOST or http://127.0.0.1:11434), --ollama-model <name>
   (default nomic-embed-text), --fallback (use the embedded model if the provider fails).
 ${LOCAL_PROVIDER_USAGE}`;
 
-const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache', 'defer-embedding']);
+const BOOLEANS = new Set(['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache', 'defer-embedding', 'partial']);
 const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback', ...LOCAL_MODEL_OPTS];
 
 const err = (s: string) => process.stderr.write(s + '\n');
@@ -131,6 +136,8 @@ async function providerFrom(args: ParsedArgs, indexed?: { provider: string; mode
       provider: name as ProviderName,
       ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
       ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
+      ollamaQueryPrefix: one(args, 'query-prefix'),
+      ollamaPassagePrefix: one(args, 'passage-prefix'),
       ...localConfigFrom(args, bundleDir, name === 'ollama' ? undefined : sameProvider),
     },
     { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) },
@@ -229,29 +236,72 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
       },
     });
     if (!background || report.cancelled) return report;
-    if (args.flags.has('defer-embedding')) {
+    // analyze --partial: score with the vectors there are, as --defer-embedding leaves them.
+    if (args.flags.has('defer-embedding') || args.flags.has('partial')) {
       const h = await providerHealth(library.workspace, provider);
       return h.state === 'ready' && h.semantic ? { ...report, semantic: { embedded: h.semantic.embedded, total: h.semantic.total } } : report;
     }
-    lastLine = 0;
-    const semantic = await embedPending({
-      workspace: library.workspace,
-      provider,
-      signal: ac.signal,
-      onWarning: (w) => err(`warning: ${w}`),
-      onProgress: (p) => {
-        const now = Date.now();
-        if (now - lastLine > 2000 || p.embedded >= p.total) {
-          lastLine = now;
-          err(`  semantic index ${semanticPercent({ model: provider.key, ...p })}% (${p.embedded} of ${p.total} passages embedded by ${provider.model})`);
-        }
-      },
-    }).catch((e: unknown) => {
-      // What was embedded before the failure (a server gone, a model that crashed) is committed.
-      err(`the library's passages are indexed and searchable by their words; computing their vectors stopped:`);
+    const semantic = await embedVectors(library.workspace, provider, ac.signal);
+    return { ...report, embedded: report.embedded + semantic.embedded, ms: report.ms + semantic.ms, cancelled: semantic.cancelled, semantic: { embedded: semantic.covered, total: semantic.total } };
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/**
+ * Computes the vectors the index lacks for `provider` (embedPending), with progress on stderr;
+ * a cancel keeps what was committed. A failure says that the lexical index stands.
+ */
+async function embedVectors(workspace: string, provider: EmbeddingProvider, signal: AbortSignal) {
+  let lastLine = 0;
+  return embedPending({
+    workspace,
+    provider,
+    signal,
+    onWarning: (w) => err(`warning: ${w}`),
+    onProgress: (p) => {
+      const now = Date.now();
+      if (now - lastLine > 2000 || p.embedded >= p.total) {
+        lastLine = now;
+        err(`  semantic index ${semanticPercent({ model: provider.key, ...p })}% (${p.embedded} of ${p.total} passages embedded by ${provider.model})`);
+      }
+    },
+  }).catch((e: unknown) => {
+    // What was embedded before the failure (a server gone, a model that crashed) is committed.
+    err(`the library's passages are indexed and searchable by their words; computing their vectors stopped:`);
+    throw e;
+  });
+}
+
+/**
+ * Before `search` or `analyze` scores: a model that embeds in the background gets every vector
+ * the index lacks first, so that the figures mean what they say (progress on stderr; Ctrl-C
+ * keeps what was committed and scores nothing). With --partial, what there is is used, and the
+ * output says how much (`semantic`). False when cancelled.
+ */
+async function vectorsBeforeScoring(args: ParsedArgs, workspace: string, provider: EmbeddingProvider): Promise<boolean> {
+  if (!embedsInBackground(provider) || args.flags.has('partial')) return true;
+  const health = await providerHealth(workspace, provider);
+  // A missing or unready index is reported when it is opened.
+  if (health.state !== 'ready' || !health.semantic) return true;
+  const { embedded, total } = health.semantic;
+  err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
+  const ac = new AbortController();
+  const onSigint = () => {
+    err('cancelling: saving what is done…');
+    ac.abort();
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    const report = await embedVectors(workspace, provider, ac.signal).catch((e: unknown) => {
+      if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
       throw e;
     });
-    return { ...report, embedded: report.embedded + semantic.embedded, ms: report.ms + semantic.ms, cancelled: semantic.cancelled, semantic: { embedded: semantic.covered, total: semantic.total } };
+    if (report.cancelled) {
+      err(`cancelled: ${report.covered} of ${report.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
+      return false;
+    }
+    return true;
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -278,7 +328,7 @@ function printIndexReport(r: CliIndexReport) {
 }
 
 async function cmdSearch(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'k', 'json', 'source-type', 'collection', ...PROVIDER_OPTS]);
+  checkKnown(args, ['workspace', 'k', 'json', 'source-type', 'collection', 'partial', ...PROVIDER_OPTS]);
   const text = args.positionals.join(' ').trim();
   if (!text) throw new UsageError('search needs the text to look for, e.g. search "grain trade in the Mediterranean"');
   const k = intOption(args, 'k', 10, 1, 200);
@@ -286,16 +336,18 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
   if (!['primary', 'secondary', 'both'].includes(sourceType)) throw new UsageError('--source-type must be primary, secondary or both');
   const workspace = workspaceOf(args);
   const provider = await providerFrom(args, await indexedModel(workspace));
+  if (!(await vectorsBeforeScoring(args, workspace, provider))) return 130;
   const index = await openIndex(workspace, provider);
-  if (index.semantic) err(`note: ${semanticNote(index.semantic)}`);
   const hits = await search(index, text, {
     k,
     filter: { sourceType: sourceType as 'primary' | 'secondary' | 'both', collections: all(args, 'collection') },
   });
+  const semantic = index.semantic && { embedded: index.semantic.embedded, total: index.semantic.total };
   if (args.flags.has('json')) {
-    out(JSON.stringify({ results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
+    out(JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
     return 0;
   }
+  if (index.semantic) out(`(${semanticNote(index.semantic)})`);
   if (!hits.length) {
     out('No passage matches (the index is loaded and searched; try other words or widen the filters).');
     return 0;
@@ -311,27 +363,50 @@ async function cmdSearch(args: ParsedArgs): Promise<number> {
 }
 
 async function cmdEval(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['beir', 'split', 'json', 'workspace', ...PROVIDER_OPTS]);
+  checkKnown(args, ['beir', 'split', 'json', 'workspace', 'partial', ...PROVIDER_OPTS]);
   const dir = one(args, 'beir');
   if (!dir) throw new UsageError('eval needs --beir <dir>');
   const split = one(args, 'split') ?? 'test';
   const provider = await providerFrom(args);
-  const result = await runBeirEval({
-    dir: path.resolve(dir),
-    split,
-    provider,
-    workspace: one(args, 'workspace') && path.resolve(one(args, 'workspace')!),
-    onProgress: (m) => err(m),
-  });
+  // A neural model embeds the whole corpus before any query is scored (committed as it goes: Ctrl-C
+  // keeps it in --workspace); --partial scores with the vectors there are and says how many.
+  const ac = new AbortController();
+  const onSigint = () => {
+    err('cancelling…');
+    ac.abort();
+  };
+  process.once('SIGINT', onSigint);
+  let result: Awaited<ReturnType<typeof runBeirEval>>;
+  try {
+    result = await runBeirEval({
+      dir: path.resolve(dir),
+      split,
+      provider,
+      workspace: one(args, 'workspace') && path.resolve(one(args, 'workspace')!),
+      deferEmbedding: embedsInBackground(provider),
+      partial: args.flags.has('partial'),
+      signal: ac.signal,
+      onProgress: (m) => err(m),
+    });
+  } catch (e) {
+    if (errorCode(e) !== 'cancelled') throw e;
+    err((e as Error).message);
+    return 130;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
   if (args.flags.has('json')) {
     out(JSON.stringify(result, null, 2));
     return 0;
   }
   out(`BEIR ${path.basename(path.resolve(dir))} (${split}): ${result.queries} queries, ${result.docs} documents, provider ${result.provider}`);
+  if (result.semantic) {
+    out(`PARTIAL (--partial): only ${result.semantic.embedded} of ${result.semantic.total} passages had their vector; the others were ranked by their words only. These are not the model's figures.`);
+  }
   out(`                 nDCG@10  Recall@10  Recall@100  MRR@10`);
   const row = (name: string, m: BeirEvalBaseline) =>
     out(`${name.padEnd(16)} ${fmt(m['ndcg@10'])}   ${fmt(m['recall@10'])}     ${fmt(m['recall@100'])}      ${fmt(m['mrr@10'])}`);
-  row('Similar Sources', result);
+  row(result.semantic ? 'Similar (partial)' : 'Similar Sources', result);
   row('plain BM25', result.baseline);
   out(`index ${(result.indexMs / 1000).toFixed(1)} s, queries ${(result.queryMs / result.queries).toFixed(1)} ms each`);
   return 0;
@@ -394,7 +469,7 @@ async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 async function cmdAnalyze(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', ...OCR_OPTS, ...PROVIDER_OPTS]);
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', ...OCR_OPTS, ...PROVIDER_OPTS]);
   const { file, text } = await readDraft(args, 'analyze');
   const workspace = workspaceOf(args);
   const { library, settings } = await librarySpec(args, workspace);
@@ -405,8 +480,12 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
     for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
-    if (report.cancelled) return 130;
+    if (report.cancelled) {
+      err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
+      return 130;
+    }
   }
+  if (!(await vectorsBeforeScoring(args, workspace, provider))) return 130;
   const threshold = one(args, 'threshold');
   const options: Partial<AnalysisOptions> = {
     granularity: granularityOf(args),

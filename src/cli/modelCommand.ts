@@ -15,10 +15,13 @@ export const MODEL_USAGE = `  model   download|status|remove [--model <repo|fold
           resuming an interrupted download; a folder is used as it is.`;
 
 export const LOCAL_PROVIDER_USAGE = `  --provider local: --model <repo|folder> (default ${DEFAULT_LOCAL_MODEL}), --cache-dir <dir>;
-  for a model the table does not know: --pooling mean|cls, --query-prefix <s>, --passage-prefix <s>,
-  --max-tokens N, --onnx-file <path in the folder>. --provider auto: the local model when it is
-  downloaded, else the embedded one. --provider openai: --openai-url <base up to /v1>,
-  --openai-model <name>, API key from $OPENAI_API_KEY.`;
+  for a model the table does not know: --pooling mean|cls, --max-tokens N, --onnx-file <path in the folder>.
+  --provider auto: the local model when it is downloaded, else the embedded one.
+  --provider openai: --openai-url <base up to /v1>, --openai-model <name>, API key from $OPENAI_API_KEY.
+  --query-prefix <s>, --passage-prefix <s> (local, ollama, openai): text put before each query, each
+  passage; default the model's documented one when its name is known (e5: "query: "/"passage: ",
+  bge-en-v1.5 and mxbai-embed-large: an instruction for queries, nomic-embed-text: "search_query: "/
+  "search_document: "), else none; "" = none. A new passage prefix embeds the library again.`;
 
 function overridesFrom(args: ParsedArgs): LocalModelOverrides {
   const o: LocalModelOverrides = {};
@@ -42,7 +45,7 @@ function overridesFrom(args: ParsedArgs): LocalModelOverrides {
   return o;
 }
 
-/** The parts of ProviderConfig for local, auto and openai, from the command line. */
+/** The parts of ProviderConfig for local, auto and openai, from the command line (--query-prefix/--passage-prefix for ollama too: see main.ts). */
 export function localConfigFrom(args: ParsedArgs, bundleDir: string | undefined, fallbackModel?: string): Omit<ProviderConfig, 'provider'> {
   return {
     localModel: one(args, 'model') ?? fallbackModel,
@@ -52,6 +55,8 @@ export function localConfigFrom(args: ParsedArgs, bundleDir: string | undefined,
     openaiBaseUrl: one(args, 'openai-url') ?? process.env.OPENAI_BASE_URL,
     openaiModel: one(args, 'openai-model') ?? fallbackModel,
     openaiApiKey: process.env.OPENAI_API_KEY,
+    openaiQueryPrefix: one(args, 'query-prefix'),
+    openaiPassagePrefix: one(args, 'passage-prefix'),
   };
 }
 

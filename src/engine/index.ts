@@ -71,9 +71,13 @@ export interface ProviderContext {
 export type ProviderSettings = Pick<
   Settings,
   'provider' | 'ollamaHost' | 'ollamaModel' | 'localModel' | 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens' | 'openaiBaseUrl' | 'openaiModel'
+  | 'openaiQueryPrefix' | 'openaiPassagePrefix' | 'ollamaQueryPrefix' | 'ollamaPassagePrefix'
 >;
 
-/** The provider configuration the settings give (an empty value means the default, or the model's own). */
+/**
+ * The provider configuration the settings give (an empty value means the default, or the model's
+ * own; for the ollama/openai prefixes, 'auto' means the model's own and '' none).
+ */
 export function providerConfigOf(s: ProviderSettings, ctx: ProviderContext = {}): ProviderConfig {
   return {
     provider: s.provider,
@@ -86,7 +90,16 @@ export function providerConfigOf(s: ProviderSettings, ctx: ProviderContext = {})
     openaiBaseUrl: s.openaiBaseUrl || undefined,
     openaiModel: s.openaiModel || undefined,
     openaiApiKey: ctx.openaiApiKey,
+    ollamaQueryPrefix: servedPrefixOf(s.ollamaQueryPrefix),
+    ollamaPassagePrefix: servedPrefixOf(s.ollamaPassagePrefix),
+    openaiQueryPrefix: servedPrefixOf(s.openaiQueryPrefix),
+    openaiPassagePrefix: servedPrefixOf(s.openaiPassagePrefix),
   };
+}
+
+/** A served model's prefix setting: 'auto' (the model's documented prefix) is undefined; '' is no prefix. */
+export function servedPrefixOf(setting: string): string | undefined {
+  return setting === 'auto' ? undefined : setting;
 }
 
 /** The local model's explicit settings (for a model the known-model table lacks). */
@@ -240,7 +253,7 @@ function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker'>): SegmentThread
 export async function cachedAnalysis(
   document: string,
   options: AnalysisOptionsInput,
-  r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string },
+  r: Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string; queryKey?: string },
 ): Promise<AnalysisResult | undefined> {
   if (r.cache === false) return undefined;
   // One read of the manifest for both the health and the fingerprint (it runs as a draft opens).
@@ -256,6 +269,7 @@ export async function cachedAnalysis(
     segmenter: segmenterOf(r),
     fingerprint: m.fingerprint,
     model: r.modelKey,
+    queryKey: r.queryKey,
     semantic: health.semantic,
   });
 }

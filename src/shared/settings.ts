@@ -47,8 +47,13 @@ export const SETTINGS = {
   localModelMaxTokens: { type: 'integer', default: 0, minimum: 0, maximum: 8192 },
   openaiBaseUrl: { type: 'string', default: 'http://127.0.0.1:1234/v1', restricted: true },
   openaiModel: { type: 'string', default: '' },
+  /** 'auto': the served model's documented prefix when its name is a known one; '' = none; else that text. */
+  openaiQueryPrefix: { type: 'string', default: 'auto' },
+  openaiPassagePrefix: { type: 'string', default: 'auto' },
   ollamaHost: { type: 'string', default: 'http://127.0.0.1:11434', restricted: true },
   ollamaModel: { type: 'string', default: 'nomic-embed-text' },
+  ollamaQueryPrefix: { type: 'string', default: 'auto' },
+  ollamaPassagePrefix: { type: 'string', default: 'auto' },
   rerankModel: { type: 'string', default: 'llama3.2' },
   granularity: { type: 'string', default: 'paragraph', enum: ['section', 'paragraph', 'sentence'] },
   maxResults: { type: 'integer', default: 5, minimum: 1, maximum: 20 },

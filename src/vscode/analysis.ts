@@ -184,7 +184,7 @@ export async function restoreFromCache(s: Services, document: vscode.TextDocumen
   const settings = readSettings(folder.uri, s.log);
   const provider = await s.library.provider(folder);
   const version = document.version;
-  const result = await loadEngine().cachedAnalysis(document.getText(), optionsOf(settings), { ...requestOf(s, folder, document, settings), modelKey: provider.key, providerId: provider.id });
+  const result = await loadEngine().cachedAnalysis(document.getText(), optionsOf(settings), { ...requestOf(s, folder, document, settings), modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || s.results.get(document.uri)) return false;
   publish(s, document, result);

@@ -96,7 +96,7 @@ describe('CLI: model download|status|remove and --provider local|auto', function
     const h = JSON.parse(status.stdout) as { state: string; passages: number; semantic?: { embedded: number; total: number } };
     assert.equal(h.state, 'ready');
     assert.deepEqual(h.semantic && { embedded: h.semantic.embedded, total: h.semantic.total }, { embedded: 0, total: h.passages });
-    const partial = await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache']);
+    const partial = await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache', '--partial']);
     assert.equal(partial.code, 0, partial.stderr);
     const pr = JSON.parse(partial.stdout) as { semantic?: { embedded: number; total: number }; segments: Array<{ recommendations: unknown[] }> };
     assert.deepEqual(pr.semantic && [pr.semantic.embedded, pr.semantic.total], [0, h.passages]);

@@ -21,7 +21,7 @@ describe('OpenAIProvider (/v1/embeddings, fake server on 127.0.0.1)', function (
 
   it('embeds in batches with the API key, in input order, L2-normalised, keyed per model and host', async () => {
     const s = await start({ apiKey: 'sk-test', reverse: true });
-    const p = new OpenAIProvider({ baseUrl: s.url, model: MODEL, apiKey: 'sk-test', batchSize: 2, queryPrefix: 'search_query: ' });
+    const p = new OpenAIProvider({ baseUrl: s.url, model: MODEL, apiKey: 'sk-test', batchSize: 2, passagePrefix: '' });
     const texts = ['grain licences in Sicily', 'the longue durée', 'Annales'];
     const v = await p.embed(texts);
     assert.equal(v.length, 3);

@@ -93,21 +93,22 @@ export async function analyzeDocument(document: string, partialOptions: Analysis
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   if (!ctx.segmenter) loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
-  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, semantic: index.semantic }, started))!;
+  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, queryKey: index.provider.queryKey, semantic: index.semantic }, started))!;
 }
 
 /**
  * The document's results when the cache holds all of them, without loading the
  * index (results come back at once when a document is reopened); undefined
  * otherwise. `fingerprint` and `model` are the current index's (its manifest)
- * and provider's: a cache written for another index state does not count.
+ * and provider's (`queryKey`: its key with the query prefix, when it has one): a cache
+ * written for another index state or query prefix does not count.
  */
 export function cachedAnalysis(
   document: string,
   partialOptions: AnalysisOptionsInput,
-  ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string; semantic?: SemanticProgress },
+  ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string; queryKey?: string; semantic?: SemanticProgress },
 ): Promise<AnalysisResult | undefined> {
-  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, semantic: ctx.semantic }, Date.now());
+  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, queryKey: ctx.queryKey, semantic: ctx.semantic }, Date.now());
 }
 
 /** Both of the above: without an index, only a complete cache hit gives a result. */
@@ -115,7 +116,7 @@ async function analyse(
   document: string,
   partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index'>,
-  from: { index?: LibraryIndex; fingerprint: string; model: string; semantic?: SemanticProgress },
+  from: { index?: LibraryIndex; fingerprint: string; model: string; queryKey?: string; semantic?: SemanticProgress },
   started: number,
 ): Promise<AnalysisResult | undefined> {
   const options = resolveOptions(partialOptions);
@@ -130,7 +131,8 @@ async function analyse(
     fingerprint: from.fingerprint,
     // The same passages with more of their vectors give other results: a result made while the
     // model's vectors were being computed is not served once more of them are there.
-    model: from.semantic ? `${from.model}@${from.semantic.embedded}/${from.semantic.total}` : from.model,
+    // The query prefix changes the query vectors (queryKey), the passage prefix the model's key.
+    model: from.semantic ? `${from.queryKey ?? from.model}@${from.semantic.embedded}/${from.semantic.total}` : (from.queryKey ?? from.model),
     options: optionsKey(options),
     reranker: reranker ? reranker.description : 'none',
   };

@@ -1,6 +1,7 @@
 import { SETTINGS } from '../../shared/settings';
 import { Ollama, type EmbedResponse } from 'ollama';
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, storageKey } from './provider';
+import { prefixedKey, resolvePrefixes } from './servedModels';
 
 export const DEFAULT_OLLAMA_HOST: string = SETTINGS.ollamaHost.default;
 export const DEFAULT_OLLAMA_MODEL: string = SETTINGS.ollamaModel.default;
@@ -13,24 +14,18 @@ export interface OllamaProviderOptions {
   model?: string;
   batchSize?: number;
   timeoutMs?: number;
-  /** Prepended to query texts. Defaults to the model's documented prefix when known (see below). */
+  /** Prepended to query texts; default: the model's documented prefix when its name is known (servedModels.ts), else none. '' = none. */
   queryPrefix?: string;
-  /** Prepended to passage texts. */
+  /** Prepended to passage texts; default as for queryPrefix. */
   passagePrefix?: string;
 }
 
 /**
- * Task prefixes the model cards require. Without them nomic-embed-text loses much of its
- * retrieval quality. Only models whose cards mandate a prefix are listed; an explicit option
- * (even '') always wins.
+ * The prefixes this provider used before they could be set (nomic-embed-text's, for that
+ * name only): vectors and analyses made with them keep their keys.
  */
-const KNOWN_PREFIXES: Record<string, { query: string; passage: string }> = {
-  'nomic-embed-text': { query: 'search_query: ', passage: 'search_document: ' },
-};
-
-function knownPrefixes(model: string): { query: string; passage: string } | undefined {
-  const base = model.replace(/:latest$/, '');
-  return KNOWN_PREFIXES[base];
+function legacyPrefixes(model: string): { query: string; passage: string } {
+  return /^nomic-embed-text(:latest)?$/.test(model) ? { query: 'search_query: ', passage: 'search_document: ' } : { query: '', passage: '' };
 }
 
 /** What the error mapping needs to know to write a message the user can act on. */
@@ -163,6 +158,7 @@ export class OllamaProvider implements EmbeddingProvider {
   readonly id = 'ollama';
   readonly model: string;
   readonly key: string;
+  readonly queryKey: string;
   readonly host: string;
   readonly batchSize: number;
   readonly timeoutMs: number;
@@ -176,10 +172,12 @@ export class OllamaProvider implements EmbeddingProvider {
     this.model = options.model ?? DEFAULT_OLLAMA_MODEL;
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const known = knownPrefixes(this.model);
-    this.queryPrefix = options.queryPrefix ?? known?.query ?? '';
-    this.passagePrefix = options.passagePrefix ?? known?.passage ?? '';
-    this.key = storageKey('ollama', this.model);
+    const prefixes = resolvePrefixes(this.model, options);
+    this.queryPrefix = prefixes.query;
+    this.passagePrefix = prefixes.passage;
+    const legacy = legacyPrefixes(this.model);
+    this.key = prefixedKey(storageKey('ollama', this.model), 'p', this.passagePrefix, legacy.passage);
+    this.queryKey = prefixedKey(this.key, 'q', this.queryPrefix, legacy.query);
   }
 
   async dimension(signal?: AbortSignal): Promise<number> {

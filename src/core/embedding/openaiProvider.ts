@@ -4,6 +4,7 @@
  * keeps it in SecretStorage, never in settings) and only ever sent to the configured base URL.
  */
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, storageKey } from './provider';
+import { prefixedKey, resolvePrefixes } from './servedModels';
 
 export const DEFAULT_OPENAI_BASE_URL = 'http://127.0.0.1:1234/v1';
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -15,7 +16,9 @@ export interface OpenAIProviderOptions {
   apiKey?: string;
   batchSize?: number;
   timeoutMs?: number;
+  /** Prepended to query texts; default: the model's documented prefix when its name is known (servedModels.ts), else none. '' = none. */
   queryPrefix?: string;
+  /** Prepended to passage texts; default as for queryPrefix. */
   passagePrefix?: string;
   fetch?: typeof fetch;
 }
@@ -24,7 +27,10 @@ export class OpenAIProvider implements EmbeddingProvider {
   readonly id = 'openai';
   readonly model: string;
   readonly key: string;
+  readonly queryKey: string;
   readonly baseUrl: string;
+  readonly queryPrefix: string;
+  readonly passagePrefix: string;
   private readonly batchSize: number;
   private readonly timeoutMs: number;
   private dim: number | undefined;
@@ -34,7 +40,12 @@ export class OpenAIProvider implements EmbeddingProvider {
     this.model = options.model.trim();
     this.baseUrl = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
     // The host is part of the key: two servers may give one model name to different weights.
-    this.key = storageKey('openai', `${this.model}@${hostOf(this.baseUrl)}`);
+    const prefixes = resolvePrefixes(this.model, options);
+    this.queryPrefix = prefixes.query;
+    this.passagePrefix = prefixes.passage;
+    // Before prefixes could be set, this provider used none: such vectors and analyses keep their keys.
+    this.key = prefixedKey(storageKey('openai', `${this.model}@${hostOf(this.baseUrl)}`), 'p', this.passagePrefix);
+    this.queryKey = prefixedKey(this.key, 'q', this.queryPrefix);
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 64));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -49,7 +60,7 @@ export class OpenAIProvider implements EmbeddingProvider {
   }
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
-    const prefix = (options.kind === 'query' ? this.options.queryPrefix : this.options.passagePrefix) ?? '';
+    const prefix = options.kind === 'query' ? this.queryPrefix : this.passagePrefix;
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       out.push(...(await this.batch(texts.slice(i, i + this.batchSize).map((t) => prefix + t), options.signal)));

@@ -19,6 +19,12 @@ export interface EmbeddingProvider {
   readonly model: string;
   /** Stable storage key, safe as a folder name: `${id}-${model}` sanitised. */
   readonly key: string;
+  /**
+   * What query vectors depend on, for caches of results (the analysis cache's model): `key`,
+   * plus the query prefix where one was set that differs from the provider's former default.
+   * Absent: `key`.
+   */
+  readonly queryKey?: string;
   /** Vector length; may require a round trip for remote models. */
   dimension(signal?: AbortSignal): Promise<number>;
   /** One L2-normalised vector per text, in order. */

@@ -13,6 +13,9 @@ export type ProviderConfig = {
   provider: ProviderName;
   ollamaHost?: string;
   ollamaModel?: string;
+  /** ollama/openai: prefixes put before queries and passages; undefined: the model's documented ones (servedModels.ts); '' = none. */
+  ollamaQueryPrefix?: string;
+  ollamaPassagePrefix?: string;
   timeoutMs?: number;
   /** local/auto: a Hugging Face repository id or a folder (default: Xenova/multilingual-e5-small). */
   localModel?: string;
@@ -26,6 +29,8 @@ export type ProviderConfig = {
   openaiBaseUrl?: string;
   openaiModel?: string;
   openaiApiKey?: string;
+  openaiQueryPrefix?: string;
+  openaiPassagePrefix?: string;
 };
 
 export interface CreateProviderOptions {
@@ -47,9 +52,9 @@ export async function createProvider(
 ): Promise<{ provider: EmbeddingProvider; warning?: string }> {
   switch (config.provider) {
     case 'ollama':
-      return checked(new OllamaProvider({ host: config.ollamaHost, model: config.ollamaModel, timeoutMs: config.timeoutMs }), opts);
+      return checked(new OllamaProvider({ host: config.ollamaHost, model: config.ollamaModel, timeoutMs: config.timeoutMs, queryPrefix: config.ollamaQueryPrefix, passagePrefix: config.ollamaPassagePrefix }), opts);
     case 'openai':
-      return checked(() => new OpenAIProvider({ baseUrl: config.openaiBaseUrl, model: config.openaiModel ?? '', apiKey: config.openaiApiKey, timeoutMs: config.timeoutMs }), opts);
+      return checked(() => new OpenAIProvider({ baseUrl: config.openaiBaseUrl, model: config.openaiModel ?? '', apiKey: config.openaiApiKey, timeoutMs: config.timeoutMs, queryPrefix: config.openaiQueryPrefix, passagePrefix: config.openaiPassagePrefix }), opts);
     case 'local':
       return checked(() => localProvider(config), opts);
     case 'auto': {

@@ -6,7 +6,9 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { EngineError } from '../../shared/errors';
 import type { EmbeddingProvider } from '../embedding/provider';
+import { embedPending } from '../index/embedPending';
 import { updateIndex, type IndexProgress, type SourceInput } from '../index/indexer';
 import { LibraryIndex } from '../index/libraryIndex';
 import { joinLines } from '../pdf/cleanPages';
@@ -32,6 +34,11 @@ export interface BeirEvalResult {
   indexMs: number;
   queryMs: number;
   baseline: { 'ndcg@10': number; 'recall@10': number; 'recall@100': number; 'mrr@10': number };
+  /**
+   * Only with `partial`, when the model's vectors were not all there: the figures were computed
+   * with `embedded` of `total` passages ranked by meaning, the others by their words only.
+   */
+  semantic?: { embedded: number; total: number };
 }
 
 export const BEIR_SCHEME = 'beir:';
@@ -74,22 +81,41 @@ function docInput(d: BeirDoc): SourceInput {
   };
 }
 
-export async function runBeirEval(opts: {
+export interface BeirEvalOptions {
   dir: string;
   split: string;
   provider: EmbeddingProvider;
   workspace?: string;
   onProgress?: (msg: string) => void;
-}): Promise<BeirEvalResult> {
+  /**
+   * A model that embeds in the background (every neural one): the corpus is committed first,
+   * then embedded by `embedPending` (committed every few seconds, with progress), so that a
+   * cancel keeps the vectors computed in `workspace` and the next run goes on.
+   */
+  deferEmbedding?: boolean;
+  /**
+   * Score with the vectors there are, without computing the missing ones: the result says how
+   * many there were (`semantic`). Without it, figures are only ever computed with all of them.
+   */
+  partial?: boolean;
+  /** Stops indexing or embedding (what is committed stays in `workspace`); throws `cancelled`. */
+  signal?: AbortSignal;
+}
+
+export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult> {
   const { corpus, queries, qrels } = await loadBeir(opts.dir, opts.split);
   const workspace = opts.workspace ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'similar-sources-eval-')));
+  const cancelled = (what: string) =>
+    new EngineError('cancelled', `evaluation cancelled ${what}; no figures were computed${opts.workspace ? ` (what was committed stays in ${opts.workspace}: the next run goes on from there)` : ''}`);
   try {
     const t0 = Date.now();
     let last = 0;
-    await updateIndex(corpus.map(docInput), {
+    const indexReport = await updateIndex(corpus.map(docInput), {
       workspace,
       provider: opts.provider,
       commitEvery: 5000,
+      deferEmbedding: opts.deferEmbedding,
+      signal: opts.signal,
       onProgress: (p: IndexProgress) => {
         if (p.phase === 'read' && (p.done - last >= 1000 || p.done === 0)) {
           last = p.done;
@@ -97,8 +123,26 @@ export async function runBeirEval(opts: {
         }
       },
     });
+    if (indexReport.cancelled) throw cancelled('while the corpus was read');
+    if (opts.deferEmbedding && !opts.partial) {
+      let lastLine = 0;
+      const report = await embedPending({
+        workspace,
+        provider: opts.provider,
+        signal: opts.signal,
+        onProgress: (p) => {
+          const now = Date.now();
+          if (now - lastLine > 2000 || p.embedded >= p.total) {
+            lastLine = now;
+            opts.onProgress?.(`embedding ${p.embedded}/${p.total} passages (${opts.provider.model})`);
+          }
+        },
+      });
+      if (report.cancelled) throw cancelled(`after ${report.covered} of ${report.total} passages were embedded`);
+    }
+    if (opts.signal?.aborted) throw cancelled('before the queries were run');
     const indexMs = Date.now() - t0;
-    const index = await LibraryIndex.open(workspace, opts.provider);
+    const index = await LibraryIndex.open(workspace, opts.provider, { partial: opts.partial });
     const judged = [...qrels.keys()].filter((q) => queries.has(q));
     const run = new Map<string, string[]>();
     const t1 = Date.now();
@@ -121,6 +165,7 @@ export async function runBeirEval(opts: {
       indexMs,
       queryMs,
       baseline: figures(base),
+      ...(index.semantic ? { semantic: { embedded: index.semantic.embedded, total: index.semantic.total } } : {}),
     };
   } finally {
     if (!opts.workspace) await fs.rm(workspace, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, storageKey } from '../provider';
+import { prefixedKey } from '../servedModels';
 import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from './models';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
 
@@ -43,6 +44,7 @@ export class LocalProvider implements EmbeddingProvider {
   readonly id = 'local';
   readonly model: string;
   readonly key: string;
+  readonly queryKey: string;
   readonly modelDir: string;
   readonly spec: LocalModelSpec;
   private readonly workerFile: string;
@@ -57,8 +59,11 @@ export class LocalProvider implements EmbeddingProvider {
   constructor(private readonly options: LocalProviderOptions) {
     this.model = options.model;
     this.modelDir = resolve(options.modelDir);
-    this.key = storageKey('local', options.model);
     this.spec = resolveModelSpec(options.model, options.spec);
+    // A prefix other than the table's (an override) makes other vectors, other analyses: other keys.
+    const table = resolveModelSpec(options.model);
+    this.key = prefixedKey(storageKey('local', options.model), 'p', this.spec.passagePrefix, table.passagePrefix);
+    this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix, table.queryPrefix);
     this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
     this.threads = Math.max(1, Math.floor(options.threads ?? Math.min(4, availableParallelism() - 1)));
   }
