@@ -11,7 +11,7 @@ describe('known local models (the table that folders named like a repository get
     );
   });
 
-  it('gives a folder named like a repository its entry (the provisioned real models' folders)', () => {
+  it('gives a folder named like a repository its entry (the provisioned real models’ folders)', () => {
     const home = '/home/u/.cache/similar-sources/real-models';
     assert.deepEqual(resolveModelSpec(`${home}/Xenova/e5-small-v2`), KNOWN_MODELS['Xenova/e5-small-v2']);
     assert.equal(resolveModelSpec(`${home}/e5-small-v2/`).queryPrefix, 'query: ');
