@@ -18,7 +18,11 @@ export interface ExtractRequest {
 export type ExtractReply =
   | { id: number; ok: true; raw: Awaited<ReturnType<typeof extractPdf>> }
   | { id: number; ok: true; images: PageImage[] }
-  | { id: number; ok: false; message: string; kind?: PdfSkipError['kind'] };
+  | { id: number; ok: false; message: string; kind?: PdfSkipError['kind'] }
+  /** Sent once the document is open: its page count (the pool's time budget grows with it). */
+  | { id: number; opened: number }
+  /** Pages read so far, sent every quarter of a second or so while pages are read. */
+  | { id: number; read: number };
 
 const port = parentPort;
 if (port) {
@@ -35,7 +39,15 @@ if (port) {
       );
       return;
     }
-    extractPdf(req.bytes).then(
+    let told = 0;
+    extractPdf(req.bytes, {
+      onOpened: (pages) => port.postMessage({ id: req.id, opened: pages } satisfies ExtractReply),
+      onPage: (n) => {
+        if (Date.now() - told < 250) return;
+        told = Date.now();
+        port.postMessage({ id: req.id, read: n } satisfies ExtractReply);
+      },
+    }).then(
       (raw) => port.postMessage({ id: req.id, ok: true, raw } satisfies ExtractReply),
       (err: unknown) => {
         const e = err instanceof Error ? err : new Error(String(err));
