@@ -140,6 +140,9 @@ describe('PDF fuzzing (issue 28): every mutated PDF is indexed or reported, neve
     const pool = new PdfExtractPool({ workerFile: join(DIST, EXTRACT_WORKER_FILE), budget: BUDGET }).warm();
     const tally = { tried: 0, indexed: 0, damaged: 0, skipped: 0, overBudget: 0, crashes: 0, hangs: 0, runs: 0, slowestMs: 0 };
     const byMutation: Record<string, number> = {};
+    const reasons: Record<string, number> = {};
+    /** Reported, not a failure (the worker is replaced and the run goes on), but worth reading. */
+    const workerCrashes: string[] = [];
     const failures: string[] = [];
     const started = Date.now();
     try {
@@ -184,6 +187,11 @@ describe('PDF fuzzing (issue 28): every mutated PDF is indexed or reported, neve
             tally.indexed += r.added;
             tally.damaged += indexed.size;
             tally.skipped += r.skipped.length;
+            for (const x of r.skipped) {
+              const kind = x.reason.replace(/\s*[(:].*$/s, '').replace(/\d+(\.\d+)?( ms| s)/g, 'N$2');
+              reasons[kind] = (reasons[kind] ?? 0) + 1;
+              if (/crashed|stopped on this file/.test(x.reason) && workerCrashes.length < 5) workerCrashes.push(x.reason.slice(-300));
+            }
             tally.overBudget += r.skipped.filter((s) => /took longer than|too slow to read/.test(s.reason)).length;
             const unreported = batch.filter((f) => !r.skipped.some((s) => s.path === f.file)).length - r.added;
             const noReason = r.skipped.filter((s) => !s.reason.trim() || /undefined/.test(s.reason));
@@ -216,6 +224,8 @@ describe('PDF fuzzing (issue 28): every mutated PDF is indexed or reported, neve
         `${tally.crashes} crashes, ${tally.hangs} hangs; slowest run ${(tally.slowestMs / 1000).toFixed(1)} s`,
     );
     console.log(`      mutations: ${Object.entries(byMutation).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(`      reasons: ${Object.entries(reasons).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+    for (const w of workerCrashes) console.log(`      worker crash (reported, the run went on): ${w}`);
     for (const f of failures) console.log(`      FAILED ${f}`);
     assert.equal(tally.crashes + tally.hangs, 0, failures.join('\n'));
   });

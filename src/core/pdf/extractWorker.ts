@@ -26,6 +26,11 @@ export type ExtractReply =
 
 const port = parentPort;
 if (port) {
+  // pdf.js leaves some of its own promises unhandled on a damaged file ("End of file inside
+  // dictionary", an inconsistent xref generation: found by the fuzz harness); Node would end the
+  // worker for it, and the file be reported as a crash. The file's own promise still settles with
+  // the error (or the pool's read budget stops it): a stray rejection is no reason to stop.
+  process.on('unhandledRejection', () => undefined);
   // Load pdf.js as soon as the worker starts (the pool starts it ahead of the first file).
   ensurePdfRuntime().catch(() => undefined);
   port.on('message', (req: ExtractRequest) => {
