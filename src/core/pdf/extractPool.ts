@@ -5,6 +5,12 @@
  * is replaced, and that file is skipped with a reason: one bad PDF never stops
  * a library.
  *
+ * Time is bounded per file (see ReadBudget): a file over its budget has its worker terminated
+ * and is skipped with the reason. A file read for longer than a few seconds lets another worker
+ * start beside it, so a slow file never holds the files queued behind it (a one-worker pool on
+ * two cores would otherwise wait for it). close() terminates every worker at once: a cancelled
+ * run never waits for pdf.js.
+ *
  * Memory is bounded too. A worker's `resourceLimits` would cap only its JS heap, and
  * pdf.js inflates streams into typed arrays outside it; a worker busy in pdf.js never
  * turns its event loop, so it cannot watch itself either. So a watchdog here polls the
@@ -185,6 +191,8 @@ export class PdfExtractPool {
       if (!slot) return;
       this.start(slot, this.queue.shift()!);
     }
+    // Workers started beside a slow file go once they are idle and no longer needed.
+    for (const s of this.slots.filter((x) => !x.job)) if (this.slots.length > this.capacity()) this.discard(s);
   }
 
   /** Workers allowed now: the pool's size, plus one beside each file read for longer than SLOW_MS (at most MAX_EXTRA_WORKERS). */
