@@ -210,6 +210,8 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
     ac.abort();
   };
   process.on('SIGINT', onSigint);
+  // `kill` (SIGTERM) likewise: what is done is kept and the lock released, rather than left to a dead pid.
+  process.on('SIGTERM', onSigint);
   let lastLine = 0;
   // A neural model's vectors come after the lexical index is committed: a cancel (or a
   // server gone) keeps a searchable index, and the next run goes on embedding.
@@ -262,6 +264,7 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
     return { ...report, embedded: report.embedded + semantic.embedded, ms: report.ms + semantic.ms, cancelled: semantic.cancelled, semantic: { embedded: semantic.covered, total: semantic.total } };
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
   }
 }
 
