@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
@@ -213,5 +213,25 @@ describe('PDF read budget (issue 28)', function () {
     const st = spawnSync(process.execPath, [CLI, 'status', '--workspace', workspace], { encoding: 'utf8' });
     assert.doesNotMatch(st.stdout, /^indexing/);
     assert.match(st.stdout, new RegExp(`a previous indexing run \\(pid ${cli.pid}, started [^)]+\\) ended without finishing; the next run takes over`));
+  });
+
+  it('a killed holder that its parent has not reaped yet (a zombie) holds no lock', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const dir = join(root, 'zombie', '.similar-sources');
+    await fs.mkdir(dir, { recursive: true });
+    // sh starts a child and becomes `sleep`, which never reaps it: killed, the child stays a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 30 & exec sleep 30'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const child = Number(spawnSync('pgrep', ['-P', String(parent.pid)], { encoding: 'utf8' }).stdout.trim());
+      assert.ok(child > 0, 'the child of sh');
+      process.kill(child, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.match(await fs.readFile(`/proc/${child}/stat`, 'latin1'), /\) Z /, 'a zombie');
+      await fs.writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: child, host: hostname(), since: new Date().toISOString(), what: 'indexing' }));
+      assert.equal((await abandonedLock(dir))?.pid, child);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
