@@ -358,67 +358,70 @@ class IndexRun {
     let sinceCommit = 0;
     let done = 0;
     let announced = -1;
-    while (done < todo.length) {
-      if (this.opts.signal?.aborted) {
-        report.cancelled = true;
-        break;
-      }
-      // Files are indexed in order; one that has been read for longer than OVERTAKE_MS lets the
-      // files behind it that are ready go first, so a slow or hostile file holds back no other
-      // (and the work done meanwhile is committed, below).
-      const head = pending.size ? Math.min(...pending.keys()) : next;
-      if (announced !== head) {
-        announced = head;
-        this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: todo[head].path });
-      }
-      fill();
-      const h = pending.get(head)!;
-      let pick: number | undefined = h.settled ? head : undefined;
-      const overtake = Date.now() - h.since >= OVERTAKE_MS;
-      if (pick === undefined && overtake) for (const [j, e] of [...pending].sort((a, b) => a[0] - b[0])) if (e.settled) { pick = j; break; }
-      if (pick === undefined) {
-        // Nothing to index yet: wait for a file, the cancel, or the moment to commit what is done.
-        const waits: Array<Promise<unknown>> = [h.ready, aborted.promise];
-        const overtakeDue = overtake ? undefined : delay(h.since + OVERTAKE_MS - Date.now());
-        if (overtakeDue) waits.push(overtakeDue.promise);
-        else waits.push(...[...pending.values()].map((e) => e.ready));
-        const commitDue = sinceCommit > 0 ? delay(COMMIT_WHEN_IDLE_MS) : undefined;
-        if (commitDue) waits.push(commitDue.promise.then(() => 'commit'));
-        const why = await Promise.race(waits).finally(() => {
-          overtakeDue?.cancel();
-          commitDue?.cancel();
-        });
-        if (why === 'commit' && !this.opts.signal?.aborted) {
-          await this.commit();
-          sinceCommit = 0;
-        }
-        continue;
-      }
-      const input = todo[pick];
-      const pre = await pending.get(pick)!.early;
-      pending.delete(pick);
-      if (pick !== head) this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: input.path });
-      done++;
-      let outcome;
-      try {
-        outcome = await this.indexOne(input, byPath.get(input.path), gone, pre);
-      } catch (err) {
-        // Cancelled mid-file: keep everything committed so far, drop the half-done file.
+    try {
+      while (done < todo.length) {
         if (this.opts.signal?.aborted) {
           report.cancelled = true;
           break;
         }
-        throw err;
+        // Files are indexed in order; one that has been read for longer than OVERTAKE_MS lets the
+        // files behind it that are ready go first, so a slow or hostile file holds back no other
+        // (and the work done meanwhile is committed, below).
+        const head = pending.size ? Math.min(...pending.keys()) : next;
+        if (announced !== head) {
+          announced = head;
+          this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: todo[head].path });
+        }
+        fill();
+        const h = pending.get(head)!;
+        let pick: number | undefined = h.settled ? head : undefined;
+        const overtake = Date.now() - h.since >= OVERTAKE_MS;
+        if (pick === undefined && overtake) pick = [...pending.keys()].sort((a, b) => a - b).find((j) => pending.get(j)!.settled);
+        if (pick === undefined) {
+          // Nothing to index yet: wait for a file, the cancel, or the moment to commit what is done.
+          const waits: Array<Promise<unknown>> = [h.ready, aborted.promise];
+          const overtakeDue = overtake ? undefined : delay(h.since + OVERTAKE_MS - Date.now());
+          if (overtakeDue) waits.push(overtakeDue.promise);
+          else waits.push(...[...pending.values()].map((e) => e.ready));
+          const commitDue = sinceCommit > 0 ? delay(COMMIT_WHEN_IDLE_MS) : undefined;
+          if (commitDue) waits.push(commitDue.promise.then(() => 'commit'));
+          const why = await Promise.race(waits).finally(() => {
+            overtakeDue?.cancel();
+            commitDue?.cancel();
+          });
+          if (why === 'commit' && !this.opts.signal?.aborted) {
+            await this.commit();
+            sinceCommit = 0;
+          }
+          continue;
+        }
+        const input = todo[pick];
+        const pre = await pending.get(pick)!.early;
+        pending.delete(pick);
+        if (pick !== head) this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: input.path });
+        done++;
+        let outcome;
+        try {
+          outcome = await this.indexOne(input, byPath.get(input.path), gone, pre);
+        } catch (err) {
+          // Cancelled mid-file: keep everything committed so far, drop the half-done file.
+          if (this.opts.signal?.aborted) {
+            report.cancelled = true;
+            break;
+          }
+          throw err;
+        }
+        if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
+        else if (outcome.kind) report[outcome.kind]++;
+        if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
+        if (++sinceCommit >= commitEvery) {
+          await this.commit();
+          sinceCommit = 0;
+        }
       }
-      if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
-      else if (outcome.kind) report[outcome.kind]++;
-      if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
-      if (++sinceCommit >= commitEvery) {
-        await this.commit();
-        sinceCommit = 0;
-      }
+    } finally {
+      aborted.dispose();
     }
-    aborted.dispose();
     // Scanned pages last: the born-digital library is committed (searchable) before OCR starts.
     if (!report.cancelled && this.deferred.length) {
       await this.commit();
