@@ -133,6 +133,10 @@ describe('PDF read budget (issue 28)', function () {
         assert.match(r.skipped[0].path, /a-crafted\.pdf$/);
         assert.match(r.skipped[0].reason, /(took longer than|too slow to read within) .* s.*: skipped; it will be retried when it changes/);
         assert.equal(committedEarly, 3, 'the good files were committed before the crafted one was given up');
+        // The skip is remembered (written even though no shard changed with it): the next run does not read the file again.
+        const again = await updateIndex(inputs, { workspace, provider: new EmbeddedProvider() });
+        assert.deepEqual([again.unchanged, again.skipped.length], [3, 1]);
+        assert.match(again.skipped[0].reason, /\(unchanged since the last attempt\)$/);
       } finally {
         await dispose();
         await pool.close();

@@ -205,6 +205,8 @@ class IndexRun {
   private embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
   private readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
+  /** A skip was recorded since the last commit (the manifest must be written, whether or not a shard changed). */
+  private skipsDirty = false;
   /** The vector size of this run's model, when the index held none for it. */
   private runDim: number | undefined;
 
@@ -641,6 +643,8 @@ class IndexRun {
   private skip(input: SourceInput, reason: string): { skipped: string };
   private skip(input: SourceInput, reason: string, entry: true): { path: string; reason: string };
   private skip(input: SourceInput, reason: string, entry?: true) {
+    // Written even when no shard changed (the files around it already committed): a skip is remembered until the file changes.
+    this.skipsDirty = true;
     this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason, reader: READER_VERSION };
     return entry ? { path: input.path, reason } : { skipped: reason };
   }
@@ -742,7 +746,8 @@ class IndexRun {
   }
 
   private async commit() {
-    if (this.dirty.size === 0 && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
+    if (this.dirty.size === 0 && !this.skipsDirty && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
+    this.skipsDirty = false;
     const dim = await this.provider.dimension(this.opts.signal);
     this.checkDim(dim);
     const set = (this.m.vectors[this.modelKey] ??= { provider: this.provider.id, model: this.provider.model, dim, shards: {} });
