@@ -3,6 +3,7 @@
  * benchmarks. Progress and warnings go to stderr, results to stdout.
  */
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   analyse,
@@ -31,6 +32,7 @@ import {
   type ProviderName,
   PROVIDER_NAMES,
   damagedFiles,
+  interruptedRun,
 } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import { describeHealth, semanticPercent, type SemanticProgress } from '../shared/health';
@@ -204,11 +206,19 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
   const jobCount = jobs === undefined ? undefined : Number(jobs);
   if (jobCount !== undefined && !(Number.isInteger(jobCount) && jobCount >= 0 && jobCount <= 64)) throw new UsageError('--jobs takes a whole number from 0 to 64');
   const ac = new AbortController();
+  // Ctrl-C: the PDF and OCR workers are stopped at once, what is done is committed and the lock
+  // released (a second or two); a second Ctrl-C exits at once (the next run takes the lock over).
   const onSigint = () => {
-    err('cancelling: saving what is done…');
+    if (ac.signal.aborted) {
+      err('stopped.');
+      process.exit(130);
+    }
+    err('cancelling: saving what is done… (Ctrl-C again to stop at once)');
     ac.abort();
   };
-  process.once('SIGINT', onSigint);
+  process.on('SIGINT', onSigint);
+  // `kill` (SIGTERM) likewise: what is done is kept and the lock released, rather than left to a dead pid.
+  process.on('SIGTERM', onSigint);
   let lastLine = 0;
   // A neural model's vectors come after the lexical index is committed: a cancel (or a
   // server gone) keeps a searchable index, and the next run goes on embedding.
@@ -304,6 +314,7 @@ async function vectorsBeforeScoring(args: ParsedArgs, workspace: string, provide
     return true;
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
   }
 }
 
@@ -420,9 +431,13 @@ async function cmdStatus(args: ParsedArgs): Promise<number> {
   const health = await indexHealth(workspace);
   // Damaged files stay listed until they change (the next index run replaces their record).
   const damaged = await damagedFiles(workspace);
-  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged }));
+  // A lock left by a run that was killed: not "indexing" (nobody is), and the next run takes it over.
+  const left = await interruptedRun(workspace);
+  const interrupted = left && `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
+  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
   else {
     out(describeHealth(health));
+    if (interrupted) out(`  note: ${interrupted}`);
     for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
   }
   return health.state === 'ready' ? 0 : 1;

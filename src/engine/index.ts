@@ -17,6 +17,7 @@ import type { EmbeddingProvider } from '../core/embedding/provider';
 import { healthOf, indexHealth as workspaceHealth } from '../core/index/health';
 import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
 import { indexDir, readManifest, sourceFields } from '../core/index/manifest';
+import { abandonedLock, type AbandonedLock } from '../core/index/lock';
 import { SegmentThread } from '../core/markdown/segmentThread';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
@@ -29,6 +30,7 @@ export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/ana
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export type { EmbeddingProvider } from '../core/embedding/provider';
 export type { IndexProgress } from '../core/index/indexer';
+export type { AbandonedLock } from '../core/index/lock';
 export type { BeirEvalResult } from '../core/eval/beir';
 export { runBeirEval } from '../core/eval/beir';
 export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
@@ -199,6 +201,15 @@ function toPassageHit(h: SearchHit): PassageHit {
 }
 
 /** Indexed files that were damaged, with what was lost; listed until the file changes. */
+/**
+ * The writer lock of the workspace's index when the run that held it ended without finishing
+ * (killed, crashed): the next indexing run takes it over. Undefined when no lock is left, or a
+ * live process holds it (the health says "indexing" then).
+ */
+export async function interruptedRun(workspace: string): Promise<AbandonedLock | undefined> {
+  return abandonedLock(indexDir(workspace));
+}
+
 export async function damagedFiles(workspace: string): Promise<Array<{ path: string; problem: string }>> {
   return damagedSources(await readManifest(indexDir(workspace)).catch(() => undefined));
 }

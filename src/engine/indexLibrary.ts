@@ -10,7 +10,7 @@ import { updateIndex, type IndexProgress, type IndexReport } from '../core/index
 import { removeIndex } from '../core/index/maintenance';
 import { indexDir } from '../core/index/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
-import { PdfExtractPool } from '../core/pdf/extractPool';
+import { PdfExtractPool, type ReadBudget } from '../core/pdf/extractPool';
 import type { LibrarySpec } from './library';
 
 export interface IndexLibraryOptions {
@@ -20,6 +20,8 @@ export interface IndexLibraryOptions {
   jobs?: number;
   /** Start from an empty index (the analysis cache is kept: its keys stop matching). */
   rebuild?: boolean;
+  /** Wall time each PDF may take to read in the workers (default DEFAULT_READ_BUDGET: 30 s + 0.5 s a page, at most 180 s). */
+  readBudget?: Partial<ReadBudget>;
   /** Where the bundle and its PDF worker file lie; without one (running from sources), PDFs are read in this thread. */
   workerDir?: string;
   /**
@@ -42,7 +44,10 @@ export interface LibraryIndexReport extends IndexReport {
 export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndexReport> {
   const { library } = o;
   // Workers start now, so loading pdf.js in them overlaps discovery and the manifest read.
-  const pool = o.jobs === 0 ? undefined : PdfExtractPool.beside(o.workerDir, o.jobs);
+  const pool = o.jobs === 0 ? undefined : PdfExtractPool.beside(o.workerDir, o.jobs, o.readBudget);
+  // A cancel stops the PDF workers at once, whatever they are reading (the run keeps what is done).
+  const stopPool = () => void pool?.close();
+  o.signal?.addEventListener('abort', stopPool, { once: true });
   try {
     if (o.rebuild) await removeIndex(library.workspace);
     const { inputs, warnings, dispose } = await libraryInputs({
@@ -74,6 +79,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
     report.warnings.unshift(...warnings);
     return { ...report, files: inputs.map((i) => i.path) };
   } finally {
+    o.signal?.removeEventListener('abort', stopPool);
     await pool?.close();
   }
 }

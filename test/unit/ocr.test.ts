@@ -170,6 +170,26 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.ok(idx.passages.every((p) => !p.ocr));
   });
 
+  it('a page over its OCR budget has its worker stopped and keeps its text layer; the run goes on', async () => {
+    const { lib, workspace } = await library('budget', { 'mixed.pdf': mixed });
+    // A budget no page can meet: each page's worker is terminated (and replaced for the next page).
+    const strict = new OcrPool({ size: 1, languages: ['eng'], pageBudgetMs: 30 });
+    try {
+      const t = Date.now();
+      const r = await index(workspace, lib, { ocrEngine: strict });
+      console.log(`      2 pages over a 30 ms budget: indexed in ${Date.now() - t} ms`);
+      assert.equal(r.sources, 1);
+      assert.deepEqual([r.ocr.pages, r.ocr.recognised], [2, 0]);
+      assert.ok(r.warnings.some((w) => /mixed\.pdf: OCR page \d: recognition failed \(took longer than 30 ms to recognise: stopped; it will be tried again when the file is next indexed\); its text layer is kept/.test(w)), r.warnings.join('\n'));
+      const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+      assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)));
+      assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'the page kept its (garbage) text layer');
+      assert.equal((strict as unknown as { slots: unknown[] }).slots.length, 0, 'the workers over budget were stopped');
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('fails early and clearly on a language with no trained data', async () => {
     const { lib, workspace } = await library('lang', {});
     await assert.rejects(libraryInputs({ folders: [lib], baseDir: workspace, ocrLanguages: 'eng+xyz' }), /no trained data for OCR language "xyz"/);

@@ -137,6 +137,31 @@ interface Gone {
   passages?: StoredPassage[];
 }
 const EMBED_BATCH = 64;
+/** A file being read for this long lets the files behind it that are ready be indexed first. */
+const OVERTAKE_MS = 2_000;
+/** Work done and not yet committed is committed after waiting this long for the next file. */
+const COMMIT_WHEN_IDLE_MS = 1_000;
+
+/** A promise settled when the signal aborts (never, without one); dispose() drops the listener. */
+function abortPromise(signal: AbortSignal | undefined): { promise: Promise<void>; dispose(): void } {
+  if (!signal) return { promise: new Promise<void>(() => undefined), dispose: () => undefined };
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** A timer as a promise, cancellable (a cancelled one never settles and keeps nothing alive). */
+function delay(ms: number): { promise: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
 
 /** What readAndExtract found for one file. */
 interface Early {
@@ -180,6 +205,8 @@ class IndexRun {
   private embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
   private readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
+  /** A skip was recorded since the last commit (the manifest must be written, whether or not a shard changed). */
+  private skipsDirty = false;
   /** The vector size of this run's model, when the index held none for it. */
   private runDim: number | undefined;
 
@@ -311,45 +338,91 @@ class IndexRun {
     // PDFs: 2 files ahead ×0.87 of bare pdf-parse, 6 ahead ×0.92), bounded in bytes for large PDFs.
     const readAhead = Math.max(0, this.opts.readAhead ?? 8);
     const readAheadBytes = this.opts.readAheadBytes ?? 64 * 1024 * 1024;
-    const early = new Map<number, Promise<Early>>();
-    const startEarly = (j: number) => {
-      if (j >= todo.length || early.has(j)) return;
-      early.set(j, this.readAndExtract(todo[j], byPath.get(todo[j].path), gone));
-    };
-    let sinceCommit = 0;
-    for (let i = 0; i < todo.length; i++) {
-      if (this.opts.signal?.aborted) {
-        report.cancelled = true;
-        break;
-      }
-      const input = todo[i];
-      this.opts.onProgress?.({ phase: 'read', done: i, total: todo.length, file: input.path });
+    // Files started (read, extraction handed to the workers) and not yet indexed, by their place in `todo`.
+    const pending = new Map<number, { early: Promise<Early>; ready: Promise<void>; settled: boolean; since: number }>();
+    let next = 0;
+    const fill = () => {
       let bytes = 0;
-      for (let j = i; j <= i + readAhead && j < todo.length; j++) {
-        bytes += todo[j].size;
-        if (j > i && bytes > readAheadBytes) break;
-        startEarly(j);
+      for (const j of pending.keys()) bytes += todo[j].size;
+      while (next < todo.length && pending.size <= readAhead) {
+        if (pending.size > 0 && bytes + todo[next].size > readAheadBytes) break;
+        bytes += todo[next].size;
+        const j = next++;
+        const early = this.readAndExtract(todo[j], byPath.get(todo[j].path), gone);
+        const entry = { early, settled: false, since: Date.now(), ready: Promise.resolve() };
+        entry.ready = early.then((e) => e.extracted?.then(() => undefined, () => undefined)).then(() => {
+          entry.settled = true;
+        });
+        pending.set(j, entry);
       }
-      const pre = await early.get(i)!;
-      early.delete(i);
-      let outcome;
-      try {
-        outcome = await this.indexOne(input, byPath.get(input.path), gone, pre);
-      } catch (err) {
-        // Cancelled mid-file: keep everything committed so far, drop the half-done file.
+    };
+    const aborted = abortPromise(this.opts.signal);
+    let sinceCommit = 0;
+    let done = 0;
+    let announced = -1;
+    try {
+      while (done < todo.length) {
         if (this.opts.signal?.aborted) {
           report.cancelled = true;
           break;
         }
-        throw err;
+        // Files are indexed in order; one that has been read for longer than OVERTAKE_MS lets the
+        // files behind it that are ready go first, so a slow or hostile file holds back no other
+        // (and the work done meanwhile is committed, below).
+        const head = pending.size ? Math.min(...pending.keys()) : next;
+        if (announced !== head) {
+          announced = head;
+          this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: todo[head].path });
+        }
+        fill();
+        const h = pending.get(head)!;
+        let pick: number | undefined = h.settled ? head : undefined;
+        const overtake = Date.now() - h.since >= OVERTAKE_MS;
+        if (pick === undefined && overtake) pick = [...pending.keys()].sort((a, b) => a - b).find((j) => pending.get(j)!.settled);
+        if (pick === undefined) {
+          // Nothing to index yet: wait for a file, the cancel, or the moment to commit what is done.
+          const waits: Array<Promise<unknown>> = [h.ready, aborted.promise];
+          const overtakeDue = overtake ? undefined : delay(h.since + OVERTAKE_MS - Date.now());
+          if (overtakeDue) waits.push(overtakeDue.promise);
+          else waits.push(...[...pending.values()].map((e) => e.ready));
+          const commitDue = sinceCommit > 0 ? delay(COMMIT_WHEN_IDLE_MS) : undefined;
+          if (commitDue) waits.push(commitDue.promise.then(() => 'commit'));
+          const why = await Promise.race(waits).finally(() => {
+            overtakeDue?.cancel();
+            commitDue?.cancel();
+          });
+          if (why === 'commit' && !this.opts.signal?.aborted) {
+            await this.commit();
+            sinceCommit = 0;
+          }
+          continue;
+        }
+        const input = todo[pick];
+        const pre = await pending.get(pick)!.early;
+        pending.delete(pick);
+        if (pick !== head) this.opts.onProgress?.({ phase: 'read', done, total: todo.length, file: input.path });
+        done++;
+        let outcome;
+        try {
+          outcome = await this.indexOne(input, byPath.get(input.path), gone, pre);
+        } catch (err) {
+          // Cancelled mid-file: keep everything committed so far, drop the half-done file.
+          if (this.opts.signal?.aborted) {
+            report.cancelled = true;
+            break;
+          }
+          throw err;
+        }
+        if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
+        else if (outcome.kind) report[outcome.kind]++;
+        if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
+        if (++sinceCommit >= commitEvery) {
+          await this.commit();
+          sinceCommit = 0;
+        }
       }
-      if (outcome.skipped) report.skipped.push({ path: input.path, reason: outcome.skipped });
-      else if (outcome.kind) report[outcome.kind]++;
-      if (outcome.damage) report.damaged.push({ path: input.path, problem: outcome.damage });
-      if (++sinceCommit >= commitEvery) {
-        await this.commit();
-        sinceCommit = 0;
-      }
+    } finally {
+      aborted.dispose();
     }
     // Scanned pages last: the born-digital library is committed (searchable) before OCR starts.
     if (!report.cancelled && this.deferred.length) {
@@ -500,6 +573,8 @@ class IndexRun {
       // Started ahead in the usual case; a file whose twin was moved just now is extracted here.
       extracted = await (pre.extracted ?? input.extract(bytes));
     } catch (err) {
+      // A cancel stops the PDF workers: the file is not skipped for it.
+      if (this.opts.signal?.aborted) throw err;
       if (old) this.detach(old);
       return this.skip(input, (err as Error).message);
     }
@@ -568,6 +643,8 @@ class IndexRun {
   private skip(input: SourceInput, reason: string): { skipped: string };
   private skip(input: SourceInput, reason: string, entry: true): { path: string; reason: string };
   private skip(input: SourceInput, reason: string, entry?: true) {
+    // Written even when no shard changed (the files around it already committed): a skip is remembered until the file changes.
+    this.skipsDirty = true;
     this.m.skipped[input.path] = { path: input.path, size: input.size, mtimeMs: input.mtimeMs, reason, reader: READER_VERSION };
     return entry ? { path: input.path, reason } : { skipped: reason };
   }
@@ -669,7 +746,8 @@ class IndexRun {
   }
 
   private async commit() {
-    if (this.dirty.size === 0 && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
+    if (this.dirty.size === 0 && !this.skipsDirty && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
+    this.skipsDirty = false;
     const dim = await this.provider.dimension(this.opts.signal);
     this.checkDim(dim);
     const set = (this.m.vectors[this.modelKey] ??= { provider: this.provider.id, model: this.provider.model, dim, shards: {} });

@@ -10,7 +10,7 @@
  * milliseconds) and after reading the lock again under it: a lock judged stale a
  * moment earlier that a live process has replaced meanwhile is left alone.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -214,6 +214,30 @@ export async function lockHolder(dir: string): Promise<string | undefined> {
   return holder === 'stale' || holder === GONE ? undefined : holder;
 }
 
+/** A lock whose holder ended without releasing it (killed, crashed): who it was. */
+export interface AbandonedLock {
+  pid: number;
+  host: string;
+  since: string;
+  what: string;
+}
+
+/**
+ * The lock of the index in `dir` when its holder is gone (its process has ended, on this host, or
+ * it has not refreshed the lock for STALE_MS): the next writer takes it over. Undefined when
+ * there is no lock or a live process holds it.
+ */
+export async function abandonedLock(dir: string): Promise<AbandonedLock | undefined> {
+  const file = path.join(dir, LOCK_FILE);
+  if ((await readHolder(file).catch(() => undefined)) !== 'stale') return undefined;
+  try {
+    const info = JSON.parse(await fs.readFile(file, 'utf8')) as LockInfo;
+    return { pid: info.pid, host: info.host, since: info.since, what: info.what };
+  } catch {
+    return { pid: 0, host: '', since: '', what: 'index' };
+  }
+}
+
 /** readHolder's answer for a lock file that is not there (released, or never made). */
 const GONE = 'gone';
 
@@ -242,8 +266,15 @@ async function readHolder(file: string): Promise<string> {
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A process that has ended but that its parent has not reaped yet (a zombie) still answers
+  // signal 0: on Linux its state says it is gone.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }

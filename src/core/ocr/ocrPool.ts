@@ -3,10 +3,27 @@
  * WebAssembly build), so recognition never runs on the calling thread. Pages
  * are queued and handed to the first idle worker. A cancelled page stops its
  * worker (Tesseract cannot be interrupted mid-page) and a fresh one replaces it
- * on demand.
+ * on demand. So does a page over its time budget (OCR_PAGE_BUDGET_MS): its worker is
+ * terminated, the page fails with the reason (its text layer is kept by the caller) and
+ * the next page goes on in a new worker.
  */
 import { availableParallelism } from 'node:os';
 import { languageFolder, ocrWorkerPath, OcrSetupError, parseLanguages } from './ocrRuntime';
+
+/**
+ * Wall time one page's recognition may take (the worker's start excluded). A page takes ~5 s on
+ * one core at 300 dpi (BENCHMARKS.md: 0.196 pages/s per worker on 2 shared cores); a page many
+ * times that is an image Tesseract cannot get through (or a machine too busy to wait for).
+ */
+export const OCR_PAGE_BUDGET_MS = 60_000;
+
+/** A page whose recognition ran past its budget (its worker was stopped). */
+export class OcrBudgetError extends Error {
+  constructor(ms: number) {
+    super(`took longer than ${ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`} to recognise: stopped; it will be tried again when the file is next indexed`);
+    this.name = 'OcrBudgetError';
+  }
+}
 
 export interface OcrPoolOptions {
   /** Tesseract language codes, e.g. ['eng', 'fra'] (default eng+fra). */
@@ -17,6 +34,8 @@ export interface OcrPoolOptions {
   size?: number;
   /** Idle workers are stopped after this long (default 30 s; they start again on demand): a pool nobody closes holds no memory. */
   idleMs?: number;
+  /** Wall time per page (default {@link OCR_PAGE_BUDGET_MS}). */
+  pageBudgetMs?: number;
 }
 
 export interface OcrPageResult {
@@ -157,12 +176,16 @@ export class OcrPool {
   private async run(slot: Slot, job: Job): Promise<void> {
     slot.busy = true;
     let onAbort: (() => void) | undefined;
+    let budget: NodeJS.Timeout | undefined;
     try {
       const worker = await slot.ready;
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () => reject(new OcrAbortError());
         if (job.signal?.aborted) onAbort();
         job.signal?.addEventListener('abort', onAbort, { once: true });
+        // Over its budget, the page is given up and its worker stopped (below): Tesseract cannot be interrupted otherwise.
+        const ms = this.opts.pageBudgetMs ?? OCR_PAGE_BUDGET_MS;
+        budget = setTimeout(() => reject(new OcrBudgetError(ms)), ms);
       });
       aborted.catch(() => undefined);
       const r = await Promise.race([worker.recognize(Buffer.from(job.image.buffer, job.image.byteOffset, job.image.byteLength)), aborted]);
@@ -176,6 +199,7 @@ export class OcrPool {
       void slot.ready.then((w) => w.terminate()).catch(() => undefined);
       job.reject(err instanceof Error ? err : new Error(String(err)));
     } finally {
+      if (budget) clearTimeout(budget);
       if (onAbort) job.signal?.removeEventListener('abort', onAbort);
     }
     if (!this.closed) this.pump();

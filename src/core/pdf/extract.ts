@@ -48,7 +48,14 @@ interface PageTextReader {
   getPageText(page: PdfJsPage, params: object, total: number): Promise<string>;
 }
 
-export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
+export interface ExtractHooks {
+  /** Called once the document is open, with its page count (before any page is read). */
+  onOpened?(pages: number): void;
+  /** Called as each page is done (read or failed), with how many are. */
+  onPage?(done: number): void;
+}
+
+export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Promise<RawPdf> {
   if (data.length === 0) throw new PdfSkipError('empty file (0 bytes)', 'empty');
   const { PDFParse } = await ensurePdfRuntime();
   const damaged = structuralDamage(data);
@@ -72,6 +79,9 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
     }
     const reader = parser as unknown as PageTextReader;
     const total = doc.numPages;
+    // A page tree with no page: nothing to read (and no page error to name).
+    if (!(total > 0)) throw new PdfSkipError('not a valid PDF (its page tree holds no page)', 'invalid');
+    hooks.onOpened?.(total);
     // Page by page, so one broken page (or a truncated tail) costs only itself.
     const pages: string[] = [];
     const failed: number[] = [];
@@ -98,6 +108,7 @@ export async function extractPdf(data: Uint8Array): Promise<RawPdf> {
         failed.push(n);
         pages[n - 1] = '';
       }
+      hooks.onPage?.(n);
     }
     if (failed.length === total) throw classify(firstError);
     // In a damaged file, a page that came out empty most likely lost its content, and pages the

@@ -5,6 +5,12 @@
  * is replaced, and that file is skipped with a reason: one bad PDF never stops
  * a library.
  *
+ * Time is bounded per file (see ReadBudget): a file over its budget has its worker terminated
+ * and is skipped with the reason. A file read for longer than a few seconds lets another worker
+ * start beside it, so a slow file never holds the files queued behind it (a one-worker pool on
+ * two cores would otherwise wait for it). close() terminates every worker at once: a cancelled
+ * run never waits for pdf.js.
+ *
  * Memory is bounded too. A worker's `resourceLimits` would cap only its JS heap, and
  * pdf.js inflates streams into typed arrays outside it; a worker busy in pdf.js never
  * turns its event loop, so it cannot watch itself either. So a watchdog here polls the
@@ -25,8 +31,36 @@ import type { ExtractReply } from './extractWorker';
 
 export const EXTRACT_WORKER_FILE = 'pdf-extract-worker.js';
 
-/** A PDF that takes longer than this is given up on (a pathological file can spin pdf.js forever). */
-const DEFAULT_TIMEOUT_MS = 180_000;
+/**
+ * How long reading one file may take (wall time): `baseMs`, plus `perPageMs` for each page once
+ * the worker has opened the document and knows how many there are, at most `capMs`. A file over
+ * its budget has its worker terminated (a pathological file can spin pdf.js for hours: a content
+ * stream nesting 200,000 `q` operators, a page tree naming one page 100,000 times) and is skipped
+ * with the reason; the skip is remembered until the file changes. Ordinary files read at hundreds
+ * of pages a second (BENCHMARKS.md: ~650 pages/s), so the budget leaves a margin of hundreds on a
+ * busy machine: a 20-page article gets 40 s, a book of 300 pages or more 180 s.
+ */
+export interface ReadBudget {
+  baseMs: number;
+  perPageMs: number;
+  capMs: number;
+}
+export const DEFAULT_READ_BUDGET: ReadBudget = { baseMs: 30_000, perPageMs: 500, capMs: 180_000 };
+
+/** The wall time a file of `pages` pages may take to read (pages unknown: the base). */
+export function readBudgetMs(pages: number | undefined, budget: ReadBudget = DEFAULT_READ_BUDGET): number {
+  return Math.min(budget.capMs, budget.baseMs + (pages && pages > 0 ? pages * budget.perPageMs : 0));
+}
+
+/**
+ * A file read for longer than this no longer holds the queue: another worker is started beside
+ * it (at most {@link MAX_EXTRA_WORKERS} more than the pool's size), so a slow or hostile file
+ * never keeps a one-worker pool (two cores) from reading the rest of the library meanwhile.
+ */
+const SLOW_MS = 3_000;
+/** "30 s", "30.5 s" ("300 ms" under a second: tests). */
+const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${Number((ms / 1000).toFixed(1))} s`);
+const MAX_EXTRA_WORKERS = 2;
 
 const MB = 1024 * 1024;
 /**
@@ -53,12 +87,19 @@ interface Job {
   reject(err: Error): void;
   /** Stopped once as the process passed a ceiling: it is read again with no other file. */
   alone?: boolean;
+  /** Pages to read, once known (the worker's report after opening the document; page images: their count). */
+  pageCount?: number;
+  /** Pages read so far (the worker's reports). */
+  pagesDone?: number;
 }
 
 interface Slot {
   worker: Worker;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** When its job started, and the timer that marks it slow (see SLOW_MS). */
+  startedAt?: number;
+  slowTimer?: NodeJS.Timeout;
   /**
    * The process's least resident memory since the job started: growth is counted from it, so
    * memory freed meanwhile (a terminated worker's, released a moment later) is not the job's credit.
@@ -70,7 +111,12 @@ export interface ExtractPoolOptions {
   workerFile: string;
   /** Worker threads; default: one fewer than the cores (at least 1, at most 4). */
   size?: number;
+  /** Wall time per file (default {@link DEFAULT_READ_BUDGET}: 30 s + 0.5 s a page, at most 180 s). */
+  budget?: Partial<ReadBudget>;
+  /** A fixed wall time per file instead of the budget (tests). */
   timeoutMs?: number;
+  /** After how long a file being read lets another worker start beside it (default 3 s). */
+  slowMs?: number;
   /** Bytes a file of this size may add to the process's resident memory (default {@link defaultMemoryCeiling}). */
   memoryCeiling?: (fileBytes: number) => number;
   /** How often the process's memory is read while files are read (default 100 ms). */
@@ -98,10 +144,10 @@ export class PdfExtractPool {
   }
 
   /** The pool beside the running bundle (dist/), warm, or undefined when there is none (running from sources). */
-  static beside(dir: string | undefined, size?: number): PdfExtractPool | undefined {
+  static beside(dir: string | undefined, size?: number, budget?: Partial<ReadBudget>): PdfExtractPool | undefined {
     if (!dir) return undefined;
     const workerFile = join(dir, EXTRACT_WORKER_FILE);
-    return existsSync(workerFile) ? new PdfExtractPool({ workerFile, size }).warm() : undefined;
+    return existsSync(workerFile) ? new PdfExtractPool({ workerFile, size, budget }).warm() : undefined;
   }
 
   extract(bytes: Uint8Array): Promise<RawPdf> {
@@ -128,6 +174,7 @@ export class PdfExtractPool {
     await Promise.all(
       this.slots.splice(0).map((s) => {
         if (s.timer) clearTimeout(s.timer);
+        if (s.slowTimer) clearTimeout(s.slowTimer);
         s.job?.reject(new Error('the PDF extraction pool was closed'));
         return s.worker.terminate();
       }),
@@ -140,18 +187,62 @@ export class PdfExtractPool {
       // A file under suspicion is read with no other, so the memory it takes is its own.
       if (busy.some((s) => s.job!.alone) || (this.queue[0].alone && busy.length)) return;
       let slot = this.slots.find((s) => !s.job);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot && this.slots.length < this.capacity()) slot = this.spawn();
       if (!slot) return;
       this.start(slot, this.queue.shift()!);
     }
+    // Workers started beside a slow file go once they are idle and no longer needed.
+    for (const s of this.slots.filter((x) => !x.job)) if (this.slots.length > this.capacity()) this.discard(s);
+  }
+
+  /** Workers allowed now: the pool's size, plus one beside each file read for longer than SLOW_MS (at most MAX_EXTRA_WORKERS). */
+  private capacity(): number {
+    const slow = this.slots.filter((s) => s.job && !s.job.alone && Date.now() - s.startedAt! >= (this.opts.slowMs ?? SLOW_MS)).length;
+    return this.size + Math.min(MAX_EXTRA_WORKERS, slow);
+  }
+
+  private budgetMs(job: Job): number {
+    return this.opts.timeoutMs ?? readBudgetMs(job.pageCount, { ...DEFAULT_READ_BUDGET, ...this.opts.budget });
+  }
+
+  /**
+   * (Re)arms the job's deadline, counted from when it started: the base first; a file whose page
+   * count raised its budget is checked at the base again, and given the rest only if the pages
+   * read so far say it will finish within it (a page tree naming one page 100,000 times reads a
+   * page every few tenths of a second: stopped at the base, not after the cap).
+   */
+  private arm(slot: Slot): void {
+    const job = slot.job!;
+    if (slot.timer) clearTimeout(slot.timer);
+    const budget = this.budgetMs(job);
+    const base = this.opts.timeoutMs ?? Math.min(budget, { ...DEFAULT_READ_BUDGET, ...this.opts.budget }.baseMs);
+    const elapsed = Date.now() - slot.startedAt!;
+    // A budget of twice the base or more (60 pages and up, by default) is given in full only if the pages read by the base say it will do.
+    const checkpoint = elapsed < base && budget >= 2 * base ? base : budget;
+    slot.timer = setTimeout(() => {
+      const spent = Date.now() - slot.startedAt!;
+      const total = job.pageCount ?? 0;
+      if (checkpoint < budget) {
+        const done = job.pagesDone ?? 0;
+        const projected = done > 0 ? (spent / done) * total : Infinity;
+        if (projected <= budget) return this.arm(slot);
+        const pages = `${done.toLocaleString('en')} of ${total.toLocaleString('en')} pages in ${seconds(spent)}`;
+        return this.fail(slot, new PdfSkipError(`too slow to read within ${seconds(budget)} (${pages}): skipped; it will be retried when it changes`, 'unreadable'));
+      }
+      const pages = total ? ` (${total.toLocaleString('en')} page${total > 1 ? 's' : ''})` : '';
+      this.fail(slot, new PdfSkipError(`took longer than ${seconds(budget)} to read${pages}: skipped; it will be retried when it changes`, 'unreadable'));
+    }, Math.max(0, slot.startedAt! + checkpoint - Date.now()));
   }
 
   private start(slot: Slot, job: Job): void {
-    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     slot.job = job;
     slot.rssLow = this.rss();
+    slot.startedAt = Date.now();
     slot.worker.ref();
-    slot.timer = setTimeout(() => this.fail(slot, new PdfSkipError(`gave up after ${Math.round(timeoutMs / 1000)} s: the PDF reader did not finish`, 'unreadable')), timeoutMs);
+    if (job.pages) job.pageCount = job.pages.length;
+    this.arm(slot);
+    slot.slowTimer = setTimeout(() => this.pump(), this.opts.slowMs ?? SLOW_MS);
+    slot.slowTimer.unref();
     // A copy is transferred: the caller keeps its bytes, and the worker's copy is not copied again.
     const copy = new Uint8Array(job.bytes);
     slot.worker.postMessage({ id: job.id, bytes: copy, pages: job.pages }, [copy.buffer as ArrayBuffer]);
@@ -205,6 +296,16 @@ export class PdfExtractPool {
     worker.on('message', (reply: ExtractReply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
+      if ('opened' in reply) {
+        // The document is open: its budget grows with its pages.
+        job.pageCount = reply.opened;
+        this.arm(slot);
+        return;
+      }
+      if ('read' in reply) {
+        job.pagesDone = reply.read;
+        return;
+      }
       this.finish(slot);
       if (reply.ok) job.resolve('images' in reply ? reply.images : reply.raw);
       else job.reject(reply.kind ? new PdfSkipError(reply.message, reply.kind) : new Error(reply.message));
@@ -226,7 +327,9 @@ export class PdfExtractPool {
 
   private finish(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = undefined;
+    if (slot.slowTimer) clearTimeout(slot.slowTimer);
+    slot.timer = slot.slowTimer = undefined;
+    slot.startedAt = undefined;
     slot.job = undefined;
     slot.rssLow = undefined;
     // Idle workers must not keep a CLI process alive.
