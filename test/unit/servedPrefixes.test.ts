@@ -122,6 +122,15 @@ describe('served models: query/passage prefixes for ollama and openai', function
     assert.notEqual(otherQuery.queryKey, plain.queryKey);
   });
 
+  it('local: other weights in the same folder (the fp32 export beside the int8 one) name other vectors', () => {
+    const make = (onnxFile?: string) => new LocalProvider({ model: 'Xenova/bge-small-en-v1.5', modelDir: '/nonexistent', spec: onnxFile ? { onnxFile } : {} });
+    assert.equal(make().key, 'local-xenova_bge-small-en-v1.5');
+    assert.equal(make('onnx/model_quantized.onnx').key, make().key, 'the default file, named, is the same model');
+    const fp32 = make('onnx/model.onnx');
+    assert.notEqual(fp32.key, make().key);
+    assert.notEqual(fp32.queryKey, make().queryKey);
+  });
+
   it('settings: "auto" is the model\'s own prefix, "" none, anything else that text, through createProvider', async () => {
     const model = 'multilingual-e5-small';
     const s = await openai([model]);

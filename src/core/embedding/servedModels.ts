@@ -87,7 +87,7 @@ export function resolvePrefixes(model: string, explicit: { queryPrefix?: string;
 }
 
 /** `base` with a short digest of `prefix` when it differs from `legacy` (what the vectors were made with before). */
-export function prefixedKey(base: string, tag: 'p' | 'q', prefix: string, legacy = ''): string {
+export function prefixedKey(base: string, tag: 'p' | 'q' | 'w', prefix: string, legacy = ''): string {
   if (prefix === legacy) return base;
   return `${base}-${tag}${createHash('sha256').update(prefix).digest('hex').slice(0, 8)}`;
 }

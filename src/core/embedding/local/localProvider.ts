@@ -62,7 +62,9 @@ export class LocalProvider implements EmbeddingProvider {
     this.spec = resolveModelSpec(options.model, options.spec);
     // A prefix other than the table's (an override) makes other vectors, other analyses: other keys.
     const table = resolveModelSpec(options.model);
-    this.key = prefixedKey(storageKey('local', options.model), 'p', this.spec.passagePrefix, table.passagePrefix);
+    // So do other weights in the same folder (the fp32 export beside the default int8 one).
+    const weights = prefixedKey(storageKey('local', options.model), 'w', this.spec.onnxFile, table.onnxFile);
+    this.key = prefixedKey(weights, 'p', this.spec.passagePrefix, table.passagePrefix);
     this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix, table.queryPrefix);
     this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
     this.threads = Math.max(1, Math.floor(options.threads ?? Math.min(4, availableParallelism() - 1)));
