@@ -37,7 +37,7 @@ let lastRead: { file: string; stamp: string; parsed: ParsedBibliography } | unde
  * Bumped whenever parsing changes what an entry holds: a parse cached on disk by another
  * version is not used.
  */
-export const BIBLIOGRAPHY_PARSE_VERSION = 1;
+export const BIBLIOGRAPHY_PARSE_VERSION = 2;
 
 export interface LoadBibliographyOptions {
   /**
