@@ -264,16 +264,14 @@ function readTopLevel(s: string): TopLevel {
   }
   const top: TopLevel = {};
   const first = skipWhitespace(s, i + 1);
-  // Where the items are looked for after a fault: at the members' indentation (a collection has
-  // an "items" list too, deeper), or, on one line, a list of objects (a collection's holds keys).
-  const indent = s.slice(i + 1, first);
-  const itemsKey = /\n/.test(indent)
-    ? new RegExp(`${indent.slice(indent.lastIndexOf('\n')).replace(/[^\n]/g, (c) => (c === '\t' ? '\\t' : c === '\r' ? '\\r' : ' '))}"items"\\s*:\\s*\\[`, 'g')
-    : /"items"\s*:\s*\[(?=\s*[{\]])/g;
+  // Where the items are looked for after a fault: a list of objects (a collection's "items"
+  // holds item IDs).
+  const itemsKey = /"items"\s*:\s*\[(?=\s*[{\]])/g;
   i = first;
   if (s.charCodeAt(i) === 125) return top;
   for (;;) {
-    // "key": value
+    // "key": value; after a fault, the items are looked for from this member on.
+    itemsKey.lastIndex = i;
     const k = scanValue(s, i, 0);
     if (!k.ok || s.charCodeAt(i) !== 34) return afterFault(s, top, k.ok ? faultAt(s, i) : k, 'the file', itemsKey);
     const name = parseChecked(s, i, k.end) as string;
@@ -300,11 +298,10 @@ function readTopLevel(s: string): TopLevel {
   }
 }
 
-/** A fault outside the items list: the items are looked for after it (an export lists them last). */
+/** A fault outside the items list: the items are looked for from the member where it is (an export lists them last); `m.lastIndex` is that member's start. */
 function afterFault(s: string, top: TopLevel, fault: { at: number; reason: string }, where: string, m: RegExp): TopLevel {
   top.fault = { at: fault.at, reason: fault.reason, where };
   if (!top.items) {
-    m.lastIndex = fault.at;
     const hit = m.exec(s);
     if (hit) top.items = readList(s, hit.index + hit[0].length - 1, 1);
   }

@@ -16,10 +16,11 @@ export const MAX_VALUE_CHARS = 64 * 1024;
 export const MAX_ENTRY_GROWTH = 256 * 1024;
 /**
  * What macros may add to the whole file, beyond its own size: the parser's LaTeX grammar needs
- * a few seconds a megabyte, so a small file never costs more than a few seconds more than a
- * file of its size without macros; a real export's journal macros add well under its size.
+ * seconds a megabyte (a megabyte of expansion took 14 s with the machine loaded), so a small
+ * file costs at most about a second more than a file of its size without macros; a real
+ * export's journal macros add well under its size.
  */
-export const MAX_TOTAL_GROWTH = 1024 * 1024;
+export const MAX_TOTAL_GROWTH = 256 * 1024;
 /**
  * Length assumed for a macro this scan has not seen defined: the parser's predefined ones
  * (month names, ACM journal titles) are under 80 characters; an undefined one stays `{{name}}`.

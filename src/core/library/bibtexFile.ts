@@ -140,7 +140,12 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
       continue;
     }
     seen.add(e.key);
-    entries.push(toBibEntry(e, baseDir));
+    try {
+      entries.push(toBibEntry(e, baseDir));
+    } catch {
+      // The parser's fields are not what it documents (a defect of it): this entry, not the file.
+      warnings.push(`Skipped the entry "${excerpt(e.key)}" at line ${line}: its fields could not be read.`);
+    }
   }
   for (const [command, keys] of unknownCommands) {
     const named = [...keys].filter(Boolean);

@@ -168,7 +168,7 @@ export function readList(s: string, open: number, depth: number): { elements: Li
       else elements.push({ index: elements.length + 1, at: start, problem: { at: r.at, reason: r.reason } });
       i = skipWhitespace(s, r.end!);
       const c = s.charCodeAt(i);
-      if (c === 93) return { elements, end: i + 1 };
+      if (c === 93 && closesList(s, i, mark)) return { elements, end: i + 1 };
       if (c === 44) {
         i = skipWhitespace(s, i + 1);
         continue;
@@ -183,6 +183,16 @@ export function readList(s: string, open: number, depth: number): { elements: Li
     if (next < 0) return { elements, lostFrom: start };
     i = skipWhitespace(s, next + 1);
   }
+}
+
+/**
+ * Whether a "]" closes the list: in an indented export, only one indented less than its elements
+ * (a "]" deeper in closes a list of a damaged element, whose rest would be taken for the file's).
+ */
+function closesList(s: string, i: number, mark: string | undefined): boolean {
+  if (!mark) return true;
+  const lead = s.slice(s.lastIndexOf('\n', i) + 1, i);
+  return /^[ \t]*$/.test(lead) && lead.length < mark.length - 2;
 }
 
 function nextMark(s: string, mark: string, from: number): number {
