@@ -258,15 +258,16 @@ interface TopLevel {
 function readTopLevel(s: string): TopLevel {
   let i = skipWhitespace(s, 0);
   if (s.charCodeAt(i) === 91) return { csl: readList(s, i, 1) };
-  if (s.charCodeAt(i) !== 123) {
-    const r = scanValue(s, i);
-    return r.ok ? {} : { fault: { at: r.at, reason: r.reason, where: 'the file' } };
-  }
-  const top: TopLevel = {};
-  const first = skipWhitespace(s, i + 1);
   // Where the items are looked for after a fault: a list of objects (a collection's "items"
   // holds item IDs).
   const itemsKey = /"items"\s*:\s*\[(?=\s*[{\]])/g;
+  if (s.charCodeAt(i) !== 123) {
+    const r = scanValue(s, i);
+    itemsKey.lastIndex = 0;
+    return r.ok ? {} : afterFault(s, {}, r, 'the file', itemsKey);
+  }
+  const top: TopLevel = {};
+  const first = skipWhitespace(s, i + 1);
   i = first;
   if (s.charCodeAt(i) === 125) return top;
   for (;;) {
