@@ -391,6 +391,18 @@ describe('hostile bibliography: @string expansion bounded', function () {
     assert.ok(r.warnings.some((w) => /"late" at line 22/.test(w)), r.warnings.join('\n'));
   });
 
+  it('fuzz: a quote left open never takes the entries after it, even when it closes without an error', async () => {
+    // The parser read a's journal on to the quote in d, then found a's closing brace: no error,
+    // and b, c and d silently gone.
+    const r = await parseBibtex(
+      `@article{a, title = {A}, journal ="open,\n}\n@article{b, title = {B}}\n@article{c, title = {C}}\n@article{d, title = {D}"}\n@article{e, title = {E}}\n`,
+      BASE,
+    );
+    assertNoJsError(r);
+    assert.deepEqual(r.entries.map((e) => e.citekey), ['b', 'c', 'e']);
+    assert.ok(r.warnings.some((w) => /"a" at line 1/.test(w)) && r.warnings.some((w) => /"d" at line 5/.test(w)), r.warnings.join('\n'));
+  });
+
   it('never quotes a JavaScript error from the parser', async () => {
     const r = await parseBibtex(String.raw`@book{def, title = {\def\a{\a}\a loops}}
 @book{cmd, title = {\newcommand{\rec}{\rec x}\rec}}

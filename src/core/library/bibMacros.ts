@@ -43,11 +43,13 @@ export class MacroBudget {
   /**
    * The piece as the parser should see it (values cut where they would pass a bound) and what
    * was cut, in words. `lineAt(offset)` gives the file's line of an offset in the piece.
+   * `crosses`: a directive read across one of the offsets `cuts` (where entries start), so that
+   * the parser, given the same text, reads an entry into the one before it.
    */
-  bound(piece: string, lineAt: (offset: number) => number): { text: string; warnings: string[] } {
-    const scan = new PieceScan(piece, this, lineAt);
+  bound(piece: string, lineAt: (offset: number) => number, cuts: number[] = []): { text: string; warnings: string[]; crosses: boolean } {
+    const scan = new PieceScan(piece, this, lineAt, cuts);
     scan.run();
-    return { text: scan.rewritten(), warnings: scan.warnings };
+    return { text: scan.rewritten(), warnings: scan.warnings, crosses: scan.crosses };
   }
 
   /** Takes `chars` of growth from the file's budget; false when it is spent. */
@@ -82,11 +84,13 @@ class PieceScan {
   private entryGrowth = 0;
   private entryKey = '';
   private directiveStart = 0;
+  crosses = false;
 
   constructor(
     private readonly input: string,
     private readonly budget: MacroBudget,
     private readonly lineAt: (offset: number) => number,
+    private readonly entryStarts: number[],
   ) {}
 
   run(): void {
@@ -168,6 +172,7 @@ class PieceScan {
         this.entry(guard);
         this.match(guard);
       }
+      if (this.entryStarts.some((b) => b > start && b < this.pos && this.input.slice(start, b).trim() !== '')) this.crosses = true;
     } catch (err) {
       if (!(err instanceof Mismatch)) throw err;
       this.pos = start + 1;

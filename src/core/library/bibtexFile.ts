@@ -83,30 +83,51 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
   // is given, with what was cut, is `effective` (same lines), where entries are found again.
   const macros = new MacroBudget(source.length);
   const rewrites: Array<[number, number, string]> = [];
-  for (const { start, end } of chunkSpans(source, chunkChars)) {
+  /** Parses a span (a chunk, or one piece of it) with what the spans before it defined; false when it holds a syntax error. */
+  const parseSpan = async (start: number, end: number, pieces: Span[]): Promise<boolean> => {
     const original = source.slice(start, end);
-    if (original.length > MAX_ENTRY_CHARS) {
-      failed.push(describeTooLong(original, lines));
+    const bounded = macros.bound(
+      original,
+      (offset) => lines.lineAt(start + offset),
+      pieces.slice(1).map((p) => p.start - start),
+    );
+    // A value read on into the next entry (a quote left open reads to the next quote, entries
+    // later): the chunk is read again entry by entry, so that only the broken one is lost.
+    if (bounded.crosses) return false;
+    const chunk = bounded.text;
+    const prefix = preambles.map((p) => `@preamble{${p}}\n`).join('');
+    const lib: Library = await parseAsync(prefix + chunk, { ...options, strings: { ...strings } });
+    failed.push(...bounded.warnings);
+    if (chunk !== original) rewrites.push([start, end, chunk]);
+    parsed.push(...lib.entries);
+    errors.push(...lib.errors);
+    Object.assign(strings, lib.strings);
+    for (const p of lib.preamble.slice(preambles.length)) {
+      if (preambleChars + p.length <= MAX_PREAMBLE_CHARS) preambles.push(p);
+      else failed.push(`An @preamble over ${MAX_PREAMBLE_CHARS / 1024} KB: the macros it defines are known only to the entries next to it.`);
+      preambleChars += p.length;
+    }
+    return true;
+  };
+  for (const { start, end, pieces } of chunkSpans(source, chunkChars)) {
+    if (end - start > MAX_ENTRY_CHARS) {
+      failed.push(describeTooLong(source.slice(start, end), lines));
       continue;
     }
     try {
-      const bounded = macros.bound(original, (offset) => lines.lineAt(start + offset));
-      failed.push(...bounded.warnings);
-      const chunk = bounded.text;
-      if (chunk !== original) rewrites.push([start, end, chunk]);
-      const prefix = preambles.map((p) => `@preamble{${p}}\n`).join('');
-      const lib: Library = await parseAsync(prefix + chunk, { ...options, strings: { ...strings } });
-      parsed.push(...lib.entries);
-      errors.push(...lib.errors);
-      Object.assign(strings, lib.strings);
-      for (const p of lib.preamble.slice(preambles.length)) {
-        if (preambleChars + p.length <= MAX_PREAMBLE_CHARS) preambles.push(p);
-        else failed.push(`An @preamble over ${MAX_PREAMBLE_CHARS / 1024} KB: the macros it defines are known only to the entries next to it.`);
-        preambleChars += p.length;
+      const whole = await parseSpan(start, end, pieces);
+      if (!whole) {
+        for (const piece of pieces) {
+          try {
+            await parseSpan(piece.start, piece.end, []);
+          } catch {
+            failed.push(`Skipped the entries from line ${lines.lineAt(piece.start)}: the BibTeX parser could not read them.`);
+          }
+        }
       }
-    } catch (err) {
-      // A defect of the parser loses this chunk's entries, not the file's.
-      // Its message is the parser's (or JavaScript's, for a defect): not for the user.
+    } catch {
+      // A defect of the parser loses this chunk's entries, not the file's. Its message is the
+      // parser's (or JavaScript's, for a defect): not for the user.
       failed.push(`Skipped the entries from line ${lines.lineAt(start)}: the BibTeX parser could not read them.`);
     }
     await new Promise((resolve) => setImmediate(resolve));
@@ -206,28 +227,29 @@ export function* entryChunks(text: string, size: number): Generator<string> {
   for (const { start, end } of chunkSpans(text, size)) yield text.slice(start, end);
 }
 
-/** The chunks of `entryChunks` as offsets in the text. */
-function* chunkSpans(text: string, size: number): Generator<{ start: number; end: number }> {
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** The chunks of `entryChunks` as offsets in the text, with the pieces (entries) each holds. */
+function* chunkSpans(text: string, size: number): Generator<Span & { pieces: Span[] }> {
   // Lazily, piece by piece: scanning a 20 MB file at once held the event loop for seconds.
-  let from = -1;
-  let to = -1;
-  let count = 0;
+  let pieces: Span[] = [];
+  const chunk = () => ({ start: pieces[0].start, end: pieces[pieces.length - 1].end, pieces });
   for (const piece of entryPieces(text)) {
     if (piece.end === piece.start) continue;
-    if (from >= 0 && (piece.open || piece.end - from > size || count >= CHUNK_ENTRIES)) {
-      yield { start: from, end: to };
-      from = -1;
-      count = 0;
+    if (pieces.length && (piece.open || piece.end - pieces[0].start > size || pieces.length >= CHUNK_ENTRIES)) {
+      yield chunk();
+      pieces = [];
     }
     if (piece.open) {
-      yield { start: piece.start, end: piece.end };
+      yield { start: piece.start, end: piece.end, pieces: [{ start: piece.start, end: piece.end }] };
       continue;
     }
-    if (from < 0) from = piece.start;
-    to = piece.end;
-    count++;
+    pieces.push({ start: piece.start, end: piece.end });
   }
-  if (from >= 0) yield { start: from, end: to };
+  if (pieces.length) yield chunk();
 }
 
 /** The text from one cut to the next; `open` when a brace is still open at its end. */
