@@ -235,10 +235,11 @@ class PieceScan {
         this.entryGrowth += growth;
         continue;
       }
-      // Cut from here to the end of the value: "a # b # c" → "a" (or "{}" when nothing fits).
+      // Cut from here to the end of the value: "a # b # c" → "a", or "{ }" when nothing fits (the
+      // parser takes an empty @string for an undefined one, and writes its name).
       const from = i === 0 ? p.start : parts[i - 1].end;
       const to = parts[parts.length - 1].end;
-      this.cut(from, to, i === 0 ? '{}' : '');
+      this.cut(from, to, i === 0 ? '{ }' : '');
       const macro = p.macro ? ` with @string "${excerpt(p.macro)}"` : '';
       const owner = this.entryKey ? ` of "${excerpt(this.entryKey)}"` : '';
       const total = parts.slice(i).reduce((n, q) => n + q.chars, kept);
