@@ -337,6 +337,15 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2', 'key3', 'key4']);
   });
 
+  it('fuzz: takes no "]" followed by more item text for the end of the items list, even at the list\'s indentation', () => {
+    // A flip closed item 2 and wrote "]{," on a line of its own: items 3 on were lost.
+    const text = bbt([1, 2, 3, 4].map((i) => bbtItem(i)));
+    const at = text.indexOf('"citationKey": "key2"');
+    const r = parseBetterBibtexJson(`${text.slice(0, at)}"x": 1 }\n]{,\n      ${text.slice(at)}`, BASE);
+    assertNoJsError(r);
+    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key3', 'key4']);
+  });
+
   it('fuzz: finds the items after a damaged first member, even where its indentation was hit', () => {
     const text = bbt([1, 2].map((i) => bbtItem(i)));
     const r = parseBetterBibtexJson(text.replace('{\n  "config"', '{\n@ "config"'), BASE);

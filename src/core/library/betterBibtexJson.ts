@@ -58,7 +58,7 @@ class Problems {
     return undefined;
   }
   /** A list, or [] when absent or null; another type is a problem. */
-  list_(o: JsonObject, field: string, path = field): Json[] {
+  array(o: JsonObject, field: string, path = field): Json[] {
     const v = own(o, field);
     if (v === undefined || v === null) return [];
     if (Array.isArray(v)) return v;
@@ -88,7 +88,7 @@ function creatorName(c: Creator): string {
 
 function readCreators(item: JsonObject, p: Problems): string[] {
   const creators: Creator[] = [];
-  p.list_(item, 'creators').forEach((c, i) => {
+  p.array(item, 'creators').forEach((c, i) => {
     if (!isObject(c)) return p.add(`creators[${i}]`, c, 'a creator');
     creators.push({
       name: p.text(c, 'name', `creators[${i}].name`),
@@ -130,13 +130,13 @@ function readCollections(value: Json, warnings: string[]): Map<string, Collectio
     const parent = own(c, 'parent');
     if (parent !== undefined && parent !== null && parent !== false && typeof parent !== 'string') p.add('parent', parent, 'a collection key');
     const items: string[] = [];
-    p.list_(c, 'items').forEach((v, i) => {
+    p.array(c, 'items').forEach((v, i) => {
       const r = ref(v);
       if (r === undefined) p.add(`items[${i}]`, v, 'an item reference');
       else items.push(r);
     });
     const children: string[] = [];
-    p.list_(c, 'collections').forEach((v, i) => {
+    p.array(c, 'collections').forEach((v, i) => {
       if (typeof v === 'string') children.push(v);
       else p.add(`collections[${i}]`, v, 'a collection key');
     });
@@ -199,7 +199,7 @@ function readItem(
     if (r === undefined) p.add(idField, v, 'a number or text');
     else for (const k of colsOfItem.get(r) ?? []) colKeys.add(k);
   }
-  p.list_(item, 'collections').forEach((v, i) => {
+  p.array(item, 'collections').forEach((v, i) => {
     const r = ref(v);
     if (r === undefined) p.add(`collections[${i}]`, v, 'a collection key');
     else colKeys.add(r);
@@ -213,7 +213,7 @@ function readItem(
   }
 
   const files: string[] = [];
-  p.list_(item, 'attachments').forEach((a, i) => {
+  p.array(item, 'attachments').forEach((a, i) => {
     if (!isObject(a)) return p.add(`attachments[${i}]`, a, 'an attachment');
     const at = `attachments[${i}]`;
     const file = p.text(a, 'path', `${at}.path`) ?? p.text(a, 'localPath', `${at}.localPath`);
@@ -406,14 +406,14 @@ function parseCslJson(list: { elements: ListElement[]; lostFrom?: number }, warn
     }
     seen.add(id);
     const p = new Problems();
-    const authorList = own(it, 'author');
-    const names = p.list_(it, Array.isArray(authorList) ? 'author' : 'editor');
+    const nameField = Array.isArray(own(it, 'author')) || !Array.isArray(own(it, 'editor')) ? 'author' : 'editor';
     const authors: string[] = [];
-    names.forEach((a, i) => {
-      if (!isObject(a)) return p.add(`author[${i}]`, a, 'a name');
-      const literal = p.text(a, 'literal', `author[${i}].literal`);
-      const family = p.text(a, 'family', `author[${i}].family`);
-      const given = p.text(a, 'given', `author[${i}].given`);
+    p.array(it, nameField).forEach((a, i) => {
+      const at = `${nameField}[${i}]`;
+      if (!isObject(a)) return p.add(at, a, 'a name');
+      const literal = p.text(a, 'literal', `${at}.literal`);
+      const family = p.text(a, 'family', `${at}.family`);
+      const given = p.text(a, 'given', `${at}.given`);
       const name = literal || [family, given].filter(Boolean).join(', ');
       if (name) authors.push(name);
     });

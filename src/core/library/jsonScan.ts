@@ -187,12 +187,15 @@ export function readList(s: string, open: number, depth: number): { elements: Li
 
 /**
  * Whether a "]" closes the list: in an indented export, only one indented less than its elements
- * (a "]" deeper in closes a list of a damaged element, whose rest would be taken for the file's).
+ * and followed by what may follow the list (a "]" deeper in, or followed by other text, closes a
+ * list of a damaged element, whose rest would be taken for the file's).
  */
 function closesList(s: string, i: number, mark: string | undefined): boolean {
   if (!mark) return true;
   const lead = s.slice(s.lastIndexOf('\n', i) + 1, i);
-  return /^[ \t]*$/.test(lead) && lead.length < mark.length - 2;
+  // And what follows is what may follow a list in an object: a "," or a "}" (or the end).
+  const after = s.charCodeAt(skipWhitespace(s, i + 1));
+  return /^[ \t]*$/.test(lead) && lead.length < mark.length - 2 && (after === 44 || after === 125 || Number.isNaN(after));
 }
 
 function nextMark(s: string, mark: string, from: number): number {
