@@ -394,6 +394,14 @@ describe('hostile bibliography: @string expansion bounded', function () {
     assert.equal(r.entries.at(-1)!.title, 'Last');
   });
 
+  it('cuts consistently inside an entry the parser gives up on (a directive in a cut value)', async () => {
+    const text = doublings(18).replace(/\n@book\{big.*\n/, '\n@book{k, title = a18 # {@string{z = a18 # a18} } # a18 x}\n');
+    const r = await parseBibtex(text, BASE);
+    assertNoJsError(r);
+    assert.deepEqual(r.entries.map((e) => [e.citekey, e.title]), [['ok', 'Fine']]);
+    assert.ok(r.warnings.some((w) => /^Skipped the entry "k" at line 2: Token mismatch/.test(w)), r.warnings.join('\n'));
+  });
+
   it('keeps line numbers right after a cut', async () => {
     const r = await parseBibtex(`${doublings(18).replace(/ @string/g, '\n@string')}@book{late, title = {Late}\n`, BASE);
     assert.ok(r.warnings.some((w) => /"a17" at line 18 /.test(w)), r.warnings.join('\n'));

@@ -101,7 +101,10 @@ class PieceScan {
     if (!this.cuts.length) return this.input;
     let out = '';
     let at = 0;
-    for (const [start, end, by] of this.cuts) {
+    // After a mismatch the scan goes on inside the failed directive, as the parser does, and can
+    // find a directive in text already cut: the parser never sees that one, nor its cuts.
+    for (const [start, end, by] of [...this.cuts].sort((a, b) => a[0] - b[0])) {
+      if (start < at) continue;
       out += this.input.slice(at, start) + by;
       at = end;
     }
@@ -172,7 +175,7 @@ class PieceScan {
         this.entry(guard);
         this.match(guard);
       }
-      if (this.entryStarts.some((b) => b > start && b < this.pos && this.input.slice(start, b).trim() !== '')) this.crosses = true;
+      if (this.entryStarts.some((b) => b > start && b < this.pos)) this.crosses = true;
     } catch (err) {
       if (!(err instanceof Mismatch)) throw err;
       this.pos = start + 1;
