@@ -217,7 +217,27 @@ describe('fuzz: bibliography readers', function () {
         if (kept.length !== 3) t.lost++;
         assert.deepEqual(kept, alone, `well-formed items lost next to ${show(JSON.stringify(broken))}`);
       }),
-      fuzzParams({ interruptAfterTimeLimit: FUZZ_BUDGET_MS / 6 }),
+      fuzzParams({ interruptAfterTimeLimit: FUZZ_BUDGET_MS / 9 }),
+    );
+  });
+
+  it('CSL-JSON: arbitrary JSON in an item, its neighbours kept', async () => {
+    const t = tally('CSL-JSON, generated');
+    const csl = (i: number) => ({ id: `good${i}`, type: 'book', title: `Title ${i}`, author: [{ family: 'Bloch', given: 'Marc' }, { literal: 'Archives nationales' }], issued: { 'date-parts': [[1900 + i, 5]] } });
+    const alone = readJson(JSON.stringify([csl(1), csl(2)], null, 2)).entries.map(comparable);
+    const brokenCsl = fc.oneof(
+      fc.dictionary(fc.constantFrom('id', 'type', 'title', 'author', 'editor', 'issued', '__proto__'), anyJson, { maxKeys: 5 }).map((o) => ({ id: 'broken', ...o })),
+      fc.record({ author: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('family', 'given', 'literal'), anyJson)), { maxLength: 3 }), issued: fc.oneof(anyJson, fc.record({ 'date-parts': anyJson, raw: anyJson })) }).map((o) => ({ id: 'broken2', ...o })),
+      anyJson,
+    );
+    await fc.assert(
+      fc.asyncProperty(brokenCsl, fc.boolean(), async (broken, indent) => {
+        const r = await attempt(t, JSON.stringify([csl(1), broken, csl(2)], null, indent ? 2 : undefined), readJson, JSON_LIMIT_MS);
+        const kept = r.entries.filter((e) => e.citekey.startsWith('good')).map(comparable);
+        if (kept.length !== 2) t.lost++;
+        assert.deepEqual(kept, alone, `well-formed CSL items lost next to ${show(JSON.stringify(broken))}`);
+      }),
+      fuzzParams({ interruptAfterTimeLimit: FUZZ_BUDGET_MS / 18 }),
     );
   });
 
