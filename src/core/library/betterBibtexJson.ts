@@ -286,7 +286,7 @@ function readTopLevel(s: string): TopLevel {
       i = list.end;
     } else {
       const v = scanValue(s, i, MAX_JSON_DEPTH - 1);
-      if (!v.ok) return afterFault(s, top, v, `"${name.length > 40 ? name.slice(0, 40) + '…' : name}"`, itemsKey);
+      if (!v.ok) return afterFault(s, top, v, quote(name), itemsKey);
       if (name === 'collections') top.collections = parseChecked(s, i, v.end);
       else if (name === 'items' && !top.items) top.itemsNotList = kind(parseChecked(s, i, v.end));
       i = v.end;
