@@ -420,6 +420,21 @@ describe('hostile bibliography: @string expansion bounded', function () {
     assert.ok(r.warnings.some((w) => /"a" at line 1/.test(w)) && r.warnings.some((w) => /"d" at line 5/.test(w)), r.warnings.join('\n'));
   });
 
+  it('keeps a long field written out in the file (a collaboration\'s 3,000 authors): only macros are cut', async () => {
+    const authors = Array.from({ length: 3000 }, (_, i) => `Physicist${i}, Anna`).join(' and ');
+    const r = await parseBibtex(`@article{atlas, title = {Observation}, author = {${authors}}}\n`, BASE);
+    assert.deepEqual(r.warnings, []);
+    assert.equal(r.entries[0].authors.length, 3000);
+  });
+
+  it('skips an entry whose braces nest 50,000 deep, in words, and keeps its neighbours', async () => {
+    const deep = `${'{'.repeat(50_000)}x${'}'.repeat(50_000)}`;
+    const r = await parseBibtex(`@book{a, title = {A}}\n@book{deep, title = {${deep}}}\n@book{b, title = {B}}\n`, BASE);
+    assertNoJsError(r);
+    assert.deepEqual(r.entries.map((e) => e.citekey), ['a', 'b']);
+    assert.deepEqual(r.warnings, ['Skipped the entry "deep" at line 2: its text could not be read (the LaTeX in it is beyond the parser).']);
+  });
+
   it('never quotes a JavaScript error from the parser', async () => {
     const r = await parseBibtex(String.raw`@book{def, title = {\def\a{\a}\a loops}}
 @book{cmd, title = {\newcommand{\rec}{\rec x}\rec}}

@@ -10,7 +10,7 @@
  * pass a bound. A cut keeps the line count, so line numbers in warnings stay right.
  */
 
-/** An expanded value (a @string's, a field's) longer than this is cut after the parts that fit. */
+/** An expanded value (a @string's, a field's) longer than this with its macros is cut before the macro that passes it. */
 export const MAX_VALUE_CHARS = 64 * 1024;
 /** Text macros may add to one entry (or directive), at most: the size an entry may have. */
 export const MAX_ENTRY_GROWTH = 256 * 1024;
@@ -229,10 +229,15 @@ class PieceScan {
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
       const growth = p.macro ? Math.max(0, p.chars - (p.end - p.start)) : 0;
+      // Text written in the file is the entry's own (bounded by the size an entry may have, and
+      // a real one, such as a collaboration's 3,000 authors, can pass 64 KB): only what macros
+      // add is cut.
       let why = '';
-      if (kept + p.chars > MAX_VALUE_CHARS) why = `more than a value may have (${kb(MAX_VALUE_CHARS)})`;
-      else if (this.entryGrowth + growth > MAX_ENTRY_GROWTH) why = `more than an entry may have (${kb(MAX_ENTRY_GROWTH)})`;
-      else if (growth && !this.budget.take(growth)) why = `more than the file's macros may add (${kb(this.budget.totalLimitChars)})`;
+      if (p.macro) {
+        if (kept + p.chars > MAX_VALUE_CHARS) why = `more than a value may have (${kb(MAX_VALUE_CHARS)})`;
+        else if (this.entryGrowth + growth > MAX_ENTRY_GROWTH) why = `more than an entry may have (${kb(MAX_ENTRY_GROWTH)})`;
+        else if (growth && !this.budget.take(growth)) why = `more than the file's macros may add (${kb(this.budget.totalLimitChars)})`;
+      }
       if (!why) {
         kept += p.chars;
         this.entryGrowth += growth;
@@ -243,7 +248,7 @@ class PieceScan {
       const from = i === 0 ? p.start : parts[i - 1].end;
       const to = parts[parts.length - 1].end;
       this.cut(from, to, i === 0 ? '{ }' : '');
-      const macro = p.macro ? ` with @string "${excerpt(p.macro)}"` : '';
+      const macro = ` with @string "${excerpt(p.macro!)}"`;
       const owner = this.entryKey ? ` of "${excerpt(this.entryKey)}"` : '';
       const total = parts.slice(i).reduce((n, q) => n + q.chars, kept);
       this.warnings.push(
