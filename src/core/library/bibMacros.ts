@@ -52,6 +52,24 @@ export class MacroBudget {
     return { text: scan.rewritten(), warnings: scan.warnings, crosses: scan.crosses };
   }
 
+  /** Macros cut because the file's allowance was spent, and the line of the first such cut: one warning says it all. */
+  private readonly spentOn = new Set<string>();
+  private spentFrom = 0;
+
+  noteSpent(macro: string, line: number): void {
+    if (!this.spentOn.size) this.spentFrom = line;
+    this.spentOn.add(macro);
+  }
+
+  /** The warning for the cuts made because the file's allowance was spent, if any. */
+  spentWarning(): string | undefined {
+    if (!this.spentOn.size) return undefined;
+    const names = [...this.spentOn];
+    const named = names.slice(0, 5).map((n) => `"${excerpt(n)}"`).join(', ');
+    const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
+    return `The file's @string macros would add more than ${kb(this.totalLimit)} to it: from line ${this.spentFrom} on, the values using @string ${named}${more} were cut there.`;
+  }
+
   /** Takes `chars` of growth from the file's budget; false when it is spent. */
   take(chars: number): boolean {
     if (this.growth + chars > this.totalLimit) return false;
@@ -59,9 +77,6 @@ export class MacroBudget {
     return true;
   }
 
-  get totalLimitChars(): number {
-    return this.totalLimit;
-  }
 }
 
 /** One part of a value: its span in the text and what it expands to. */
@@ -236,7 +251,7 @@ class PieceScan {
       if (p.macro) {
         if (kept + p.chars > MAX_VALUE_CHARS) why = `more than a value may have (${kb(MAX_VALUE_CHARS)})`;
         else if (this.entryGrowth + growth > MAX_ENTRY_GROWTH) why = `more than an entry may have (${kb(MAX_ENTRY_GROWTH)})`;
-        else if (growth && !this.budget.take(growth)) why = `more than the file's macros may add (${kb(this.budget.totalLimitChars)})`;
+        else if (growth && !this.budget.take(growth)) why = 'spent';
       }
       if (!why) {
         kept += p.chars;
@@ -248,6 +263,10 @@ class PieceScan {
       const from = i === 0 ? p.start : parts[i - 1].end;
       const to = parts[parts.length - 1].end;
       this.cut(from, to, i === 0 ? '{ }' : '');
+      if (why === 'spent') {
+        this.budget.noteSpent(p.macro!, this.lineAt(this.directiveStart));
+        break;
+      }
       const macro = ` with @string "${excerpt(p.macro!)}"`;
       const owner = this.entryKey ? ` of "${excerpt(this.entryKey)}"` : '';
       const total = parts.slice(i).reduce((n, q) => n + q.chars, kept);

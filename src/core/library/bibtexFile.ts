@@ -133,6 +133,8 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
     await new Promise((resolve) => setImmediate(resolve));
   }
 
+  const spent = macros.spentWarning();
+  if (spent) failed.push(spent);
   let effective = source;
   if (rewrites.length) {
     let at = 0;
