@@ -351,6 +351,8 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     const r = parseBetterBibtexJson(text.replace('{\n  "config"', '{\n@ "config"'), BASE);
     assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2']);
     assert.match(r.warnings[0], /^Not valid JSON at line 2, column 1 \(unexpected "@"\), in the file: the rest of the file was left out, the items were read\.$/);
+    // The object closed at once ("{\n}"), the rest left after it.
+    assert.deepEqual(parseBetterBibtexJson(text.replace('{\n ', '{\n}'), BASE).entries.map((e) => e.citekey), ['key1', 'key2']);
     // The opening brace itself hit.
     assert.deepEqual(parseBetterBibtexJson(`\\${text.slice(1)}`, BASE).entries.map((e) => e.citekey), ['key1', 'key2']);
     // A damaged collections table: the items are read without their collections.

@@ -269,7 +269,13 @@ function readTopLevel(s: string): TopLevel {
   const top: TopLevel = {};
   const first = skipWhitespace(s, i + 1);
   i = first;
-  if (s.charCodeAt(i) === 125) return top;
+  // The object's end: only whitespace may follow it (a damaged export can close early).
+  const close = (at: number): TopLevel => {
+    const rest = skipWhitespace(s, at + 1);
+    return rest < s.length ? afterFault(s, top, faultAt(s, rest), 'the file', itemsKey) : top;
+  };
+  itemsKey.lastIndex = i;
+  if (s.charCodeAt(i) === 125) return close(i);
   for (;;) {
     // "key": value; after a fault, the items are looked for from this member on.
     itemsKey.lastIndex = i;
@@ -293,7 +299,7 @@ function readTopLevel(s: string): TopLevel {
     }
     i = skipWhitespace(s, i);
     const c = s.charCodeAt(i);
-    if (c === 125) return top;
+    if (c === 125) return close(i);
     if (c !== 44) return afterFault(s, top, faultAt(s, i), 'the file', itemsKey);
     i = skipWhitespace(s, i + 1);
   }
