@@ -25,6 +25,11 @@ export { parseBibtex } from './bibtexFile';
 
 /** Entries named in the invalid UTF-8 warning before "and N more". */
 const MAX_KEYS_NAMED = 10;
+/**
+ * An export larger than this is not read: its text would pass what a JavaScript string may hold
+ * (a 20 MB export is a very large library), and the error would say only "Invalid string length".
+ */
+const MAX_EXPORT_BYTES = 256 * 1024 * 1024;
 
 /**
  * The last export read, by path and stat: the extension indexes many times per session, and a
@@ -37,7 +42,7 @@ let lastRead: { file: string; stamp: string; parsed: ParsedBibliography } | unde
  * Bumped whenever parsing changes what an entry holds: a parse cached on disk by another
  * version is not used.
  */
-export const BIBLIOGRAPHY_PARSE_VERSION = 1;
+export const BIBLIOGRAPHY_PARSE_VERSION = 2;
 
 export interface LoadBibliographyOptions {
   /**
@@ -51,6 +56,9 @@ export interface LoadBibliographyOptions {
 export async function loadBibliography(file: string, opts: LoadBibliographyOptions = {}): Promise<ParsedBibliography> {
   const abs = path.resolve(file);
   const st = await fs.stat(abs);
+  if (st.size > MAX_EXPORT_BYTES) {
+    throw new Error(`it is ${Math.round(st.size / 1048576)} MB, more than a bibliography export may be (${MAX_EXPORT_BYTES / 1048576} MB)`);
+  }
   const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
   if (lastRead?.file !== abs || lastRead.stamp !== stamp) {
     lastRead = { file: abs, stamp, parsed: await readBibliography(abs, opts.cacheDir) };
@@ -67,8 +75,14 @@ async function readBibliography(file: string, cacheDir: string | undefined): Pro
   const { text, valid } = decodeUtf8(bytes);
   const baseDir = path.dirname(file);
   const ext = path.extname(file).toLowerCase();
-  const parsed =
-    ext === '.json' || (ext !== '.bib' && /^\s*[[{]/.test(text)) ? parseBetterBibtexJson(text, baseDir) : await parseBibtex(text, baseDir);
+  let parsed: ParsedBibliography;
+  try {
+    parsed = ext === '.json' || (ext !== '.bib' && /^\s*[[{]/.test(text)) ? parseBetterBibtexJson(text, baseDir) : await parseBibtex(text, baseDir);
+  } catch {
+    // The readers answer every input with entries and warnings (the fuzz suite tries them); a
+    // defect of theirs is still said in words, never as JavaScript's message.
+    return { entries: [], warnings: ['The bibliography could not be read: the reader failed on it (a defect of Similar Sources; please report it).'] };
+  }
   if (!valid) parsed.warnings.unshift(invalidUtf8Warning(parsed.entries));
   if (cache) {
     // Only a cache: a workspace that cannot be written (read-only, full) parses again next time.

@@ -5,6 +5,7 @@
  */
 import type { Creator, Entry, Library, Options, ParseError } from '@retorquere/bibtex-parser';
 import { parseFileField } from './attachmentPaths';
+import { MacroBudget } from './bibMacros';
 import { parseYear, stripRichText, type BibEntry, type ParsedBibliography } from './bibEntry';
 
 type ParserModule = typeof import('@retorquere/bibtex-parser');
@@ -78,33 +79,77 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
   const strings: Record<string, string> = {};
   const preambles: string[] = [];
   let preambleChars = 0;
-  for (const chunk of entryChunks(source, chunkChars)) {
-    if (chunk.length > MAX_ENTRY_CHARS) {
-      failed.push(describeTooLong(chunk, lines));
+  // @string expansion is bounded before the parser expands anything (bibMacros.ts); the text it
+  // is given, with what was cut, is `effective` (same lines), where entries are found again.
+  const macros = new MacroBudget(source.length);
+  const rewrites: Array<[number, number, string]> = [];
+  /** Parses a span (a chunk, or one piece of it) with what the spans before it defined; false when it holds a syntax error. */
+  const parseSpan = async (start: number, end: number, pieces: Span[]): Promise<boolean> => {
+    const original = source.slice(start, end);
+    const bounded = macros.bound(
+      original,
+      (offset) => lines.lineAt(start + offset),
+      pieces.slice(1).map((p) => p.start - start),
+    );
+    // A value read on into the next entry (a quote left open reads to the next quote, entries
+    // later): the chunk is read again entry by entry, so that only the broken one is lost.
+    if (bounded.crosses) return false;
+    const chunk = bounded.text;
+    const prefix = preambles.map((p) => `@preamble{${p}}\n`).join('');
+    const lib: Library = await parseAsync(prefix + chunk, { ...options, strings: { ...strings } });
+    failed.push(...bounded.warnings);
+    if (chunk !== original) rewrites.push([start, end, chunk]);
+    parsed.push(...lib.entries);
+    errors.push(...lib.errors);
+    Object.assign(strings, lib.strings);
+    for (const p of lib.preamble.slice(preambles.length)) {
+      if (preambleChars + p.length <= MAX_PREAMBLE_CHARS) preambles.push(p);
+      else failed.push(`An @preamble over ${MAX_PREAMBLE_CHARS / 1024} KB: the macros it defines are known only to the entries next to it.`);
+      preambleChars += p.length;
+    }
+    return true;
+  };
+  for (const { start, end, pieces } of chunkSpans(source, chunkChars)) {
+    if (end - start > MAX_ENTRY_CHARS) {
+      failed.push(describeTooLong(source.slice(start, end), lines));
       continue;
     }
     try {
-      const prefix = preambles.map((p) => `@preamble{${p}}\n`).join('');
-      const lib: Library = await parseAsync(prefix + chunk, { ...options, strings: { ...strings } });
-      parsed.push(...lib.entries);
-      errors.push(...lib.errors);
-      Object.assign(strings, lib.strings);
-      for (const p of lib.preamble.slice(preambles.length)) {
-        if (preambleChars + p.length <= MAX_PREAMBLE_CHARS) preambles.push(p);
-        else failed.push(`An @preamble over ${MAX_PREAMBLE_CHARS / 1024} KB: the macros it defines are known only to the entries next to it.`);
-        preambleChars += p.length;
+      const whole = await parseSpan(start, end, pieces);
+      if (!whole) {
+        for (const piece of pieces) {
+          try {
+            await parseSpan(piece.start, piece.end, []);
+          } catch {
+            failed.push(`Skipped the entries from line ${lines.lineAt(piece.start)}: the BibTeX parser could not read them.`);
+          }
+        }
       }
-    } catch (err) {
-      // A defect of the parser loses this chunk's entries, not the file's.
-      failed.push(`Skipped the entries from line ${lines.lineOf(chunk.slice(0, 200))}: the BibTeX parser failed (${excerpt((err as Error).message)}).`);
+    } catch {
+      // A defect of the parser loses this chunk's entries, not the file's. Its message is the
+      // parser's (or JavaScript's, for a defect): not for the user.
+      failed.push(`Skipped the entries from line ${lines.lineAt(start)}: the BibTeX parser could not read them.`);
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const warnings = [...failed, ...new Set(errors.map((e) => describeError(e, lines)))];
+  const spent = macros.spentWarning();
+  if (spent) failed.push(spent);
+  let effective = source;
+  if (rewrites.length) {
+    let at = 0;
+    effective = '';
+    for (const [start, end, text] of rewrites) {
+      effective += source.slice(at, start) + text;
+      at = end;
+    }
+    effective += source.slice(at);
+  }
+  const errorLines = effective === source ? lines : new LineFinder(effective);
+  const warnings = [...failed, ...new Set(errors.map((e) => describeError(e, errorLines)))];
   const entries: BibEntry[] = [];
   const seen = new Set<string>();
-  const entryLines = new LineFinder(source);
+  const entryLines = new LineFinder(effective);
   for (const e of parsed) {
     // An entry the parser gave up on comes back empty, without its text; its error says why.
     if (!e.input) continue;
@@ -118,7 +163,12 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
       continue;
     }
     seen.add(e.key);
-    entries.push(toBibEntry(e, baseDir));
+    try {
+      entries.push(toBibEntry(e, baseDir));
+    } catch {
+      // The parser's fields are not what it documents (a defect of it): this entry, not the file.
+      warnings.push(`Skipped the entry "${excerpt(e.key)}" at line ${line}: its fields could not be read.`);
+    }
   }
   for (const [command, keys] of unknownCommands) {
     const named = [...keys].filter(Boolean);
@@ -176,26 +226,32 @@ function cleanText(s: string): string {
  * instead of swallowing the entries after it.
  */
 export function* entryChunks(text: string, size: number): Generator<string> {
+  for (const { start, end } of chunkSpans(text, size)) yield text.slice(start, end);
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** The chunks of `entryChunks` as offsets in the text, with the pieces (entries) each holds. */
+function* chunkSpans(text: string, size: number): Generator<Span & { pieces: Span[] }> {
   // Lazily, piece by piece: scanning a 20 MB file at once held the event loop for seconds.
-  let from = -1;
-  let to = -1;
-  let count = 0;
+  let pieces: Span[] = [];
+  const chunk = () => ({ start: pieces[0].start, end: pieces[pieces.length - 1].end, pieces });
   for (const piece of entryPieces(text)) {
     if (piece.end === piece.start) continue;
-    if (from >= 0 && (piece.open || piece.end - from > size || count >= CHUNK_ENTRIES)) {
-      yield text.slice(from, to);
-      from = -1;
-      count = 0;
+    if (pieces.length && (piece.open || piece.end - pieces[0].start > size || pieces.length >= CHUNK_ENTRIES)) {
+      yield chunk();
+      pieces = [];
     }
     if (piece.open) {
-      yield text.slice(piece.start, piece.end);
+      yield { start: piece.start, end: piece.end, pieces: [{ start: piece.start, end: piece.end }] };
       continue;
     }
-    if (from < 0) from = piece.start;
-    to = piece.end;
-    count++;
+    pieces.push({ start: piece.start, end: piece.end });
   }
-  if (from >= 0) yield text.slice(from, to);
+  if (pieces.length) yield chunk();
 }
 
 /** The text from one cut to the next; `open` when a brace is still open at its end. */
@@ -234,16 +290,25 @@ function excerpt(message: string): string {
   return first.length > MAX_MESSAGE ? `${first.slice(0, MAX_MESSAGE)}…` : first;
 }
 
+/**
+ * The parser's own messages, which say what is wrong with the text; anything else it reports is
+ * an exception of its LaTeX conversion ("Maximum call stack size exceeded", "Cannot read
+ * properties of undefined"), which says nothing to a user and is not quoted.
+ */
+const PARSER_MESSAGE = /^(?:Token mismatch|Unterminated (?:brace|quote)-value|Runaway key|Unclosed math section|Unresolved @string reference|[^\n]{0,200} = value expected|[^\n]{0,200}unexpected \d+-part name|unhandled )/;
+
 function describeError(e: ParseError, lines: LineFinder): string {
   const input = e.input ?? '';
+  const error = typeof e.error === 'string' ? e.error : '';
+  const why = PARSER_MESSAGE.test(error) ? excerpt(error) : 'its text could not be read (the LaTeX in it is beyond the parser)';
   const at = /^@\s*([A-Za-z]+)\s*[{(]\s*([^\s,{}()"=]*)/.exec(input);
   if (at) {
-    const key = at[2] ? `"${at[2]}" ` : '';
-    return `Skipped the entry ${key}at line ${lines.lineOf(input)}: ${excerpt(e.error)}.`;
+    const key = at[2] ? `"${excerpt(at[2])}" ` : '';
+    return `Skipped the entry ${key}at line ${lines.lineOf(input)}: ${why}.`;
   }
-  const str = /^Unresolved @string reference "(.*)"$/.exec(e.error);
+  const str = /^Unresolved @string reference "(.*)"$/.exec(error);
   if (str) return `Undefined @string "${excerpt(str[1])}": its name was kept as the text.`;
-  return `${excerpt(e.error)}.`;
+  return PARSER_MESSAGE.test(error) ? `${why}.` : `Some text could not be read (the LaTeX in it is beyond the parser).`;
 }
 
 /**
@@ -261,6 +326,11 @@ class LineFinder {
     if (pos < 0) pos = this.text.indexOf(snippet);
     if (pos < 0) return 0;
     this.cursor = pos + 1;
+    return this.lineAt(pos);
+  }
+
+  /** The line of an offset in the text. */
+  lineAt(pos: number): number {
     this.starts ??= lineStarts(this.text);
     let lo = 0;
     let hi = this.starts.length - 1;
