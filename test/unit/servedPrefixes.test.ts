@@ -123,7 +123,13 @@ describe('served models: query/passage prefixes for ollama and openai', function
   });
 
   it('local: other weights in the same folder (the fp32 export beside the int8 one) name other vectors', () => {
-    const make = (onnxFile?: string) => new LocalProvider({ model: 'Xenova/bge-small-en-v1.5', modelDir: '/nonexistent', spec: onnxFile ? { onnxFile } : {} });
+    const dir = mkdtempSync(join(tmpdir(), 'ss-weights-'));
+    mkdirSync(join(dir, 'onnx'));
+    const make = (onnxFile?: string, modelDir = dir) => new LocalProvider({ model: 'Xenova/bge-small-en-v1.5', modelDir, spec: onnxFile ? { onnxFile } : {} });
+    // A folder with only the fp32 file: one model, its key as before.
+    writeFileSync(join(dir, 'onnx', 'model.onnx'), '');
+    assert.equal(make('onnx/model.onnx').key, 'local-xenova_bge-small-en-v1.5');
+    writeFileSync(join(dir, 'onnx', 'model_quantized.onnx'), '');
     assert.equal(make().key, 'local-xenova_bge-small-en-v1.5');
     assert.equal(make('onnx/model_quantized.onnx').key, make().key, 'the default file, named, is the same model');
     const fp32 = make('onnx/model.onnx');

@@ -62,8 +62,10 @@ export class LocalProvider implements EmbeddingProvider {
     this.spec = resolveModelSpec(options.model, options.spec);
     // A prefix other than the table's (an override) makes other vectors, other analyses: other keys.
     const table = resolveModelSpec(options.model);
-    // So do other weights in the same folder (the fp32 export beside the default int8 one).
-    const weights = prefixedKey(storageKey('local', options.model), 'w', this.spec.onnxFile, table.onnxFile);
+    // So do other weights beside the default ones in one folder (the fp32 export beside the int8
+    // one, as on the Hub); a folder without the default file has one model, named as before.
+    const hasDefault = existsSync(join(this.modelDir, table.onnxFile));
+    const weights = prefixedKey(storageKey('local', options.model), 'w', this.spec.onnxFile, hasDefault ? table.onnxFile : this.spec.onnxFile);
     this.key = prefixedKey(weights, 'p', this.spec.passagePrefix, table.passagePrefix);
     this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix, table.queryPrefix);
     this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
