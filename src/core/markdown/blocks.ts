@@ -1,0 +1,249 @@
+/**
+ * Where a draft can be cut into blocks that parse alone exactly as they parse in the
+ * whole document (issue 28): one pass over the lines, no regular expression that can
+ * backtrack over a line.
+ *
+ * A cut lies before a line that starts in its first column, after a blank line, outside
+ * fenced code, math blocks, the HTML blocks that run over blank lines (`<!-- -->`,
+ * `<script>`/`<pre>`/`<style>`/`<textarea>`, `<? ?>`, `<!X >`, `<![CDATA[ ]]>`) and front
+ * matter. Every container (list item, block quote, footnote, indented code) and every
+ * other block ends there: a line in the first column after a blank line continues none.
+ * What still reaches across a cut — link and footnote definitions — the parser hands on
+ * (parse.ts).
+ *
+ * Setext headings cost micromark the whole event list of their parse each, so a block
+ * holds at most MAX_SETEXT of them; a run of them with no blank line between is also cut
+ * after an underline, where nothing but a top-level paragraph can have stood above it.
+ */
+
+export interface DraftBlock {
+  start: number;
+  end: number;
+  /** 0-based line of `start`. */
+  line: number;
+  /** Its densest stretch of emphasis and bracket marks, when one passes the limit (MARK_DENSITY_LIMIT): 0-based line, marks. */
+  dense?: { line: number; marks: number };
+}
+
+/**
+ * Above this density of emphasis and bracket marks (`*`, `_`, `~`, `[`, `]`: their count squared
+ * over the length of a stretch of lines with no blank line, outside code and HTML), a block is read
+ * without emphasis, links and footnote calls: micromark's time for a paragraph grows with the
+ * product of its marks and its length. Prose stays far below: a paragraph of 1,000 characters
+ * with 20 citations and 10 emphases has 60 marks, 3.6 per character; the limit is 64, and below
+ * MARK_FLOOR marks nothing is changed at all.
+ */
+export const MARK_DENSITY_LIMIT = 64;
+export const MARK_FLOOR = 256;
+
+/** Bytes gathered into one block before the next cut (a few paragraphs: the parse's fixed cost stays small). */
+export const BLOCK_BYTES = 8_192;
+/** Setext headings in one block, at most (beyond: a cut at the next place one may be made). */
+export const MAX_SETEXT = 64;
+
+type State = { kind: 'normal' } | { kind: 'fence'; char: number; length: number } | { kind: 'html'; end: string } | { kind: 'front'; end: number };
+
+const SP = 32;
+const TAB = 9;
+
+export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[] {
+  const blocks: DraftBlock[] = [];
+  let state: State = { kind: 'normal' };
+  let blockStart = 0;
+  let blockLine = 0;
+  let setext = 0;
+  let prevBlank = false;
+  let prevText = false; // the line above is paragraph text (starts with a letter or digit), in a flat stretch
+  let prevUnderline = false;
+  let flat = true; // since the last cut or blank line: no container, indented line, table, HTML, fence
+  let line = 0;
+  let regionMarks = 0;
+  let regionLength = 0;
+  let regionLine = 0;
+  let dense: DraftBlock['dense'];
+  const endRegion = () => {
+    if (regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength && !(dense && dense.marks >= regionMarks)) dense = { line: regionLine, marks: regionMarks };
+    regionMarks = 0;
+    regionLength = 0;
+  };
+  const push = (end: number) => {
+    endRegion();
+    blocks.push(dense ? { start: blockStart, end, line: blockLine, dense } : { start: blockStart, end, line: blockLine });
+    dense = undefined;
+  };
+
+  const front = frontMatterEnd(source);
+  if (front > 0) state = { kind: 'front', end: front };
+
+  for (let pos = 0; pos < source.length; line++) {
+    if (state.kind === 'front' && pos >= state.end) state = { kind: 'normal' };
+    // The line: [pos, eol); the next one starts at next.
+    let eol = pos;
+    while (eol < source.length) {
+      const c = source.charCodeAt(eol);
+      if (c === 10 || c === 13) break;
+      eol++;
+    }
+    const next = eol >= source.length ? eol : source.charCodeAt(eol) === 13 && source.charCodeAt(eol + 1) === 10 ? eol + 2 : eol + 1;
+    let indent = 0;
+    let i = pos;
+    for (; i < eol; i++) {
+      const c = source.charCodeAt(i);
+      if (c === SP) indent++;
+      else if (c === TAB) indent += 4 - (indent % 4);
+      else break;
+    }
+    const blank = i === eol;
+    const first = blank ? -1 : source.charCodeAt(i);
+
+    // Not before what only the start of a document makes special: front matter, a byte-order mark.
+    if (state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && !startsSpecial(source, pos)) {
+      const size = pos - blockStart;
+      const cutAfterBlank = prevBlank && (size >= maxBlock || setext >= MAX_SETEXT);
+      // A run of setext headings with no blank line: cut after an underline whose text line was a top-level paragraph.
+      const cutAfterUnderline = !prevBlank && setext >= MAX_SETEXT && prevUnderline && flat && !isUnderline(source, i, eol);
+      if (cutAfterBlank || cutAfterUnderline) {
+        push(pos);
+        blockStart = pos;
+        blockLine = line;
+        setext = 0;
+        flat = true;
+      }
+    }
+
+    let underline = false;
+    switch (state.kind) {
+      case 'front':
+        break;
+      case 'fence':
+        if (indent <= 3 && !blank && isFenceClose(source, i, eol, state.char, state.length)) state = { kind: 'normal' };
+        break;
+      case 'html':
+        if (source.slice(pos, eol).toLowerCase().includes(state.end)) state = { kind: 'normal' };
+        break;
+      case 'normal': {
+        if (blank) break;
+        if (indent <= 3) {
+          const fence = fenceOpen(source, i, eol);
+          if (fence) {
+            state = { kind: 'fence', ...fence };
+            flat = false;
+            break;
+          }
+          const html = htmlOpen(source, i, eol);
+          if (html) {
+            if (!source.slice(i + 2, eol).toLowerCase().includes(html)) state = { kind: 'html', end: html };
+            flat = false;
+            break;
+          }
+          underline = isUnderline(source, i, eol) && !prevBlank;
+          if (underline && prevText) setext++;
+        }
+        if (regionMarks === 0 && regionLength === 0) regionLine = line;
+        regionMarks += marksIn(source, i, eol);
+        regionLength += eol - pos + 1;
+        if (indent > 0 || first === 62 /* > */ || first === 60 /* < */ || isListMarker(source, i, eol) || source.slice(i, eol).includes('|')) flat = false;
+        break;
+      }
+    }
+    if (state.kind !== 'normal') flat = false;
+    prevUnderline = underline && prevText && indent === 0;
+    prevText = !blank && indent === 0 && state.kind === 'normal' && isWordChar(first) && !isListMarker(source, i, eol);
+    prevBlank = blank;
+    if (blank) {
+      flat = true;
+      endRegion();
+    }
+    pos = next;
+  }
+  push(source.length);
+  return blocks;
+}
+
+/** The end offset (after its closing line) of YAML (`---`) or TOML (`+++`) front matter opening the draft, else 0. */
+function frontMatterEnd(source: string): number {
+  const fence = source.startsWith('---') ? '---' : source.startsWith('+++') ? '+++' : '';
+  if (!fence) return 0;
+  const lines = source.split(/(?<=\r\n|\r(?!\n)|\n)/);
+  if (lines[0].trim() !== fence) return 0;
+  let offset = lines[0].length;
+  for (let k = 1; k < lines.length; k++) {
+    offset += lines[k].length;
+    if (lines[k].trim() === fence) return offset;
+  }
+  return 0;
+}
+
+function startsSpecial(s: string, pos: number): boolean {
+  const c = s.charCodeAt(pos);
+  return c === 0xfeff || ((c === 45 || c === 43) && s.charCodeAt(pos + 1) === c && s.charCodeAt(pos + 2) === c);
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
+}
+
+/** A setext underline: `=` or `-` only, then spaces. */
+function isUnderline(s: string, i: number, eol: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c !== 61 && c !== 45) return false;
+  let j = i;
+  while (j < eol && s.charCodeAt(j) === c) j++;
+  while (j < eol && (s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB)) j++;
+  return j === eol;
+}
+
+/** `-`, `+`, `*` or `1.`/`1)` followed by a space, a tab or the end of the line. */
+function isListMarker(s: string, i: number, eol: number): boolean {
+  const c = s.charCodeAt(i);
+  let j = i;
+  if (c === 45 || c === 43 || c === 42) j = i + 1;
+  else {
+    while (j < eol && j - i < 10 && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+    if (j === i || (s.charCodeAt(j) !== 46 && s.charCodeAt(j) !== 41)) return false;
+    j++;
+  }
+  return j >= eol || s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB;
+}
+
+/** A fence's opening: three or more backticks (no backtick after them) or tildes; math blocks: two or more `$`. */
+function fenceOpen(s: string, i: number, eol: number): { char: number; length: number } | undefined {
+  const c = s.charCodeAt(i);
+  if (c !== 96 && c !== 126 && c !== 36) return undefined;
+  let j = i;
+  while (j < eol && s.charCodeAt(j) === c) j++;
+  const length = j - i;
+  if (length < (c === 36 ? 2 : 3)) return undefined;
+  if (c !== 126 && s.slice(j, eol).includes(String.fromCharCode(c))) return undefined;
+  return { char: c, length };
+}
+
+function isFenceClose(s: string, i: number, eol: number, char: number, length: number): boolean {
+  let j = i;
+  while (j < eol && s.charCodeAt(j) === char) j++;
+  if (j - i < length) return false;
+  while (j < eol && (s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB)) j++;
+  return j === eol;
+}
+
+/** The end marker of an HTML block that runs over blank lines (CommonMark kinds 1–5), lower-cased; undefined for any other line. */
+function htmlOpen(s: string, i: number, eol: number): string | undefined {
+  if (s.charCodeAt(i) !== 60) return undefined;
+  const head = s.slice(i, Math.min(eol, i + 12)).toLowerCase();
+  if (head.startsWith('<!--')) return '-->';
+  if (head.startsWith('<![cdata[')) return ']]>';
+  if (head.startsWith('<?')) return '?>';
+  if (/^<![a-z]/.test(head)) return '>';
+  const m = /^<(script|pre|style|textarea)(?=[\s>]|$)/.exec(head);
+  return m ? `</${m[1]}>` : undefined;
+}
+
+/** Emphasis and bracket marks (`*`, `_`, `~`, `[`, `]`) in [i, eol). */
+function marksIn(s: string, i: number, eol: number): number {
+  let marks = 0;
+  for (; i < eol; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 42 || c === 95 || c === 126 || c === 91 || c === 93) marks++;
+  }
+  return marks;
+}
