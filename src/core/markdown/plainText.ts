@@ -48,10 +48,11 @@ const BARE_KEY = new RegExp(String.raw`(^|[\s(;])${KEY}(?=$|[\s.,;:!?)])`, 'gu')
 /**
  * Pandoc citations `[@key, p. 3; @other]`, bare `@key`, and `[^1]` markers. Linear on any text:
  * brackets are matched without backtracking (the former `\[[^\[\]]*?KEY[^\[\]]*\]` tried every `@`
- * of an unclosed bracket to the end of the text).
+ * of an unclosed bracket to the end of the text), and spaces before a bracket are tried from the
+ * first of their run only (`(?<!\s)`: from each space of a long run, `\s*` ran to its end).
  */
 export function stripCitationMarkup(text: string): string {
-  return removeFootnoteMarks(text.replace(/\s*\[([^\[\]]*)\]/g, (m: string, inner: string) => (KEY_START.test(inner) ? '' : m)))
+  return removeFootnoteMarks(text.replace(/(?<!\s)\s*\[([^\[\]]*)\]/g, (m: string, inner: string) => (KEY_START.test(inner) ? '' : m)))
     .replace(BARE_KEY, '$1')
     .replace(/\(\s*\)/g, '')
     .replace(/\s+/g, ' ')
