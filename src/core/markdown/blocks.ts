@@ -21,6 +21,8 @@ export interface DraftBlock {
   end: number;
   /** 0-based line of `start`. */
   line: number;
+  /** 0-based line where this block cuts a paragraph longer than MAX_PARAGRAPH in two (at a line break). */
+  splitsParagraph?: number;
   /** Its densest stretch of emphasis and bracket marks, when one passes the limit (MARK_DENSITY_LIMIT): 0-based line, marks. */
   dense?: { line: number; marks: number };
 }
@@ -38,6 +40,13 @@ export const MARK_FLOOR = 256;
 
 /** Bytes gathered into one block before the next cut (a few paragraphs: the parse's fixed cost stays small). */
 export const BLOCK_BYTES = 8_192;
+/**
+ * A paragraph of several lines longer than this is cut at a line break (into paragraphs of about
+ * this size, with a warning): micromark merges each line's text with one splice of the whole
+ * paragraph's events, so a paragraph's time grows with its lines times its length (66,000 lines
+ * of citations in one paragraph: 20 s). No paragraph of a draft comes near: 16 KB is 2,500 words.
+ */
+export const MAX_PARAGRAPH = 16_384;
 /** Setext headings in one block, at most (beyond: a cut at the next place one may be made). */
 export const MAX_SETEXT = 64;
 
@@ -55,12 +64,15 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let prevBlank = false;
   let prevText = false; // the line above is paragraph text (starts with a letter or digit), in a flat stretch
   let prevUnderline = false;
+  let prevProse = false; // the line above, at column 0, can only be a paragraph's
   let flat = true; // since the last cut or blank line: no container, indented line, table, HTML, fence
   let line = 0;
   let regionMarks = 0;
   let regionLength = 0;
   let regionLine = 0;
+  let regionStart = 0;
   let dense: DraftBlock['dense'];
+  let splitsParagraph: number | undefined;
   const endRegion = () => {
     if (regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength && !(dense && dense.marks >= regionMarks)) dense = { line: regionLine, marks: regionMarks };
     regionMarks = 0;
@@ -68,8 +80,12 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   };
   const push = (end: number) => {
     endRegion();
-    blocks.push(dense ? { start: blockStart, end, line: blockLine, dense } : { start: blockStart, end, line: blockLine });
+    const b: DraftBlock = { start: blockStart, end, line: blockLine };
+    if (dense) b.dense = dense;
+    if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
+    blocks.push(b);
     dense = undefined;
+    splitsParagraph = undefined;
   };
 
   const front = frontMatterEnd(source);
@@ -102,8 +118,15 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
       const cutAfterBlank = prevBlank && (size >= maxBlock || setext >= MAX_SETEXT);
       // A run of setext headings with no blank line: cut after an underline whose text line was a top-level paragraph.
       const cutAfterUnderline = !prevBlank && setext >= MAX_SETEXT && prevUnderline && flat && !isUnderline(source, i, eol);
-      if (cutAfterBlank || cutAfterUnderline) {
+      // A paragraph of many lines: cut between two lines of text (see MAX_PARAGRAPH).
+      const cutInParagraph = !prevBlank && flat && prevProse && startsProse(source, i, eol) && pos - Math.max(regionStart, blockStart) >= MAX_PARAGRAPH;
+      if (cutAfterBlank || cutAfterUnderline || cutInParagraph) {
+        const splits = cutInParagraph && !cutAfterUnderline;
         push(pos);
+        if (splits) {
+          splitsParagraph = line;
+          regionStart = pos;
+        }
         blockStart = pos;
         blockLine = line;
         setext = 0;
@@ -139,7 +162,10 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
           underline = isUnderline(source, i, eol) && !prevBlank;
           if (underline && prevText) setext++;
         }
-        if (regionMarks === 0 && regionLength === 0) regionLine = line;
+        if (regionMarks === 0 && regionLength === 0) {
+          regionLine = line;
+          regionStart = pos;
+        }
         regionMarks += marksIn(source, i, eol);
         regionLength += eol - pos + 1;
         if (indent > 0 || first === 62 /* > */ || first === 60 /* < */ || isListMarker(source, i, eol) || source.slice(i, eol).includes('|')) flat = false;
@@ -149,6 +175,7 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     if (state.kind !== 'normal') flat = false;
     prevUnderline = underline && prevText && indent === 0;
     prevText = !blank && indent === 0 && state.kind === 'normal' && isWordChar(first) && !isListMarker(source, i, eol);
+    prevProse = !blank && indent === 0 && state.kind === 'normal' && flat && !underline && (startsProse(source, i, eol) || first === 64 || first === 91);
     prevBlank = blank;
     if (blank) {
       flat = true;
@@ -174,9 +201,29 @@ function frontMatterEnd(source: string): number {
   return 0;
 }
 
+/**
+ * Lines a block must not start with: what only the start of a document makes special (front
+ * matter, a byte-order mark), and an ordered list not numbered 1, which micromark reads as a
+ * paragraph after indented code (CommonMark would not): in a block of its own it would be a list.
+ */
 function startsSpecial(s: string, pos: number): boolean {
   const c = s.charCodeAt(pos);
-  return c === 0xfeff || ((c === 45 || c === 43) && s.charCodeAt(pos + 1) === c && s.charCodeAt(pos + 2) === c);
+  if (c === 0xfeff || ((c === 45 || c === 43) && s.charCodeAt(pos + 1) === c && s.charCodeAt(pos + 2) === c)) return true;
+  if (c < 48 || c > 57) return false;
+  let j = pos;
+  while (j - pos < 10 && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+  return (s.charCodeAt(j) === 46 || s.charCodeAt(j) === 41) && Number(s.slice(pos, j)) !== 1;
+}
+
+/**
+ * A line that starts nothing but a paragraph, and continues one: a letter, a digit that is no
+ * list marker, `(`, `@`, a quote, or `[` in a line that holds no `]:` (a definition).
+ */
+function startsProse(s: string, i: number, eol: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c === 91) return !s.slice(i, eol).includes(']:');
+  if (c === 40 || c === 64 || c === 34 || c === 39 || c === 0xab || c === 0x201c) return true;
+  return isWordChar(c) && !isListMarker(s, i, eol);
 }
 
 function isWordChar(c: number): boolean {

@@ -19,7 +19,7 @@
  * off — its marks stay as text — and the caller is told.
  */
 import type { Root } from 'mdast';
-import { draftBlocks, type DraftBlock } from './blocks';
+import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';
 
 type Processor = { parse(doc: string): Root };
 let processors: Promise<{ full: Processor; plain: Processor }> | undefined;
@@ -175,6 +175,7 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
     // A block that defined every label it could be handed was parsed as it is.
     const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
     if (b.dense) warnings.push(denseWarning(b.dense));
+    if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
     shiftPositions(r.tree, b.start, b.line);
     for (const c of r.tree.children) root.children.push(c);
   });
