@@ -88,8 +88,9 @@ describe('hostile drafts: shapes that were super-linear (issue 28)', function ()
       await assert.rejects(segmentMarkdown(src), (e) => errorCode(e) === 'unreadable' && /more than 100 levels deep \(line [13]\)/.test((e as Error).message));
       assert.ok(Date.now() - t0 < 2_000);
     }
-    // A thematic break of spaced dashes, and 100 markers, are still read.
+    // A thematic break of spaced dashes, however long, and 100 markers before text, are still read.
     assert.equal((await segmentMarkdown('- - -\n\nSome words here.')).segments.length, 1);
+    assert.equal((await segmentMarkdown('- '.repeat(10_000) + '\n\nSome words here.')).segments.length, 1);
     assert.equal((await segmentMarkdown('- '.repeat(MAX_NESTING) + 'deep words here')).segments.length, 1);
   });
 

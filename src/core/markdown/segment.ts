@@ -144,13 +144,20 @@ function checkNesting(source: string): void {
       } else break;
       if (quotes > MAX_NESTING || quotes + markers > MAX_NESTING || columns > 2 * MAX_NESTING) break;
     }
+    // A line of marks and spaces only (`- - - -`) is a thematic break, read at once: only marks before text nest.
+    let lineEnd = i;
+    while (lineEnd < source.length && source.charCodeAt(lineEnd) !== 10 && source.charCodeAt(lineEnd) !== 13) lineEnd++;
+    let onlyMarks = quotes === 0;
+    for (let k = i; onlyMarks && k < lineEnd; k++) {
+      const c = source.charCodeAt(k);
+      onlyMarks = c === 45 || c === 42 || c === 43 || c === 32 || c === 9;
+    }
     // A nested list item is indented at least two columns per level.
-    if (quotes > MAX_NESTING || quotes + markers > MAX_NESTING || columns > 2 * MAX_NESTING) {
+    if (!onlyMarks && (quotes > MAX_NESTING || quotes + markers > MAX_NESTING || columns > 2 * MAX_NESTING)) {
       const what = quotes > MAX_NESTING ? 'block quotes' : markers > 0 && columns <= 2 * MAX_NESTING ? 'lists (written on one line)' : 'lists or indentation';
       throw new EngineError('unreadable', `The draft nests ${what} more than ${MAX_NESTING} levels deep (line ${line}); Similar Sources does not segment a document nested this deeply.`);
     }
-    let nl = i;
-    while (nl < source.length && source.charCodeAt(nl) !== 10 && source.charCodeAt(nl) !== 13) nl++;
+    const nl = lineEnd;
     if (nl >= source.length) return;
     start = source.charCodeAt(nl) === 13 && source.charCodeAt(nl + 1) === 10 ? nl + 2 : nl + 1;
   }
