@@ -143,3 +143,16 @@ describe('drafts segment exactly as before the block-by-block parse (issue 28)',
     assert.deepEqual((await segmentMarkdown(src)).segments, whole.segments);
   });
 });
+
+describe('a paragraph dense with marks is read without emphasis on its own (issue 28)', () => {
+  it('its neighbours keep emphasis and links, a table of bold cells counts as no paragraph, the warning names the line', async () => {
+    const table = '| a | b |\n|---|---|\n' + Array.from({ length: 100 }, (_, i) => `| **x${i}** _y_ | *z* [w] |`).join('\n');
+    const src = `Before the *table* and a [link](http://x) here.\n\n${table}\n\nAfter the *table* words here.\n${'*a'.repeat(2_000)}\n\nFinal *para* words here.\n`;
+    const d = await segmentMarkdown(src);
+    assert.deepEqual(
+      d.segments.map((s) => s.query.slice(0, 30)),
+      ['Before the table and a link he', 'After the *table* words here. ', 'Final para words here.'],
+    );
+    assert.deepEqual(d.warnings, ['line 106: a paragraph with 2,002 emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)']);
+  });
+});

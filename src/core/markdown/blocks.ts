@@ -73,19 +73,41 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let regionStart = 0;
   let dense: DraftBlock['dense'];
   let splitsParagraph: number | undefined;
-  const endRegion = () => {
-    if (regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength && !(dense && dense.marks >= regionMarks)) dense = { line: regionLine, marks: regionMarks };
-    regionMarks = 0;
-    regionLength = 0;
-  };
-  const push = (end: number) => {
-    endRegion();
+  let regionCut = -1; // where a block may start before the current stretch, else -1
+  let regionCutLine = 0;
+  let regionTable = false;
+  let regionLines = 0;
+  let isolate = false; // a dense stretch has just ended: cut at the next blank line
+  const pushRaw = (end: number) => {
     const b: DraftBlock = { start: blockStart, end, line: blockLine };
     if (dense) b.dense = dense;
     if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
     blocks.push(b);
     dense = undefined;
     splitsParagraph = undefined;
+    isolate = false;
+  };
+  const endRegion = () => {
+    const isDense = !regionTable && regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength;
+    if (isDense) {
+      // Its own block: what stands before and after it keeps its emphasis and links.
+      if (regionCut > blockStart) {
+        pushRaw(regionCut);
+        blockStart = regionCut;
+        blockLine = regionCutLine;
+        setext = 0;
+      }
+      if (!(dense && dense.marks >= regionMarks)) dense = { line: regionLine, marks: regionMarks };
+      isolate = true;
+    }
+    regionMarks = 0;
+    regionLength = 0;
+    regionLines = 0;
+    regionTable = false;
+  };
+  const push = (end: number) => {
+    endRegion();
+    pushRaw(end);
   };
 
   const front = frontMatterEnd(source);
@@ -113,9 +135,10 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     const first = blank ? -1 : source.charCodeAt(i);
 
     // Not before what only the start of a document makes special: front matter, a byte-order mark.
-    if (state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && !startsSpecial(source, pos)) {
+    const mayCut = state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && !startsSpecial(source, pos);
+    if (mayCut) {
       const size = pos - blockStart;
-      const cutAfterBlank = prevBlank && (size >= maxBlock || setext >= MAX_SETEXT);
+      const cutAfterBlank = prevBlank && (size >= maxBlock || setext >= MAX_SETEXT || isolate);
       // A run of setext headings with no blank line: cut after an underline whose text line was a top-level paragraph.
       const cutAfterUnderline = !prevBlank && setext >= MAX_SETEXT && prevUnderline && flat && !isUnderline(source, i, eol);
       // A paragraph of many lines: cut between two lines of text (see MAX_PARAGRAPH).
@@ -165,7 +188,11 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         if (regionMarks === 0 && regionLength === 0) {
           regionLine = line;
           regionStart = pos;
+          regionCut = mayCut && prevBlank ? pos : -1;
+          regionCutLine = line;
         }
+        // A table's cells are parsed one by one: its marks cost nothing together.
+        if (++regionLines === 2 && isDelimiterRow(source.slice(i, eol))) regionTable = true;
         regionMarks += marksIn(source, i, eol);
         regionLength += eol - pos + 1;
         if (indent > 0 || first === 62 /* > */ || first === 60 /* < */ || isListMarker(source, i, eol) || source.slice(i, eol).includes('|')) flat = false;
@@ -283,6 +310,11 @@ function htmlOpen(s: string, i: number, eol: number): string | undefined {
   if (/^<![a-z]/.test(head)) return '>';
   const m = /^<(script|pre|style|textarea)(?=[\s>]|$)/.exec(head);
   return m ? `</${m[1]}>` : undefined;
+}
+
+/** A GFM table's delimiter row: `| --- | :-: |`. */
+function isDelimiterRow(line: string): boolean {
+  return /^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/.test(line) && line.includes('-') && (line.includes('|') || false);
 }
 
 /** Emphasis and bracket marks (`*`, `_`, `~`, `[`, `]`) in [i, eol). */
