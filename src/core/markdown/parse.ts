@@ -181,8 +181,12 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
   });
   const end = endPoint(source);
   root.position = { start: { line: 1, column: 1, offset: 0 }, end };
+  if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
 }
+
+/** Warnings listed one by one, at most (then one line says how many more). */
+const MAX_WARNINGS = 10;
 
 function denseWarning({ line, marks }: { line: number; marks: number }): string {
   return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)`;
