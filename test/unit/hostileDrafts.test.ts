@@ -156,3 +156,26 @@ describe('a paragraph dense with marks is read without emphasis on its own (issu
     assert.deepEqual(d.warnings, ['line 106: a paragraph with 2,002 emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)']);
   });
 });
+
+describe('containers that cannot be cut (issue 28)', function () {
+  this.timeout(60_000);
+  const cpu = async (f: () => Promise<unknown>) => {
+    const c0 = process.cpuUsage();
+    await f();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000;
+  };
+  it('setext headings inside one block quote: read as text with a warning, linear (quadratic before: 72 KB in 5.6 s)', async () => {
+    let doc!: Awaited<ReturnType<typeof segmentMarkdown>>;
+    const ms = await cpu(async () => (doc = await segmentMarkdown('> T\n> ==\n'.repeat(8_000))));
+    assert.ok(ms < 15_000, `${ms} ms`);
+    assert.equal(doc.warnings![0], 'line 2: 8,000 setext headings inside a block quote or list were read as text');
+  });
+  it('a quoted paragraph of 8,000 lines of citations: cut into quotes of 16 KB, linear', async () => {
+    let doc!: Awaited<ReturnType<typeof segmentMarkdown>>;
+    const ms = await cpu(async () => (doc = await segmentMarkdown('> Words [@a; @b, p. 3]\n'.repeat(8_000))));
+    assert.ok(ms < 15_000, `${ms} ms`);
+    assert.ok(doc.segments.length > 5 && doc.segments.every((s) => s.type === 'blockquote'));
+    assert.ok(doc.warnings!.some((w) => /a paragraph longer than 16 KB was cut/.test(w)));
+  });
+});

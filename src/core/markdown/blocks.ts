@@ -21,6 +21,12 @@ export interface DraftBlock {
   end: number;
   /** 0-based line of `start`. */
   line: number;
+  /**
+   * Setext underlines inside block quotes or list items, when the block holds more than
+   * MAX_SETEXT of them (a container's headings cannot be cut apart): offsets of their marks,
+   * which the parser reads as text (`═`, `─`), and the first one's 0-based line.
+   */
+  quotedUnderlines?: { line: number; at: number[] };
   /** 0-based line where this block cuts a paragraph longer than MAX_PARAGRAPH in two (at a line break). */
   splitsParagraph?: number;
   /** Its densest stretch of emphasis and bracket marks, when one passes the limit (MARK_DENSITY_LIMIT): 0-based line, marks. */
@@ -65,6 +71,8 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let prevText = false; // the line above is paragraph text (starts with a letter or digit), in a flat stretch
   let prevUnderline = false;
   let prevProse = false; // the line above, at column 0, can only be a paragraph's
+  let prevQuoteProse = false; // the line above is `>` marks, then what can only be a paragraph's
+  let quoteUnsafe = false; // this stretch holds, in a quote, a fence, HTML, math or indented code
   let flat = true; // since the last cut or blank line: no container, indented line, table, HTML, fence
   let line = 0;
   let regionMarks = 0;
@@ -78,10 +86,14 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let regionTable = false;
   let regionLines = 0;
   let isolate = false; // a dense stretch has just ended: cut at the next blank line
+  let inner: number[] = []; // underlines inside containers in this block: [start, end) pairs
+  let innerLine = 0;
   const pushRaw = (end: number) => {
     const b: DraftBlock = { start: blockStart, end, line: blockLine };
     if (dense) b.dense = dense;
     if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
+    if (inner.length / 2 > MAX_SETEXT) b.quotedUnderlines = { line: innerLine, at: inner };
+    inner = [];
     blocks.push(b);
     dense = undefined;
     splitsParagraph = undefined;
@@ -142,7 +154,13 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
       // A run of setext headings with no blank line: cut after an underline whose text line was a top-level paragraph.
       const cutAfterUnderline = !prevBlank && setext >= MAX_SETEXT && prevUnderline && flat && !isUnderline(source, i, eol);
       // A paragraph of many lines: cut between two lines of text (see MAX_PARAGRAPH).
-      const cutInParagraph = !prevBlank && flat && prevProse && startsProse(source, i, eol) && pos - Math.max(regionStart, blockStart) >= MAX_PARAGRAPH;
+      const long = pos - Math.max(regionStart, blockStart) >= MAX_PARAGRAPH;
+      let cutInParagraph = !prevBlank && flat && prevProse && startsProse(source, i, eol) && long;
+      // The same in a block quote (a quote's paragraph merges its lines the same way): two quotes then.
+      if (!cutInParagraph && long && !prevBlank && prevQuoteProse && !quoteUnsafe && first === 62) {
+        const j = afterQuotes(source, i, eol);
+        cutInParagraph = j < eol && startsProse(source, j, eol);
+      }
       if (cutAfterBlank || cutAfterUnderline || cutInParagraph) {
         const splits = cutInParagraph && !cutAfterUnderline;
         push(pos);
@@ -183,6 +201,19 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
             break;
           }
           underline = isUnderline(source, i, eol) && !prevBlank;
+        }
+        if (!prevBlank && (indent > 0 || first === 62)) {
+          // An underline inside a block quote or list item: `> ===`, `  ---`.
+          let j = i;
+          while (j < eol && (source.charCodeAt(j) === 62 || source.charCodeAt(j) === SP || source.charCodeAt(j) === TAB)) j++;
+          if (j < eol && isUnderline(source, j, eol)) {
+            if (!inner.length) innerLine = line;
+            let k = j;
+            while (k < eol && source.charCodeAt(k) === source.charCodeAt(j)) k++;
+            inner.push(j, k);
+          }
+        }
+        if (indent <= 3) {
           if (underline && prevText) setext++;
         }
         if (regionMarks === 0 && regionLength === 0) {
@@ -203,8 +234,18 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     prevUnderline = underline && prevText && indent === 0;
     prevText = !blank && indent === 0 && state.kind === 'normal' && isWordChar(first) && !isListMarker(source, i, eol);
     prevProse = !blank && indent === 0 && state.kind === 'normal' && flat && !underline && (startsProse(source, i, eol) || first === 64 || first === 91);
+    prevQuoteProse = false;
+    if (!blank && indent === 0 && first === 62 && state.kind === 'normal') {
+      const j = afterQuotes(source, i, eol);
+      const c = j < eol ? source.charCodeAt(j) : -1;
+      let sp = 0;
+      for (let k = j - 1; k > i && source.charCodeAt(k) === SP; k--) sp++;
+      if (c === 96 || c === 126 || c === 36 || c === 60 || sp >= 5) quoteUnsafe = true;
+      prevQuoteProse = j < eol && (startsProse(source, j, eol) || c === 64 || c === 91);
+    }
     prevBlank = blank;
     if (blank) {
+      quoteUnsafe = false;
       flat = true;
       endRegion();
     }
@@ -240,6 +281,13 @@ function startsSpecial(s: string, pos: number): boolean {
   let j = pos;
   while (j - pos < 10 && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
   return (s.charCodeAt(j) === 46 || s.charCodeAt(j) === 41) && Number(s.slice(pos, j)) !== 1;
+}
+
+/** After a line's `>` marks and the spaces between them. */
+function afterQuotes(s: string, i: number, eol: number): number {
+  let j = i;
+  while (j < eol && (s.charCodeAt(j) === 62 || s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB)) j++;
+  return j;
 }
 
 /**

@@ -138,7 +138,7 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
   const blocks = draftBlocks(source, maxBlock);
   const warnings: string[] = [];
   const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
-    const text = source.slice(b.start, b.end);
+    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
     const useFull = !b.dense;
     labels.links = links;
     labels.footnotes = footnotes;
@@ -154,6 +154,7 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
   if (blocks.length === 1) {
     const r = parseBlock(blocks[0], [], []);
     if (blocks[0].dense) warnings.push(denseWarning(blocks[0].dense));
+    if (blocks[0].quotedUnderlines) warnings.push(quotedWarning(blocks[0].quotedUnderlines));
     return { tree: r.tree, warnings };
   }
   // Definitions first: a reference is a link wherever in the draft its label is defined.
@@ -175,6 +176,7 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
     // A block that defined every label it could be handed was parsed as it is.
     const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
     if (b.dense) warnings.push(denseWarning(b.dense));
+    if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
     shiftPositions(r.tree, b.start, b.line);
     for (const c of r.tree.children) root.children.push(c);
@@ -183,6 +185,26 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
   root.position = { start: { line: 1, column: 1, offset: 0 }, end };
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
+}
+
+/**
+ * The block's text with the marks of setext underlines inside containers replaced, one UTF-16 unit
+ * for one (`=` → `═`, `-` → `─`): offsets stay the draft's, and micromark reads them as text.
+ */
+function textOfUnderlines(source: string, start: number, end: number, at: number[]): string {
+  const parts: string[] = [];
+  let from = start;
+  for (let k = 0; k < at.length; k += 2) {
+    parts.push(source.slice(from, at[k]));
+    parts.push((source[at[k]] === '=' ? '\u2550' : '\u2500').repeat(at[k + 1] - at[k]));
+    from = at[k + 1];
+  }
+  parts.push(source.slice(from, end));
+  return parts.join('');
+}
+
+function quotedWarning({ line, at }: { line: number; at: number[] }): string {
+  return `line ${(line + 1).toLocaleString('en')}: ${(at.length / 2).toLocaleString('en')} setext headings inside a block quote or list were read as text`;
 }
 
 /** Warnings listed one by one, at most (then one line says how many more). */
