@@ -44,6 +44,7 @@ export const SHAPES: Record<string, () => string> = {
   'tiny paragraphs (a\\n\\n)': () => fill('a\n\n'),
   'definitions and references': () => fill('[a]: /u\n\n[a] and [b]\n\n'),
   'quoted setext (> T\\n> ==\\n)': () => fill('> T\n> ==\n'),
+  'quoted lines of citations (one quote)': () => fill('> Words [@a; @b, p. 3]\n'),
   'one 1 MB paragraph of prose': () => fill(draft.replace(/\s+/g, ' ') + ' '),
 };
 

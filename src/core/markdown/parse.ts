@@ -14,9 +14,11 @@
  * splices that paragraph's events), so 30,000 setext headings took over a minute. Blocks
  * cut at blank lines outside fences, HTML blocks, math and front matter parse exactly as
  * the whole document does; link and footnote definitions, which reach across the whole
- * document, are handed to every block (`predefined`). A paragraph dense with emphasis and
- * bracket marks (thousands in a few kilobytes: no prose) is read with those constructs
- * off — its marks stay as text — and the caller is told.
+ * document, are handed to every block (`predefine`). Where a block cannot be cut small
+ * enough, the costly construct is read as text and the caller is told, naming the line: a
+ * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose) is
+ * read without emphasis, links and footnote calls; setext underlines past MAX_SETEXT inside one
+ * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
  */
 import type { Root } from 'mdast';
 import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';
