@@ -474,7 +474,8 @@ async function readDraft(args: ParsedArgs, command: string): Promise<{ file: str
 async function cmdSegment(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['granularity', 'json', 'min-words']);
   const { text } = await readDraft(args, 'segment');
-  const { title, segments } = await segmentMarkdown(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  const { title, segments, warnings } = await segmentMarkdown(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  for (const w of warnings ?? []) err(`warning: ${w}`);
   if (args.flags.has('json')) {
     out(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
     return 0;

@@ -167,11 +167,18 @@ export function citationSpans(line: string): CitationSpan[] {
  * right after it. Undefined: insert a citation of its own.
  */
 export function adjacentCitation(line: string, col: number): CitationSpan | undefined {
+  // One pass, then at most two gaps tested: of the spans before the column only the last can
+  // be followed by blanks up to it, of those after it only the first (testing every span's gap
+  // was quadratic on a long line of citations).
+  let before: CitationSpan | undefined;
+  let after: CitationSpan | undefined;
   for (const s of citationSpans(line)) {
     if (col > s.start && col < s.end) return s;
-    if (col >= s.end && /^\s*$/.test(line.slice(s.end, col))) return s;
-    if (col <= s.start && /^\s*$/.test(line.slice(col, s.start))) return s;
+    if (col >= s.end) before = s;
+    else if (col <= s.start && !after) after = s;
   }
+  if (before && !/\S/.test(line.slice(before.end, col))) return before;
+  if (after && !/\S/.test(line.slice(col, after.start))) return after;
   return undefined;
 }
 
@@ -182,9 +189,12 @@ export function adjacentCitation(line: string, col: number): CitationSpan | unde
  * template) or no citation is adjacent.
  */
 export function mergeInsertion(line: string, col: number, citation: string): { at: number; text: string } | undefined {
-  const m = /^\[(.*@.*)\](\$0)?$/s.exec(citation);
-  if (!m) return undefined;
+  // `^\[(.*@.*)\](\$0)?$`, without the expression's backtracking over every `@` of a long citation.
+  const tail = citation.endsWith(']$0') ? '$0' : citation.endsWith(']') ? '' : undefined;
+  if (tail === undefined || !citation.startsWith('[') || citation.length < tail.length + 2) return undefined;
+  const inner = citation.slice(1, citation.length - tail.length - 1);
+  if (!inner.includes('@')) return undefined;
   const span = adjacentCitation(line, col);
   if (!span) return undefined;
-  return { at: span.end - 1, text: `; ${m[1]}${m[2] ?? ''}` };
+  return { at: span.end - 1, text: `; ${inner}${tail}` };
 }

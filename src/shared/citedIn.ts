@@ -21,7 +21,8 @@ export interface Citing {
   section: DraftSection;
 }
 
-const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/;
+/** An ATX heading's marks and text; the closing run of spaces and `#` is taken off by `headingText` (`(.*?)[ \t#]*$` was quadratic in a long run of them). */
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*)$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 /** A citekey after `@` (Pandoc's rule: ends on a letter, digit or underscore). */
 const KEY = /(?:^|[\s\[;(])-?@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
@@ -54,6 +55,12 @@ function proseLines(lines: string[]): boolean[] {
   return prose;
 }
 
+function headingText(s: string): string {
+  let end = s.length;
+  while (end > 0 && (s[end - 1] === ' ' || s[end - 1] === '\t' || s[end - 1] === '#')) end--;
+  return s.slice(0, end).trim();
+}
+
 /** The draft's headings, numbered. */
 export function draftSections(text: string): DraftSection[] {
   const lines = text.split(/\r?\n/);
@@ -61,7 +68,7 @@ export function draftSections(text: string): DraftSection[] {
   const found: Array<{ level: number; heading: string; line: number }> = [];
   lines.forEach((l, i) => {
     const m = prose[i] ? HEADING.exec(l) : null;
-    if (m) found.push({ level: m[1].length, heading: m[2].trim(), line: i });
+    if (m) found.push({ level: m[1].length, heading: headingText(m[2]), line: i });
   });
   if (found.length === 0) return [];
   let top = Math.min(...found.map((h) => h.level));

@@ -144,6 +144,8 @@ async function analyse(
   const segment = ctx.segmenter ?? segmentMarkdown;
   const layout = cached?.layout ?? (await segment(document, options.granularity, { minWords: options.minWords }));
   const { title, segments } = layout;
+  // Parts of the draft read otherwise than as Markdown (issue 28), each with its line.
+  if (!cached?.layout) for (const w of (layout as { warnings?: string[] }).warnings ?? []) log(`draft: ${w}`);
 
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
   // Each searchable segment's cache key, hashed once for the lookup and the save below.

@@ -7,19 +7,90 @@
  * only turn a bare URL into a link whose text is that same URL (nothing changes
  * for searching), yet tripled the parse time of a long draft (37 → 17 ms for
  * 100 paragraphs), the largest part of a re-analysis served from the cache.
+ *
+ * A draft is parsed in blocks (`draftBlocks`, issue 28): micromark's time grows with the
+ * square of what one parse holds in several places (every setext heading rebuilds the
+ * document's whole event list; every emphasis, link or bracket it resolves in a paragraph
+ * splices that paragraph's events), so 30,000 setext headings took over a minute. Blocks
+ * cut at blank lines outside fences, HTML blocks, math and front matter parse exactly as
+ * the whole document does; link and footnote definitions, which reach across the whole
+ * document, are handed to every block (`predefine`). Where a block cannot be cut small
+ * enough, the costly construct is read as text and the caller is told, naming the line: a
+ * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose) is
+ * read without emphasis, links and footnote calls; setext underlines past MAX_SETEXT inside one
+ * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
  */
 import type { Root } from 'mdast';
+import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';
 
 type Processor = { parse(doc: string): Root };
-let processor: Promise<Processor> | undefined;
+let processors: Promise<{ full: Processor; plain: Processor }> | undefined;
 
+/** Parses one string as one document (no blocks): for small, trusted text and for tests. */
 export function parseMarkdown(source: string): Promise<Root> {
   return loadMarkdownParser().then((p) => p.parse(source));
 }
 
 /** Loads the parser (modules only). Started early, the import overlaps the index load. */
 export function loadMarkdownParser(): Promise<Processor> {
-  processor ??= (async () => {
+  return loadProcessors().then((p) => p.full);
+}
+
+/**
+ * Definitions known before a block is parsed, and those the block defined, read from
+ * micromark's parser by a construct that never matches (`predefine`): micromark keeps
+ * link and footnote labels on the parser object, nowhere an extension can reach otherwise.
+ */
+const labels: { links: readonly string[]; footnotes: readonly string[]; parser?: MicromarkParser } = { links: [], footnotes: [] };
+interface MicromarkParser {
+  defined: string[];
+  gfmFootnotes?: string[];
+  similarSourcesSeen?: boolean;
+}
+
+/** An array whose `includes` is a set lookup: micromark looks every reference up in its list of definitions. */
+class LabelList extends Array<string> {
+  private readonly set = new Set<string>();
+  static of2(items: Iterable<string>): LabelList {
+    const l = new LabelList();
+    for (const x of items) l.push(x);
+    return l;
+  }
+  override push(...items: string[]): number {
+    for (const x of items) {
+      this.set.add(x);
+      super.push(x);
+    }
+    return this.length;
+  }
+  override includes(x: string): boolean {
+    return this.set.has(x);
+  }
+  static override get [Symbol.species]() {
+    return Array;
+  }
+}
+
+const predefine = {
+  name: 'similarSourcesPredefine',
+  tokenize(this: { parser: MicromarkParser }, _effects: unknown, _ok: unknown, nok: (code: unknown) => unknown) {
+    const parser = this.parser;
+    if (!parser.similarSourcesSeen) {
+      parser.similarSourcesSeen = true;
+      labels.parser = parser;
+      const links = LabelList.of2(parser.defined);
+      for (const x of labels.links) links.push(x);
+      parser.defined = links;
+      const notes = LabelList.of2(parser.gfmFootnotes ?? []);
+      for (const x of labels.footnotes) notes.push(x);
+      parser.gfmFootnotes = notes;
+    }
+    return nok;
+  },
+};
+
+function loadProcessors(): Promise<{ full: Processor; plain: Processor }> {
+  processors ??= (async () => {
     const [{ unified }, remarkParse, remarkFrontmatter, remarkMath, table, footnote, strike, task, mdTable, mdFootnote, mdStrike, mdTask] = await Promise.all([
       import('unified'),
       import('remark-parse'),
@@ -34,16 +105,141 @@ export function loadMarkdownParser(): Promise<Processor> {
       import('mdast-util-gfm-strikethrough'),
       import('mdast-util-gfm-task-list-item'),
     ]);
-    function gfmWithoutAutolinks(this: { data(): Record<string, unknown[] | undefined> }) {
-      const data = this.data();
-      (data.micromarkExtensions ??= []).push(table.gfmTable(), footnote.gfmFootnote(), strike.gfmStrikethrough(), task.gfmTaskListItem());
-      (data.fromMarkdownExtensions ??= []).push(mdTable.gfmTableFromMarkdown(), mdFootnote.gfmFootnoteFromMarkdown(), mdStrike.gfmStrikethroughFromMarkdown(), mdTask.gfmTaskListItemFromMarkdown());
-    }
-    return unified()
-      .use(remarkParse.default)
-      .use(remarkFrontmatter.default, ['yaml', 'toml'])
-      .use(gfmWithoutAutolinks as never)
-      .use(remarkMath.default) as unknown as Processor;
+    const make = (plain: boolean) => {
+      function gfmWithoutAutolinks(this: { data(): Record<string, unknown[] | undefined> }) {
+        const data = this.data();
+        const micromark = (data.micromarkExtensions ??= []);
+        micromark.push(table.gfmTable(), footnote.gfmFootnote(), strike.gfmStrikethrough(), task.gfmTaskListItem(), { flowInitial: { null: [predefine] } });
+        // Emphasis, strikethrough, links, images and footnote calls off: the marks stay text.
+        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall'] } });
+        (data.fromMarkdownExtensions ??= []).push(mdTable.gfmTableFromMarkdown(), mdFootnote.gfmFootnoteFromMarkdown(), mdStrike.gfmStrikethroughFromMarkdown(), mdTask.gfmTaskListItemFromMarkdown());
+      }
+      return unified()
+        .use(remarkParse.default)
+        .use(remarkFrontmatter.default, ['yaml', 'toml'])
+        .use(gfmWithoutAutolinks as never)
+        .use(remarkMath.default) as unknown as Processor;
+    };
+    return { full: make(false), plain: make(true) };
   })();
-  return processor;
+  return processors;
+}
+
+export interface ParsedDraft {
+  tree: Root;
+  /** What was read otherwise than Markdown would: "line 12: …". */
+  warnings: string[];
+}
+
+/**
+ * Parses a draft block by block (see the module comment); positions are the draft's.
+ * `maxBlock`: bytes gathered into one parse before a cut (tests pass 1 to cut at every boundary).
+ */
+export async function parseDraft(source: string, maxBlock?: number): Promise<ParsedDraft> {
+  const { full, plain } = await loadProcessors();
+  const blocks = draftBlocks(source, maxBlock);
+  const warnings: string[] = [];
+  const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
+    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
+    const useFull = !b.dense;
+    labels.links = links;
+    labels.footnotes = footnotes;
+    labels.parser = undefined;
+    try {
+      const tree = (useFull ? full : plain).parse(text);
+      const parser = labels.parser as MicromarkParser | undefined;
+      return { tree, useFull, links: parser ? [...parser.defined] : [], footnotes: parser?.gfmFootnotes ? [...parser.gfmFootnotes] : [] };
+    } finally {
+      labels.parser = undefined;
+    }
+  };
+  if (blocks.length === 1) {
+    const r = parseBlock(blocks[0], [], []);
+    if (blocks[0].dense) warnings.push(denseWarning(blocks[0].dense));
+    if (blocks[0].quotedUnderlines) warnings.push(quotedWarning(blocks[0].quotedUnderlines));
+    return { tree: r.tree, warnings };
+  }
+  // Definitions first: a reference is a link wherever in the draft its label is defined.
+  const links = new Set<string>();
+  const footnotes = new Set<string>();
+  const first = new Map<number, ReturnType<typeof parseBlock>>();
+  blocks.forEach((b, i) => {
+    if (!source.slice(b.start, b.end).includes(']:')) return;
+    const r = parseBlock(b, [], []);
+    first.set(i, r);
+    for (const x of r.links) links.add(x);
+    for (const x of r.footnotes) footnotes.add(x);
+  });
+  const linkList = [...links];
+  const footnoteList = [...footnotes];
+  const root: Root = { type: 'root', children: [] };
+  blocks.forEach((b, i) => {
+    const known = first.get(i);
+    // A block that defined every label it could be handed was parsed as it is.
+    const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
+    if (b.dense) warnings.push(denseWarning(b.dense));
+    if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
+    if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
+    shiftPositions(r.tree, b.start, b.line);
+    for (const c of r.tree.children) root.children.push(c);
+  });
+  const end = endPoint(source);
+  root.position = { start: { line: 1, column: 1, offset: 0 }, end };
+  if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
+  return { tree: root, warnings };
+}
+
+/**
+ * The block's text with the marks of setext underlines inside containers replaced, one UTF-16 unit
+ * for one (`=` → `═`, `-` → `─`): offsets stay the draft's, and micromark reads them as text.
+ */
+function textOfUnderlines(source: string, start: number, end: number, at: number[]): string {
+  const parts: string[] = [];
+  let from = start;
+  for (let k = 0; k < at.length; k += 2) {
+    parts.push(source.slice(from, at[k]));
+    parts.push((source[at[k]] === '=' ? '\u2550' : '\u2500').repeat(at[k + 1] - at[k]));
+    from = at[k + 1];
+  }
+  parts.push(source.slice(from, end));
+  return parts.join('');
+}
+
+function quotedWarning({ line, at }: { line: number; at: number[] }): string {
+  return `line ${(line + 1).toLocaleString('en')}: ${(at.length / 2).toLocaleString('en')} setext headings inside a block quote or list were read as text`;
+}
+
+/** Warnings listed one by one, at most (then one line says how many more). */
+const MAX_WARNINGS = 10;
+
+function denseWarning({ line, marks }: { line: number; marks: number }): string {
+  return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)`;
+}
+
+/** Moves a block's positions to the draft's (iteratively: a tree can be deep). */
+function shiftPositions(tree: Root, offset: number, lines: number): void {
+  if (offset === 0 && lines === 0) return;
+  const stack: Array<{ position?: Root['position']; children?: unknown[] }> = [tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    const p = n.position;
+    if (p) {
+      p.start = { ...p.start, line: p.start.line + lines, offset: (p.start.offset ?? 0) + offset };
+      p.end = { ...p.end, line: p.end.line + lines, offset: (p.end.offset ?? 0) + offset };
+    }
+    if (n.children) for (const c of n.children) stack.push(c as typeof n);
+  }
+}
+
+function endPoint(source: string): { line: number; column: number; offset: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 10 || (c === 13 && source.charCodeAt(i + 1) !== 10)) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: source.length - lineStart + 1, offset: source.length };
 }

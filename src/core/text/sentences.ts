@@ -32,8 +32,12 @@ export interface SentenceSpan {
 
 export function splitSentences(text: string): SentenceSpan[] {
   const spans: SentenceSpan[] = [];
-  // Closers may include footnote markers: "…the end.[^2] Next".
-  const boundary = /([.!?…]+)((?:[»”"’')\]]|\[\^[^\]\s]+\])*)(\s+)(?=[«“"‘'(\[]?\s*[\p{Lu}\p{N}¿¡«“])/gu;
+  // Closers may include footnote markers: "…the end.[^2] Next". Linear on any text: a run of
+  // marks is tried from its first mark only (the lookbehind), and a footnote label holds no `[`
+  // (from every mark of ".[^x.[^x.[^x…" the label was scanned to the end of the text); the space
+  // after the marks is taken whole (`(?!\s)`: giving some back never helps the lookahead, and
+  // trying each length was quadratic in a long run of spaces).
+  const boundary = /(?<![.!?…])([.!?…]+)((?:[»”"’')\]]|\[\^[^\]\s[]+\])*)(\s+)(?!\s)(?=[«“"‘'(\[]?\s*[\p{Lu}\p{N}¿¡«“])/gu;
   let start = 0;
   let m: RegExpExecArray | null;
   while ((m = boundary.exec(text)) !== null) {
