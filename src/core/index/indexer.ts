@@ -15,6 +15,7 @@ import type { SourceMetadata } from '../library/metadata';
 import type { SourceType } from '../library/discover';
 import { sha256 } from '../util/atomicWrite';
 import { acquireLock } from './lock';
+import { prunePageTexts, writePageTexts } from '../citecheck/pageTexts';
 import {
   emptyManifest,
   IndexCorruptError,
@@ -361,6 +362,7 @@ class IndexRun {
     if (!report.cancelled && !this.opts.deferEmbedding) await this.syncVectors(report);
     await this.commit();
     await collectGarbage(this.dir, liveFiles(this.m));
+    if (!report.cancelled) await prunePageTexts(this.dir, Object.values(this.m.sources).map((s) => s.contentHash));
     this.opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
 
     const sources = Object.values(this.m.sources);
@@ -557,6 +559,8 @@ class IndexRun {
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();
     if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
+    // Each page's text, for the citation checker: derived data beside the index (pageTexts.ts).
+    await writePageTexts(this.dir, hash, extracted.pages, ocrPages).catch((err: unknown) => this.warn(`${input.path}: its page texts were not saved (${(err as Error).message})`));
     if (old) this.detach(old);
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);
