@@ -58,7 +58,7 @@ function rnd(): number {
 }
 const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
 
-type Kind = 'correct' | 'wrong-page' | 'changed-word' | 'invented' | 'unknown-key' | 'past-the-end' | 'ocr-correct' | 'ocr-changed-word';
+type Kind = 'correct' | 'correct-retyped' | 'wrong-page' | 'changed-word' | 'invented' | 'unknown-key' | 'past-the-end' | 'ocr-correct' | 'ocr-changed-word';
 interface Case {
   kind: Kind;
   key: string;
@@ -132,11 +132,13 @@ async function main() {
     }
     return undefined;
   };
+  const joined = new Map<PageText[], string[]>();
   const occurrences = (pages: PageText[], quote: string): string[] => {
     const q = tokenize(quote).tokens.join(' ');
     const out: string[] = [];
     // Across page ends too: the joined stream.
-    const all = pages.map((p) => tokenize(p.text).tokens.join(' '));
+    let all = joined.get(pages);
+    if (!all) joined.set(pages, (all = pages.map((p) => tokenize(p.text).tokens.join(' '))));
     all.forEach((p, i) => {
       if (` ${p} `.includes(` ${q} `)) out.push(pages[i].label);
       else if (i + 1 < all.length && ` ${p} ${all[i + 1]} `.includes(` ${q} `)) out.push(`${pages[i].label}–${pages[i + 1].label}`);
@@ -182,6 +184,14 @@ async function main() {
       if (where.length !== 1) continue;
       k++;
       cite({ kind: 'correct', key }, `As written, “${q}” [@${key}, p. ${label}].`);
+      // The same words as a writer types them: ligatures spelt out, curly apostrophes, a first capital
+      // lowered, line breaks, and an elision in the middle of a long one.
+      let typed = q.normalize('NFKC').replace(/'/g, '’');
+      typed = typed[0].toLowerCase() + typed.slice(1);
+      const tw = typed.split(' ');
+      if (tw.length >= 12) typed = [...tw.slice(0, 4), '[…]', ...tw.slice(7)].join(' ');
+      typed = typed.replace(/ /, '\n');
+      cite({ kind: 'correct-retyped', key }, `As written, “${typed}” [@${key}, p. ${label}].`);
       const others = pages.filter((o) => o.label !== label && !where.includes(o.label));
       if (others.length) cite({ kind: 'wrong-page', key, truePage: label }, `As written, “${q}” [@${key}, p. ${pick(others).label}].`);
       const w = q.split(' ');
@@ -208,6 +218,11 @@ async function main() {
   const b0 = process.hrtime.bigint();
   for (const s of Object.values(m.sources)) await readPageTexts(dir, s.contentHash);
   const baselineMs = Number(process.hrtime.bigint() - b0) / 1e6;
+  // 1,000 citations, in a fresh process's first check (cold), as a CI run makes it.
+  const first1000 = paras.slice(0, 1000).join('\n\n') + '\n';
+  const k0 = process.hrtime.bigint();
+  const r1000 = await checkCitations(first1000, { workspace: root, bibliography: library.bibliography, workerDir: path.resolve('dist') });
+  const ms1000 = Number(process.hrtime.bigint() - k0) / 1e6;
   const c0 = process.hrtime.bigint();
   const result = await checkCitations(draft, { workspace: root, bibliography: library.bibliography, workerDir: path.resolve('dist') });
   const checkMs = Number(process.hrtime.bigint() - c0) / 1e6;
@@ -225,7 +240,7 @@ async function main() {
     row.n++;
     row.statuses[c.status] = (row.statuses[c.status] ?? 0) + 1;
     const right =
-      k.kind === 'correct' || k.kind === 'ocr-correct'
+      k.kind === 'correct' || k.kind === 'correct-retyped' || k.kind === 'ocr-correct'
         ? c.status === 'ok'
         : k.kind === 'wrong-page'
           ? c.status === 'wrong-page' && c.foundPage === k.truePage
@@ -241,6 +256,7 @@ async function main() {
   });
   const goal: Record<Kind, string> = {
     correct: '≥ 97% ok',
+    'correct-retyped': '≥ 97% ok',
     'wrong-page': '≥ 90% wrong-page, right foundPage',
     'changed-word': '≥ 90% flagged',
     invented: '≥ 95% quote-not-found',
@@ -253,14 +269,15 @@ async function main() {
     sources: keyOf.size,
     citations: cases.length,
     kinds: Object.fromEntries([...rows].map(([k, r]) => [k, { n: r.n, right: r.right, share: r.right / r.n, statuses: r.statuses, goal: goal[k] }])),
-    timing: { checkMs: Math.round(checkMs), warmMs: Math.round(warmMs), baselineReadPagesMs: Math.round(baselineMs), reread: result.reread },
+    timing: { citations1000: r1000.citations.length, check1000Ms: Math.round(ms1000), checkMs: Math.round(checkMs), warmMs: Math.round(warmMs), baselineReadPagesMs: Math.round(baselineMs), reread: result.reread },
   };
   if (JSON_OUT) process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   else {
     console.log(`${out.citations} citations of ${out.sources} sources`);
     console.log('kind              judged right     statuses                                   goal');
     for (const [k, r] of rows) console.log(`${k.padEnd(17)} ${`${r.right}/${r.n}`.padStart(7)} ${(100 * r.right / r.n).toFixed(1).padStart(6)}%  ${JSON.stringify(r.statuses).padEnd(42)} ${goal[k]}`);
-    console.log(`check: ${out.timing.checkMs} ms (again, warm: ${out.timing.warmMs} ms); baseline, reading the page texts: ${out.timing.baselineReadPagesMs} ms`);
+    console.log(`check of the first ${out.timing.citations1000} citations (cold): ${out.timing.check1000Ms} ms`);
+    console.log(`check of all ${out.citations}: ${out.timing.checkMs} ms (again, warm: ${out.timing.warmMs} ms); baseline, reading the page texts: ${out.timing.baselineReadPagesMs} ms`);
   }
   for (const [k, r] of rows) for (const miss of r.misses) log(`  miss ${k}: ${miss}`);
   await fs.rm(root, { recursive: true, force: true });

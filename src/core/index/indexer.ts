@@ -560,7 +560,8 @@ class IndexRun {
     const vectors = new Map<string, Float32Array>();
     if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
     // Each page's text, for the citation checker: derived data beside the index (pageTexts.ts).
-    await writePageTexts(this.dir, hash, extracted.pages, ocrPages).catch((err: unknown) => this.warn(`${input.path}: its page texts were not saved (${(err as Error).message})`));
+    // A full disk fails the run here as at any other write (`unwritable`), before the index changes.
+    await writePageTexts(this.dir, hash, extracted.pages, ocrPages);
     if (old) this.detach(old);
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);
