@@ -108,6 +108,35 @@ describe('citation check: finding citations and quotations', () => {
     });
   });
 
+  it('finds citations in headings and list items, suppressed authors, quotations over two lines, several quotations for one citation', () => {
+    const draft = [
+      '## Heading cites [@h1, p. 3]',
+      '',
+      '- a list item “with a quoted phrase here” [@li, p. 4]',
+      '- second item [-@sup, 5]',
+      '',
+      'Two quotes “first quoted bit here” and “second quoted bit there” [@two, p. 9].',
+      '',
+      'She wrote: “a long quote that spans',
+      'two lines of the draft” [@span, p. 10].',
+      '',
+      'Label [@roman, pp. xii–xiv] and [@sect, § 4] and [@nn, p. 12 n. 3].',
+    ].join('\n');
+    assert.deepEqual(
+      findCitations(draft).map((c) => [c.key, c.line, c.locator?.text ?? null, c.locator?.from ?? null, c.quote]),
+      [
+        ['h1', 1, 'p. 3', '3', null],
+        ['li', 3, 'p. 4', '4', 'with a quoted phrase here'],
+        ['sup', 4, '5', '5', null],
+        ['two', 6, 'p. 9', '9', 'first quoted bit here … second quoted bit there'],
+        ['span', 9, 'p. 10', '10', 'a long quote that spans\ntwo lines of the draft'],
+        ['roman', 11, 'pp. xii–xiv', 'xii', null],
+        ['sect', 11, '§ 4', null, null],
+        ['nn', 11, 'p. 12', '12', null],
+      ],
+    );
+  });
+
   it('takes a block quote whose last line carries the citation', () => {
     const draft = ['Before.', '', '> In the kingdom of Sicily no grain could', '> leave a port without a licence.', '> [@a, p. 212]', '', 'After [@b].'].join('\n');
     const c = findCitations(draft);

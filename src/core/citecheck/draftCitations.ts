@@ -146,7 +146,7 @@ function bracketGroups(text: string): Group[] {
   return out;
 }
 
-const LOCATOR_WORD = /^(?:chap(?:ter)?s?|ch|§+|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?/i;
+const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
 const PAGE_RE =
   /^(?:(pp?|pages?|S|s|Seite|ss)\.?\s*)?([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+)(?:\s*(?:[-–—]|to)\s*([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+))?(?:\s*ff?\.?)?(?=$|[\s,;.\]):])/u;
 
