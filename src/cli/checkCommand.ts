@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { bundleDir, checkCitations, errorHealth, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
 import type { Settings } from '../shared/settings';
+import { lineText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 
 export const CHECK_USAGE = `  check   <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
@@ -105,10 +106,8 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
 }
 
 const pages = (label: string) => (label.includes('–') ? `pp. ${label}` : `p. ${label}`);
-const clip = (s: string, n = 80) => {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length <= n ? one : one.slice(0, n - 1) + '…';
-};
+/** One line of untrusted text (the PDF's, the draft's): no control or bidi characters, bounded. */
+const clip = (s: string, n = 80) => lineText(s, n);
 
 /** `draft.md:12:40 wrong-page @key p. 214 → found on p. 215` */
 export function problemLine(file: string, c: CheckedCitation): string {
@@ -121,7 +120,7 @@ export function problemLine(file: string, c: CheckedCitation): string {
     case 'wrong-page':
       return `${head} → found on ${pages(c.foundPage ?? '?')}${c.note && c.differences.length ? ` (${c.note})` : ''}`;
     case 'quote-differs':
-      return `${head} → the source says “${clip(c.sourceText ?? '')}” (${c.differences.map((d) => `“${d.quote}” for “${d.source}”`).join(', ')})`;
+      return `${head} → the source says “${clip(c.sourceText ?? '')}” (${c.differences.map((d) => `“${clip(d.quote, 40)}” for “${clip(d.source, 40)}”`).join(', ')})`;
     case 'quote-not-found':
       return `${head} → “${clip(c.quote ?? '')}” is not in the source`;
     default:

@@ -18,6 +18,7 @@ import { cleanPages } from '../core/pdf/cleanPages';
 import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { sha256 } from '../core/util/atomicWrite';
+import { bounded, visibleText } from '../shared/untrusted';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
 export type { Difference } from '../core/citecheck/match';
@@ -110,7 +111,15 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       })),
   };
   try {
-    const citations = await checkCitationList(findCitations(draft), sources, { signal: opts.signal });
+    // Untrusted text (the PDF's words, the draft's) made visible and bounded once, here (SECURITY.md).
+    const shown = (t: string) => bounded(visibleText(t), 4000);
+    const citations = (await checkCitationList(findCitations(draft), sources, { signal: opts.signal })).map((c) => ({
+      ...c,
+      key: shown(c.key),
+      quote: c.quote === null ? null : shown(c.quote),
+      sourceText: c.sourceText === null ? null : shown(c.sourceText),
+      differences: c.differences.map((d) => ({ quote: shown(d.quote), source: shown(d.source) })),
+    }));
     const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
     return { citations, errors, warnings, reread, ms: Date.now() - started };
