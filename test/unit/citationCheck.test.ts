@@ -57,6 +57,8 @@ describe('citation check: finding citations and quotations', () => {
     assert.deepEqual(parseLocator(', p. xii'), { text: 'p. xii', from: 'xii', to: 'xii' });
     assert.deepEqual(parseLocator(', pp. 212-14'), { text: 'pp. 212-14', from: '212', to: '214' });
     assert.deepEqual(parseLocator(', chap. 3'), { text: 'chap. 3' });
+    assert.deepEqual(parseLocator(', p. T-1'), { text: 'p. T-1', from: 'T-1', to: 'T-1' });
+    assert.deepEqual(parseLocator(', pp. S3–S5'), { text: 'pp. S3–S5', from: 'S3', to: 'S5' });
     assert.equal(parseLocator(''), null);
   });
 

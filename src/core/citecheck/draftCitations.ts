@@ -165,6 +165,9 @@ export function parseLocator(after: string): Locator | null {
     if (/^\d+$/.test(from) && /^\d+$/.test(to) && to.length < from.length && Number(to) < Number(from)) to = from.slice(0, from.length - to.length) + to;
     return { text: m[0].trim(), from, to };
   }
+  // Another printed label after an explicit "p.": "p. T-1", "p. A12", "pp. S3–S5".
+  const other = /^(?:pp?|pages?)\.?\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?)(?:\s*[–—]\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?))?(?=$|[\s,;\]):])/u.exec(s);
+  if (other) return { text: other[0].trim(), from: other[1], to: other[2] ?? other[1] };
   if (LOCATOR_WORD.test(s)) return { text: s.trim().replace(/[.,;]+$/, '') };
   return null;
 }
