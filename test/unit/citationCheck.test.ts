@@ -139,6 +139,14 @@ describe('citation check: finding citations and quotations', () => {
     );
   });
 
+  it('stays linear on hostile drafts: one paragraph of 20,000 citations, deep brackets, a 1 MB line', () => {
+    const t = Date.now();
+    assert.equal(findCitations(Array.from({ length: 20000 }, (_, i) => `“quoted words number ${i}” [@k${i}, p. ${i}]`).join(' ')).length, 20000);
+    assert.equal(findCitations('['.repeat(50000) + '@deep' + ']'.repeat(50000)).length, 1);
+    assert.equal(findCitations('“' + 'word '.repeat(200000) + '” @x ' + '@y, '.repeat(20000)).length, 20001);
+    assert.ok(Date.now() - t < 5000, `${Date.now() - t} ms`);
+  });
+
   it('takes a block quote whose last line carries the citation', () => {
     const draft = ['Before.', '', '> In the kingdom of Sicily no grain could', '> leave a port without a licence.', '> [@a, p. 212]', '', 'After [@b].'].join('\n');
     const c = findCitations(draft);
@@ -211,6 +219,12 @@ describe('citation check: rules', () => {
     const dropped = await check1('“no grain could leave a port without licence” [@whitfield2019grain, p. 212].');
     assert.equal(dropped.status, 'quote-differs');
     assert.deepEqual(dropped.differences, [{ quote: '', source: 'a' }]);
+  });
+
+  it('a quotation of over 400 words is not compared, and says so', async () => {
+    const r = await check1(`“${'grain '.repeat(500)}” [@whitfield2019grain, p. 212].`);
+    assert.equal(r.status, 'ok');
+    assert.match(r.note ?? '', /over 400 words/);
   });
 
   it('quote-not-found: words the source never wrote', async () => {

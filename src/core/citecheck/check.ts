@@ -55,6 +55,7 @@ interface Loaded {
 
 /** Quotation words compared; fewer is a term in quotation marks, not a quotation. */
 const MIN_WORDS = 3;
+const MAX_WORDS = 400;
 
 export async function checkCitationList(citations: DraftCitation[], sources: CheckSources, opts: { signal?: AbortSignal } = {}): Promise<CheckedCitation[]> {
   const cache = new Map<string, Promise<Loaded[]>>();
@@ -172,6 +173,8 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
   const q = c.quote === null ? [] : quoteTokens(c.quote);
   const words = q.filter((t) => t !== GAP).length;
   if (words < MIN_WORDS) return base;
+  // The alignment costs words × window: a quotation of pages is not checked (a hostile or pasted draft).
+  if (words > MAX_WORDS) return { ...base, note: `a quotation of over ${MAX_WORDS} words is not compared` };
   const hasGap = q.includes(GAP);
   const slack = 8 + Math.ceil(words * 0.3) + (hasGap ? 300 : 0);
   const tried: Alignment[] = [];

@@ -127,23 +127,49 @@ interface Group {
   footnote: boolean;
 }
 
-/** Bracket groups `[…]` (nested), innermost first by position. */
-function bracketGroups(text: string): Group[] {
-  const stack: number[] = [];
-  const out: Group[] = [];
+/**
+ * Bracket groups `[…]` (nested), by start, and for each `@` the innermost group
+ * around it and the innermost footnote `^[…]` around that: one pass, so that a
+ * paragraph of thousands of citations stays linear.
+ */
+function bracketGroups(text: string): { groups: Group[]; around: Map<number, { inner?: Group; foot?: Group }> } {
+  const stack: Array<{ start: number; foot: number }> = [];
+  const byStart = new Map<number, Group>();
+  const pending: Array<{ at: number; inner: number; foot: number }> = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '\\') {
       i++;
       continue;
     }
-    if (c === '[') stack.push(i);
-    else if (c === ']' && stack.length) {
-      const start = stack.pop()!;
-      out.push({ start, end: i + 1, footnote: text[start - 1] === '^' });
+    if (c === '[') {
+      const top = stack[stack.length - 1];
+      // The nearest footnote enclosing this group (itself excluded).
+      const foot = top ? (text[top.start - 1] === '^' ? top.start : top.foot) : -1;
+      stack.push({ start: i, foot });
+    } else if (c === ']' && stack.length) {
+      const { start } = stack.pop()!;
+      byStart.set(start, { start, end: i + 1, footnote: text[start - 1] === '^' });
+    } else if (c === '@') {
+      const top = stack[stack.length - 1];
+      pending.push({ at: i, inner: top ? top.start : -1, foot: top ? top.foot : -1 });
     }
   }
-  return out;
+  const around = new Map<number, { inner?: Group; foot?: Group }>();
+  for (const p of pending) around.set(p.at, { inner: byStart.get(p.inner), foot: byStart.get(p.foot) });
+  return { groups: [...byStart.values()].sort((x, y) => x.start - y.start), around };
+}
+
+/** Index of the first item whose key is ≥ x, in a list sorted by that key. */
+function lowerBound<T>(list: T[], x: number, key: (t: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(list[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
@@ -247,8 +273,13 @@ export function findCitations(draft: string): DraftCitation[] {
 function citationsOf(p: Para, out: DraftCitation[]): void {
   const text = p.text;
   if (!text.includes('@')) return;
-  const groups = bracketGroups(text);
+  const { groups, around } = bracketGroups(text);
   const quotes = findQuotes(text);
+  // Quotes do not overlap: sorted by start, they are sorted by end too.
+  const quoteBetween = (from: number, to: number) => {
+    const q = quotes[lowerBound(quotes, from + 1, (x) => x.start)];
+    return !!q && q.end <= to;
+  };
   const pos = (i: number) => ({ line: p.line[Math.min(i, text.length - 1)] + 1, column: p.col[Math.min(i, text.length - 1)] + 1 + (i >= text.length ? 1 : 0) });
   const found: Array<{ key: string; at: number; end: number; locator: Locator | null; anchor: number }> = [];
   for (const m of text.matchAll(KEY_AT)) {
@@ -256,46 +287,46 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
     const key = m[2].replace(/[.:]+$/, '');
     const end = at + 1 + key.length;
     // The innermost group around the key.
-    let inner: Group | undefined;
-    for (const g of groups) if (g.start < at && g.end > at && (!inner || g.start > inner.start)) inner = g;
+    const { inner, foot: footAround } = around.get(at) ?? {};
     // A link's text `[…](url)` or a reference `[…][x]` is not a citation.
     if (inner && !inner.footnote && (text[inner.end] === '(' || text[inner.end] === '[')) continue;
     let locator: Locator | null;
     let anchor: number;
     if (inner && !inner.footnote) {
       // Bracketed: the item runs to the next ';' or the group's end.
-      const semi = text.indexOf(';', end);
-      const itemEnd = semi >= 0 && semi < inner.end ? semi : inner.end - 1;
+      const semi = text.slice(end, inner.end).indexOf(';');
+      const itemEnd = semi >= 0 ? end + semi : inner.end - 1;
       locator = parseLocator(text.slice(end, itemEnd));
       anchor = inner.start;
-      // A bracketed citation inside a footnote anchors the footnote.
-      let foot: Group | undefined;
-      for (const g of groups) if (g.footnote && g.start < inner.start && g.end >= inner.end && (!foot || g.start > foot.start)) foot = g;
-      if (foot && !quotes.some((q) => q.start > foot!.start && q.end <= inner!.start)) anchor = foot.start - 1;
+      // A bracketed citation inside a footnote anchors the footnote (unless the note quotes for itself).
+      const foot = footAround;
+      if (foot && !quoteBetween(foot.start, inner.start)) anchor = foot.start - 1;
     } else {
       // In text: "@key [p. 12]" or, in a footnote, "@key, p. 12".
-      const next = groups.find((g) => !g.footnote && g.start >= end && /^\s*$/.test(text.slice(end, g.start)) && !/@/.test(text.slice(g.start, g.end)));
+      const g = groups[lowerBound(groups, end, (x) => x.start)];
+      const next = g && !g.footnote && /^\s*$/.test(text.slice(end, g.start)) && !/@/.test(text.slice(g.start, Math.min(g.end, g.start + 400))) ? g : undefined;
       if (next) locator = parseLocator(text.slice(next.start + 1, next.end - 1));
       else {
-        const stop = inner ? inner.end - 1 : text.length;
+        const stop = Math.min(inner ? inner.end - 1 : text.length, end + 200);
         const rest = text.slice(end, stop);
         const semi = rest.search(/[;]/);
         locator = /^\s*,/.test(rest) ? parseLocator(semi >= 0 ? rest.slice(0, semi) : rest) : null;
       }
-      anchor = inner?.footnote && !quotes.some((q) => q.start > inner!.start && q.end <= at) ? inner.start - 1 : at;
+      anchor = inner?.footnote && !quoteBetween(inner.start, at) ? inner.start - 1 : at;
     }
     found.push({ key, at, end, locator, anchor });
   }
   // Each quote backs the first citation after it in its sentence; quotes already claimed are not reused.
   const claimed = new Set<Quote>();
   let prevAnchor = -1;
-  for (const f of found) {
-    const before = quotes.filter((q) => !claimed.has(q) && q.end <= f.anchor + (f.anchor === f.at ? 0 : 1) && q.start > prevAnchor);
+  for (const [fi, f] of found.entries()) {
     // The quotes of the citation's sentence: back from the citation until a sentence break.
     const mine: Quote[] = [];
     let limit = f.anchor;
-    for (let k = before.length - 1; k >= 0; k--) {
-      const q = before[k];
+    const endLimit = f.anchor + (f.anchor === f.at ? 0 : 1);
+    for (let k = lowerBound(quotes, endLimit + 1, (x) => x.end) - 1; k >= 0; k--) {
+      const q = quotes[k];
+      if (q.start <= prevAnchor || claimed.has(q)) break;
       // “… ends here.” Another sentence: the quotation closed its own sentence.
       const closed = /[.!?]$/.test(text.slice(q.innerStart, q.innerEnd)) && /^\s+[\p{Lu}“«„‘"]/u.test(text.slice(q.end, limit));
       if (closed || sentenceBreak(text, q.end, limit) || limit - q.end > 200) break;
@@ -311,7 +342,7 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
       const e = pos(mine[mine.length - 1].innerEnd - 1);
       range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
       for (const q of mine) claimed.add(q);
-    } else if (p.blockQuote && prevAnchor < 0 && !text.slice(f.end).includes('\n') && !found.some((g) => g !== f && g.at < f.at)) {
+    } else if (p.blockQuote && prevAnchor < 0 && !text.slice(f.end).includes('\n') && fi === 0) {
       // A block quote whose last line carries the citation: the quotation is the text before it.
       let body = text.slice(0, f.anchor);
       body = body.replace(/[\s—–-]+$/u, '').replace(/\(\s*$/, '').trimEnd();
