@@ -6,7 +6,7 @@
  * taken from the OCR cache, never recognised again here.
  */
 import { promises as fs } from 'node:fs';
-import { checkCitationList, statusSeverity, type CheckedCitation, type CheckSources } from '../core/citecheck/check';
+import { checkCitationList, newCheckMemo, statusSeverity, type CheckedCitation, type CheckMemo, type CheckSources } from '../core/citecheck/check';
 import { findCitations } from '../core/citecheck/draftCitations';
 import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
@@ -73,6 +73,12 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       opts.onWarning?.(`cannot read the bibliography ${opts.bibliography}: ${(err as Error).message}; only the library's keys are known`);
     }
   }
+  // The last check's sources and verdicts, kept while the index and the bibliography are the same:
+  // an editor re-checking after an edit judges only the citations the edit changed.
+  const bibStamp = opts.bibliography ? await fs.stat(opts.bibliography).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none') : 'none';
+  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${opts.bibliography ?? ''}\u0000${bibStamp}`;
+  if (lastMemo?.id !== memoId) lastMemo = { id: memoId, memo: newCheckMemo() };
+  const memo = lastMemo.memo;
   let pool: PdfExtractPool | undefined;
   let reread = 0;
   const readAgain = async (s: SourceRecord): Promise<PageText[] | undefined> => {
@@ -113,7 +119,7 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   try {
     // Untrusted text (the PDF's words, the draft's) made visible and bounded once, here (SECURITY.md).
     const shown = (t: string) => bounded(visibleText(t), 4000);
-    const citations = (await checkCitationList(findCitations(draft), sources, { signal: opts.signal })).map((c) => ({
+    const citations = (await checkCitationList(findCitations(draft), sources, { signal: opts.signal, memo })).map((c) => ({
       ...c,
       key: shown(c.key),
       quote: c.quote === null ? null : shown(c.quote),
@@ -123,10 +129,18 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
     return { citations, errors, warnings, reread, ms: Date.now() - started };
+  } catch (err) {
+    // A cancelled or failed check may leave half-loaded sources: the next one starts afresh.
+    lastMemo = undefined;
+    throw err;
   } finally {
     await pool?.close();
+    if (memo.verdicts.size > 20000) memo.verdicts.clear();
   }
 }
+
+/** One workspace's last check (the editor checks one workspace at a time). */
+let lastMemo: { id: string; memo: CheckMemo } | undefined;
 
 function languagesOf(spec: string | undefined): string[] {
   return (spec?.trim() || 'eng+fra').split(/[+,\s]+/).filter(Boolean);

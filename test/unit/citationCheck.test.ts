@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { checkCitationList, checkDraft, closestKeys, type CheckedCitation, type CheckSources } from '../../src/core/citecheck/check';
+import { checkCitationList, checkDraft, closestKeys, newCheckMemo, type CheckedCitation, type CheckSources } from '../../src/core/citecheck/check';
 import { findCitations, parseLocator } from '../../src/core/citecheck/draftCitations';
 import type { PageText } from '../../src/core/citecheck/match';
 
@@ -231,6 +231,22 @@ describe('citation check: rules', () => {
     const r = await check1('“the bishops of Lyon kept their silver in the cathedral vaults” [@whitfield2019grain, p. 212].');
     assert.equal(r.status, 'quote-not-found');
     assert.equal(r.foundPage, null);
+  });
+
+  it('a re-check after an edit judges only the citations the edit changed (the memo), at their new places', async () => {
+    let loads = 0;
+    const counting: CheckSources = { keys: sources().keys, pdfs: (key) => sources().pdfs(key).map((f) => ({ ...f, pages: () => (loads++, f.pages()) })) };
+    const memo = newCheckMemo();
+    const draft = '“no grain could leave a port without a licence” [@whitfield2019grain, p. 212].\n\n“a changed one” [@oakenbrook1862, p. 2].';
+    const first = await checkCitationList(findCitations(draft), counting, { memo });
+    assert.equal(loads, 2);
+    const edited = 'A new first line.\n\n' + draft.replace('a changed one', 'relief should be given in return');
+    const again = await checkCitationList(findCitations(edited), counting, { memo });
+    assert.equal(loads, 2, 'no source loaded again');
+    assert.equal(again[0].status, first[0].status);
+    assert.equal(again[0].line, 3);
+    assert.equal(first[1].status, 'quote-not-found');
+    assert.equal(again[1].status, 'ok');
   });
 
   it('several citations: each judged, in draft order', async () => {

@@ -48,7 +48,7 @@ export interface CheckSources {
   keys: ReadonlySet<string>;
 }
 
-interface Loaded {
+export interface Loaded {
   path: string;
   src?: SourceText;
 }
@@ -57,8 +57,23 @@ interface Loaded {
 const MIN_WORDS = 3;
 const MAX_WORDS = 400;
 
-export async function checkCitationList(citations: DraftCitation[], sources: CheckSources, opts: { signal?: AbortSignal } = {}): Promise<CheckedCitation[]> {
-  const cache = new Map<string, Promise<Loaded[]>>();
+/**
+ * What one check keeps for the next on the same index: each key's loaded sources, and each
+ * verdict by citation (key, locator, quotation), so that an edit re-judges only the citations
+ * it changed. Valid while the index and the bibliography are unchanged (the caller's to say).
+ */
+export interface CheckMemo {
+  sources: Map<string, Promise<Loaded[]>>;
+  verdicts: Map<string, CheckedCitation>;
+}
+
+export function newCheckMemo(): CheckMemo {
+  return { sources: new Map(), verdicts: new Map() };
+}
+
+export async function checkCitationList(citations: DraftCitation[], sources: CheckSources, opts: { signal?: AbortSignal; memo?: CheckMemo } = {}): Promise<CheckedCitation[]> {
+  const memo = opts.memo ?? newCheckMemo();
+  const cache = memo.sources;
   const load = (key: string) => {
     let p = cache.get(key);
     if (!p) {
@@ -75,6 +90,13 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
   const out: CheckedCitation[] = [];
   for (const c of citations) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
+    const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? ''}`;
+    const seen = memo.verdicts.get(sig);
+    if (seen) {
+      out.push({ ...seen, line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
+      continue;
+    }
+    const at = out.length;
     const base: CheckedCitation = {
       key: c.key,
       line: c.line,
@@ -96,6 +118,7 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
     if (!files.length) {
       if (!sources.keys.has(c.key)) out.push({ ...base, status: 'unknown-key', suggestions: closestKeys(c.key, sources.keys) });
       else out.push({ ...base, note: 'no PDF of this source in the library: its page and quotation are not checked' });
+      memo.verdicts.set(sig, out[at]);
       continue;
     }
     // Several PDFs for one key (a book and its supplement): the best verdict of any.
@@ -105,6 +128,7 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
       if (!best || rank(r.status) < rank(best.status)) best = r;
     }
     out.push(best!);
+    memo.verdicts.set(sig, best!);
   }
   return out;
 }
