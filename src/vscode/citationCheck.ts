@@ -11,6 +11,7 @@
  */
 import * as vscode from 'vscode';
 import type { CheckedCitation } from '../engine';
+import { citationFixes, pageLocator } from '../shared/citationFixes';
 import { readSettings } from './config';
 import { loadEngine } from './engine';
 import type { Services } from './services';
@@ -106,7 +107,7 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
   }
 }
 
-const pages = (label: string) => (label.includes('–') ? `pp. ${label}` : `p. ${label}`);
+const pages = pageLocator;
 
 /** A diagnostic's message: the verdict, then the source's words and page (plain text). */
 function message(c: CheckedCitation): string {
@@ -131,21 +132,15 @@ function message(c: CheckedCitation): string {
 
 /** The Quick Fixes of a verdict: each one replacement in the document. */
 export function quickFixes(doc: vscode.TextDocument, c: CheckedCitation): Array<{ title: string; range: vscode.Range; text: string }> {
-  const out: Array<{ title: string; range: vscode.Range; text: string }> = [];
-  const line = doc.lineAt(c.line - 1).text;
-  if (c.status === 'wrong-page' && c.foundPage && c.locator) {
-    const at = line.indexOf(c.locator, c.endColumn - 1);
-    if (at >= 0) {
-      const text = pages(c.foundPage);
-      out.push({ title: vscode.l10n.t('Change locator to {0}', text), range: new vscode.Range(c.line - 1, at, c.line - 1, at + c.locator.length), text });
-    }
-  }
-  if (c.status === 'quote-differs' && c.sourceText && c.quote && c.quoteRange && !/\[|\.\.\.|…/.test(c.quote)) {
-    const r = c.quoteRange;
-    out.push({ title: vscode.l10n.t("Replace the quotation with the source's words"), range: new vscode.Range(r.line - 1, r.column - 1, r.endLine - 1, r.endColumn - 1), text: c.sourceText });
-  }
-  if (c.status === 'unknown-key') {
-    for (const k of c.suggestions) out.push({ title: vscode.l10n.t('Use @{0}', k), range: new vscode.Range(c.line - 1, c.column, c.line - 1, c.endColumn - 1), text: k });
-  }
-  return out;
+  if (c.line - 1 >= doc.lineCount) return [];
+  return citationFixes(c, doc.lineAt(c.line - 1).text).map((f) => ({
+    title:
+      f.kind === 'locator'
+        ? vscode.l10n.t('Change locator to {0}', f.label)
+        : f.kind === 'quotation'
+          ? vscode.l10n.t("Replace the quotation with the source's words")
+          : vscode.l10n.t('Use @{0}', f.label),
+    range: new vscode.Range(f.start.line, f.start.character, f.end.line, f.end.character),
+    text: f.text,
+  }));
 }
