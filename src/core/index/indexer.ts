@@ -109,6 +109,11 @@ export interface IndexRunOptions {
    * stored for the model are kept, and carried with moved files.
    */
   deferEmbedding?: boolean;
+  /**
+   * Keep each source's page texts beside the index for the citation check (pageTexts.ts):
+   * a library of PDFs (indexLibrary) does; a benchmark corpus (BEIR, generated inputs) need not.
+   */
+  keepPageTexts?: boolean;
 }
 
 export interface IndexReport {
@@ -362,7 +367,7 @@ class IndexRun {
     if (!report.cancelled && !this.opts.deferEmbedding) await this.syncVectors(report);
     await this.commit();
     await collectGarbage(this.dir, liveFiles(this.m));
-    if (!report.cancelled) await prunePageTexts(this.dir, Object.values(this.m.sources).map((s) => s.contentHash));
+    if (!report.cancelled && this.opts.keepPageTexts) await prunePageTexts(this.dir, Object.values(this.m.sources).map((s) => s.contentHash));
     this.opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
 
     const sources = Object.values(this.m.sources);
@@ -561,7 +566,7 @@ class IndexRun {
     if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
     // Each page's text, for the citation checker: derived data beside the index (pageTexts.ts).
     // A full disk fails the run here as at any other write (`unwritable`), before the index changes.
-    await writePageTexts(this.dir, hash, extracted.pages, ocrPages);
+    if (this.opts.keepPageTexts) await writePageTexts(this.dir, hash, extracted.pages, ocrPages);
     if (old) this.detach(old);
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);
