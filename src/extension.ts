@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { findSimilarSources, restoreFromCache } from './vscode/analysis';
+import { CitationChecker } from './vscode/citationCheck';
 import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import { CitekeyCompletionProvider } from './vscode/completion';
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext) {
   const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf, localModel });
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
+  const citationChecker = new CitationChecker(s);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
@@ -133,6 +135,18 @@ export function activate(context: vscode.ExtensionContext) {
       }),
     ),
     vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
+    // Check Citations: diagnostics on each wrong citation, with Quick Fixes; on save too (citationCheck).
+    citationChecker,
+    vscode.languages.registerCodeActionsProvider({ language: 'markdown' }, citationChecker, { providedCodeActionKinds: CitationChecker.kinds }),
+    vscode.commands.registerCommand(
+      'similarSources.checkCitations',
+      trust.guard(async (uri?: vscode.Uri) => {
+        const doc = uri instanceof vscode.Uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
+        return doc ? citationChecker.check(doc, true) : undefined;
+      }),
+    ),
+    vscode.workspace.onDidSaveTextDocument((doc) => void citationChecker.check(doc, false).catch((e: Error) => log.warn(e.message))),
+    vscode.workspace.onDidCloseTextDocument((doc) => citationChecker.clear(doc.uri)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
   );
 

@@ -38,6 +38,7 @@ import { shortAuthors } from '../shared/citation';
 import { describeHealth, semanticPercent, type SemanticProgress } from '../shared/health';
 import type { Granularity, Settings } from '../shared/settings';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
+import { CHECK_USAGE, cmdCheck } from './checkCommand';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, localConfigFrom, MODEL_USAGE } from './modelCommand';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
@@ -70,6 +71,7 @@ Commands:
           [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
+${CHECK_USAGE}
 ${MODEL_USAGE}
 
 Neural models: with a neural model (local, ollama, openai), search, analyze and eval first compute every vector
@@ -112,6 +114,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdAnalyze(args);
       case 'model':
         return await cmdModel(args);
+      case 'check':
+        return await cmdCheck(args, { librarySpec, providerFrom: (a) => providerFrom(a), runIndex, providerOpts: PROVIDER_OPTS, err, out });
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }

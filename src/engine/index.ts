@@ -359,3 +359,16 @@ export async function readBibliography(file: string): Promise<{ entries: Citekey
 function sortEntries(entries: CitekeyEntry[]): CitekeyEntry[] {
   return entries.sort((a, b) => a.citekey.localeCompare(b.citekey));
 }
+
+export {
+  checkCitations,
+  findCitations,
+  statusSeverity,
+  type CheckCitationsOptions,
+  type CitationCheckResult,
+  type CheckedCitation,
+  type CitationStatus,
+  type Difference,
+  type DraftCitation,
+  type Locator,
+} from './citations';

@@ -72,6 +72,8 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       workspace: library.workspace,
       provider: o.provider,
       deferEmbedding: o.deferEmbedding,
+      // The citation check reads each PDF's pages (core/citecheck/pageTexts.ts).
+      keepPageTexts: true,
       signal: o.signal,
       onProgress: o.onProgress,
       onWarning: o.onWarning,

@@ -74,6 +74,8 @@ export const SETTINGS = {
   ocrLanguages: { type: 'string', default: 'eng+fra', scope: 'resource' },
   ocrLanguageFolder: { type: 'string', default: '', scope: 'resource', restricted: true },
   watchLibrary: { type: 'boolean', default: true },
+  /** Check the draft's citations against the library when it is saved (once indexed), or only on the command. */
+  citationCheck: { type: 'string', default: 'onSave', enum: ['onSave', 'manual'], enumDescriptions: true },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

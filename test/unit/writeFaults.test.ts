@@ -36,7 +36,7 @@ describe('write faults injected at the atomic write path', function () {
     writeFileSync(join(lib, 'n.pdf'), buildPdf(smallPdfSpec(200, 1)));
     rmSync(join(lib, 'p5.pdf'));
   };
-  const run = async (ws: string) => updateIndex((await libraryInputs({ folders: [lib], baseDir: root })).inputs, { workspace: ws, provider: new EmbeddedProvider(), commitEvery: 1 });
+  const run = async (ws: string) => updateIndex((await libraryInputs({ folders: [lib], baseDir: root })).inputs, { workspace: ws, provider: new EmbeddedProvider(), commitEvery: 1, keepPageTexts: true });
 
   /** Makes the `nth` atomic write from now on (1-based) fail with ENOSPC; returns how many were attempted. */
   function failWrite(nth: number): { count: () => number } {

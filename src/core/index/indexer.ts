@@ -15,6 +15,7 @@ import type { SourceMetadata } from '../library/metadata';
 import type { SourceType } from '../library/discover';
 import { sha256 } from '../util/atomicWrite';
 import { acquireLock } from './lock';
+import { prunePageTexts, writePageTexts } from '../citecheck/pageTexts';
 import {
   emptyManifest,
   IndexCorruptError,
@@ -108,6 +109,11 @@ export interface IndexRunOptions {
    * stored for the model are kept, and carried with moved files.
    */
   deferEmbedding?: boolean;
+  /**
+   * Keep each source's page texts beside the index for the citation check (pageTexts.ts):
+   * a library of PDFs (indexLibrary) does; a benchmark corpus (BEIR, generated inputs) need not.
+   */
+  keepPageTexts?: boolean;
 }
 
 export interface IndexReport {
@@ -434,6 +440,7 @@ class IndexRun {
     if (!report.cancelled && !this.opts.deferEmbedding) await this.syncVectors(report);
     await this.commit();
     await collectGarbage(this.dir, liveFiles(this.m));
+    if (!report.cancelled && this.opts.keepPageTexts) await prunePageTexts(this.dir, Object.values(this.m.sources).map((s) => s.contentHash));
     this.opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
 
     const sources = Object.values(this.m.sources);
@@ -632,6 +639,9 @@ class IndexRun {
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();
     if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
+    // Each page's text, for the citation checker: derived data beside the index (pageTexts.ts).
+    // A full disk fails the run here as at any other write (`unwritable`), before the index changes.
+    if (this.opts.keepPageTexts) await writePageTexts(this.dir, hash, extracted.pages, ocrPages);
     if (old) this.detach(old);
     this.attach(rec, passages);
     const have = this.shardVectors(rec.shard);

@@ -1,0 +1,129 @@
+/**
+ * `check <draft.md>`: the draft's citations against the library (keys, pages,
+ * quotations), for scripts and a thesis's CI. Indexes the library first when
+ * one is named (as `analyze` does). One line per problem, or --json with every
+ * citation; exit 0 when none is wrong, 1 when one is, 2 on bad usage.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { bundleDir, checkCitations, errorHealth, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
+import type { Settings } from '../shared/settings';
+import { lineText } from '../shared/untrusted';
+import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+
+export const CHECK_USAGE = `  check   <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
+          Checks the draft's citations against the library: unknown keys, pages the source lacks,
+          quotations not found, on another page, or not word for word. Indexes the library first
+          (as analyze). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
+
+/** What `check` borrows from the CLI's main module (passed in: no import cycle). */
+export interface CheckHelpers {
+  librarySpec(args: ParsedArgs, workspace: string): Promise<{ library: LibrarySpec; settings: Settings }>;
+  providerFrom(args: ParsedArgs): Promise<EmbeddingProvider>;
+  runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<LibraryIndexReport>;
+  /** The provider options the CLI knows (the index is built with the workspace's model). */
+  providerOpts: readonly string[];
+  err(line: string): void;
+  out(line: string): void;
+}
+
+export const CHECK_OPTS = ['workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
+
+export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
+  checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
+  const file = args.positionals[0];
+  if (!file || args.positionals.length > 1) throw new UsageError('check needs one Markdown file');
+  const abs = path.resolve(file);
+  let text: string;
+  try {
+    text = await fs.readFile(abs, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${abs}: ${(e as Error).message}`);
+  }
+  const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
+  const { library, settings } = await h.librarySpec(args, workspace);
+  if (library.fromSettings) {
+    const provider = await h.providerFrom(args);
+    const report = await h.runIndex(args, library, provider);
+    h.err(`library: ${report.sources} sources${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
+    if (report.cancelled) {
+      h.err('cancelled: nothing was checked');
+      return 130;
+    }
+  }
+  let result;
+  try {
+    result = await checkCitations(text, {
+      workspace,
+      bibliography: library.bibliography,
+      workerDir: bundleDir,
+      ocrLanguages: settings.ocrLanguages,
+      onWarning: (w) => h.err(`warning: ${w}`),
+    });
+  } catch (e) {
+    if (errorHealth(e)) {
+      h.err(`error: ${(e as Error).message}`);
+      h.err('hint: pass --library <folder of PDFs> (and --bib <export>), or set similarSources.libraryFolders in .vscode/settings.json');
+      return 2;
+    }
+    throw e;
+  }
+  const shown = path.relative(process.cwd(), abs) || abs;
+  if (args.flags.has('json')) {
+    h.out(
+      JSON.stringify(
+        {
+          citations: result.citations.map((c) => ({
+            line: c.line,
+            column: c.column,
+            key: c.key,
+            locator: c.locator,
+            quote: c.quote,
+            status: c.status,
+            severity: statusSeverity(c.status),
+            foundPage: c.foundPage,
+            sourceText: c.sourceText,
+            differences: c.differences,
+            suggestions: c.suggestions,
+            path: c.path,
+            ocr: c.ocr,
+            note: c.note,
+          })),
+          errors: result.errors,
+          warnings: result.warnings,
+          ms: result.ms,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    for (const c of result.citations) if (c.status !== 'ok') h.out(problemLine(shown, c));
+    const n = result.citations.length;
+    h.err(`${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}`);
+  }
+  return result.errors + result.warnings > 0 ? 1 : 0;
+}
+
+const pages = (label: string) => (label.includes('–') ? `pp. ${label}` : `p. ${label}`);
+/** One line of untrusted text (the PDF's, the draft's): no control or bidi characters, bounded. */
+const clip = (s: string, n = 80) => lineText(s, n);
+
+/** `draft.md:12:40 wrong-page @key p. 214 → found on p. 215` */
+export function problemLine(file: string, c: CheckedCitation): string {
+  const head = `${file}:${c.line}:${c.column} ${c.status} @${c.key}${c.locator ? ` ${c.locator}` : ''}`;
+  switch (c.status) {
+    case 'unknown-key':
+      return `${head} → ${c.suggestions.length ? `did you mean ${c.suggestions.map((k) => `@${k}`).join(', ')}?` : 'in neither the library nor the bibliography'}`;
+    case 'no-such-page':
+      return `${head} → ${c.note ?? 'the source has no such page'}`;
+    case 'wrong-page':
+      return `${head} → found on ${pages(c.foundPage ?? '?')}${c.note && c.differences.length ? ` (${c.note})` : ''}`;
+    case 'quote-differs':
+      return `${head} → the source says “${clip(c.sourceText ?? '')}” (${c.differences.map((d) => `“${clip(d.quote, 40)}” for “${clip(d.source, 40)}”`).join(', ')})`;
+    case 'quote-not-found':
+      return `${head} → “${clip(c.quote ?? '')}” is not in the source`;
+    default:
+      return head;
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * Judges each citation of a draft against its source: the key exists, the
+ * cited page exists, the quotation is on that page word for word. One status
+ * per citation (see CitationStatus). The sources' page texts come from a
+ * loader (the page-text store, or the PDF read again), each loaded once.
+ */
+import { findCitations, type DraftCitation } from './draftCitations';
+import { align, candidates, GAP, levenshtein, quoteTokens, SourceText, type Alignment, type Difference, type PageText } from './match';
+
+export type CitationStatus = 'ok' | 'unknown-key' | 'no-such-page' | 'quote-not-found' | 'wrong-page' | 'quote-differs';
+
+/** Errors: the citation is wrong; warnings: it is probably wrong in a way that is easy to fix. */
+export function statusSeverity(s: CitationStatus): 'error' | 'warning' | 'ok' {
+  return s === 'ok' ? 'ok' : s === 'wrong-page' || s === 'quote-differs' ? 'warning' : 'error';
+}
+
+export interface CheckedCitation {
+  key: string;
+  /** 1-based line and column of the key's `@`; endColumn just after the key. */
+  line: number;
+  column: number;
+  endColumn: number;
+  /** The locator as written ("p. 214"), or null. */
+  locator: string | null;
+  quote: string | null;
+  quoteRange: DraftCitation['quoteRange'] | null;
+  status: CitationStatus;
+  /** Where the quotation is in the source: a printed label ("215"), or "214–215" across two pages. */
+  foundPage: string | null;
+  /** The source's words where the quotation was found (for quote-differs: what it says instead). */
+  sourceText: string | null;
+  /** For quote-differs (and a wrong page that differs too): the quotation's words and the source's, span by span. */
+  differences: Difference[];
+  /** For unknown-key: the closest keys of the library and bibliography. */
+  suggestions: string[];
+  /** The source's PDF, or null (no PDF for the key). */
+  path: string | null;
+  /** The matched text comes from OCR (compared more loosely). */
+  ocr: boolean;
+  /** What was not checked, and why; or what was loosened. */
+  note: string | null;
+}
+
+export interface CheckSources {
+  /** PDFs for a key (a key may name several files). */
+  pdfs(key: string): Array<{ path: string; pages(): Promise<PageText[] | undefined> }>;
+  /** Every key known (library and bibliography), for unknown keys and suggestions. */
+  keys: ReadonlySet<string>;
+}
+
+export interface Loaded {
+  path: string;
+  src?: SourceText;
+}
+
+/** Quotation words compared; fewer is a term in quotation marks, not a quotation. */
+const MIN_WORDS = 3;
+const MAX_WORDS = 400;
+
+/**
+ * What one check keeps for the next on the same index: each key's loaded sources, and each
+ * verdict by citation (key, locator, quotation), so that an edit re-judges only the citations
+ * it changed. Valid while the index and the bibliography are unchanged (the caller's to say).
+ */
+export interface CheckMemo {
+  sources: Map<string, Promise<Loaded[]>>;
+  verdicts: Map<string, CheckedCitation>;
+}
+
+export function newCheckMemo(): CheckMemo {
+  return { sources: new Map(), verdicts: new Map() };
+}
+
+export async function checkCitationList(citations: DraftCitation[], sources: CheckSources, opts: { signal?: AbortSignal; memo?: CheckMemo } = {}): Promise<CheckedCitation[]> {
+  const memo = opts.memo ?? newCheckMemo();
+  const cache = memo.sources;
+  const load = (key: string) => {
+    let p = cache.get(key);
+    if (!p) {
+      p = Promise.all(
+        sources.pdfs(key).map(async (f) => {
+          const pages = await f.pages();
+          return { path: f.path, src: pages && new SourceText(pages) };
+        }),
+      );
+      cache.set(key, p);
+    }
+    return p;
+  };
+  const out: CheckedCitation[] = [];
+  for (const c of citations) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
+    const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? ''}`;
+    const seen = memo.verdicts.get(sig);
+    if (seen) {
+      out.push({ ...seen, line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
+      continue;
+    }
+    const at = out.length;
+    const base: CheckedCitation = {
+      key: c.key,
+      line: c.line,
+      column: c.column,
+      endColumn: c.endColumn,
+      locator: c.locator?.text ?? null,
+      quote: c.quote,
+      quoteRange: c.quoteRange ?? null,
+      status: 'ok',
+      foundPage: null,
+      sourceText: null,
+      differences: [],
+      suggestions: [],
+      path: null,
+      ocr: false,
+      note: null,
+    };
+    const files = await load(c.key);
+    if (!files.length) {
+      if (!sources.keys.has(c.key)) out.push({ ...base, status: 'unknown-key', suggestions: closestKeys(c.key, sources.keys) });
+      else out.push({ ...base, note: 'no PDF of this source in the library: its page and quotation are not checked' });
+      memo.verdicts.set(sig, out[at]);
+      continue;
+    }
+    // Several PDFs for one key (a book and its supplement): the best verdict of any.
+    let best: CheckedCitation | undefined;
+    for (const f of files) {
+      const r = f.src ? judge(c, f.src, { ...base, path: f.path }) : { ...base, path: f.path, note: 'the text of this PDF could not be read: not checked' };
+      if (!best || rank(r.status) < rank(best.status)) best = r;
+    }
+    out.push(best!);
+    memo.verdicts.set(sig, best!);
+  }
+  return out;
+}
+
+export async function checkDraft(draft: string, sources: CheckSources, opts: { signal?: AbortSignal } = {}): Promise<CheckedCitation[]> {
+  return checkCitationList(findCitations(draft), sources, opts);
+}
+
+/** Which verdict wins among a key's PDFs: ok, then the nearest misses. */
+function rank(s: CitationStatus): number {
+  return ['ok', 'quote-differs', 'wrong-page', 'no-such-page', 'quote-not-found', 'unknown-key'].indexOf(s);
+}
+
+/** The keys closest to `key` by edit distance (case-insensitive), at most 3. */
+export function closestKeys(key: string, keys: Iterable<string>): string[] {
+  const k = key.toLowerCase();
+  const max = Math.max(2, Math.floor(k.length / 3));
+  const scored: Array<{ key: string; d: number }> = [];
+  for (const other of keys) {
+    const d = levenshtein(k, other.toLowerCase(), max);
+    if (d <= max) scored.push({ key: other, d });
+  }
+  return scored.sort((a, b) => a.d - b.d || a.key.localeCompare(b.key)).slice(0, 3).map((x) => x.key);
+}
+
+/** The pages (indexes into src.pages) a locator names; 'none' when it names a page the source lacks; undefined without a page locator. */
+export function citedPages(c: DraftCitation, src: SourceText): { from: number; to: number } | 'none' | undefined {
+  const loc = c.locator;
+  if (!loc?.from) return undefined;
+  const find = (label: string): number => {
+    const l = label.toLowerCase();
+    const byLabel = src.pages.findIndex((p) => p.label.toLowerCase() === l);
+    if (byLabel >= 0) return byLabel;
+    // Arabic labels that are not the page numbers ("201"…), or none: the PDF's page number.
+    if (/^\d+$/.test(label)) {
+      const n = Number(label);
+      const byNumber = src.pages.findIndex((p) => p.page === n);
+      if (byNumber >= 0 && !src.pages.some((p) => /^\d+$/.test(p.label) && p.label !== String(p.page))) return byNumber;
+    }
+    return -1;
+  };
+  const a = find(loc.from);
+  const b = loc.to && loc.to !== loc.from ? find(loc.to) : a;
+  if (a < 0 || b < 0) return 'none';
+  return { from: Math.min(a, b), to: Math.max(a, b) };
+}
+
+function pagesLabel(src: SourceText, a: Alignment): string {
+  const p = src.pages[src.pageOf[a.start]];
+  const q = src.pages[src.pageOf[a.end]];
+  return p === q ? p.label : `${p.label}–${q.label}`;
+}
+
+function alignmentOcr(src: SourceText, a: Alignment): boolean {
+  for (let i = src.pageOf[a.start]; i <= src.pageOf[a.end]; i++) if (src.pages[i].ocr) return true;
+  return false;
+}
+
+function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): CheckedCitation {
+  const cited = citedPages(c, src);
+  if (cited === 'none') {
+    const first = src.pages[0]?.label ?? '1';
+    const last = src.pages[src.pages.length - 1]?.label ?? '1';
+    return { ...base, status: 'no-such-page', note: `the source's pages are ${first}–${last} (${src.pages.length} in the PDF)` };
+  }
+  const q = c.quote === null ? [] : quoteTokens(c.quote);
+  const words = q.filter((t) => t !== GAP).length;
+  if (words < MIN_WORDS) return base;
+  // The alignment costs words × window: a quotation of pages is not checked (a hostile or pasted draft).
+  if (words > MAX_WORDS) return { ...base, note: `a quotation of over ${MAX_WORDS} words is not compared` };
+  const hasGap = q.includes(GAP);
+  const slack = 8 + Math.ceil(words * 0.3) + (hasGap ? 300 : 0);
+  const tried: Alignment[] = [];
+  const windows: Array<[number, number]> = [];
+  const tryWindow = (from: number, to: number) => {
+    from = Math.max(0, from);
+    to = Math.min(src.tokens.length, to);
+    if (windows.some(([a, b]) => a <= from && b >= to)) return;
+    windows.push([from, to]);
+    const loose = src.pages.slice(src.pageOf[from] ?? 0, (src.pageOf[to - 1] ?? 0) + 1).some((p) => p.ocr);
+    const a = align(q, src, from, to, { loose });
+    if (a) tried.push(a);
+  };
+  const onCited = (a: Alignment) => !!cited && src.pageOf[a.end] >= cited.from && src.pageOf[a.start] <= cited.to;
+  const starts = candidates(q, src);
+  // Places on the cited pages first: an exact match there ends the search.
+  const onCitedPage = (d: number) => !!cited && d + q.length >= src.pageStart[cited.from] && d <= src.pageStart[cited.to + 1];
+  starts.sort((a, b) => Number(onCitedPage(b)) - Number(onCitedPage(a)));
+  for (const d of starts) {
+    tryWindow(d - slack, d + q.length + slack);
+    const last = tried[tried.length - 1];
+    if (last && last.edits === 0 && (!cited || onCited(last))) break;
+  }
+  if (cited && !tried.some(onCited)) {
+    // Nothing found there by the index: the cited pages themselves (and the start of the next, for a quote running over).
+    const from = src.pageStart[cited.from];
+    const to = src.pageStart[cited.to + 1] + words + 10;
+    if (to - from <= 6000) tryWindow(from - words, to);
+  }
+  const better = (a: Alignment | undefined, b: Alignment) => !a || b.edits < a.edits || (b.edits === a.edits && onCited(b) && !onCited(a));
+  let best: Alignment | undefined;
+  let bestCited: Alignment | undefined;
+  for (const a of tried) {
+    if (better(best, a)) best = a;
+    if (onCited(a) && (!bestCited || a.edits < bestCited.edits)) bestCited = a;
+  }
+  const ocrOf = (a: Alignment) => alignmentOcr(src, a);
+  const close = (a: Alignment | undefined): a is Alignment =>
+    !!a && a.edits > 0 && a.words >= 4 && a.edits <= Math.max(1, Math.floor(a.words * (ocrOf(a) ? 0.35 : 0.25))) && a.words - a.edits >= 3;
+  const exact = (a: Alignment | undefined): a is Alignment => !!a && a.edits === 0;
+  const found = (a: Alignment, status: CitationStatus, note: string | null = null): CheckedCitation => {
+    const ocr = ocrOf(a);
+    return {
+      ...base,
+      status,
+      foundPage: pagesLabel(src, a),
+      sourceText: src.textBetween(a.start, a.end),
+      differences: a.edits ? a.differences : [],
+      ocr,
+      note: [note, ocr ? 'text from OCR: compared loosely (letters misread by OCR are not counted)' : null].filter(Boolean).join('; ') || null,
+    };
+  };
+  if (cited) {
+    if (exact(bestCited)) return found(bestCited, 'ok');
+    if (exact(best)) return found(best, 'wrong-page');
+    if (close(bestCited)) return found(bestCited, 'quote-differs');
+    if (close(best)) return found(best, 'wrong-page', 'not word for word either');
+    return { ...base, status: 'quote-not-found' };
+  }
+  if (exact(best)) return found(best, 'ok');
+  if (close(best)) return found(best, 'quote-differs');
+  return { ...base, status: 'quote-not-found' };
+}

@@ -1,0 +1,374 @@
+/**
+ * Every citation of a Markdown draft with its locator and the quotation it
+ * backs: Pandoc citations (`[@key]`, `[@key, p. 12]`, `[see @a, p. 3; @b, 4]`,
+ * `@key [p. 12]`, inside an inline footnote `^[…]`), and the quoted text in the
+ * same sentence before the citation (“…”, "…", « … », ‘…’, „…“) or the `> `
+ * block quote whose last line carries it. Front matter, fenced code and inline
+ * code are skipped. Pure: no I/O.
+ */
+
+export interface Locator {
+  /** As written: "p. 12", "pp. 12–14", "chap. 3". */
+  text: string;
+  /** First and last page named (printed labels: "xii", "214"); absent for a locator that is not a page (chap. 3). */
+  from?: string;
+  to?: string;
+}
+
+export interface DraftCitation {
+  key: string;
+  /** 1-based line and column of the `@` of the key. */
+  line: number;
+  column: number;
+  /** 1-based column just after the key. */
+  endColumn: number;
+  locator: Locator | null;
+  /** The quotation the citation backs, as written in the draft; null when none. */
+  quote: string | null;
+  /** Where the quotation is (1-based line and column of its first character, and of its end). */
+  quoteRange?: { line: number; column: number; endLine: number; endColumn: number };
+  /** The quotation is a block quote. */
+  blockQuote?: boolean;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const KEY_AT = /(?:^|[\s\[;(])(-?)@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
+
+/** Lines that hold prose: not front matter, not fenced code. */
+function proseLines(lines: string[]): boolean[] {
+  const prose = lines.map(() => true);
+  let i = 0;
+  if (lines[0]?.trim() === '---') {
+    prose[0] = false;
+    for (i = 1; i < lines.length; i++) {
+      prose[i] = false;
+      if (/^(---|\.\.\.)\s*$/.test(lines[i])) {
+        i++;
+        break;
+      }
+    }
+  }
+  let fence: string | undefined;
+  for (; i < lines.length; i++) {
+    const f = FENCE.exec(lines[i]);
+    if (fence) {
+      prose[i] = false;
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && lines[i].trim() === f[1].trim()) fence = undefined;
+    } else if (f) {
+      prose[i] = false;
+      fence = f[1];
+    }
+  }
+  return prose;
+}
+
+/** A paragraph's text with each character's place in the draft. */
+interface Para {
+  text: string;
+  /** For each character of `text`: 0-based line and column in the draft. */
+  line: Int32Array;
+  col: Int32Array;
+  blockQuote: boolean;
+}
+
+function paragraphs(draft: string): Para[] {
+  const lines = draft.split(/\r?\n/);
+  const prose = proseLines(lines);
+  const out: Para[] = [];
+  let cur: Array<{ i: number; start: number; body: string }> = [];
+  let curQuote = false;
+  const flush = () => {
+    if (!cur.length) return;
+    let text = '';
+    const line: number[] = [];
+    const col: number[] = [];
+    cur.forEach((l, k) => {
+      if (k > 0) {
+        text += '\n';
+        line.push(l.i);
+        col.push(0);
+      }
+      text += l.body;
+      for (let c = 0; c < l.body.length; c++) {
+        line.push(l.i);
+        col.push(l.start + c);
+      }
+    });
+    out.push({ text, line: Int32Array.from(line), col: Int32Array.from(col), blockQuote: curQuote });
+    cur = [];
+  };
+  lines.forEach((raw, i) => {
+    if (!prose[i] || !raw.trim()) {
+      flush();
+      return;
+    }
+    const q = /^ {0,3}>+ ?/.exec(raw);
+    const isQuote = !!q;
+    if (isQuote !== curQuote) flush();
+    curQuote = isQuote;
+    const start = q ? q[0].length : 0;
+    let body = raw.slice(start);
+    if (isQuote && !body.trim()) {
+      flush();
+      return;
+    }
+    // Inline code is not prose: blanked, keeping columns.
+    body = body.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length));
+    // Headings are titles, not sentences that cite; their citations still count.
+    cur.push({ i, start, body });
+  });
+  flush();
+  return out;
+}
+
+interface Group {
+  start: number;
+  end: number;
+  footnote: boolean;
+}
+
+/**
+ * Bracket groups `[…]` (nested), by start, and for each `@` the innermost group
+ * around it and the innermost footnote `^[…]` around that: one pass, so that a
+ * paragraph of thousands of citations stays linear.
+ */
+function bracketGroups(text: string): { groups: Group[]; around: Map<number, { inner?: Group; foot?: Group }> } {
+  const stack: Array<{ start: number; foot: number }> = [];
+  const byStart = new Map<number, Group>();
+  const pending: Array<{ at: number; inner: number; foot: number }> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      const top = stack[stack.length - 1];
+      // The nearest footnote enclosing this group (itself excluded).
+      const foot = top ? (text[top.start - 1] === '^' ? top.start : top.foot) : -1;
+      stack.push({ start: i, foot });
+    } else if (c === ']' && stack.length) {
+      const { start } = stack.pop()!;
+      byStart.set(start, { start, end: i + 1, footnote: text[start - 1] === '^' });
+    } else if (c === '@') {
+      const top = stack[stack.length - 1];
+      pending.push({ at: i, inner: top ? top.start : -1, foot: top ? top.foot : -1 });
+    }
+  }
+  const around = new Map<number, { inner?: Group; foot?: Group }>();
+  for (const p of pending) around.set(p.at, { inner: byStart.get(p.inner), foot: byStart.get(p.foot) });
+  return { groups: [...byStart.values()].sort((x, y) => x.start - y.start), around };
+}
+
+/** Index of the first item whose key is ≥ x, in a list sorted by that key. */
+function lowerBound<T>(list: T[], x: number, key: (t: T) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(list[mid]) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
+const PAGE_RE =
+  /^(?:(pp?|pages?|S|s|Seite|ss)\.?\s*)?([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+)(?:\s*(?:[-–—]|to)\s*([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+))?(?:\s*ff?\.?)?(?=$|[\s,;.\]):])/u;
+
+/** The locator in the text after a key (", p. 12", " pp. 12–14, emphasis added", ", chap. 3"). */
+export function parseLocator(after: string): Locator | null {
+  const s = after.replace(/^\s*,?\s*/, '');
+  if (!s.trim()) return null;
+  const m = PAGE_RE.exec(s);
+  if (m && (m[1] || /^\d/.test(m[2]) || /^[ivxlcdm]+$/.test(m[2]))) {
+    const roman = (x: string) => /^[ivxlcdm]+$/i.test(x);
+    // A bare roman word ("I", "MD") after a key is a page only when a "p." says so.
+    if (!m[1] && roman(m[2]) && m[2] !== m[2].toLowerCase()) return { text: s.trim() };
+    let from = m[2];
+    let to = m[3] ?? m[2];
+    // "212–14" is 212–214.
+    if (/^\d+$/.test(from) && /^\d+$/.test(to) && to.length < from.length && Number(to) < Number(from)) to = from.slice(0, from.length - to.length) + to;
+    return { text: m[0].trim(), from, to };
+  }
+  // Another printed label after an explicit "p.": "p. T-1", "p. A12", "pp. S3–S5".
+  const other = /^(?:pp?|pages?)\.?\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?)(?:\s*[–—]\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?))?(?=$|[\s,;\]):])/u.exec(s);
+  if (other) return { text: other[0].trim(), from: other[1], to: other[2] ?? other[1] };
+  if (LOCATOR_WORD.test(s)) return { text: s.trim().replace(/[.,;]+$/, '') };
+  return null;
+}
+
+interface Quote {
+  start: number;
+  /** Index of the first and last character of the quoted text (inside the marks). */
+  innerStart: number;
+  innerEnd: number;
+  end: number;
+}
+
+const PAIRS: Record<string, string[]> = {
+  '“': ['”', '“'],
+  '"': ['"'],
+  '«': ['»'],
+  '„': ['“', '”'],
+  '‘': ['’'],
+  '‚': ['‘', '’'],
+  '»': ['«'],
+};
+
+/** Quoted spans of a paragraph (outermost; an apostrophe is not a closing ‘…’). */
+function findQuotes(text: string): Quote[] {
+  const out: Quote[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const closers = PAIRS[c];
+    if (!closers) continue;
+    const prev = text[i - 1] ?? ' ';
+    if (c === '"' || c === '‘' || c === '»') {
+      // An opening mark follows a space, a bracket or a dash, and is followed by a letter.
+      if (!/[\s(\[—–\-/]/.test(prev) && i > 0) continue;
+    }
+    if (c === '»' && !/^\s*\p{L}/u.test(text.slice(i + 1, i + 3))) continue;
+    let j = i + 1;
+    let found = -1;
+    for (; j < text.length; j++) {
+      if (!closers.includes(text[j])) continue;
+      if (c === '‘' && /\p{L}/u.test(text[j + 1] ?? '')) continue; // it’s
+      if (c === '"' && /\p{L}/u.test(text[j + 1] ?? '') ) continue;
+      found = j;
+      break;
+    }
+    if (found < 0) continue;
+    let innerStart = i + 1;
+    let innerEnd = found;
+    while (innerStart < innerEnd && /\s/.test(text[innerStart])) innerStart++;
+    while (innerEnd > innerStart && /\s/.test(text[innerEnd - 1])) innerEnd--;
+    if (innerEnd > innerStart) out.push({ start: i, innerStart, innerEnd, end: found + 1 });
+    i = found;
+  }
+  return out;
+}
+
+/** Words of a quotation (a quote of one or two words is a term, not a quotation to check). */
+function wordCount(s: string): number {
+  return (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+}
+
+const MIN_QUOTE_WORDS = 3;
+
+/** A sentence ends between `a` and `b` (exclusive): ". The", "? «", not "p. 12" or "e.g. this". */
+function sentenceBreak(text: string, a: number, b: number): boolean {
+  const gap = text.slice(a, b);
+  if (/\n\s*\n/.test(gap)) return true;
+  return /(?<!\b(?:p|pp|e\.g|i\.e|cf|vol|chap|ed|eds|no|n|ibid|op|cit|al|S|ch|fig|sec))[.!?]\s+[\p{Lu}"“«„‘(\[]/u.test(gap);
+}
+
+/** Every citation of the draft, in order. */
+export function findCitations(draft: string): DraftCitation[] {
+  const out: DraftCitation[] = [];
+  for (const p of paragraphs(draft)) citationsOf(p, out);
+  return out;
+}
+
+function citationsOf(p: Para, out: DraftCitation[]): void {
+  const text = p.text;
+  if (!text.includes('@')) return;
+  const { groups, around } = bracketGroups(text);
+  const quotes = findQuotes(text);
+  // Quotes do not overlap: sorted by start, they are sorted by end too.
+  const quoteBetween = (from: number, to: number) => {
+    const q = quotes[lowerBound(quotes, from + 1, (x) => x.start)];
+    return !!q && q.end <= to;
+  };
+  const pos = (i: number) => ({ line: p.line[Math.min(i, text.length - 1)] + 1, column: p.col[Math.min(i, text.length - 1)] + 1 + (i >= text.length ? 1 : 0) });
+  const found: Array<{ key: string; at: number; end: number; locator: Locator | null; anchor: number }> = [];
+  for (const m of text.matchAll(KEY_AT)) {
+    const at = (m.index ?? 0) + m[0].indexOf('@');
+    const key = m[2].replace(/[.:]+$/, '');
+    const end = at + 1 + key.length;
+    // The innermost group around the key.
+    const { inner, foot: footAround } = around.get(at) ?? {};
+    // A link's text `[…](url)` or a reference `[…][x]` is not a citation.
+    if (inner && !inner.footnote && (text[inner.end] === '(' || text[inner.end] === '[')) continue;
+    let locator: Locator | null;
+    let anchor: number;
+    if (inner && !inner.footnote) {
+      // Bracketed: the item runs to the next ';' or the group's end.
+      const semi = text.slice(end, inner.end).indexOf(';');
+      const itemEnd = semi >= 0 ? end + semi : inner.end - 1;
+      locator = parseLocator(text.slice(end, itemEnd));
+      anchor = inner.start;
+      // A bracketed citation inside a footnote anchors the footnote (unless the note quotes for itself).
+      const foot = footAround;
+      if (foot && !quoteBetween(foot.start, inner.start)) anchor = foot.start - 1;
+    } else {
+      // In text: "@key [p. 12]" or, in a footnote, "@key, p. 12".
+      const g = groups[lowerBound(groups, end, (x) => x.start)];
+      const next = g && !g.footnote && /^\s*$/.test(text.slice(end, g.start)) && !/@/.test(text.slice(g.start, Math.min(g.end, g.start + 400))) ? g : undefined;
+      if (next) locator = parseLocator(text.slice(next.start + 1, next.end - 1));
+      else {
+        const stop = Math.min(inner ? inner.end - 1 : text.length, end + 200);
+        const rest = text.slice(end, stop);
+        const semi = rest.search(/[;]/);
+        locator = /^\s*,/.test(rest) ? parseLocator(semi >= 0 ? rest.slice(0, semi) : rest) : null;
+      }
+      anchor = inner?.footnote && !quoteBetween(inner.start, at) ? inner.start - 1 : at;
+    }
+    found.push({ key, at, end, locator, anchor });
+  }
+  // Each quote backs the first citation after it in its sentence; quotes already claimed are not reused.
+  const claimed = new Set<Quote>();
+  let prevAnchor = -1;
+  for (const [fi, f] of found.entries()) {
+    // The quotes of the citation's sentence: back from the citation until a sentence break.
+    const mine: Quote[] = [];
+    let limit = f.anchor;
+    const endLimit = f.anchor + (f.anchor === f.at ? 0 : 1);
+    for (let k = lowerBound(quotes, endLimit + 1, (x) => x.end) - 1; k >= 0; k--) {
+      const q = quotes[k];
+      if (q.start <= prevAnchor || claimed.has(q)) break;
+      // “… ends here.” Another sentence: the quotation closed its own sentence.
+      const closed = /[.!?]$/.test(text.slice(q.innerStart, q.innerEnd)) && /^\s+[\p{Lu}“«„‘"]/u.test(text.slice(q.end, limit));
+      if (closed || sentenceBreak(text, q.end, limit) || limit - q.end > 200) break;
+      mine.unshift(q);
+      limit = q.start;
+    }
+    const pieces = mine.map((q) => text.slice(q.innerStart, q.innerEnd));
+    let quote: string | null = pieces.length ? pieces.join(' … ') : null;
+    let range: DraftCitation['quoteRange'];
+    let blockQuote = false;
+    if (mine.length) {
+      const s = pos(mine[0].innerStart);
+      const e = pos(mine[mine.length - 1].innerEnd - 1);
+      range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
+      for (const q of mine) claimed.add(q);
+    } else if (p.blockQuote && prevAnchor < 0 && !text.slice(f.end).includes('\n') && fi === 0) {
+      // A block quote whose last line carries the citation: the quotation is the text before it.
+      let body = text.slice(0, f.anchor);
+      body = body.replace(/[\s—–-]+$/u, '').replace(/\(\s*$/, '').trimEnd();
+      if (wordCount(body) >= MIN_QUOTE_WORDS) {
+        quote = body;
+        blockQuote = true;
+        const s = pos(0);
+        const e = pos(body.length - 1);
+        range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
+      }
+    }
+    if (quote !== null && wordCount(quote) < MIN_QUOTE_WORDS) {
+      quote = null;
+      range = undefined;
+    }
+    const a = pos(f.at);
+    out.push({
+      key: f.key,
+      line: a.line,
+      column: a.column,
+      endColumn: a.column + 1 + f.key.length,
+      locator: f.locator,
+      quote,
+      ...(range ? { quoteRange: range } : {}),
+      ...(blockQuote ? { blockQuote } : {}),
+    });
+    prevAnchor = Math.max(prevAnchor, f.anchor);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The text of every page of every indexed PDF, with its printed label and
+ * whether it comes from OCR: what the citation checker compares quotations
+ * with (the index keeps overlapping passages, not pages). Kept by the PDF's
+ * content hash under <index>/pages/, like the OCR cache: it is derived from the
+ * file's bytes alone (and the page cleaning, CHUNKER_VERSION), so it needs no
+ * place in the manifest's commit: a file that is missing, damaged or of another
+ * version is simply read again from the PDF. Written atomically by the indexer
+ * as it reads a PDF; files of PDFs no longer indexed are removed after a run.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { CleanPage } from '../pdf/cleanPages';
+import { CHUNKER_VERSION } from '../passages/chunker';
+import { writeFileAtomic } from '../util/atomicWrite';
+import type { PageText } from './match';
+
+interface PagesFile {
+  format: 1;
+  chunker: number | string;
+  hash: string;
+  pages: Array<{ n: number; l?: string; o?: 1; t: string }>;
+}
+
+function fileOf(indexDir: string, hash: string): string {
+  return path.join(indexDir, 'pages', `${hash.slice(0, 32)}.json`);
+}
+
+/** A clean page's text: its blocks, one paragraph each. */
+export function pageText(p: CleanPage): string {
+  return p.blocks.map((b) => b.text).join('\n\n');
+}
+
+export async function writePageTexts(indexDir: string, hash: string, pages: CleanPage[], ocrPages: ReadonlySet<number>): Promise<void> {
+  const data: PagesFile = {
+    format: 1,
+    chunker: CHUNKER_VERSION,
+    hash,
+    pages: pages.map((p) => ({ n: p.page, ...(p.label !== undefined ? { l: p.label } : {}), ...(ocrPages.has(p.page) ? { o: 1 as const } : {}), t: pageText(p) })),
+  };
+  // Derived data, rebuilt from the PDF when lost: no fsync.
+  await writeFileAtomic(fileOf(indexDir, hash), JSON.stringify(data), { durable: false });
+}
+
+/** The source's pages, or undefined when none are stored (or of another version). */
+export async function readPageTexts(indexDir: string, hash: string): Promise<PageText[] | undefined> {
+  try {
+    const d = JSON.parse(await fs.readFile(fileOf(indexDir, hash), 'utf8')) as PagesFile;
+    if (d.format !== 1 || d.chunker !== CHUNKER_VERSION || d.hash !== hash || !Array.isArray(d.pages)) return undefined;
+    return d.pages.map((p) => ({ page: p.n, label: typeof p.l === 'string' && p.l.trim() ? p.l.trim() : String(p.n), ocr: p.o === 1, text: String(p.t ?? '') }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the page texts of PDFs no longer indexed. */
+export async function prunePageTexts(indexDir: string, liveHashes: Iterable<string>): Promise<void> {
+  const keep = new Set([...liveHashes].map((h) => `${h.slice(0, 32)}.json`));
+  const dir = path.join(indexDir, 'pages');
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    if (!keep.has(name) && !name.includes('.tmp-')) await fs.rm(path.join(dir, name), { force: true }).catch(() => undefined);
+  }
+}

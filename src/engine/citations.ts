@@ -1,0 +1,147 @@
+/**
+ * Checking a draft's citations against the library (issue 21): keys, pages and
+ * quotations. The sources' page texts come from the page-text store the indexer
+ * writes; a source indexed before it existed is read again (in the PDF workers
+ * when the bundle has them) and its pages stored for next time. OCR'd pages are
+ * taken from the OCR cache, never recognised again here.
+ */
+import { promises as fs } from 'node:fs';
+import { checkCitationList, newCheckMemo, statusSeverity, type CheckedCitation, type CheckMemo, type CheckSources } from '../core/citecheck/check';
+import { findCitations } from '../core/citecheck/draftCitations';
+import type { PageText } from '../core/citecheck/match';
+import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
+import { notReadyError, indexHealth } from '../core/index/health';
+import { indexDir, readManifest, type SourceRecord } from '../core/index/manifest';
+import { loadBibliography } from '../core/library/bibliography';
+import { OcrCache } from '../core/ocr/ocrCache';
+import { cleanPages } from '../core/pdf/cleanPages';
+import { extractPdf, type RawPdf } from '../core/pdf/extract';
+import { PdfExtractPool } from '../core/pdf/extractPool';
+import { sha256 } from '../core/util/atomicWrite';
+import { bounded, visibleText } from '../shared/untrusted';
+
+export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
+export type { Difference } from '../core/citecheck/match';
+export { statusSeverity } from '../core/citecheck/check';
+export { findCitations, type DraftCitation, type Locator } from '../core/citecheck/draftCitations';
+
+export interface CheckCitationsOptions {
+  /** The workspace whose index (`.similar-sources/`) holds the library. */
+  workspace: string;
+  /** The Better BibTeX export: its keys are known even without a PDF. */
+  bibliography?: string;
+  /** Where the PDF worker lies (the bundle's folder); without it, PDFs are read in this thread. */
+  workerDir?: string;
+  /** OCR languages of the cache to read scanned pages from (default eng+fra). */
+  ocrLanguages?: string;
+  signal?: AbortSignal;
+  onWarning?: (w: string) => void;
+}
+
+export interface CitationCheckResult {
+  citations: CheckedCitation[];
+  /** How many are errors and warnings (statusSeverity). */
+  errors: number;
+  warnings: number;
+  /** Sources whose page texts were missing (an index built by an older version) and were read again from the PDF. */
+  reread: number;
+  ms: number;
+}
+
+/**
+ * Every citation of the draft, judged. The index must exist (`index-not-ready`
+ * otherwise); a key that only the bibliography has is `ok` with a note.
+ */
+export async function checkCitations(draft: string, opts: CheckCitationsOptions): Promise<CitationCheckResult> {
+  const started = Date.now();
+  const dir = indexDir(opts.workspace);
+  const manifest = await readManifest(dir).catch(() => undefined);
+  if (!manifest) throw notReadyError(await indexHealth(opts.workspace));
+  const byKey = new Map<string, SourceRecord[]>();
+  for (const s of Object.values(manifest.sources)) {
+    if (!s.citekey) continue;
+    const list = byKey.get(s.citekey) ?? [];
+    list.push(s);
+    byKey.set(s.citekey, list);
+  }
+  const keys = new Set(byKey.keys());
+  if (opts.bibliography) {
+    try {
+      const bib = await loadBibliography(opts.bibliography, { cacheDir: dir });
+      for (const e of bib.entries) keys.add(e.citekey);
+    } catch (err) {
+      opts.onWarning?.(`cannot read the bibliography ${opts.bibliography}: ${(err as Error).message}; only the library's keys are known`);
+    }
+  }
+  // The last check's sources and verdicts, kept while the index and the bibliography are the same:
+  // an editor re-checking after an edit judges only the citations the edit changed.
+  const bibStamp = opts.bibliography ? await fs.stat(opts.bibliography).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none') : 'none';
+  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${opts.bibliography ?? ''}\u0000${bibStamp}`;
+  if (lastMemo?.id !== memoId) lastMemo = { id: memoId, memo: newCheckMemo() };
+  const memo = lastMemo.memo;
+  let pool: PdfExtractPool | undefined;
+  let reread = 0;
+  const readAgain = async (s: SourceRecord): Promise<PageText[] | undefined> => {
+    try {
+      const bytes = await fs.readFile(s.path);
+      const hash = sha256(bytes);
+      pool ??= PdfExtractPool.beside(opts.workerDir, 1);
+      const raw: RawPdf = pool ? await pool.extract(bytes) : await extractPdf(bytes);
+      const texts = [...raw.pages];
+      const ocr = new Set<number>();
+      if (raw.ocrCandidates?.length) {
+        const cache = await OcrCache.open(dir, hash, languagesOf(opts.ocrLanguages));
+        for (const n of raw.ocrCandidates) {
+          const got = cache.get(n);
+          if (got?.text) {
+            texts[n - 1] = got.text;
+            ocr.add(n);
+          } else if (raw.setAside?.[n] !== undefined) texts[n - 1] = raw.setAside[n];
+        }
+      }
+      const pages = cleanPages(texts, raw.pageLabels);
+      await writePageTexts(dir, hash, pages, ocr).catch(() => undefined);
+      reread++;
+      return await readPageTexts(dir, hash);
+    } catch (err) {
+      opts.onWarning?.(`${s.path}: cannot read its pages to check citations (${(err as Error).message})`);
+      return undefined;
+    }
+  };
+  const sources: CheckSources = {
+    keys,
+    pdfs: (key) =>
+      (byKey.get(key) ?? []).map((s) => ({
+        path: s.path,
+        pages: async () => (await readPageTexts(dir, s.contentHash)) ?? (await readAgain(s)),
+      })),
+  };
+  try {
+    // Untrusted text (the PDF's words, the draft's) made visible and bounded once, here (SECURITY.md).
+    const shown = (t: string) => bounded(visibleText(t), 4000);
+    const citations = (await checkCitationList(findCitations(draft), sources, { signal: opts.signal, memo })).map((c) => ({
+      ...c,
+      key: shown(c.key),
+      quote: c.quote === null ? null : shown(c.quote),
+      sourceText: c.sourceText === null ? null : shown(c.sourceText),
+      differences: c.differences.map((d) => ({ quote: shown(d.quote), source: shown(d.source) })),
+    }));
+    const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
+    const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
+    return { citations, errors, warnings, reread, ms: Date.now() - started };
+  } catch (err) {
+    // A cancelled or failed check may leave half-loaded sources: the next one starts afresh.
+    lastMemo = undefined;
+    throw err;
+  } finally {
+    await pool?.close();
+    if (memo.verdicts.size > 20000) memo.verdicts.clear();
+  }
+}
+
+/** One workspace's last check (the editor checks one workspace at a time). */
+let lastMemo: { id: string; memo: CheckMemo } | undefined;
+
+function languagesOf(spec: string | undefined): string[] {
+  return (spec?.trim() || 'eng+fra').split(/[+,\s]+/).filter(Boolean);
+}

@@ -1,0 +1,146 @@
+/**
+ * Check Citations in the editor (issue 21): the engine's verdicts as
+ * diagnostics on each citation (errors: unknown key, no such page, quotation
+ * not found; warnings: wrong page, quotation not word for word), whose message
+ * gives the source's words and page, and Quick Fixes that are one undoable
+ * edit each: change the locator, replace the quotation with the source's words,
+ * use the closest key. Runs on the command, and on save (`citationCheck:
+ * onSave`, the default) once the library is indexed. Text from PDFs reaches
+ * the Problems panel only through the engine (made visible and bounded there),
+ * and a diagnostic's message is plain text.
+ */
+import * as vscode from 'vscode';
+import type { CheckedCitation } from '../engine';
+import { citationFixes, pageLocator } from '../shared/citationFixes';
+import { readSettings } from './config';
+import { loadEngine } from './engine';
+import type { Services } from './services';
+
+const SOURCE = 'Similar Sources';
+
+export class CitationChecker implements vscode.CodeActionProvider, vscode.Disposable {
+  static readonly kinds = [vscode.CodeActionKind.QuickFix];
+  private readonly collection = vscode.languages.createDiagnosticCollection('similarSources.citations');
+  private readonly verdicts = new WeakMap<vscode.Diagnostic, CheckedCitation>();
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly s: Pick<Services, 'library' | 'log' | 'trust'>) {}
+
+  /** Checks a Markdown document; `explicit`: the command (says why when it cannot), not a save. */
+  async check(doc: vscode.TextDocument, explicit: boolean): Promise<number | undefined> {
+    if (doc.languageId !== 'markdown') return undefined;
+    if (!explicit && (!this.s.trust.trusted || readSettings(doc.uri).citationCheck !== 'onSave')) return undefined;
+    const folder = this.s.library.workspaceFolder(doc.uri);
+    if (!folder) return undefined;
+    const key = doc.uri.toString();
+    this.running.get(key)?.abort();
+    const ac = new AbortController();
+    this.running.set(key, ac);
+    const engine = loadEngine();
+    const library = this.s.library.library(folder);
+    let result;
+    try {
+      result = await engine.checkCitations(doc.getText(), {
+        workspace: library.workspace,
+        bibliography: library.bibliography,
+        ocrLanguages: library.ocr.languages,
+        // A PDF whose page texts are missing is read again in the PDF workers, never on this thread.
+        workerDir: engine.bundleDir,
+        signal: ac.signal,
+        onWarning: (w) => this.s.log.warn(w),
+      });
+    } catch (err) {
+      if (ac.signal.aborted) return undefined;
+      if (engine.errorHealth(err)) {
+        // Not indexed yet: a save says nothing; the command says what to do.
+        if (explicit) void vscode.window.showInformationMessage(vscode.l10n.t('Index the library first (Similar Sources: Index Library): citations are checked against its PDFs.'));
+        return undefined;
+      }
+      this.s.log.error(`checking citations failed: ${(err as Error).message}`);
+      if (explicit) void vscode.window.showErrorMessage(vscode.l10n.t('Checking citations failed: {0}', (err as Error).message));
+      return undefined;
+    } finally {
+      if (this.running.get(key) === ac) this.running.delete(key);
+    }
+    const diagnostics: vscode.Diagnostic[] = [];
+    for (const c of result.citations) {
+      if (c.status === 'ok') continue;
+      const range = new vscode.Range(c.line - 1, Math.max(0, c.column - 1), c.line - 1, Math.max(0, c.endColumn - 1));
+      const d = new vscode.Diagnostic(range, message(c), engine.statusSeverity(c.status) === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+      d.source = SOURCE;
+      d.code = c.status;
+      this.verdicts.set(d, c);
+      diagnostics.push(d);
+    }
+    this.collection.set(doc.uri, diagnostics);
+    if (explicit) {
+      const n = result.citations.length;
+      void vscode.window.setStatusBarMessage(vscode.l10n.t('Citations checked: {0}, problems: {1}', n, diagnostics.length), 5000);
+    }
+    return diagnostics.length;
+  }
+
+  clear(uri: vscode.Uri): void {
+    this.collection.delete(uri);
+  }
+
+  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, ctx: vscode.CodeActionContext): vscode.CodeAction[] {
+    const out: vscode.CodeAction[] = [];
+    for (const d of ctx.diagnostics) {
+      const c = this.verdicts.get(d);
+      if (!c) continue;
+      for (const fix of quickFixes(doc, c)) {
+        const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
+        action.edit = new vscode.WorkspaceEdit();
+        action.edit.replace(doc.uri, fix.range, fix.text);
+        action.diagnostics = [d];
+        action.isPreferred = out.length === 0;
+        out.push(action);
+      }
+    }
+    return out;
+  }
+
+  dispose(): void {
+    for (const ac of this.running.values()) ac.abort();
+    this.collection.dispose();
+  }
+}
+
+const pages = pageLocator;
+
+/** A diagnostic's message: the verdict, then the source's words and page (plain text). */
+function message(c: CheckedCitation): string {
+  const t = vscode.l10n.t;
+  switch (c.status) {
+    case 'unknown-key':
+      return c.suggestions.length
+        ? t('Unknown citation key @{0}: in neither the library nor the bibliography. Did you mean {1}?', c.key, c.suggestions.map((k) => `@${k}`).join(', '))
+        : t('Unknown citation key @{0}: in neither the library nor the bibliography.', c.key);
+    case 'no-such-page':
+      return t('@{0} has no page {1} ({2}).', c.key, c.locator ?? '', c.note ?? '');
+    case 'quote-not-found':
+      return t('This quotation is not in @{0}.', c.key);
+    case 'wrong-page':
+      return t('The quotation is on {0} of @{1}, not {2}: “{3}”', pages(c.foundPage ?? '?'), c.key, c.locator ?? '', c.sourceText ?? '');
+    case 'quote-differs':
+      return t('The quotation is not word for word. @{0}, {1}, says: “{2}” ({3})', c.key, pages(c.foundPage ?? '?'), c.sourceText ?? '', c.differences.map((x) => `“${x.quote}” → “${x.source}”`).join('; '));
+    default:
+      return '';
+  }
+}
+
+/** The Quick Fixes of a verdict: each one replacement in the document. */
+export function quickFixes(doc: vscode.TextDocument, c: CheckedCitation): Array<{ title: string; range: vscode.Range; text: string }> {
+  if (c.line - 1 >= doc.lineCount) return [];
+  return citationFixes(c, doc.lineAt(c.line - 1).text).map((f) => ({
+    title:
+      f.kind === 'locator'
+        ? vscode.l10n.t('Change locator to {0}', f.label)
+        : f.kind === 'quotation'
+          ? vscode.l10n.t("Replace the quotation with the source's words")
+          : vscode.l10n.t('Use @{0}', f.label),
+    range: new vscode.Range(f.start.line, f.start.character, f.end.line, f.end.character),
+    text: f.text,
+  }));
+}
