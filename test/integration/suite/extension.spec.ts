@@ -346,6 +346,45 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.notEqual(store.segmentAt(editor.document.uri, line)?.status, 'outdated', 'undoing a citation leaves the results current');
   });
 
+  it('Check Citations: diagnostics on a wrong page and an unknown key, and a Quick Fix applied in one undoable edit', async function () {
+    this.timeout(3 * 60_000);
+    assert.ok(analysis, 'needs the first analysis (the library indexed)');
+    // A second draft in the workspace: a quotation cited at the wrong page, and a mistyped key.
+    const file = path.join(workspaceRoot(), 'check-citations.md');
+    await fs.writeFile(
+      file,
+      '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n',
+    );
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+    const problems = await withTimeout(vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations'), 2 * 60_000, 'similarSources.checkCitations');
+    assert.equal(problems, 2, `Check Citations found ${problems} problem(s)`);
+    const diags = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source !== undefined && /Similar Sources/i.test(d.source));
+    const byCode = new Map(diags.map((d) => [String(d.code), d]));
+    const wrong = byCode.get('wrong-page');
+    const unknown = byCode.get('unknown-key');
+    assert.ok(wrong && unknown, `diagnostics: ${JSON.stringify(diags.map((d) => [d.code, d.message]))}`);
+    assert.equal(wrong.severity, vscode.DiagnosticSeverity.Warning);
+    assert.equal(unknown.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(wrong.range.start.line, 2);
+    assert.match(wrong.message, /p\. 216/);
+    assert.match(unknown.message, /@whitfield2019grain/);
+
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, wrong.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((a) => /216/.test(a.title));
+    assert.ok(fix?.edit, `Quick Fixes offered: ${JSON.stringify(actions.map((a) => a.title))}`);
+    const before = doc.getText();
+    assert.ok(await vscode.workspace.applyEdit(fix.edit), 'the Quick Fix applied');
+    assert.match(doc.lineAt(2).text, /\[@whitfield2019grain, p\. 216\]$/, `after the fix: ${doc.lineAt(2).text}`);
+    const keyFix = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, unknown.range, vscode.CodeActionKind.QuickFix.value)).find((a) => /Use @whitfield2019grain/.test(a.title));
+    assert.ok(keyFix, 'a Quick Fix proposes the closest key');
+    await vscode.window.showTextDocument(doc, { viewColumn: editor.viewColumn, preserveFocus: false });
+    await vscode.commands.executeCommand('undo');
+    await waitFor(() => doc.getText() === before, 5_000, 'one undo to restore the locator');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await fs.rm(file, { force: true });
+  });
+
   it('marks a source cited elsewhere in the draft with the section that cites it', async () => {
     assert.ok(analysis, 'needs the first analysis');
     const editor = await openDraftEditor();
