@@ -375,7 +375,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.ok(fix?.edit, `Quick Fixes offered: ${JSON.stringify(actions.map((a) => a.title))}`);
     const before = doc.getText();
     assert.ok(await vscode.workspace.applyEdit(fix.edit), 'the Quick Fix applied');
-    assert.match(doc.lineAt(2).text, /\[@whitfield2019grain, p\. 216\]$/, `after the fix: ${doc.lineAt(2).text}`);
+    assert.match(doc.lineAt(2).text, /\[@whitfield2019grain, p\. 216\]\.$/, `after the fix: ${doc.lineAt(2).text}`);
     const keyFix = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, unknown.range, vscode.CodeActionKind.QuickFix.value)).find((a) => /Use @whitfield2019grain/.test(a.title));
     assert.ok(keyFix, 'a Quick Fix proposes the closest key');
     await vscode.window.showTextDocument(doc, { viewColumn: editor.viewColumn, preserveFocus: false });
