@@ -93,9 +93,9 @@ export function detectLanguage(ws: readonly string[]): Lang {
 
 /**
  * The language a text is written in, from its function words (at most its first 400 words);
- * undefined when they do not tell (too few, or as many of each).
+ * undefined when they do not tell (fewer than `minWords`, or as many of each).
  */
-export function languageOf(text: string): Lang | undefined {
+export function languageOf(text: string, minWords = 3): Lang | undefined {
   let en = 0;
   let fr = 0;
   const ws = text.match(/\p{L}+/gu) ?? [];
@@ -104,7 +104,7 @@ export function languageOf(text: string): Lang | undefined {
     if (EN_ONLY.has(w)) en++;
     else if (FR_ONLY.has(w)) fr++;
   }
-  if (en + fr < 3 || en === fr) return undefined;
+  if (en + fr < minWords || en === fr) return undefined;
   return fr > en ? 'fr' : 'en';
 }
 

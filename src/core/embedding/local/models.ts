@@ -37,6 +37,8 @@ export const KNOWN_MODELS: Record<string, LocalModelSpec> = {
   // Multilingual (≈100 languages, French and English included), cross-lingual retrieval.
   'Xenova/multilingual-e5-small': { pooling: 'mean', normalize: true, queryPrefix: 'query: ', passagePrefix: 'passage: ', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
   'Xenova/bge-small-en-v1.5': { pooling: 'cls', normalize: true, queryPrefix: BGE_QUERY, passagePrefix: '', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
+  // English e5 (intfloat/e5-small-v2): the same prefixes as the multilingual one.
+  'Xenova/e5-small-v2': { pooling: 'mean', normalize: true, queryPrefix: 'query: ', passagePrefix: 'passage: ', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
   'Xenova/gte-small': { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
   // sentence-transformers trained it on 256-token inputs (max_seq_length 256).
   'Xenova/all-MiniLM-L6-v2': { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 256, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
