@@ -10,7 +10,7 @@ import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
 import { queryTerms } from '../retrieval/representation';
-import { languageOf, type Lang } from '../text/tokenize';
+import { languageHint, type Lang } from '../text/tokenize';
 import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
@@ -86,13 +86,13 @@ async function manifestStamp(dir: string): Promise<string> {
   return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
 }
 
-/** Each passage's language (languageOf its text), computed when the fusion first asks for it. */
+/** Each passage's language (languageHint of its text), computed when the fusion first asks for it. */
 function rowLanguages(passages: readonly PassageRecord[]): (row: number) => Lang | undefined {
   const known = new Int8Array(passages.length); // 0 not yet, 1 en, 2 fr, 3 undecided
   return (row) => {
     let v = known[row];
     if (v === 0) {
-      const l = passages[row] ? languageOf(passages[row].text) : undefined;
+      const l = passages[row] ? languageHint(passages[row].text) : undefined;
       known[row] = v = l === 'en' ? 1 : l === 'fr' ? 2 : 3;
     }
     return v === 1 ? 'en' : v === 2 ? 'fr' : undefined;

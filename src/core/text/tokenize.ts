@@ -108,6 +108,17 @@ export function languageOf(text: string, minWords = 3): Lang | undefined {
   return fr > en ? 'fr' : 'en';
 }
 
+const FRENCH_LETTERS_RE = /[éèêàçùûîôœëï]/i;
+
+/**
+ * The language of a text however short (a sentence, a title): languageOf, else one function
+ * word more of one language, else French when it has a letter only French uses here (é, è, ç…);
+ * undefined when nothing tells. For the fusion's cross-language test, not for stemming.
+ */
+export function languageHint(text: string): Lang | undefined {
+  return languageOf(text) ?? languageOf(text, 1) ?? (FRENCH_LETTERS_RE.test(text) ? 'fr' : undefined);
+}
+
 // Stems are pure functions of the word, so a bounded cache saves most of the stemming cost.
 const stemCache: [Map<string, string>, Map<string, string>] = [new Map(), new Map()];
 const CACHE_MAX = 200_000;
