@@ -7,13 +7,21 @@
  *  - through LocalProvider (worker thread: tokenising, length-sorted batches, pooling, messages);
  *  - through bare ONNX Runtime on this thread, on the same batches, pre-tokenised (the floor).
  * Also: model load time, and the process's extra RSS (sampled peak) with the model loaded.
+ *
+ * Then the same for each real model found (issue 27): folders in the transformers.js layout
+ * (tokenizer.json + onnx/model_quantized.onnx) under `--real-models DIR` (default:
+ * ~/.cache/similar-sources/real-models and .tmp/models of this checkout), with their product
+ * spec (prefixes, pooling: the folder name), plus how many cores the provider kept busy
+ * (process CPU time over wall time while it embedded) and the provider with one ONNX thread.
+ * No real model: one line says so and those rows are skipped.
  * Needs dist/local-embed-worker.js (npm run build).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { LocalProvider } from '../src/core/embedding/local/localProvider';
+import { defaultThreads, LocalProvider } from '../src/core/embedding/local/localProvider';
+import { resolveModelSpec } from '../src/core/embedding/local/models';
 import { loadTokenizer } from '../src/core/embedding/local/tokenizer';
 import { makeTestModel } from './make-test-model';
 import { paragraph, rng, topic } from './bench/corpus';
@@ -24,6 +32,7 @@ const opt = (n: string) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const PASSAGES = Number(opt('--passages') ?? 160);
+const REAL_PASSAGES = Number(opt('--real-passages') ?? 96);
 const SCIFACT = resolve(__dirname, '../../shared/data/scifact/corpus.jsonl');
 const WORKER = resolve(__dirname, '../dist/local-embed-worker.js');
 const MAX_TOKENS = 512;
@@ -58,96 +67,168 @@ function rssSampler() {
   return { stop: () => (clearInterval(t), (peak = Math.max(peak, process.memoryUsage().rss))) };
 }
 
+interface Row {
+  size: string;
+  metric: string;
+  value: number;
+  unit: string;
+  baselineName?: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  limit?: number;
+  runs?: number;
+  note?: string;
+}
+
+/** Real models: folders with tokenizer.json and the int8 export, one or two levels below each root. */
+function realModels(): string[] {
+  const given = opt('--real-models');
+  const roots = given ? [resolve(given)] : [join(homedir(), '.cache/similar-sources/real-models'), resolve(__dirname, '../.tmp/models')];
+  const out: string[] = [];
+  const isModel = (d: string) => existsSync(join(d, 'tokenizer.json')) && existsSync(join(d, 'onnx/model_quantized.onnx'));
+  for (const root of roots) {
+    if (!existsSync(root)) continue;
+    for (const a of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+      const d = join(root, a.name);
+      if (isModel(d)) out.push(d);
+      else for (const b of readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory())) if (isModel(join(d, b.name))) out.push(join(d, b.name));
+    }
+  }
+  // One folder per model name (the first root wins).
+  const seen = new Set<string>();
+  return out.filter((d) => {
+    const n = d.split('/').slice(-2).join('/').toLowerCase();
+    return seen.has(n) ? false : (seen.add(n), true);
+  });
+}
+
+/** LocalProvider against bare ONNX Runtime on the same batches, for one model folder. */
+async function measure(label: string, modelDir: string, texts: string[], threads: number, extra: { oneThread?: boolean } = {}): Promise<Row[]> {
+  const spec = resolveModelSpec(modelDir);
+  const n = texts.length;
+  // Enough for full batches (≈ 2,048 tokens): the RSS peak of the provider alone is taken here.
+  const warm = texts.slice(0, 12);
+
+  // Both load first; then each round embeds one slice of the passages through the provider and
+  // through bare ONNX Runtime, in turn, so a neighbour's load on this shared machine hits both alike.
+  const rss0 = process.memoryUsage().rss;
+  const sampler = rssSampler();
+  const provider = new LocalProvider({ model: modelDir, modelDir, workerFile: WORKER, threads, tokenBudget: TOKEN_BUDGET, maxBatch: MAX_BATCH });
+  let t = performance.now();
+  await provider.dimension();
+  const providerLoadMs = performance.now() - t;
+  await provider.embed(warm);
+  const peak = sampler.stop();
+
+  const tok = loadTokenizer(modelDir);
+  t = performance.now();
+  const session = await ort.InferenceSession.create(join(modelDir, spec.onnxFile), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const bareLoadMs = performance.now() - t;
+  const withTypes = session.inputNames.includes('token_type_ids');
+  /** The provider's batching, done here beforehand (with the model's passage prefix): only the session runs are timed. */
+  const batchesOf = (slice: string[]) => {
+    const encoded = slice.map((s) => tok.encode(spec.passagePrefix + s, Math.min(MAX_TOKENS, spec.maxTokens)).ids).sort((a, b) => b.length - a.length);
+    const batches: Record<string, ort.Tensor>[] = [];
+    for (let i = 0; i < encoded.length; ) {
+      const size = Math.max(1, Math.min(MAX_BATCH, Math.floor(TOKEN_BUDGET / encoded[i].length)));
+      const group = encoded.slice(i, i + size);
+      i += size;
+      const seq = group[0].length;
+      const ids = new BigInt64Array(group.length * seq).fill(BigInt(tok.padId));
+      const mask = new BigInt64Array(group.length * seq);
+      group.forEach((g, b) => g.forEach((id, k) => ((ids[b * seq + k] = BigInt(id)), (mask[b * seq + k] = 1n))));
+      const feeds: Record<string, ort.Tensor> = {
+        input_ids: new ort.Tensor('int64', ids, [group.length, seq]),
+        attention_mask: new ort.Tensor('int64', mask, [group.length, seq]),
+      };
+      if (withTypes) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(group.length * seq), [group.length, seq]);
+      batches.push(feeds);
+    }
+    return { batches, tokens: encoded.reduce((s, e) => s + e.length, 0) };
+  };
+  await session.run(batchesOf(warm).batches[0]);
+  const ROUNDS = Math.min(8, n);
+  let providerMs = 0;
+  let bareMs = 0;
+  let providerCpuMs = 0;
+  const roundRatios: number[] = [];
+  let batchCount = 0;
+  let tokens = 0;
+  const peakRound = rssSampler();
+  for (let r = 0; r < ROUNDS; r++) {
+    const slice = texts.filter((_, i) => i % ROUNDS === r);
+    const { batches, tokens: k } = batchesOf(slice);
+    batchCount += batches.length;
+    tokens += k;
+    const order = r % 2 === 0 ? ['provider', 'bare'] : ['bare', 'provider'];
+    const ms: Record<string, number> = {};
+    for (const which of order) {
+      t = performance.now();
+      // The process's CPU time covers every thread: the worker's and ONNX Runtime's.
+      const cpu0 = process.cpuUsage();
+      if (which === 'provider') await provider.embed(slice);
+      else for (const b of batches) await session.run(b);
+      ms[which] = performance.now() - t;
+      if (which === 'provider') {
+        const c = process.cpuUsage(cpu0);
+        providerCpuMs += (c.user + c.system) / 1000;
+      }
+    }
+    providerMs += ms.provider;
+    bareMs += ms.bare;
+    roundRatios.push(ms.provider / ms.bare);
+    log(`  ${label} round ${r + 1}/${ROUNDS}: provider ${(providerMs / 1000).toFixed(1)} s, bare ${(bareMs / 1000).toFixed(1)} s so far`);
+  }
+  const peakBoth = peakRound.stop();
+  await provider.close();
+  await session.release();
+  const meanTokens = tokens / n;
+  // The median of the rounds' ratios: a burst of a neighbour's work spoils one round, not the figure.
+  const ratio = median(roundRatios);
+  const ours = (n / providerMs) * 1000;
+  const bare = (n / bareMs) * 1000;
+  const extraMB = (peak - rss0) / MB;
+  const busy = providerCpuMs / providerMs;
+  const rows: Row[] = [
+    { size: 'local', metric: `${label}: passages/s (${n} passages, mean ${meanTokens.toFixed(0)} tokens)`, value: ours, unit: 'passages/s', baselineName: 'bare ONNX Runtime, same batches', baseline: bare, ratio, target: '≥ 0.9× bare', limit: 1 / 0.9, runs: ROUNDS, note: `ratio: median of ${ROUNDS} interleaved rounds (time ÷ bare time: ${roundRatios.map((x) => x.toFixed(2)).join(', ')}); ${batchCount} batches, ${threads} thread(s)` },
+    { size: 'local', metric: `${label}: cores busy while the provider embeds (CPU time ÷ wall time)`, value: busy, unit: 'cores', baselineName: `ONNX threads`, baseline: threads, ratio: busy / threads, runs: ROUNDS, note: `${availableParallelism()} cores on this machine, shared` },
+    { size: 'local', metric: `${label}: extra RSS with the model loaded (peak while embedding full batches)`, value: extraMB, unit: 'MB', baselineName: 'target 600 MB', baseline: 600, ratio: extraMB / 600, target: '≤ 600 MB', limit: 1, runs: 1, note: `${((peakBoth - rss0) / MB).toFixed(0)} MB later with the bare session loaded beside it` },
+    { size: 'local', metric: `${label}: load (worker start + tokenizer + session + probe)`, value: providerLoadMs, unit: 'ms', baselineName: 'bare session create', baseline: bareLoadMs, ratio: providerLoadMs / bareLoadMs, runs: 1 },
+  ];
+  if (extra.oneThread && threads > 1) {
+    // The same passages through the provider with one ONNX thread: what the extra core brings.
+    const one = new LocalProvider({ model: modelDir, modelDir, workerFile: WORKER, threads: 1, tokenBudget: TOKEN_BUDGET, maxBatch: MAX_BATCH });
+    await one.embed(warm);
+    t = performance.now();
+    await one.embed(texts);
+    const oneMs = performance.now() - t;
+    await one.close();
+    rows.push({ size: 'local', metric: `${label}: passages/s with ${threads} ONNX threads vs 1`, value: ours, unit: 'passages/s', baselineName: '1 thread', baseline: (n / oneMs) * 1000, ratio: ours / ((n / oneMs) * 1000), runs: 1 });
+  }
+  return rows;
+}
+
 async function main() {
   if (!existsSync(WORKER)) throw new Error('dist/local-embed-worker.js is missing: run npm run build first');
   const dir = mkdtempSync(join(tmpdir(), 'ss-bench-local-'));
-  const threads = Math.max(1, Math.min(4, availableParallelism() - 1));
+  const threads = defaultThreads();
+  const rows: Row[] = [];
   try {
-    const t0 = performance.now();
-    const modelDir = makeTestModel(join(dir, 'bert-12x384-int8'), { layers: 12, hidden: 384, quantized: true, fp32: false });
-    log(`local model: generated 12×384 int8 graph in ${Math.round(performance.now() - t0)} ms; ${PASSAGES} passages; ${threads} ONNX thread(s)`);
-    const texts = passages(PASSAGES);
-    // Enough for full batches (≈ 2,048 tokens): the RSS peak of the provider alone is taken here.
-    const warm = texts.slice(0, 12);
-
-    // Both load first; then each round embeds one slice of the passages through the provider and
-    // through bare ONNX Runtime, in turn, so a neighbour's load on this shared machine hits both alike.
-    const rss0 = process.memoryUsage().rss;
-    const sampler = rssSampler();
-    const provider = new LocalProvider({ model: 'bench-12x384-int8', modelDir, workerFile: WORKER, threads, tokenBudget: TOKEN_BUDGET, maxBatch: MAX_BATCH });
-    let t = performance.now();
-    await provider.dimension();
-    const providerLoadMs = performance.now() - t;
-    await provider.embed(warm);
-    const peak = sampler.stop();
-
-    const tok = loadTokenizer(modelDir);
-    t = performance.now();
-    const session = await ort.InferenceSession.create(join(modelDir, 'onnx/model_quantized.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    const bareLoadMs = performance.now() - t;
-    /** The provider's batching, done here beforehand: only the session runs are timed. */
-    const batchesOf = (slice: string[]) => {
-      const encoded = slice.map((s) => tok.encode(s, MAX_TOKENS).ids).sort((a, b) => b.length - a.length);
-      const batches: Record<string, ort.Tensor>[] = [];
-      for (let i = 0; i < encoded.length; ) {
-        const size = Math.max(1, Math.min(MAX_BATCH, Math.floor(TOKEN_BUDGET / encoded[i].length)));
-        const group = encoded.slice(i, i + size);
-        i += size;
-        const seq = group[0].length;
-        const ids = new BigInt64Array(group.length * seq);
-        const mask = new BigInt64Array(group.length * seq);
-        group.forEach((g, b) => g.forEach((id, k) => ((ids[b * seq + k] = BigInt(id)), (mask[b * seq + k] = 1n))));
-        batches.push({
-          input_ids: new ort.Tensor('int64', ids, [group.length, seq]),
-          attention_mask: new ort.Tensor('int64', mask, [group.length, seq]),
-          token_type_ids: new ort.Tensor('int64', new BigInt64Array(group.length * seq), [group.length, seq]),
-        });
-      }
-      return { batches, tokens: encoded.reduce((s, e) => s + e.length, 0) };
-    };
-    await session.run(batchesOf(warm).batches[0]);
-    const ROUNDS = 8;
-    let providerMs = 0;
-    let bareMs = 0;
-    const roundRatios: number[] = [];
-    let batchCount = 0;
-    let tokens = 0;
-    const peakRound = rssSampler();
-    for (let r = 0; r < ROUNDS; r++) {
-      const slice = texts.filter((_, i) => i % ROUNDS === r);
-      const { batches, tokens: n } = batchesOf(slice);
-      batchCount += batches.length;
-      tokens += n;
-      const order = r % 2 === 0 ? ['provider', 'bare'] : ['bare', 'provider'];
-      const ms: Record<string, number> = {};
-      for (const which of order) {
-        t = performance.now();
-        if (which === 'provider') await provider.embed(slice);
-        else for (const b of batches) await session.run(b);
-        ms[which] = performance.now() - t;
-      }
-      providerMs += ms.provider;
-      bareMs += ms.bare;
-      roundRatios.push(ms.provider / ms.bare);
-      log(`  round ${r + 1}/${ROUNDS}: provider ${(providerMs / 1000).toFixed(1)} s, bare ${(bareMs / 1000).toFixed(1)} s so far`);
+    if (!argv.includes('--real-only')) {
+      const t0 = performance.now();
+      const modelDir = makeTestModel(join(dir, 'bert-12x384-int8'), { layers: 12, hidden: 384, quantized: true, fp32: false });
+      log(`local model: generated 12×384 int8 graph in ${Math.round(performance.now() - t0)} ms; ${PASSAGES} passages; ${threads} ONNX thread(s)`);
+      rows.push(...(await measure('local model 12×384 int8', modelDir, passages(PASSAGES), threads)));
     }
-    const peakBoth = peakRound.stop();
-    await provider.close();
-    await session.release();
-    const meanTokens = tokens / texts.length;
-    const extraPeak = peak;
-    // The median of the rounds' ratios: a burst of a neighbour's work spoils one round, not the figure.
-    const ratio = median(roundRatios);
-    const ours = (PASSAGES / providerMs) * 1000;
-    const bare = (PASSAGES / bareMs) * 1000;
-    const extraMB = (extraPeak - rss0) / MB;
-    const rows = [
-      { size: 'local', metric: `local model 12×384 int8: passages/s (${PASSAGES} passages, mean ${meanTokens.toFixed(0)} tokens)`, value: ours, unit: 'passages/s', baselineName: 'bare ONNX Runtime, same batches', baseline: bare, ratio, target: '≥ 0.9× bare', limit: 1 / 0.9, runs: ROUNDS, note: `ratio: median of ${ROUNDS} interleaved rounds (time ÷ bare time: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}); ${batchCount} batches, ${threads} thread(s)` },
-      { size: 'local', metric: 'local model 12×384 int8: extra RSS with the model loaded (peak while embedding full batches)', value: extraMB, unit: 'MB', baselineName: 'target 600 MB', baseline: 600, ratio: extraMB / 600, target: '≤ 600 MB', limit: 1, runs: 1, note: `${((peakBoth - rss0) / MB).toFixed(0)} MB later with the bare session loaded beside it` },
-      { size: 'local', metric: 'local model 12×384 int8: load (worker start + tokenizer + session + probe)', value: providerLoadMs, unit: 'ms', baselineName: 'bare session create', baseline: bareLoadMs, ratio: providerLoadMs / bareLoadMs, runs: 1 },
-    ];
+    const real = argv.includes('--no-real') ? [] : realModels();
+    if (!real.length && !argv.includes('--no-real')) log('real models: none found (~/.cache/similar-sources/real-models, .tmp/models, or --real-models DIR): their rows are skipped');
+    for (const m of real) {
+      log(`real model ${m}: ${REAL_PASSAGES} SciFact abstracts, ${threads} ONNX thread(s)`);
+      rows.push(...(await measure(`real ${m.split('/').slice(-1)[0]} int8`, m, passages(REAL_PASSAGES), threads, { oneThread: true })));
+    }
     if (argv.includes('--json')) process.stdout.write(JSON.stringify(rows) + '\n');
-    else for (const r of rows) process.stdout.write(`${r.metric}: ${r.value.toFixed(1)} ${r.unit} (${r.baselineName} ${r.baseline.toFixed(1)}, ratio ×${r.ratio.toFixed(3)}${r.target ? `, target ${r.target}` : ''})${r.note ? ` — ${r.note}` : ''}\n`);
+    else for (const r of rows) process.stdout.write(`${r.metric}: ${r.value.toFixed(1)} ${r.unit} (${r.baselineName} ${r.baseline?.toFixed(1)}, ratio ×${r.ratio?.toFixed(3)}${r.target ? `, target ${r.target}` : ''})${r.note ? ` — ${r.note}` : ''}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -475,8 +475,13 @@ function scanRows(S: string, what: string, vectors: Float32Array, dim: number, c
 // ---------------------------------------------------------------- local model (issue 11)
 /** scripts/bench-local.ts in a fresh process, so its RSS figure is the model's alone. */
 function benchLocalModel() {
-  log('local embedding model (12×384 int8, generated) …');
-  const outText = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench-local.ts'), '--json', '--passages', opt('--local-passages') ?? '160'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  log('local embedding model (12×384 int8, generated; then the real models found) …');
+  const args = ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench-local.ts'), '--json', '--passages', opt('--local-passages') ?? '160'];
+  // Real weights (issue 27): ~/.cache/similar-sources/real-models and .tmp/models, or --real-models DIR; --no-real skips them.
+  if (opt('--real-models')) args.push('--real-models', opt('--real-models')!);
+  if (opt('--real-passages')) args.push('--real-passages', opt('--real-passages')!);
+  if (flag('--no-real')) args.push('--no-real');
+  const outText = execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   for (const r of JSON.parse(outText.trim().split('\n').at(-1)!) as Row[]) add(r);
 }
 

@@ -14,16 +14,25 @@
  * converted to docs/reliability.png with rsvg-convert from Debian's librsvg2-bin).
  * Prints the calibration and cut-offs to paste into similarity.ts and bands.ts.
  * Run: npx tsx scripts/calibrate-bands.ts [--scifact DIR] [--workspace DIR (keeps the SciFact index)]
+ *
+ * Per model (issue 27): `--model <folder>` (a local model in the transformers.js layout, e.g.
+ * .tmp/models/Xenova/bge-small-en-v1.5) fits only the band cut-offs for that model's similarity
+ * (the shipped curve, SciFact claims and paragraphs, the same split; the example is left out:
+ * its index is the embedded model's) and prints AUC and band precision on the held-out part, with
+ * the row to paste into BANDS_BY_MODEL (src/shared/bands.ts). --workspace reuses an index.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { contextualText } from '../src/core/analysis/analyze';
-import { BANDS, bandOf, type Band } from '../src/shared/bands';
+import { BANDS, bandOf, type Band, type BandCuts } from '../src/shared/bands';
+import { LocalProvider } from '../src/core/embedding/local/localProvider';
+import type { EmbeddingProvider } from '../src/core/embedding/provider';
+import { updateIndex } from '../src/core/index/indexer';
 import { CALIBRATIONS, FEATURE_NAMES, evidenceOf, probability, similarityFeatures, type Calibration } from '../src/core/analysis/similarity';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import { BEIR_SCHEME, loadBeir, runBeirEval } from '../src/core/eval/beir';
+import { BEIR_SCHEME, docInput, loadBeir, runBeirEval } from '../src/core/eval/beir';
 import { ndcgAt } from '../src/core/eval/metrics';
 import { LibraryIndex, type SearchHit } from '../src/core/index/libraryIndex';
 import { segmentMarkdown } from '../src/core/markdown/segment';
@@ -75,16 +84,24 @@ function cardsOf(hits: SearchHit[], overlap: ReturnType<LibraryIndex['overlap']>
   return out;
 }
 
-async function scifactQueries(dir: string, workspace: string): Promise<Query[]> {
-  const provider = new EmbeddedProvider();
-  await runBeirEval({ dir, split: 'train', provider, workspace });
+async function scifactQueries(dir: string, workspace: string, provider: EmbeddingProvider = new EmbeddedProvider()): Promise<Query[]> {
+  if (provider.id === 'embedded') await runBeirEval({ dir, split: 'train', provider, workspace });
+  else await updateIndex((await loadBeir(dir, 'train')).corpus.map(docInput), { workspace, provider, commitEvery: 5000 });
   const index = await LibraryIndex.open(workspace, provider);
   const { queries, qrels } = await loadBeir(dir, 'train');
   const out: Query[] = [];
   const keyOf = (h: SearchHit) => h.sourceRecord.path.slice(BEIR_SCHEME.length);
+  // Searched in batches (searchMany: the same lists as search, one embedding call per batch).
+  const todo: Array<{ kind: Kind; text: string; relevant: Set<string>; test: boolean }> = [];
   const add = async (kind: Kind, text: string, relevant: Set<string>, test: boolean) => {
-    const hits = await index.search(text, { k: CANDIDATE_PASSAGES });
-    out.push({ kind, test, relevant, cards: cardsOf(hits, index.overlap(text), keyOf, relevant) });
+    todo.push({ kind, text, relevant, test });
+  };
+  const flush = async () => {
+    for (let i = 0; i < todo.length; i += 64) {
+      const batch = todo.slice(i, i + 64);
+      const lists = await index.searchMany(batch.map((q) => ({ text: q.text })), { k: CANDIDATE_PASSAGES });
+      batch.forEach((q, j) => out.push({ kind: q.kind, test: q.test, relevant: q.relevant, cards: cardsOf(lists[j], index.overlap(q.text), keyOf, q.relevant) }));
+    }
   };
   const docTest = (d: string) => inTest(`scifact:${d}`, 0.3);
   const claimsOf = new Map<string, string[]>();
@@ -106,6 +123,7 @@ async function scifactQueries(dir: string, workspace: string): Promise<Query[]> 
       await add('paragraph', [...groups[i][1], ...groups[i + 1][1]].join(' '), new Set([groups[i][0], groups[i + 1][0]]), side);
     }
   }
+  await flush();
   return out;
 }
 
@@ -138,6 +156,15 @@ async function main() {
   const dir = arg('--scifact') ?? '../shared/data/scifact';
   const keep = arg('--workspace');
   const ws = keep ?? mkdtempSync(join(tmpdir(), 'ss-bands-'));
+  const modelDir = arg('--model');
+  if (modelDir) {
+    try {
+      await fitModelBands(dir, ws, modelDir);
+    } finally {
+      if (!keep) rmSync(ws, { recursive: true, force: true });
+    }
+    return;
+  }
   try {
     const all = [...(await scifactQueries(dir, ws)), ...(await exampleQueries())];
     const fit = all.filter((q) => !q.test);
@@ -239,6 +266,54 @@ async function main() {
     writeDiagram(series, { strong: BANDS.strong, related: BANDS.related });
   } finally {
     if (!keep) rmSync(ws, { recursive: true, force: true });
+  }
+}
+
+/** The cut-off rule of the shipped bands, on the fit part's paragraphs (top SHOWN cards, sorted by similarity). */
+function fitCuts(cards: Array<{ p: number; y: number }>): BandCuts {
+  const precisionIn = (lo: number, hi = Infinity) => {
+    const inside = cards.filter((c) => c.p >= lo && c.p < hi);
+    return { n: inside.length, precision: inside.length ? inside.filter((c) => c.y).length / inside.length : NaN };
+  };
+  const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
+  const strong = grid.find((t) => {
+    const b = precisionIn(t);
+    return b.n >= 20 && b.precision >= STRONG_PRECISION;
+  }) ?? 0.9;
+  const related = grid.find((t) => t < strong && precisionIn(t, strong).precision >= RELATED_PRECISION) ?? strong / 2;
+  return { strong, related };
+}
+
+async function fitModelBands(dir: string, ws: string, modelDir: string) {
+  const provider = new LocalProvider({ model: modelDir, modelDir, workerFile: resolve('dist/local-embed-worker.js') });
+  try {
+    const all = await scifactQueries(dir, ws, provider);
+    const curve = CALIBRATIONS['embedded-hashgram-v2'];
+    const sorted = (q: Query) => [...q.cards].map((c, i) => ({ c, p: probability(curve, c.x), i })).sort((a, b) => b.p - a.p || a.i - b.i);
+    const shown = (qs: Query[], kinds: Kind[]) => qs.filter((q) => kinds.includes(q.kind)).flatMap((q) => sorted(q).slice(0, SHOWN).map((e) => ({ p: round3(e.p), y: e.c.y })));
+    const fit = all.filter((q) => !q.test);
+    const test = all.filter((q) => q.test);
+    const cuts = fitCuts(shown(fit, ['paragraph']));
+    const name = basename(modelDir);
+    console.log(`${name}: ${fit.length} fit queries, ${test.length} held out; cut-offs fitted on fit paragraphs: strong ≥ ${cuts.strong}, related ≥ ${cuts.related}`);
+    const report: Record<string, unknown> = { model: name, cuts };
+    for (const [label, kinds] of [['claims', ['claim']], ['paragraphs', ['paragraph']]] as Array<[string, Kind[]]>) {
+      const cards = shown(test, kinds);
+      const a = auc(test.filter((q) => kinds.includes(q.kind)).flatMap((q) => q.cards.map((c) => ({ p: probability(curve, c.x), y: c.y }))));
+      const per = (cs: BandCuts) =>
+        Object.fromEntries((['strong', 'related', 'weak'] as Band[]).map((b) => {
+          const inside = cards.filter((c) => bandOf(c.p, cs) === b);
+          return [b, { n: inside.length, precision: inside.length ? round3(inside.filter((c) => c.y).length / inside.length) : null }];
+        }));
+      const mine = per(cuts);
+      const today = per(BANDS);
+      report[label] = { auc: round3(a), bands: mine, todaysBands: today };
+      const fmtB = (x: ReturnType<typeof per>) => (['strong', 'related', 'weak'] as Band[]).map((b) => `${b} ${x[b].precision === null ? '—' : pct(x[b].precision as number)} of ${x[b].n}`).join('   ');
+      console.log(`  held-out ${label.padEnd(10)} AUC ${a.toFixed(3)}   fitted bands: ${fmtB(mine)}   (today's bands: ${fmtB(today)})`);
+    }
+    console.log(JSON.stringify(report));
+  } finally {
+    await provider.close();
   }
 }
 

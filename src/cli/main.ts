@@ -422,6 +422,8 @@ async function cmdEval(args: ParsedArgs): Promise<number> {
   const row = (name: string, m: BeirEvalBaseline) =>
     out(`${name.padEnd(16)} ${fmt(m['ndcg@10'])}   ${fmt(m['recall@10'])}     ${fmt(m['recall@100'])}      ${fmt(m['mrr@10'])}`);
   row(result.semantic ? 'Similar (partial)' : 'Similar Sources', result);
+  row('  vectors alone', result.vectorOnly);
+  row('  BM25 alone', result.lexicalOnly);
   row('plain BM25', result.baseline);
   out(`index ${(result.indexMs / 1000).toFixed(1)} s, queries ${(result.queryMs / result.queries).toFixed(1)} ms each`);
   return 0;

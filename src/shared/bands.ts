@@ -8,11 +8,46 @@
 export type Band = 'strong' | 'related' | 'weak';
 
 /** Lowest similarity of each band (weak: everything below `related`). */
-export const BANDS = { strong: 0.44, related: 0.2 } as const;
+export interface BandCuts {
+  strong: number;
+  related: number;
+}
 
-export function bandOf(similarity: number): Band {
-  if (similarity >= BANDS.strong) return 'strong';
-  if (similarity >= BANDS.related) return 'related';
+/** The embedded model's cut-offs, and every model's without a row of its own. */
+export const BANDS: Readonly<BandCuts> = { strong: 0.44, related: 0.2 };
+
+/**
+ * Cut-offs per model, keyed by the model's name (the last part of its id or folder, lower
+ * case): the same similarity curve gives each model's cards a different spread, so each is
+ * fitted on its own scores (scripts/calibrate-bands.ts --model <folder>: SciFact train claims
+ * and paragraphs, the fit part's paragraphs, top 10 cards; strong where ≥ 70% were a right
+ * source, related where ≥ 25%). Held-out AUC and band precision: BENCHMARKS.md, "Bands per model".
+ */
+export const BANDS_BY_MODEL: Readonly<Record<string, Readonly<BandCuts>>> = {
+  // 2026-12-04, int8 ONNX through LocalProvider, the neural fusion of that day: held-out AUC 0.925
+  // (claims) / 0.942 (paragraphs); paragraphs strong 73% of 71 cards, related 29% of 89, weak 3.6% of 720.
+  'bge-small-en-v1.5': { strong: 0.4, related: 0.13 },
+};
+
+/**
+ * The cut-offs for a model: its id, folder or provider key (`local-xenova_bge-small-en-v1.5`)
+ * ends with a BANDS_BY_MODEL name (the longest that does); otherwise today's BANDS.
+ */
+export function bandsFor(model: string | undefined): Readonly<BandCuts> {
+  if (!model) return BANDS;
+  const m = model.toLowerCase().replace(/[\\/]+$/, '');
+  let best: string | undefined;
+  for (const name of Object.keys(BANDS_BY_MODEL)) {
+    if (!m.endsWith(name)) continue;
+    const before = m.charAt(m.length - name.length - 1);
+    if ((before === '' || /[\\/_-]/.test(before)) && (!best || name.length > best.length)) best = name;
+  }
+  return best ? BANDS_BY_MODEL[best] : BANDS;
+}
+
+export function bandOf(similarity: number, cuts: Readonly<BandCuts> = BANDS): Band {
+  if (similarity >= cuts.strong) return 'strong';
+  if (similarity >= cuts.related) return 'related';
   return 'weak';
 }
 
@@ -30,9 +65,8 @@ export const BAND_DESCRIPTIONS: Record<Band, string> = {
   weak: 'Weak: shares some words with the paragraph; rarely a right source (about 1 in 30 on held-out paragraphs).',
 };
 
-/** The band and the number, for a hover: "Strong (63%): …". */
-export function describeStrength(similarity: number): string {
-  const band = bandOf(similarity);
+/** The band (the card's own, else today's cut-offs) and the number, for a hover: "Strong (63%): …". */
+export function describeStrength(similarity: number, band: Band = bandOf(similarity)): string {
   const text = BAND_DESCRIPTIONS[band];
   const colon = text.indexOf(':');
   return `${text.slice(0, colon)} (${Math.round(similarity * 100)}%)${text.slice(colon)}`;
@@ -48,9 +82,11 @@ export type LensSummary<C> =
  * in the best band, with the top card, when that band is `minBand` or
  * stronger; otherwise "below", which the lens shows dimmer ("no strong source").
  */
-export function lensSummary<C extends { similarity: number }>(cards: readonly C[], minBand: Band): LensSummary<C> {
+export function lensSummary<C extends { similarity: number; band?: Band }>(cards: readonly C[], minBand: Band): LensSummary<C> {
   if (cards.length === 0) return { kind: 'below', minBand, best: null };
-  const band = bandOf(cards[0].similarity);
+  // A card's own band (its model's cut-offs) when it has one.
+  const of = (c: C) => c.band ?? bandOf(c.similarity);
+  const band = of(cards[0]);
   if (BAND_ORDER.indexOf(band) > BAND_ORDER.indexOf(minBand)) return { kind: 'below', minBand, best: band };
-  return { kind: 'signal', band, count: cards.filter((c) => bandOf(c.similarity) === band).length, top: cards[0] };
+  return { kind: 'signal', band, count: cards.filter((c) => of(c) === band).length, top: cards[0] };
 }

@@ -62,7 +62,7 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
   }
 }
 
-type LensCard = { authors: string[]; title: string; year: number | null; page: number; pageLabel: string | null; similarity: number };
+type LensCard = { authors: string[]; title: string; year: number | null; page: number; pageLabel: string | null; similarity: number; band?: Band };
 
 /** The "no strong source" wording for the band the setting asks for. */
 function noneText(minBand: Band, threshold: number, hasCards: boolean): string {
@@ -84,7 +84,7 @@ export function lensText(s: { status: string; cards: LensCard[] }, threshold: nu
   if (summary.kind === 'below') {
     // Dimmer: a hollow glyph and lower case, so a segment with something to read stands out.
     const best = s.cards[0];
-    const tooltip = best ? `${vscode.l10n.t('Best source here:')} ${strengthText(best.similarity)}\n\n${open}` : open;
+    const tooltip = best ? `${vscode.l10n.t('Best source here:')} ${strengthText(best.similarity, best.band)}\n\n${open}` : open;
     return { title: `$(circle-outline) ${noneText(minBand, threshold, s.cards.length > 0)}`, tooltip };
   }
   const top = summary.top;
@@ -93,6 +93,6 @@ export function lensText(s: { status: string; cards: LensCard[] }, threshold: nu
   const who = [author, top.year].filter(Boolean).join(' ');
   return {
     title: `$(book) ${bandCount(summary.band, summary.count)} · ${who}, p. ${lineText(top.pageLabel ?? String(top.page), 12)}`,
-    tooltip: `${strengthText(top.similarity)}\n\n${open}`,
+    tooltip: `${strengthText(top.similarity, top.band)}\n\n${open}`,
   };
 }

@@ -28,7 +28,7 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
       const page = c.pageLabel ?? String(c.page);
       const who = [shortAuthors(c.authors), c.year].filter(Boolean).join(' ');
       md.appendMarkdown(`$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · **${markdownText(bandWord(c.band), 40)}** ${Math.round(c.similarity * 100)}%\n\n`);
-      const marks = [strengthText(c.similarity)];
+      const marks = [strengthText(c.similarity, c.band)];
       if (c.alreadyCited) marks.push(vscode.l10n.t('Already cited in this passage.'));
       if (c.citedIn?.length) marks.push(citedInText(c.citedIn));
       md.appendMarkdown(`_${markdownText(marks.join(' '), 400)}_\n\n`);

@@ -29,9 +29,9 @@ export function bandCount(band: Band, n: number): string {
   }
 }
 
-/** "Strong (63%): very likely a source to cite here (…)". */
-export function strengthText(similarity: number): string {
-  const text = vscode.l10n.t(BAND_DESCRIPTIONS[bandOf(similarity)]);
+/** "Strong (63%): very likely a source to cite here (…)"; the card's band (its model's cut-offs) when given. */
+export function strengthText(similarity: number, band: Band = bandOf(similarity)): string {
+  const text = vscode.l10n.t(BAND_DESCRIPTIONS[band]);
   const colon = text.indexOf(':');
   const percent = `${Math.round(similarity * 100)}%`;
   if (colon < 0) return `${text} (${percent})`;

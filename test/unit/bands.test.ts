@@ -3,7 +3,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { agreeingWithOrder, analyzeDocument, highlightWords, preview } from '../../src/core/analysis/analyze';
-import { BAND_DESCRIPTIONS, BANDS, bandOf, describeStrength } from '../../src/shared/bands';
+import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, lensSummary } from '../../src/shared/bands';
 import { isCommonTerm } from '../../src/core/analysis/commonWords';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
@@ -25,6 +25,24 @@ describe('strength bands', () => {
     for (const b of ['strong', 'related', 'weak'] as const) assert.match(BAND_DESCRIPTIONS[b], new RegExp(`^${b}: `, 'i'));
     assert.match(describeStrength(0.634), /^Strong \(63%\): /);
     assert.match(describeStrength(0.05), /^Weak \(5%\): .*rarely/);
+  });
+
+  it('picks the cut-offs of the active model by its id, folder or provider key, and today\'s otherwise', () => {
+    assert.equal(bandsFor(undefined), BANDS);
+    assert.equal(bandsFor('embedded-hashgram-v2'), BANDS);
+    assert.equal(bandsFor('local-some_unknown-model'), BANDS);
+    for (const [name, cuts] of Object.entries(BANDS_BY_MODEL)) {
+      assert.ok(cuts.related > 0 && cuts.related < cuts.strong && cuts.strong < 1, name);
+      assert.equal(bandsFor(`Xenova/${name}`), cuts);
+      assert.equal(bandsFor(`local-xenova_${name}`), cuts);
+      assert.equal(bandsFor(`/home/me/models/Xenova/${name}/`), cuts);
+    }
+    const cuts = { strong: 0.6, related: 0.3 };
+    assert.equal(bandOf(0.5, cuts), 'related');
+    assert.equal(bandOf(0.5), 'strong');
+    // A card's own band (its model's cut-offs) decides the lens, not today's cut-offs.
+    const s = lensSummary([{ similarity: 0.5, band: 'related' as const }], 'related');
+    assert.equal(s.kind === 'signal' && s.band, 'related');
   });
 
   it('after a reordering, makes the similarity non-increasing along the order, moving it as little as it can', () => {

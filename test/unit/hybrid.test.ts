@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { encode, EMBEDDED_DIM } from '../../src/core/embedding/embeddedEncoder';
 import { Bm25Index } from '../../src/core/retrieval/bm25';
-import { tokenize } from '../../src/core/text/tokenize';
-import { fusionFor, rankPassages, rankSources, type PassageCollection } from '../../src/core/retrieval/hybrid';
-import { embeddingText, lexicalTerms, type PassageText } from '../../src/core/retrieval/representation';
+import { languageOf, tokenize } from '../../src/core/text/tokenize';
+import { fusionFor, NEURAL_FUSION, queryLanguage, rankPassages, rankSources, type PassageCollection } from '../../src/core/retrieval/hybrid';
+import { embeddingText, lexicalTerms, queryTerms, type PassageText } from '../../src/core/retrieval/representation';
 
 const PASSAGES: Array<PassageText & { source: number }> = [
   { source: 0, sourceTitle: 'Vitamin D and bone health', text: 'Vitamin D supplementation reduced hip fractures in older women.' },
@@ -72,6 +72,76 @@ describe('hybrid ranking', () => {
     assert.equal(rankPassages(c, query, { k: 4, params: fusionFor('embedded') })[0].row, 0);
     assert.equal(rankPassages(c, query, { k: 4, params: fusionFor('ollama') })[0].row, 1);
     assert.deepEqual(fusionFor('embedded'), {});
-    assert.equal(fusionFor('ollama').vectorWeight, 1);
+    assert.ok(fusionFor('ollama').vectorWeight! > fusionFor('ollama').lexicalWeight!);
+  });
+});
+
+describe('fusion for neural models (issue 27)', () => {
+  // Passages 0 and 1 are French, 2 and 3 English.
+  const texts = [
+    'Pasteur et la rage en 1885 : le premier essai fut un succès et les résultats sont encore discutés.',
+    "L'immunisation contre la rage a été mise au point dans un laboratoire, puis adoptée par les médecins.",
+    'The first clinical trials on patients were reported by the physicians of the hospital.',
+    'Graphene transistors and the physics of the devices that were built with them.',
+  ];
+  function collectionOf(vectors: number[][]): PassageCollection {
+    const lexical = new Bm25Index();
+    texts.forEach((t, i) => lexical.add(i, tokenize(t)));
+    return {
+      lexical,
+      vectors: Float32Array.from(vectors.flat()),
+      dim: 4,
+      count: 4,
+      sourceOfRow: Int32Array.from([0, 1, 2, 3]),
+      languageOfRow: (row) => languageOf(texts[row]),
+    };
+  }
+
+  it('keeps the chosen parameters for every neural provider, and the embedded model its own', () => {
+    assert.deepEqual(fusionFor('embedded'), {});
+    for (const id of ['local', 'ollama', 'openai']) assert.deepEqual(fusionFor(id), { ...NEURAL_FUSION });
+    assert.equal(NEURAL_FUSION.fusion, 'convex');
+    assert.ok(NEURAL_FUSION.vectorWeight! > NEURAL_FUSION.lexicalWeight!);
+    assert.ok(NEURAL_FUSION.crossLanguageLexical! < 1);
+  });
+
+  it('across languages, the vector list decides: BM25 on a shared name and number does not outvote it', () => {
+    // The English query says what passage 1 says (its vector); BM25 finds only passage 0, on "Pasteur" and "1885".
+    const c = collectionOf([[0.6, 0.8, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]);
+    const query = { text: 'How Pasteur made the vaccine against rabies in 1885.', vector: Float32Array.from([1, 0, 0, 0]) };
+    assert.equal(queryLanguage(query.text), 'en');
+    assert.deepEqual([0, 1].map((r) => c.languageOfRow!(r)), ['fr', 'fr']);
+    assert.deepEqual(c.lexical.search(queryTerms(query.text), 4).map((h) => h.id), [0]);
+    const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
+    assert.equal(res[0].row, 1, "the vectors' first passage comes first");
+    // Counted in full, as within one language, BM25 would have put passage 0 first.
+    const full = rankPassages(c, query, { k: 4, params: { ...fusionFor('local'), crossLanguageLexical: 1 } });
+    assert.equal(full[0].row, 0);
+  });
+
+  it('in the same language, both lists count: a passage first in BM25 and second in the vectors wins over one first in the vectors alone', () => {
+    // English query; passages 2 (English) and 3 (English). BM25: only 2 matches. Vectors: 3 a little above 2.
+    const c = collectionOf([[0, 0, 0, 1], [0, 0, 0, 1], [0.9, 0.436, 0, 0], [1, 0, 0, 0]]);
+    const query = { text: 'The first clinical trials on patients in the hospital.', vector: Float32Array.from([1, 0, 0, 0]) };
+    const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
+    assert.equal(res[0].row, 2);
+    assert.equal(res[0].lexicalRank, 1);
+    assert.equal(res[0].vectorRank, 2);
+  });
+
+  it('convex fusion: min-max normalised scores, weighted; a row absent from a list gets nothing from it', () => {
+    const c = collectionOf([[0, 0, 0, 1], [0, 0, 0, 1], [0.9, 0.436, 0, 0], [1, 0, 0, 0]]);
+    const query = { text: 'clinical trials on patients in the hospital', vector: Float32Array.from([1, 0, 0, 0]) };
+    const p = { fusion: 'convex' as const, lexicalWeight: 0.3, vectorWeight: 0.7, vectorDepth: 4, lexicalDepth: 4 };
+    const res = rankPassages(c, query, { k: 4, params: p });
+    const lex = c.lexical.search(queryTerms(query.text), 4);
+    const lmax = lex[0].score;
+    const lmin = lex[lex.length - 1].score;
+    const cos = [0, 0, 0.9, 1];
+    for (const r of res) {
+      const l = lex.find((h) => h.id === r.row);
+      const expected = (l ? 0.3 * (lex.length > 1 ? (l.score - lmin) / (lmax - lmin) : 1) : 0) + 0.7 * ((cos[r.row] - 0) / (1 - 0));
+      assert.ok(Math.abs(r.score - expected) < 1e-6, `row ${r.row}: ${r.score} vs ${expected}`);
+    }
   });
 });

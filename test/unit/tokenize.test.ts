@@ -86,3 +86,13 @@ describe('languageOf', () => {
     assert.equal(languageOf('Braudel 1949'), undefined);
   });
 });
+
+describe('languageHint (the fusion\'s cross-language test)', () => {
+  it('tells the language of a sentence by one function word, else by a French-only letter', async () => {
+    const { languageHint } = await import('../../src/core/text/tokenize');
+    assert.equal(languageHint('Tom slept with them.'), 'en');
+    assert.equal(languageHint('Je suis fatigué.'), 'fr');
+    assert.equal(languageHint('Très bien.'), 'fr');
+    assert.equal(languageHint('Braudel 1949'), undefined);
+  });
+});

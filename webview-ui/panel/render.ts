@@ -10,7 +10,7 @@ import type { PanelState, SegmentView } from '../../src/shared/protocol';
 import type { PassageResult, Recommendation } from '../../src/shared/results';
 import type { Granularity, PanelOptions, SourceTypeFilter } from '../../src/shared/settings';
 import type { UiStrings } from '../../src/shared/strings';
-import { bandOf } from '../../src/shared/bands';
+import { bandOf, type Band } from '../../src/shared/bands';
 import { foldAccents } from '../../src/shared/fold';
 import { PANEL_STRING_KEYS, translate, type PanelStringKey } from '../../src/shared/strings';
 
@@ -74,9 +74,9 @@ export function firstWords(text: string, count = 12): string {
 }
 
 /** A card's strength for its hover: "Strong (63%): very likely a source to cite here (…)". */
-export function strengthTitle(strings: UiStrings, similarity: number): string {
+export function strengthTitle(strings: UiStrings, similarity: number, band?: Band): string {
   const v = Number.isFinite(similarity) ? Math.min(1, Math.max(0, similarity)) : 0;
-  const text = t(strings, `band.${bandOf(v)}.description`);
+  const text = t(strings, `band.${band ?? bandOf(v)}.description`);
   const colon = text.indexOf(':');
   const percent = formatPercent(v);
   if (colon < 0) return `${text} (${percent})`;
@@ -256,7 +256,8 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   const pageTitle = card.pageLabel && card.pageLabel.trim() && card.pageLabel.trim() !== String(card.page) ? ` title="${escapeHtml(t(strings, 'card.pdfPage', { page: card.page }))}"` : '';
   const percent = formatPercent(card.similarity);
   const sim = Number.isFinite(card.similarity) ? Math.min(1, Math.max(0, card.similarity)) : 0;
-  const band = bandOf(sim);
+  // The card's band (its model's cut-offs), else today's.
+  const band = card.band ?? bandOf(sim);
   const common = `${data('segment-id', segmentId)}${data('source-id', card.sourceId)}${data('page', card.page)}`;
   const duplicates = card.duplicates && card.duplicates.length
     ? `<p class="duplicates">${escapeHtml(t(strings, 'card.duplicates', { files: card.duplicates.join(', ') }))}</p>`
@@ -265,7 +266,7 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   return `<article class="card${card.alreadyCited ? ' is-cited' : ''}" data-testid="card" aria-labelledby="${titleId}"${data('source-id', card.sourceId)}>
 <header class="card-head">
   <h3 class="card-title" id="${titleId}" data-testid="card-title">${escapeHtml(title)}</h3>
-  <div class="card-score" title="${escapeHtml(strengthTitle(strings, card.similarity))}">
+  <div class="card-score" title="${escapeHtml(strengthTitle(strings, card.similarity, card.band))}">
     <span class="card-band band-${band}" data-testid="card-band">${escapeHtml(t(strings, `band.${band}`))}</span>
     <span class="card-similarity" data-testid="card-similarity" aria-label="${escapeHtml(t(strings, 'card.similarityValue', { percent }))}">${escapeHtml(percent)}</span>
     <meter class="sim-meter" min="0" max="1" value="${sim}" aria-hidden="true"></meter>

@@ -18,7 +18,7 @@ import { queryTerms } from '../retrieval/representation';
 import { detectLanguage, foldText, languageOf, tokenize } from '../text/tokenize';
 import { sha256 } from '../util/atomicWrite';
 import { AnalysisCache, segmentCacheKey, type CachedSegment } from './cache';
-import { bandOf, type Band } from '../../shared/bands';
+import { bandOf, bandsFor, type Band, type BandCuts } from '../../shared/bands';
 import { isCommonTerm } from './commonWords';
 import { optionsKey, resolveOptions, type AnalysisOptions, type AnalysisOptionsInput, type RerankMode } from './options';
 import type { Reranker } from './rerank';
@@ -186,13 +186,13 @@ async function analyse(
     const done = analysed.get(s);
     if (done) {
       fresh[segKey] = done;
-      results.push({ ...s, status: 'analysed', fromCache: false, recommendations: withCitations(done.recommendations, s, template) });
+      results.push({ ...s, status: 'analysed', fromCache: false, recommendations: withCitations(done.recommendations, s, template, bandsFor(from.model)) });
       continue;
     }
     const hit = cached!.segments[segKey];
     fromCache++;
     fresh[segKey] = hit;
-    results.push({ ...s, status: 'analysed', fromCache: true, recommendations: withCitations(hit.recommendations, s, template) });
+    results.push({ ...s, status: 'analysed', fromCache: true, recommendations: withCitations(hit.recommendations, s, template, bandsFor(from.model)) });
   }
   const allFromCache = current === 0 && (cached?.complete ?? false);
   if (cache && current > 0) await cache.save(docKey, key, fresh, log, layout);
@@ -315,7 +315,7 @@ async function recommend(
         pageLabel: best.pageLabel ?? null,
         ...(best.endPage > best.page ? { endPage: best.endPage } : {}),
         similarity: best.similarity,
-        band: bandOf(best.similarity),
+        band: bandOf(best.similarity, bandsFor(index.provider.key)),
         reranked: false,
         alreadyCited: !!r.citekey && cited.has(r.citekey),
         preview: prev,
@@ -338,7 +338,7 @@ async function recommend(
       const byId = new Map(top.map((r) => [r.sourceId, r]));
       const reordered = order.map((id) => byId.get(id)!).filter(Boolean);
       for (const r of reordered) r.reranked = true;
-      recs = agreeingWithOrder([...reordered, ...recs.slice(RERANK_TOP)]);
+      recs = agreeingWithOrder([...reordered, ...recs.slice(RERANK_TOP)], bandsFor(index.provider.key));
     } catch (err) {
       if (ctx.signal?.aborted) throw cancelled();
       log(`reranking failed for segment ${s.id} (${(err as Error).message}); retrieval order kept`);
@@ -352,7 +352,7 @@ async function recommend(
  * its order: the closest non-increasing sequence (pool adjacent violators), so
  * a card is never shown above a stronger one and the numbers stay near the evidence.
  */
-export function agreeingWithOrder<T extends { similarity: number; band: Band }>(recs: T[]): T[] {
+export function agreeingWithOrder<T extends { similarity: number; band: Band }>(recs: T[], cuts?: Readonly<BandCuts>): T[] {
   const blocks: Array<{ sum: number; n: number }> = [];
   for (const r of recs) {
     blocks.push({ sum: r.similarity, n: 1 });
@@ -365,14 +365,14 @@ export function agreeingWithOrder<T extends { similarity: number; band: Band }>(
     }
   }
   const values = blocks.flatMap((b) => new Array<number>(b.n).fill(Math.round((b.sum / b.n) * 1000) / 1000));
-  return recs.map((r, i) => (r.similarity === values[i] ? r : { ...r, similarity: values[i], band: bandOf(values[i]) }));
+  return recs.map((r, i) => (r.similarity === values[i] ? r : { ...r, similarity: values[i], band: bandOf(values[i], cuts) }));
 }
 
-function withCitations(recs: Recommendation[], s: Segment, template: string): Recommendation[] {
+function withCitations(recs: Recommendation[], s: Segment, template: string, cuts: Readonly<BandCuts>): Recommendation[] {
   const cited = citedKeys(s.text);
   return recs.map((r) => ({
     ...r,
-    band: bandOf(r.similarity),
+    band: bandOf(r.similarity, cuts),
     alreadyCited: !!r.citekey && cited.has(r.citekey),
     citation: formatPassageCitation({ citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path }, { page: r.page, pageLabel: r.pageLabel ?? undefined, endPage: r.endPage }, template),
   }));

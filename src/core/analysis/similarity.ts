@@ -41,7 +41,7 @@ export interface Calibration {
 }
 
 /** Bump when the curve or the ranking changes: cached analyses hold both. */
-export const SIMILARITY_VERSION = 5;
+export const SIMILARITY_VERSION = 6;
 
 export const CALIBRATIONS: Record<string, Calibration> = {
   'embedded-hashgram-v2': {

@@ -15,6 +15,7 @@ import { joinLines } from '../pdf/cleanPages';
 import { sha256 } from '../util/atomicWrite';
 import { evaluateRun, parseQrels, type EvalSummary } from './metrics';
 import { PlainBm25 } from './plainBm25';
+import { fusionFor, rankSources, type HybridParams } from '../retrieval/hybrid';
 
 export interface BeirDoc {
   id: string;
@@ -33,13 +34,19 @@ export interface BeirEvalResult {
   split: string;
   indexMs: number;
   queryMs: number;
-  baseline: { 'ndcg@10': number; 'recall@10': number; 'recall@100': number; 'mrr@10': number };
+  baseline: EvalFigures;
+  /** The same index and query vectors ranked by the model's vectors alone (lexical weight 0). */
+  vectorOnly: EvalFigures;
+  /** … and by the product's BM25 alone (vector weight 0). */
+  lexicalOnly: EvalFigures;
   /**
    * Only with `partial`, when the model's vectors were not all there: the figures were computed
    * with `embedded` of `total` passages ranked by meaning, the others by their words only.
    */
   semantic?: { embedded: number; total: number };
 }
+
+export type EvalFigures = { 'ndcg@10': number; 'recall@10': number; 'recall@100': number; 'mrr@10': number };
 
 export const BEIR_SCHEME = 'beir:';
 
@@ -65,7 +72,7 @@ export async function loadBeir(dir: string, split: string) {
 }
 
 /** A corpus record as an index input: one page, title as metadata. */
-function docInput(d: BeirDoc): SourceInput {
+export function docInput(d: BeirDoc): SourceInput {
   const body = d.text || d.title;
   return {
     path: BEIR_SCHEME + d.id,
@@ -144,13 +151,16 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
     const indexMs = Date.now() - t0;
     const index = await LibraryIndex.open(workspace, opts.provider, { partial: opts.partial });
     const judged = [...qrels.keys()].filter((q) => queries.has(q));
-    const run = new Map<string, string[]>();
     const t1 = Date.now();
-    for (const qid of judged) {
-      const hits = await index.searchSources(queries.get(qid)!, { k: 100 });
-      run.set(qid, hits.map((h) => h.sourceRecord.path.slice(BEIR_SCHEME.length)));
-    }
+    // The queries embedded in one call, as an analysis embeds its segments (searchMany).
+    const vectors = await opts.provider.embed(judged.map((q) => queries.get(q)!), { kind: 'query' });
+    const fusion = fusionFor(opts.provider.id);
+    const runWith = (params: Partial<HybridParams>) => sourceRun(index, judged.map((q, i) => ({ id: q, text: queries.get(q)!, vector: vectors[i] })), params);
+    // As the product ranks (the provider's fusion), then each list alone.
+    const run = runWith(fusion);
     const queryMs = Date.now() - t1;
+    const vectorRun = runWith({ ...fusion, lexicalWeight: 0, vectorWeight: 1 });
+    const lexicalRun = runWith({ ...fusion, vectorWeight: 0, lexicalWeight: 1 });
     opts.onProgress?.('computing the plain BM25 baseline');
     const bm25 = new PlainBm25(corpus);
     const baseRun = new Map(judged.map((qid) => [qid, bm25.search(queries.get(qid)!, 100).map((h) => h.id)]));
@@ -165,6 +175,8 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
       indexMs,
       queryMs,
       baseline: figures(base),
+      vectorOnly: figures(evaluateRun(vectorRun, qrels)),
+      lexicalOnly: figures(evaluateRun(lexicalRun, qrels)),
       ...(index.semantic ? { semantic: { embedded: index.semantic.embedded, total: index.semantic.total } } : {}),
     };
   } finally {
@@ -172,7 +184,18 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
   }
 }
 
-function figures(s: EvalSummary) {
+/** Each query's ranked document ids (top 100 sources) with the given fusion parameters. */
+export function sourceRun(index: LibraryIndex, qs: Array<{ id: string; text: string; vector: Float32Array }>, params: Partial<HybridParams>): Map<string, string[]> {
+  const c = index.retrieval;
+  const run = new Map<string, string[]>();
+  for (const q of qs) {
+    const hits = rankSources(c, { text: q.text, vector: q.vector }, { k: 100, params });
+    run.set(q.id, hits.map((h) => index.sources[h.source].path.slice(BEIR_SCHEME.length)));
+  }
+  return run;
+}
+
+export function figures(s: EvalSummary): EvalFigures {
   const r = (x: number) => Math.round(x * 10000) / 10000;
   return { 'ndcg@10': r(s.ndcg10), 'recall@10': r(s.recall10), 'recall@100': r(s.recall100), 'mrr@10': r(s.mrr10) };
 }

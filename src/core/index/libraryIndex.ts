@@ -10,6 +10,7 @@ import type { EmbeddingProvider } from '../embedding/provider';
 import { Bm25Index } from '../retrieval/bm25';
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
 import { queryTerms } from '../retrieval/representation';
+import { languageHint, type Lang } from '../text/tokenize';
 import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../retrieval/vectorScan';
 import type { SourceType } from '../library/discover';
@@ -85,6 +86,19 @@ async function manifestStamp(dir: string): Promise<string> {
   return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
 }
 
+/** Each passage's language (languageHint of its text), computed when the fusion first asks for it. */
+function rowLanguages(passages: readonly PassageRecord[]): (row: number) => Lang | undefined {
+  const known = new Int8Array(passages.length); // 0 not yet, 1 en, 2 fr, 3 undecided
+  return (row) => {
+    let v = known[row];
+    if (v === 0) {
+      const l = passages[row] ? languageHint(passages[row].text) : undefined;
+      known[row] = v = l === 'en' ? 1 : l === 'fr' ? 2 : 3;
+    }
+    return v === 1 ? 'en' : v === 2 ? 'fr' : undefined;
+  };
+}
+
 /** Rows sampled to estimate a query's cosine distribution. */
 const STATS_SAMPLE = 2000;
 
@@ -104,6 +118,11 @@ export class LibraryIndex {
 
   /** How the vector ranking weighs against BM25: depends on what kind of vectors the provider makes. */
   private readonly fusion: Partial<HybridParams>;
+
+  /** The ranking's inputs, for evaluation and tuning scripts (scripts/tune-fusion.ts): not for the views. */
+  get retrieval(): PassageCollection {
+    return this.collection;
+  }
 
   get fingerprint(): string {
     return this.manifest.fingerprint;
@@ -184,6 +203,7 @@ export class LibraryIndex {
     }
     quantizeVectors(vectors, dim, row);
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
+    collection.languageOfRow = rowLanguages(passages);
     return new LibraryIndex(workspace, m, provider, sources, passages, collection, health.semantic);
   }
 

@@ -3,8 +3,9 @@
  * vector scan, each run deep, fused by weighted RRF, then aggregated to sources.
  */
 import { Bm25Index, type ScoredId } from './bm25';
-import { reciprocalRankFusion } from './fusion';
+import { reciprocalRankFusion, type FusedItem } from './fusion';
 import { queryTerms } from './representation';
+import { languageHint, type Lang } from '../text/tokenize';
 import { dotRow, topKDot, topKDotMany } from './vectorScan';
 
 export interface PassageCollection {
@@ -18,6 +19,11 @@ export interface PassageCollection {
    * others are left out of the vector ranking (their zero vector means nothing). Absent: all do.
    */
   embedded?: Uint8Array;
+  /**
+   * The language of a passage (languageHint; undefined when nothing tells):
+   * lets the fusion discount BM25 between a query and a passage in different languages.
+   */
+  languageOfRow?: (row: number) => Lang | undefined;
 }
 
 /** The vector scan's filter: the caller's, and only rows that have a vector. */
@@ -53,6 +59,16 @@ export interface HybridParams {
   /** Source score = best passage + bonus * sum of the next ones' fused scores (capped count). */
   sourceBonus: number;
   sourceBonusPassages: number;
+  /**
+   * How the lists combine: 'rrf', weighted reciprocal ranks; 'convex', the weighted sum of each
+   * list's scores min-max normalised over its own top list (0 where a row is absent from it).
+   */
+  fusion: 'rrf' | 'convex';
+  /**
+   * The lexical weight's factor for a passage whose language differs from the query's (both
+   * known): across languages BM25 matches only names, numbers and cognates. 1: no change.
+   */
+  crossLanguageLexical: number;
 }
 
 // Tuned on SciFact train (nDCG@10, 809 claims): the hashed vectors are weaker than BM25
@@ -69,16 +85,29 @@ export const DEFAULT_HYBRID: HybridParams = {
   prfWeight: 0,
   sourceBonus: 0,
   sourceBonusPassages: 2,
+  fusion: 'rrf',
+  crossLanguageLexical: 1,
 };
 
 /**
- * Fusion for a neural embedder (Ollama): its ranking matches meaning where BM25 is
- * blind, so it is an equal partner, with the usual RRF constant k = 60 (Cormack,
- * Clarke & Büttcher 2009). DEFAULT_HYBRID's 0.05 is right only for the offline
- * hashed vectors, which are a weaker copy of the lexical evidence. Not tuned on
- * data: no neural model can run on the machines this was built on.
+ * Fusion for a neural embedder (local ONNX models, Ollama, OpenAI-compatible servers): a convex
+ * combination of the two lists' scores, each min-max normalised over its own top 100, the vectors
+ * weighted 0.6 and BM25 0.4; BM25 counts a quarter as much for a passage in another language than
+ * the query (languageHint on each side: function words, for a sentence one more of one language,
+ * else a French-only letter), where it matches only names, numbers and cognates and would outvote
+ * a multilingual model.
+ *
+ * Measured 2026-12-04 with scripts/tune-fusion.ts (nDCG@10, the product's rankSources on cached
+ * vectors) on the development sets only — SciFact train, xling-dev en2fr/fr2en, tatoeba-fr-en
+ * en2fr/fr2en — with real int8 ONNX models through LocalProvider (multilingual-e5-small,
+ * bge-small-en-v1.5, e5-small-v2, all-MiniLM-L6-v2), one rule for all (BENCHMARKS.md, "Fusion for
+ * neural models"). bge-small-en-v1.5, SciFact train: 0.7656 (vectors alone 0.7426, BM25 0.7125,
+ * the previous rule 0.7562; vectors 0.5 / 0.7 / 0.8: 0.7648 / 0.7639 / 0.7577). multilingual-e5-small: xling en2fr 0.8553 (vectors alone 0.8363, BM25 0.5758;
+ * the previous rule, equal-weight RRF with k = 60: 0.7216), fr2en 0.8206 (0.8110 alone; 0.6995
+ * before); Tatoeba sentences 0.9249 / 0.9347 (0.9269 / 0.9356 alone: a hair below, where the
+ * function words of a short sentence cannot tell its language and BM25 keeps its full weight).
  */
-export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { vectorWeight: 1, rrfK: 60 };
+export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25 };
 
 /** The fusion parameters for an index's provider ('embedded' = the offline hashed vectors). */
 export function fusionFor(providerId: string): Partial<HybridParams> {
@@ -181,13 +210,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
       }
     }
   }
-  const fused = reciprocalRankFusion(
-    [
-      { ids: lexical.map((h) => h.id), weight: p.lexicalWeight },
-      { ids: vector.map((h) => h.id), weight: p.vectorWeight },
-    ],
-    p.rrfK,
-  );
+  const fused = combine(c, query.text, lexical, vector, p);
   return fused.map((f) => ({
     row: f.id,
     score: f.score,
@@ -195,4 +218,76 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
     lexicalRank: f.ranks[0],
     vectorRank: f.ranks[1],
   }));
+}
+
+/** The language a query is written in (languageHint: sentence-long queries too). */
+export function queryLanguage(text: string): Lang | undefined {
+  return languageHint(text);
+}
+
+function combine(c: PassageCollection, text: string, lexical: ScoredId[], vector: ScoredId[], p: HybridParams): FusedItem[] {
+  // Per-row factor on the lexical weight: BM25 across languages says little.
+  let lexFactor: ((row: number) => number) | undefined;
+  if (p.crossLanguageLexical !== 1 && c.languageOfRow && lexical.length > 0) {
+    const ql = queryLanguage(text);
+    if (ql) {
+      const of = c.languageOfRow;
+      lexFactor = (row) => {
+        const pl = of(row);
+        return pl && pl !== ql ? p.crossLanguageLexical : 1;
+      };
+    }
+  }
+  if (p.fusion === 'convex') return convexFusion(lexical, vector, p, lexFactor);
+  if (!lexFactor) {
+    return reciprocalRankFusion(
+      [
+        { ids: lexical.map((h) => h.id), weight: p.lexicalWeight },
+        { ids: vector.map((h) => h.id), weight: p.vectorWeight },
+      ],
+      p.rrfK,
+    );
+  }
+  // Weighted RRF with a per-row lexical weight.
+  const byId = new Map<number, FusedItem>();
+  const add = (list: ScoredId[], li: number, weight: (row: number) => number) => {
+    list.forEach((h, i) => {
+      let item = byId.get(h.id);
+      if (!item) byId.set(h.id, (item = { id: h.id, score: 0, ranks: [undefined, undefined] }));
+      if (item.ranks[li] !== undefined) return;
+      item.ranks[li] = i + 1;
+      item.score += weight(h.id) / (p.rrfK + i + 1);
+    });
+  };
+  const f = lexFactor;
+  add(lexical, 0, (row) => p.lexicalWeight * f(row));
+  add(vector, 1, () => p.vectorWeight);
+  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Weighted sum of min-max normalised scores; a row absent from a list gets 0 from it. */
+function convexFusion(lexical: ScoredId[], vector: ScoredId[], p: HybridParams, lexFactor?: (row: number) => number): FusedItem[] {
+  const byId = new Map<number, FusedItem>();
+  const add = (list: ScoredId[], li: number, weight: (row: number) => number) => {
+    if (list.length === 0) return;
+    let max = -Infinity;
+    let min = Infinity;
+    for (const h of list) {
+      if (h.score > max) max = h.score;
+      if (h.score < min) min = h.score;
+    }
+    const span = max - min;
+    list.forEach((h, i) => {
+      let item = byId.get(h.id);
+      if (!item) byId.set(h.id, (item = { id: h.id, score: 0, ranks: [undefined, undefined] }));
+      if (item.ranks[li] !== undefined) return;
+      item.ranks[li] = i + 1;
+      // A one-score list (or all equal) counts fully: it gives no order to normalise.
+      item.score += weight(h.id) * (span > 0 ? (h.score - min) / span : 1);
+    });
+  };
+  const f = lexFactor ?? (() => 1);
+  add(lexical, 0, (row) => p.lexicalWeight * f(row));
+  add(vector, 1, () => p.vectorWeight);
+  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
 }

@@ -93,9 +93,9 @@ export function detectLanguage(ws: readonly string[]): Lang {
 
 /**
  * The language a text is written in, from its function words (at most its first 400 words);
- * undefined when they do not tell (too few, or as many of each).
+ * undefined when they do not tell (fewer than `minWords`, or as many of each).
  */
-export function languageOf(text: string): Lang | undefined {
+export function languageOf(text: string, minWords = 3): Lang | undefined {
   let en = 0;
   let fr = 0;
   const ws = text.match(/\p{L}+/gu) ?? [];
@@ -104,8 +104,19 @@ export function languageOf(text: string): Lang | undefined {
     if (EN_ONLY.has(w)) en++;
     else if (FR_ONLY.has(w)) fr++;
   }
-  if (en + fr < 3 || en === fr) return undefined;
+  if (en + fr < minWords || en === fr) return undefined;
   return fr > en ? 'fr' : 'en';
+}
+
+const FRENCH_LETTERS_RE = /[éèêàçùûîôœëï]/i;
+
+/**
+ * The language of a text however short (a sentence, a title): languageOf, else one function
+ * word more of one language, else French when it has a letter only French uses here (é, è, ç…);
+ * undefined when nothing tells. For the fusion's cross-language test, not for stemming.
+ */
+export function languageHint(text: string): Lang | undefined {
+  return languageOf(text) ?? languageOf(text, 1) ?? (FRENCH_LETTERS_RE.test(text) ? 'fr' : undefined);
 }
 
 // Stems are pure functions of the word, so a bounded cache saves most of the stemming cost.

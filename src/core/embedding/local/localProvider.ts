@@ -24,7 +24,7 @@ export interface LocalProviderOptions {
   spec?: LocalModelOverrides;
   /** The bundled worker; default: dist/local-embed-worker.js beside this bundle. */
   workerFile?: string;
-  /** ONNX Runtime threads; default: cores − 1 (at least 1, at most 4), leaving one to the editor. */
+  /** ONNX Runtime threads; default: defaultThreads(). */
   threads?: number;
   /** Texts per batch at most (default 32) … */
   maxBatch?: number;
@@ -32,6 +32,17 @@ export interface LocalProviderOptions {
   tokenBudget?: number;
   /** Texts per request to the worker: a cancel takes effect within one request (default 64). */
   requestSize?: number;
+}
+
+/**
+ * ONNX Runtime threads by default: cores − 1 (at most 4), leaving one to the editor, but both
+ * cores of a 2-core machine. With cores − 1 there, one thread ran and one core sat idle while a
+ * library was embedded (5,183 SciFact abstracts, issue 27); the model runs in its own worker
+ * thread and the editor's thread still gets its share (the background embedding bench measures
+ * the event loop's delay).
+ */
+export function defaultThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(4, cores <= 2 ? cores : cores - 1));
 }
 
 interface Pending {
@@ -69,7 +80,7 @@ export class LocalProvider implements EmbeddingProvider {
     this.key = prefixedKey(weights, 'p', this.spec.passagePrefix, table.passagePrefix);
     this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix, table.queryPrefix);
     this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
-    this.threads = Math.max(1, Math.floor(options.threads ?? Math.min(4, availableParallelism() - 1)));
+    this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
   }
 
   /** Starts the worker and loads the model; throws ProviderError when it cannot. */
