@@ -25,6 +25,7 @@ import { resolveModelSpec } from '../src/core/embedding/local/models';
 import { loadTokenizer } from '../src/core/embedding/local/tokenizer';
 import { makeTestModel } from './make-test-model';
 import { paragraph, rng, topic } from './bench/corpus';
+import type { Row } from './bench/row';
 
 const argv = process.argv.slice(2);
 const opt = (n: string) => {
@@ -67,19 +68,6 @@ function rssSampler() {
   return { stop: () => (clearInterval(t), (peak = Math.max(peak, process.memoryUsage().rss))) };
 }
 
-interface Row {
-  size: string;
-  metric: string;
-  value: number;
-  unit: string;
-  baselineName?: string;
-  baseline?: number;
-  ratio?: number;
-  target?: string;
-  limit?: number;
-  runs?: number;
-  note?: string;
-}
 
 /** Real models: folders with tokenizer.json and the int8 export, one or two levels below each root. */
 function realModels(): string[] {

@@ -28,6 +28,7 @@ import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
 import { rankCitekeys } from '../src/engine';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { ocrThroughput, sampleImages } from './bench/ocr';
+import type { Row } from './bench/row';
 import { makePdfs } from './bench/pdfs';
 
 // ---------------------------------------------------------------- arguments
@@ -56,22 +57,6 @@ const ANALYSIS = { useReranking: false } as const;
 const log = (s: string) => process.stderr.write(s + '\n');
 
 // ---------------------------------------------------------------- figures
-interface Row {
-  size: string;
-  metric: string;
-  value: number;
-  unit: string;
-  baselineName?: string;
-  baseline?: number;
-  /** value / baseline (times, memory) — or baseline / value for throughputs; above 1 = worse than the baseline. */
-  ratio?: number;
-  target?: string;
-  /** ratio bound of the target, when it has one */
-  limit?: number;
-  met?: boolean;
-  runs?: number;
-  note?: string;
-}
 const rows: Row[] = [];
 function add(r: Row) {
   if (r.limit !== undefined && r.ratio !== undefined) r.met = r.ratio <= r.limit;

@@ -28,7 +28,7 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const KEY = /(?:^|[\s\[;(])-?@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
 
 /** Lines that hold prose: not front matter, not fenced code. */
-function proseLines(lines: string[]): boolean[] {
+export function proseLines(lines: string[]): boolean[] {
   const prose = lines.map(() => true);
   let i = 0;
   if (lines[0]?.trim() === '---') {

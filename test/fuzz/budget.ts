@@ -4,6 +4,8 @@
  * runs for FUZZ_SECONDS (default 30) of generated inputs; CI keeps the default, a long local
  * run raises it.
  */
+import { rng } from '../../scripts/bench/corpus';
+
 const fromEnv = Number(process.env.FUZZ_SEED);
 export const FUZZ_SEED = Number.isSafeInteger(fromEnv) && process.env.FUZZ_SEED !== '' ? fromEnv : Math.floor(Math.random() * 2 ** 31);
 const seconds = Number(process.env.FUZZ_SECONDS);
@@ -15,16 +17,9 @@ export function fuzzParams(extra: { interruptAfterTimeLimit?: number } = {}) {
   return { seed: FUZZ_SEED, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: extra.interruptAfterTimeLimit ?? FUZZ_BUDGET_MS, markInterruptAsFailure: false };
 }
 
-/** A small deterministic generator for mutation-based harnesses (mulberry32), seeded from FUZZ_SEED. */
+/** A small deterministic generator for mutation-based harnesses (the benchmarks' mulberry32), seeded from FUZZ_SEED. */
 export function seededRandom(salt = 0): () => number {
-  let a = (FUZZ_SEED ^ salt) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return rng((FUZZ_SEED ^ salt) >>> 0);
 }
 
 console.log(`fuzz: seed ${FUZZ_SEED} (replay with FUZZ_SEED=${FUZZ_SEED}), ${FUZZ_BUDGET_MS / 1000} s per harness`);

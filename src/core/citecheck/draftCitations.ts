@@ -6,6 +6,7 @@
  * block quote whose last line carries it. Front matter, fenced code and inline
  * code are skipped. Pure: no I/O.
  */
+import { proseLines } from '../../shared/citedIn';
 
 export interface Locator {
   /** As written: "p. 12", "pp. 12–14", "chap. 3". */
@@ -31,36 +32,7 @@ export interface DraftCitation {
   blockQuote?: boolean;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const KEY_AT = /(?:^|[\s\[;(])(-?)@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
-
-/** Lines that hold prose: not front matter, not fenced code. */
-function proseLines(lines: string[]): boolean[] {
-  const prose = lines.map(() => true);
-  let i = 0;
-  if (lines[0]?.trim() === '---') {
-    prose[0] = false;
-    for (i = 1; i < lines.length; i++) {
-      prose[i] = false;
-      if (/^(---|\.\.\.)\s*$/.test(lines[i])) {
-        i++;
-        break;
-      }
-    }
-  }
-  let fence: string | undefined;
-  for (; i < lines.length; i++) {
-    const f = FENCE.exec(lines[i]);
-    if (fence) {
-      prose[i] = false;
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && lines[i].trim() === f[1].trim()) fence = undefined;
-    } else if (f) {
-      prose[i] = false;
-      fence = f[1];
-    }
-  }
-  return prose;
-}
 
 /** A paragraph's text with each character's place in the draft. */
 interface Para {
