@@ -517,6 +517,34 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runControl('similarSourcesIt.revertDraft', 'Similar Sources IT: Revert Draft');
   });
 
+  await check('Check Citations: the Problems panel lists a quotation cited at the wrong page and a mistyped key', async () => {
+    // A draft of the workspace with two wrong citations (the library is indexed by now).
+    const name = 'citations-to-check.md';
+    writeFileSync(join(workspace, name), '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n');
+    await dismissOverlays();
+    await focusWorkbench();
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: T.element });
+    await input.fill(name);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: T.element });
+    await page.keyboard.press('Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: name }).first().waitFor({ state: 'visible', timeout: T.element });
+    await runPaletteCommand('Similar Sources: Check Citations');
+    await runPaletteCommand('View: Focus Problems');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    await waitUntil(async () => (await rows.allInnerTexts()).join('\n').includes('p. 216'), T.control, 'the Problems panel to list the wrong page (found on p. 216)', 500);
+    const text = (await rows.allInnerTexts()).join('\n');
+    if (!/whitfeld2019grain/.test(text)) throw new Error(`the Problems panel does not list the mistyped key: ${text.slice(0, 500)}`);
+    await screenshot('check-citations.png');
+    log(`  problems: ${JSON.stringify(text.slice(0, 300))}`);
+    await dismissOverlays();
+    // Leave the workbench as the next checks expect it: the draft in front, no panel, no extra file.
+    for (const command of ['View: Close Editor', 'View: Hide Panel']) await runPaletteCommand(command).catch((e) => log(`  (could not run ${command}: ${e.message.split('\n')[0]})`));
+    rmSync(join(workspace, name), { force: true });
+    await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
+  });
+
   await check('Open PDF shows the PDF viewer at page 2', async () => {
     const panelFrames = new Set(await framesWith('[data-testid="card"]'));
     await runControl('similarSourcesIt.openPdf', 'Similar Sources IT: Open Library PDF At Page 2');
