@@ -38,6 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown}', true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
@@ -147,6 +148,9 @@ export function activate(context: vscode.ExtensionContext) {
     ),
     vscode.workspace.onDidSaveTextDocument((doc) => void citationChecker.check(doc, false).catch((e: Error) => log.warn(e.message))),
     vscode.workspace.onDidCloseTextDocument((doc) => citationChecker.clear(doc.uri)),
+    // A deleted draft keeps no problems (VS Code closes its document only minutes later).
+    draftDeletions,
+    draftDeletions.onDidDelete((uri) => citationChecker.clear(uri)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
   );
 

@@ -536,6 +536,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await waitUntil(async () => (await rows.allInnerTexts()).join('\n').includes('p. 216'), T.control, 'the Problems panel to list the wrong page (found on p. 216)', 500);
     const text = (await rows.allInnerTexts()).join('\n');
     if (!/whitfeld2019grain/.test(text)) throw new Error(`the Problems panel does not list the mistyped key: ${text.slice(0, 500)}`);
+    // The in-host suite checked, then deleted, a draft of its own: its problems went with it.
+    if (text.includes('check-citations.md')) throw new Error(`the Problems panel still lists a deleted draft: ${text.slice(0, 500)}`);
     await screenshot('check-citations.png');
     log(`  problems: ${JSON.stringify(text.slice(0, 300))}`);
     await dismissOverlays();

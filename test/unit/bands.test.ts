@@ -37,6 +37,8 @@ describe('strength bands', () => {
       assert.equal(bandsFor(`local-xenova_${name}`), cuts);
       assert.equal(bandsFor(`/home/me/models/Xenova/${name}/`), cuts);
     }
+    assert.equal(bandsFor('Xenova/all-MiniLM-L6-v2'), BANDS_BY_MODEL['all-minilm-l6-v2'], 'case does not matter');
+    assert.equal(bandsFor('Xenova/multilingual-e5-small'), BANDS, 'not fitted: not taken for e5-small-v2');
     const cuts = { strong: 0.6, related: 0.3 };
     assert.equal(bandOf(0.5, cuts), 'related');
     assert.equal(bandOf(0.5), 'strong');
