@@ -39,6 +39,7 @@ import { describeHealth, semanticPercent, type SemanticProgress } from '../share
 import type { Granularity, Settings } from '../shared/settings';
 import { all, checkKnown, intOption, one, parseArgs, UsageError, type ParsedArgs } from './args';
 import { CHECK_USAGE, cmdCheck } from './checkCommand';
+import { cancelOnInterrupt } from './interrupt';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, localConfigFrom, MODEL_USAGE } from './modelCommand';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
@@ -209,20 +210,10 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
   const jobs = one(args, 'jobs');
   const jobCount = jobs === undefined ? undefined : Number(jobs);
   if (jobCount !== undefined && !(Number.isInteger(jobCount) && jobCount >= 0 && jobCount <= 64)) throw new UsageError('--jobs takes a whole number from 0 to 64');
-  const ac = new AbortController();
   // Ctrl-C: the PDF and OCR workers are stopped at once, what is done is committed and the lock
   // released (a second or two); a second Ctrl-C exits at once (the next run takes the lock over).
-  const onSigint = () => {
-    if (ac.signal.aborted) {
-      err('stopped.');
-      process.exit(130);
-    }
-    err('cancelling: saving what is done… (Ctrl-C again to stop at once)');
-    ac.abort();
-  };
-  process.on('SIGINT', onSigint);
   // `kill` (SIGTERM) likewise: what is done is kept and the lock released, rather than left to a dead pid.
-  process.on('SIGTERM', onSigint);
+  const interrupt = cancelOnInterrupt('cancelling: saving what is done… (Ctrl-C again to stop at once)', { secondExits: true });
   let lastLine = 0;
   // A neural model's vectors come after the lexical index is committed: a cancel (or a
   // server gone) keeps a searchable index, and the next run goes on embedding.
@@ -234,7 +225,7 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
       deferEmbedding: background,
       jobs: jobCount,
       workerDir: bundleDir,
-      signal: ac.signal,
+      signal: interrupt.signal,
       onWarning: (w) => err(`warning: ${w}`),
       onProgress: (p) => {
         if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${library.folders.join(', ')} into ${indexDir(library.workspace)} (${provider.id} model ${provider.model})`);
@@ -255,10 +246,10 @@ async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: Embedd
       const h = await providerHealth(library.workspace, provider);
       return h.state === 'ready' && h.semantic ? { ...report, semantic: { embedded: h.semantic.embedded, total: h.semantic.total } } : report;
     }
-    const semantic = await embedVectors(library.workspace, provider, ac.signal);
+    const semantic = await embedVectors(library.workspace, provider, interrupt.signal);
     return { ...report, embedded: report.embedded + semantic.embedded, ms: report.ms + semantic.ms, cancelled: semantic.cancelled, semantic: { embedded: semantic.covered, total: semantic.total } };
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.stop();
   }
 }
 
@@ -300,14 +291,9 @@ async function vectorsBeforeScoring(args: ParsedArgs, workspace: string, provide
   if (health.state !== 'ready' || !health.semantic) return true;
   const { embedded, total } = health.semantic;
   err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
-  const ac = new AbortController();
-  const onSigint = () => {
-    err('cancelling: saving what is done…');
-    ac.abort();
-  };
-  process.once('SIGINT', onSigint);
+  const interrupt = cancelOnInterrupt('cancelling: saving what is done…');
   try {
-    const report = await embedVectors(workspace, provider, ac.signal).catch((e: unknown) => {
+    const report = await embedVectors(workspace, provider, interrupt.signal).catch((e: unknown) => {
       if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
       throw e;
     });
@@ -317,8 +303,7 @@ async function vectorsBeforeScoring(args: ParsedArgs, workspace: string, provide
     }
     return true;
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    interrupt.stop();
   }
 }
 
@@ -385,12 +370,7 @@ async function cmdEval(args: ParsedArgs): Promise<number> {
   const provider = await providerFrom(args);
   // A neural model embeds the whole corpus before any query is scored (committed as it goes: Ctrl-C
   // keeps it in --workspace); --partial scores with the vectors there are and says how many.
-  const ac = new AbortController();
-  const onSigint = () => {
-    err('cancelling…');
-    ac.abort();
-  };
-  process.once('SIGINT', onSigint);
+  const interrupt = cancelOnInterrupt('cancelling…');
   let result: Awaited<ReturnType<typeof runBeirEval>>;
   try {
     result = await runBeirEval({
@@ -400,7 +380,7 @@ async function cmdEval(args: ParsedArgs): Promise<number> {
       workspace: one(args, 'workspace') && path.resolve(one(args, 'workspace')!),
       deferEmbedding: embedsInBackground(provider),
       partial: args.flags.has('partial'),
-      signal: ac.signal,
+      signal: interrupt.signal,
       onProgress: (m) => err(m),
     });
   } catch (e) {
@@ -408,7 +388,7 @@ async function cmdEval(args: ParsedArgs): Promise<number> {
     err((e as Error).message);
     return 130;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.stop();
   }
   if (args.flags.has('json')) {
     out(JSON.stringify(result, null, 2));
@@ -519,9 +499,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
     useContextualEmbedding: !args.flags.has('no-context'),
     minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
   };
-  const ac = new AbortController();
-  const onSigint = () => ac.abort();
-  process.once('SIGINT', onSigint);
+  const interrupt = cancelOnInterrupt(undefined);
   let result: AnalysisResult;
   try {
     result = await analyse(text, options, {
@@ -531,7 +509,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
       cache: args.flags.has('no-cache') ? false : { ttlHours: settings.cacheLifetimeHours },
       reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
       citationTemplate: one(args, 'citation-template'),
-      signal: ac.signal,
+      signal: interrupt.signal,
       log: (l, level) => level !== 'debug' && err(l),
       onProgress: (p) => {
         if (p.current === 1 || p.current === p.total || p.current % 10 === 0) err(`analysing segment ${p.current} of ${p.total}`);
@@ -550,7 +528,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
     }
     throw e;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.stop();
   }
   if (args.flags.has('json')) {
     out(JSON.stringify(jsonReport(result), null, 2));

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+import { cancelOnInterrupt } from './interrupt';
 
 /** Options read by localConfigFrom (every command that takes --provider accepts them). */
 export const LOCAL_MODEL_OPTS = ['model', 'cache-dir', 'pooling', 'query-prefix', 'passage-prefix', 'max-tokens', 'onnx-file', 'openai-url', 'openai-model'];
@@ -85,19 +86,14 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
       return 0;
     }
     case 'download': {
-      const ac = new AbortController();
-      const onSigint = () => {
-        process.stderr.write('\ncancelling: what was fetched is kept for the next download\n');
-        ac.abort();
-      };
-      process.once('SIGINT', onSigint);
+      const interrupt = cancelOnInterrupt('\ncancelling: what was fetched is kept for the next download');
       let last = 0;
       try {
         const dir = await downloadModel({
           model,
           cacheDir,
           overrides,
-          signal: ac.signal,
+          signal: interrupt.signal,
           onProgress: (p) => {
             const now = Date.now();
             if (now - last < 500 && p.doneBytes < p.totalBytes) return;
@@ -109,7 +105,7 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
         if (!json) print(`downloaded ${model} into ${dir}`);
         return json ? status() : 0;
       } finally {
-        process.removeListener('SIGINT', onSigint);
+        interrupt.stop();
       }
     }
     default:
