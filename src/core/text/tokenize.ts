@@ -111,12 +111,13 @@ export function languageOf(text: string, minWords = 3): Lang | undefined {
 const FRENCH_LETTERS_RE = /[éèêàçùûîôœëï]/i;
 
 /**
- * The language of a text however short (a sentence, a title): languageOf, else one function
- * word more of one language, else French when it has a letter only French uses here (é, è, ç…);
- * undefined when nothing tells. For the fusion's cross-language test, not for stemming.
+ * The language of a text however short (a sentence, a title): its function words, one of them
+ * being enough (languageOf with minWords 1 answers as languageOf whenever that answers), else
+ * French when it has a letter only French uses here (é, è, ç…); undefined when nothing tells.
+ * For the fusion's cross-language test, not for stemming.
  */
 export function languageHint(text: string): Lang | undefined {
-  return languageOf(text) ?? languageOf(text, 1) ?? (FRENCH_LETTERS_RE.test(text) ? 'fr' : undefined);
+  return languageOf(text, 1) ?? (FRENCH_LETTERS_RE.test(text) ? 'fr' : undefined);
 }
 
 // Stems are pure functions of the word, so a bounded cache saves most of the stemming cost.
