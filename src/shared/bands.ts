@@ -70,11 +70,30 @@ export const BAND_DESCRIPTIONS: Record<Band, string> = {
   weak: 'Weak: shares some words with the paragraph; rarely a right source (about 1 in 30 on held-out paragraphs).',
 };
 
-/** The band (the card's own, else today's cut-offs) and the number, for a hover: "Strong (63%): …". */
+/** A similarity (0..1; clamped, and not a number reads 0) as a whole percent: "63%". */
+export function formatPercent(similarity: number): string {
+  const v = Number.isFinite(similarity) ? Math.min(1, Math.max(0, similarity)) : 0;
+  return `${Math.round(v * 100)}%`;
+}
+
+/**
+ * A card's strength for a tooltip, from its band's description in the user's language
+ * (BAND_DESCRIPTIONS or its translation): the number goes after the band word, "Strong (63%): …".
+ * A language that spaces its colon keeps that space, whichever it is (plain, no-break or narrow
+ * no-break): French "Forte : …" gives "Forte (63%) : …". The one formatter of the CodeLens, the
+ * hover (vscode/strength.ts) and the panel (webview-ui/panel/render.ts).
+ */
+export function formatStrength(description: string, similarity: number): string {
+  const percent = formatPercent(similarity);
+  const colon = description.indexOf(':');
+  if (colon < 0) return `${description} (${percent})`;
+  const head = description.slice(0, colon).trimEnd();
+  return `${head} (${percent})${description.slice(head.length)}`;
+}
+
+/** The English strength, for a hover: "Strong (63%): …"; the card's band (its model's cut-offs), else today's. */
 export function describeStrength(similarity: number, band: Band = bandOf(similarity)): string {
-  const text = BAND_DESCRIPTIONS[band];
-  const colon = text.indexOf(':');
-  return `${text.slice(0, colon)} (${Math.round(similarity * 100)}%)${text.slice(colon)}`;
+  return formatStrength(BAND_DESCRIPTIONS[band], similarity);
 }
 
 /** What a segment's CodeLens says: the best band reached and how many cards reach it, or that none reached `minBand`. */

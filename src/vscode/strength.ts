@@ -4,7 +4,7 @@
  * the l10n bundle), for the CodeLens tooltip and the hover.
  */
 import * as vscode from 'vscode';
-import { BAND_DESCRIPTIONS, bandOf, type Band } from '../shared/bands';
+import { BAND_DESCRIPTIONS, bandOf, formatStrength, type Band } from '../shared/bands';
 
 export function bandWord(band: Band): string {
   switch (band) {
@@ -29,13 +29,7 @@ export function bandCount(band: Band, n: number): string {
   }
 }
 
-/** "Strong (63%): very likely a source to cite here (…)"; the card's band (its model's cut-offs) when given. */
+/** "Strong (63%): very likely a source to cite here (…)" in the user's language; the card's band (its model's cut-offs) when given. */
 export function strengthText(similarity: number, band: Band = bandOf(similarity)): string {
-  const text = vscode.l10n.t(BAND_DESCRIPTIONS[band]);
-  const colon = text.indexOf(':');
-  const percent = `${Math.round(similarity * 100)}%`;
-  if (colon < 0) return `${text} (${percent})`;
-  // "Strong (63%): …", and French "Forte (63 %) : …" keeps its space before the colon.
-  const head = text.slice(0, colon).trimEnd();
-  return `${head} (${percent})${text.slice(head.length)}`;
+  return formatStrength(vscode.l10n.t(BAND_DESCRIPTIONS[band]), similarity);
 }

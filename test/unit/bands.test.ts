@@ -3,7 +3,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { agreeingWithOrder, analyzeDocument, highlightWords, preview } from '../../src/core/analysis/analyze';
-import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, lensSummary } from '../../src/shared/bands';
+import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, formatPercent, formatStrength, lensSummary } from '../../src/shared/bands';
 import { isCommonTerm } from '../../src/core/analysis/commonWords';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/indexer';
@@ -45,6 +45,29 @@ describe('strength bands', () => {
     // A card's own band (its model's cut-offs) decides the lens, not today's cut-offs.
     const s = lensSummary([{ similarity: 0.5, band: 'related' as const }], 'related');
     assert.equal(s.kind === 'signal' && s.band, 'related');
+  });
+
+  it('formats a strength in one place: the number after the band word, in English and in French', () => {
+    assert.equal(formatStrength(BAND_DESCRIPTIONS.strong, 0.634), `Strong (63%): ${BAND_DESCRIPTIONS.strong.slice('Strong: '.length)}`);
+    assert.equal(describeStrength(0.634, 'related'), formatStrength(BAND_DESCRIPTIONS.related, 0.634), "the card's band, not today's cut-off");
+    // The French bundle's own translations (what vscode.l10n.t and the panel's strings give): the space before the colon stays.
+    const fr: Record<string, string> = JSON.parse(readFileSync(resolve(__dirname, '../../l10n/bundle.l10n.fr.json'), 'utf8'));
+    assert.equal(formatStrength(fr[BAND_DESCRIPTIONS.strong]!, 0.634), `Forte (63%) : ${fr[BAND_DESCRIPTIONS.strong]!.slice('Forte : '.length)}`);
+    assert.match(formatStrength(fr[BAND_DESCRIPTIONS.weak]!, 0.05), /^Faible \(5%\) : partage quelques mots avec le paragraphe ; /);
+    // Whichever space the translation uses before its colon (no-break, narrow no-break) is kept, once.
+    assert.equal(formatStrength('Forte\u00a0: à citer.', 0.5), 'Forte (50%)\u00a0: à citer.');
+    assert.equal(formatStrength('Forte\u202f: à citer.', 0.5), 'Forte (50%)\u202f: à citer.');
+    assert.equal(formatStrength('Stark: zitieren.', 0.5), 'Stark (50%): zitieren.');
+    // A translation without a colon gets the number at its end.
+    assert.equal(formatStrength('Fort', 0.5), 'Fort (50%)');
+  });
+
+  it('writes a similarity as a whole percent, clamped to 0–100', () => {
+    assert.equal(formatPercent(0.634), '63%');
+    assert.equal(formatPercent(0.995), '100%');
+    assert.equal(formatPercent(1.7), '100%');
+    assert.equal(formatPercent(-0.2), '0%');
+    assert.equal(formatPercent(Number.NaN), '0%');
   });
 
   it('after a reordering, makes the similarity non-increasing along the order, moving it as little as it can', () => {

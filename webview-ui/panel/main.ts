@@ -8,7 +8,8 @@
  */
 import type { HostMessage, PanelState, WebviewMessage } from '../../src/shared/protocol';
 import type { PanelOptions } from '../../src/shared/settings';
-import { formatPercent, renderPanel, t } from './render';
+import { formatPercent } from '../../src/shared/bands';
+import { renderPanel, t } from './render';
 
 interface VsCodeApi<S> {
   postMessage(message: WebviewMessage): void;

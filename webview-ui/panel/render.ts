@@ -10,7 +10,7 @@ import type { PanelState, SegmentView } from '../../src/shared/protocol';
 import type { PassageResult, Recommendation } from '../../src/shared/results';
 import type { Granularity, PanelOptions, SourceTypeFilter } from '../../src/shared/settings';
 import type { UiStrings } from '../../src/shared/strings';
-import { bandOf, type Band } from '../../src/shared/bands';
+import { bandOf, formatPercent, formatStrength, type Band } from '../../src/shared/bands';
 import { foldAccents } from '../../src/shared/fold';
 import { PANEL_STRING_KEYS, translate, type PanelStringKey } from '../../src/shared/strings';
 
@@ -73,21 +73,10 @@ export function firstWords(text: string, count = 12): string {
   return cleaned.split(/\s+/).filter(Boolean).slice(0, count).join(' ');
 }
 
-/** A card's strength for its hover: "Strong (63%): very likely a source to cite here (…)". */
+/** A card's strength for its hover, in the panel's language: "Strong (63%): very likely a source to cite here (…)". */
 export function strengthTitle(strings: UiStrings, similarity: number, band?: Band): string {
   const v = Number.isFinite(similarity) ? Math.min(1, Math.max(0, similarity)) : 0;
-  const text = t(strings, `band.${band ?? bandOf(v)}.description`);
-  const colon = text.indexOf(':');
-  const percent = formatPercent(v);
-  if (colon < 0) return `${text} (${percent})`;
-  // "Strong (63%): …", and French "Forte (63 %) : …" keeps its space before the colon.
-  const head = text.slice(0, colon).trimEnd();
-  return `${head} (${percent})${text.slice(head.length)}`;
-}
-
-export function formatPercent(value: number): string {
-  const v = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
-  return `${Math.round(v * 100)}%`;
+  return formatStrength(t(strings, `band.${band ?? bandOf(v)}.description`), v);
 }
 
 function pageText(strings: UiStrings, page: number, pageLabel: string | null): string {
