@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { agreeingWithOrder, analyzeDocument, highlightWords, preview } from '../../src/core/analysis/analyze';
+import { agreeingWithOrder, analyzeDocument, wordsToHighlight, preview } from '../../src/core/analysis/analyze';
 import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, formatPercent, formatStrength, lensSummary } from '../../src/shared/bands';
 import { isCommonTerm } from '../../src/core/analysis/commonWords';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
@@ -96,27 +96,27 @@ describe('highlights: the terms that carried the match', () => {
   it('keeps the rare matched word and drops the one found in every passage', () => {
     const query = new Set(queryTerms('Each tratta allowed a merchant to export grain.'));
     assert.ok(idf('grain') < idf('tratta'));
-    assert.deepEqual(highlightWords(passages[0], query, idf), ['tratta']);
+    assert.deepEqual(wordsToHighlight(passages[0], query, idf), ['tratta']);
     // Without a rarer match, the common library word is what carried it, and is shown.
-    assert.deepEqual(highlightWords(passages[1], query, idf), ['Grain']);
+    assert.deepEqual(wordsToHighlight(passages[1], query, idf), ['Grain']);
   });
 
   it('never highlights stop words or everyday words, however rare they are in the library', () => {
     const text = 'In the first month of work on the history of the tratta, the viceroy kept every licence.';
     const query = new Set(queryTerms('The first month of work on this history of the tratta and the viceroy.'));
-    const words = highlightWords(text, query, () => 3); // all equally rare in this library
+    const words = wordsToHighlight(text, query, () => 3); // all equally rare in this library
     assert.deepEqual(words.sort(), ['tratta', 'viceroy']);
     for (const w of ['first', 'month', 'work', 'history']) assert.ok(isCommonTerm(tokenize(w, 'en')[0]), w);
     for (const w of ['histoire', 'premier', 'travail', 'années']) assert.ok(isCommonTerm(tokenize(w, 'fr')[0]), w);
     assert.ok(!isCommonTerm(tokenize('viceroy', 'en')[0]));
-    assert.deepEqual(highlightWords('The first work of every month.', query, () => 3), [], 'only everyday words matched: nothing to highlight');
+    assert.deepEqual(wordsToHighlight('The first work of every month.', query, () => 3), [], 'only everyday words matched: nothing to highlight');
   });
 
   it('gives every form of a kept term and at most eight terms, rarest first', () => {
     const query = new Set(queryTerms('harvest viceroy'));
-    assert.deepEqual(highlightWords('One harvest, then two harvests; the viceroy waited.', query, (t) => (t === 'viceroi' ? 4 : 3)), ['viceroy', 'harvest', 'harvests']);
+    assert.deepEqual(wordsToHighlight('One harvest, then two harvests; the viceroy waited.', query, (t) => (t === 'viceroi' ? 4 : 3)), ['viceroy', 'harvest', 'harvests']);
     const many = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet';
-    assert.equal(highlightWords(many, new Set(queryTerms(many)), () => 2).length, 8);
+    assert.equal(wordsToHighlight(many, new Set(queryTerms(many)), () => 2).length, 8);
   });
 
   it('centres the preview on the sentence with the rarest matches', () => {

@@ -8,7 +8,7 @@ import {
   escapeHtml,
   strengthTitle,
   firstWords,
-  highlightWords,
+  markWordsHtml,
   renderCard,
   renderPanel,
 } from '../../webview-ui/panel/render';
@@ -130,7 +130,7 @@ describe('panel render: escaping and highlighting', () => {
     assertInert(html);
     assert.match(text(html, 'card-title'), /&lt;img src=x onerror=alert\(1\)&gt;/);
     assert.match(html, /&lt;img src=x <mark>onerror<\/mark>=alert\(1\)&gt; <mark>paysans<\/mark>/);
-    assert.equal(highlightWords(HOSTILE, [HOSTILE]), '&lt;<mark>img src</mark>=<mark>x onerror</mark>=<mark>alert</mark>(<mark>1</mark>)&gt;');
+    assert.equal(markWordsHtml(HOSTILE, [HOSTILE]), '&lt;<mark>img src</mark>=<mark>x onerror</mark>=<mark>alert</mark>(<mark>1</mark>)&gt;');
     const open = tags(html, 'open-pdf')[0]!;
     assert.equal(attr(open, 'data-path'), '/lib/&lt;img src=x onerror=alert(1)&gt;.pdf');
     // Lists of all segments too.
@@ -143,12 +143,12 @@ describe('panel render: escaping and highlighting', () => {
   });
 
   it('marks whole words, case- and accent-insensitively, after escaping', () => {
-    assert.equal(highlightWords('Paysans et paysannes', ['paysans']), '<mark>Paysans</mark> et paysannes');
-    assert.equal(highlightWords('La Société & l’État', ['societe', 'ETAT']), 'La <mark>Société</mark> &amp; l’<mark>État</mark>');
-    assert.equal(highlightWords('grain trade grain', ['grain', 'trade']), '<mark>grain trade grain</mark>');
-    assert.equal(highlightWords('a &amp; b', ['amp']), 'a &amp;<mark>amp</mark>; b');
-    assert.equal(highlightWords('<b>bold</b>', ['b']), '&lt;<mark>b</mark>&gt;bold&lt;/<mark>b</mark>&gt;');
-    assert.equal(highlightWords('nothing here', []), 'nothing here');
+    assert.equal(markWordsHtml('Paysans et paysannes', ['paysans']), '<mark>Paysans</mark> et paysannes');
+    assert.equal(markWordsHtml('La Société & l’État', ['societe', 'ETAT']), 'La <mark>Société</mark> &amp; l’<mark>État</mark>');
+    assert.equal(markWordsHtml('grain trade grain', ['grain', 'trade']), '<mark>grain trade grain</mark>');
+    assert.equal(markWordsHtml('a &amp; b', ['amp']), 'a &amp;<mark>amp</mark>; b');
+    assert.equal(markWordsHtml('<b>bold</b>', ['b']), '&lt;<mark>b</mark>&gt;bold&lt;/<mark>b</mark>&gt;');
+    assert.equal(markWordsHtml('nothing here', []), 'nothing here');
   });
 
   it('takes the first words of a preview for the PDF highlight', () => {

@@ -43,7 +43,7 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
  * every piece is escaped on its own, so no markup from the text can survive
  * and entity names (`&amp;`) can never be matched.
  */
-export function highlightWords(text: string, words: readonly string[]): string {
+export function markWordsHtml(text: string, words: readonly string[]): string {
   const source = text ?? '';
   const wanted = new Set<string>();
   for (const w of words ?? []) {
@@ -229,7 +229,7 @@ function renderPassages(card: Recommendation, index: number, strings: UiStrings)
     'link',
     ` data-testid="open-passage" aria-label="${escapeHtml(t(strings, 'action.openPassageLabel', { title, page }))}"`,
   )}</div>
-  <p class="passage-preview">${highlightWords(p.preview, card.highlights ?? [])}</p>
+  <p class="passage-preview">${markWordsHtml(p.preview, card.highlights ?? [])}</p>
 </li>`;
     })
     .join('');
@@ -263,7 +263,7 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
 </header>
 <p class="card-meta"><span class="card-authors">${escapeHtml(authors)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-year">${escapeHtml(year)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-page" data-testid="card-page"${pageTitle}>${escapeHtml(page)}</span>${citekey ? `<span class="sep" aria-hidden="true"> · </span>${citekey}` : ''}</p>
 ${renderBadges(card, strings)}
-<blockquote class="card-preview" data-testid="card-preview">${highlightWords(card.preview, card.highlights ?? [])}</blockquote>
+<blockquote class="card-preview" data-testid="card-preview">${markWordsHtml(card.preview, card.highlights ?? [])}</blockquote>
 ${renderPassages(card, index, strings)}${duplicates}
 <div class="card-actions">
   ${button(t(strings, 'action.openPdf'), `${data('action', 'open-pdf')}${data('path', card.path)}${data('page', card.page)}${data('highlight', firstWords(card.preview))}${data('focus-key', `open:${card.sourceId}`)}`, 'primary', ` data-testid="open-pdf" aria-label="${escapeHtml(t(strings, 'action.openPdfLabel', { title, page }))}"`)}

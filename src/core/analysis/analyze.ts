@@ -319,7 +319,7 @@ async function recommend(
         reranked: false,
         alreadyCited: !!r.citekey && cited.has(r.citekey),
         preview: prev,
-        highlights: highlightWords(prev, terms, idf),
+        highlights: wordsToHighlight(prev, terms, idf),
         citation: '',
         passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, ...(p.endPage > p.page ? { endPage: p.endPage } : {}), heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
         duplicates: [...dups],
@@ -435,7 +435,7 @@ const MAX_HIGHLIGHTS = 8;
  * The words to highlight: the matched terms that carried the match, rarest
  * first; none when only everyday words matched (nothing specific to show).
  */
-export function highlightWords(text: string, terms: Set<string>, idf: IdfLookup): string[] {
+export function wordsToHighlight(text: string, terms: Set<string>, idf: IdfLookup): string[] {
   const matched = matchedTerms(text, terms, idf)
     .filter((m) => !isCommonTerm(m.term))
     .sort((a, b) => b.idf - a.idf);
