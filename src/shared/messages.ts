@@ -11,7 +11,7 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Limits on what a message may carry. */
 const MAX = { id: 200, path: 4096, text: 2000, page: 1_000_000 } as const;
-const RUN_COMMANDS = ['analyse', 'index', 'rebuild', 'configureLibrary', 'showLog'] as const;
+const RUN_COMMANDS = ['analyze', 'index', 'rebuild', 'configureLibrary', 'showLog'] as const;
 
 class Refused extends Error {}
 

@@ -30,7 +30,7 @@ export type PanelState =
   | { kind: 'untrusted'; message: string }
   | { kind: 'not-indexed'; message: string }
   | { kind: 'indexing'; message: string; done: number; total: number }
-  | { kind: 'analysing'; message: string; current: number; total: number }
+  | { kind: 'analyzing'; message: string; current: number; total: number }
   | { kind: 'index-error'; message: string }
   | { kind: 'no-document'; message: string }
   | {
@@ -65,7 +65,7 @@ export type WebviewMessage =
   | { type: 'revealSegment'; segmentId: string }
   | { type: 'selectSegment'; segmentId: string | null }
   | { type: 'setOption'; option: keyof PanelOptions; value: PanelOptions[keyof PanelOptions] }
-  | { type: 'run'; command: 'analyse' | 'index' | 'rebuild' | 'configureLibrary' | 'showLog' };
+  | { type: 'run'; command: 'analyze' | 'index' | 'rebuild' | 'configureLibrary' | 'showLog' };
 
 /** PDF viewer: host → webview. */
 export type PdfHostMessage = { type: 'open'; url: string; name: string; page: number; highlight: string; strings: UiStrings };

@@ -54,7 +54,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
           index: () => s.library.open(folder, provider),
           signal: ac.signal,
           onProgress: (p) => {
-            s.panel.showState({ kind: 'analysing', message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total), current: p.current, total: p.total });
+            s.panel.showState({ kind: 'analyzing', message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total), current: p.current, total: p.total });
             progress.report({ message: vscode.l10n.t('segment {0} of {1}', p.current, p.total), increment: ((p.current - last) / Math.max(1, p.total)) * 100 });
             last = p.current;
           },

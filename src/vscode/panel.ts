@@ -126,7 +126,7 @@ export class PanelHost implements vscode.Disposable {
         rerankHint: doc.rerankHint,
         semanticNote: doc.semanticNote,
       };
-    } else if (this.state.kind === 'analysing' || this.state.kind === 'results') {
+    } else if (this.state.kind === 'analyzing' || this.state.kind === 'results') {
       this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };
     }
     this.post();
@@ -211,7 +211,7 @@ export class PanelHost implements vscode.Disposable {
         await writeOption(m.option, m.value);
         return;
       case 'run': {
-        const command = { analyse: 'similarSources.findSimilarSources', index: 'similarSources.indexLibrary', rebuild: 'similarSources.rebuildIndex', configureLibrary: 'workbench.action.openSettings', showLog: 'similarSources.showLog' }[m.command];
+        const command = { analyze: 'similarSources.findSimilarSources', index: 'similarSources.indexLibrary', rebuild: 'similarSources.rebuildIndex', configureLibrary: 'workbench.action.openSettings', showLog: 'similarSources.showLog' }[m.command];
         await vscode.commands.executeCommand(command, ...(m.command === 'configureLibrary' ? ['similarSources.libraryFolders'] : []));
         return;
       }

@@ -600,7 +600,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
 
   await check('hostile text from a PDF: nothing executes, loads or links, in the panel, the hover or the CodeLens, and it reads as written', async () => {
     await dismissOverlays();
-    const { lensTitles } = await runControl('similarSourcesIt.analyseHostile', 'Similar Sources IT: Analyse The Hostile Draft', T.analysis);
+    const { lensTitles } = await runControl('similarSourcesIt.analyzeHostile', 'Similar Sources IT: Analyse The Hostile Draft', T.analysis);
     const lens = lensTitles.find((t) => /\b(strong|related|weak|source)\b/.test(t)) ?? '';
     if (!lens) throw new Error(`no CodeLens on the hostile paragraph: ${JSON.stringify(lensTitles)}`);
     if (/[\u202A-\u202E\u2066-\u2069\u200B]/.test(lens)) throw new Error(`the CodeLens keeps invisible bidi or zero-width characters: ${JSON.stringify(lens)}`);

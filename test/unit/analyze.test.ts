@@ -212,12 +212,12 @@ describe('analysis cache', function () {
     const restoreCtx = { workspace: ws, documentPath: 'draft.md', cache: new AnalysisCache(ws), fingerprint: manifest.fingerprint, model: new EmbeddedProvider().key };
     const other = `${DRAFT}\nA further paragraph about Genoese merchants and the grain licences of Sicily.\n`;
     assert.equal(await cachedAnalysis(other, { useReranking: false }, restoreCtx), undefined, 'never analysed');
-    const analysed = await run(DRAFT);
+    const analyzed = await run(DRAFT);
     const restored = await cachedAnalysis(DRAFT, { useReranking: false }, restoreCtx);
     assert.ok(restored, 'a complete cache hit');
     assert.equal(restored.fromCache, true);
     assert.equal(restored.stats.segmentsAnalyzed, 0);
-    assert.deepEqual(restored.segments.map((x) => x.recommendations), analysed.segments.map((x) => x.recommendations));
+    assert.deepEqual(restored.segments.map((x) => x.recommendations), analyzed.segments.map((x) => x.recommendations));
     assert.equal(await cachedAnalysis(DRAFT, { useReranking: false }, { ...restoreCtx, fingerprint: 'another-index-state' }), undefined);
     assert.equal(await cachedAnalysis(DRAFT, { useReranking: false, maxResults: 1 }, restoreCtx), undefined, 'other options');
     assert.equal(await cachedAnalysis(DRAFT.replace('small ships', 'modest vessels'), { useReranking: false }, restoreCtx), undefined, 'edited');

@@ -173,12 +173,12 @@ describe('background embedding (embedPending): lexical first, vectors after, res
     const model = new SlowModel();
     const report = await updateIndex(inputs, { workspace: root, provider: model, deferEmbedding: true });
     const draft = '# Notes\n\nThe grain trade of the Mediterranean and the licences granted by the Spanish crown in Sicily.\n';
-    const analyse = async () => analyzeDocument(draft, { minWords: 3 }, { workspace: root, documentPath: 'draft.md', index: await LibraryIndex.open(root, model, { partial: true }) });
-    const before = await analyse();
+    const analyze = async () => analyzeDocument(draft, { minWords: 3 }, { workspace: root, documentPath: 'draft.md', index: await LibraryIndex.open(root, model, { partial: true }) });
+    const before = await analyze();
     assert.deepEqual(before.semantic, { model: model.key, embedded: 0, total: report.passages });
-    assert.equal((await analyse()).fromCache, true, 'same state: from the cache');
+    assert.equal((await analyze()).fromCache, true, 'same state: from the cache');
     await embedPending({ workspace: root, provider: model, batch: 2, commitMs: 0, signal: AbortSignal.timeout(60_000), onProgress: () => undefined });
-    const after = await analyse();
+    const after = await analyze();
     assert.equal(after.fromCache, false, 'more vectors: analysed again');
     assert.equal(after.semantic, undefined);
   });

@@ -163,7 +163,7 @@ describe('panel render: states', () => {
     [{ kind: 'untrusted', message: 'Untrusted' }, null],
     [{ kind: 'not-indexed', message: 'Not indexed' }, 'index'],
     [{ kind: 'indexing', message: 'Indexing', done: 3, total: 10 }, null],
-    [{ kind: 'analysing', message: 'Analysing', current: 2, total: 5 }, null],
+    [{ kind: 'analyzing', message: 'Analysing', current: 2, total: 5 }, null],
     [{ kind: 'index-error', message: 'Broken index' }, 'rebuild'],
     [{ kind: 'no-document', message: 'Open a draft' }, null],
     [results(segment([card()])), null],
@@ -208,7 +208,7 @@ describe('panel render: states', () => {
     assert.equal(text(html, 'progress-text'), '3 of 10 PDFs');
     assert.equal(attr(tags(html, 'progress')[0]!, 'value'), '3');
     assert.equal(attr(tags(html, 'progress')[0]!, 'max'), '10');
-    html = render({ kind: 'analysing', message: 'Analysing', current: 2, total: 5 }, { 'progress.analysing': '{current} sur {total} segments' });
+    html = render({ kind: 'analyzing', message: 'Analysing', current: 2, total: 5 }, { 'progress.analyzing': '{current} sur {total} segments' });
     assert.equal(text(html, 'progress-text'), '2 sur 5 segments');
     assert.match(tags(html, 'find')[0]!, /disabled/);
   });
@@ -380,7 +380,7 @@ describe('panel render: controls', () => {
     assert.doesNotMatch(tags(html, 'opt-contextual')[0]!, / checked/);
     assert.match(html, /data-collection="Archives"[^>]* checked/);
     assert.match(html, /data-collection="Économie"(?![^>]* checked)[^>]*>/);
-    assert.equal(attr(tags(html, 'find')[0]!, 'data-command'), 'analyse');
+    assert.equal(attr(tags(html, 'find')[0]!, 'data-command'), 'analyze');
     assert.doesNotMatch(tags(html, 'find')[0]!, /disabled/);
   });
 

@@ -72,8 +72,8 @@ function summary(state: PanelState, strings: Record<string, string>): string {
   switch (state.kind) {
     case 'indexing':
       return `${state.message} ${t(strings, 'progress.indexing', { done: state.done, total: state.total })}`;
-    case 'analysing':
-      return `${state.message} ${t(strings, 'progress.analysing', { current: state.current, total: state.total })}`;
+    case 'analyzing':
+      return `${state.message} ${t(strings, 'progress.analyzing', { current: state.current, total: state.total })}`;
     case 'results': {
       if (!state.segment) return t(strings, 'results.segments');
       const n = state.segment.cards.length;
@@ -226,7 +226,7 @@ function onClick(event: MouseEvent): void {
   const d = target.dataset;
   switch (d.action) {
     case 'run':
-      if (d.command === 'analyse' || d.command === 'index' || d.command === 'rebuild' || d.command === 'configureLibrary' || d.command === 'showLog') {
+      if (d.command === 'analyze' || d.command === 'index' || d.command === 'rebuild' || d.command === 'configureLibrary' || d.command === 'showLog') {
         post({ type: 'run', command: d.command });
       }
       break;

@@ -144,7 +144,7 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Ui
       ? ''
       : `<div class="toolbar">${button(
           t(strings, 'action.find'),
-          `${data('action', 'run')}${data('command', 'analyse')}${data('focus-key', 'run:analyse-main')}`,
+          `${data('action', 'run')}${data('command', 'analyze')}${data('focus-key', 'run:analyze-main')}`,
           'primary',
           ` data-testid="find"${find === 'disabled' ? ' disabled' : ''}`,
         )}</div>`;
@@ -370,8 +370,8 @@ function renderStateBody(state: PanelState, strings: UiStrings): string {
       return `${message('state.not-indexed')}<div class="actions">${runButton(strings, 'index', 'action.index')}</div>`;
     case 'indexing':
       return `${message('state.indexing')}${progress(state.done, state.total, t(strings, 'progress.indexing', { done: state.done, total: state.total }), strings)}`;
-    case 'analysing':
-      return `${message('state.analysing')}${progress(state.current, state.total, t(strings, 'progress.analysing', { current: state.current, total: state.total }), strings)}`;
+    case 'analyzing':
+      return `${message('state.analyzing')}${progress(state.current, state.total, t(strings, 'progress.analyzing', { current: state.current, total: state.total }), strings)}`;
     case 'index-error':
       return `${message('state.index-error')}<div class="actions">${runButton(strings, 'rebuild', 'action.rebuild')}${runButton(strings, 'showLog', 'action.showLog', 'secondary')}</div>`;
     case 'no-document':
@@ -401,7 +401,7 @@ function renderResults(state: ResultsState, strings: UiStrings): string {
 export function renderPanel(state: PanelState, options: PanelOptions, collections: string[], strings: UiStrings): string {
   const s = strings ?? {};
   const kind = state.kind;
-  const busy = kind === 'indexing' || kind === 'analysing';
+  const busy = kind === 'indexing' || kind === 'analyzing';
   // The state's own action (configure, index, rebuild) is the primary button where analysis cannot run.
   const find = kind === 'results' || kind === 'no-document' ? 'enabled' : busy ? 'disabled' : 'hidden';
   const body = kind === 'results' ? renderResults(state, s) : renderStateBody(state, s);

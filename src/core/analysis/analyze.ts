@@ -93,7 +93,7 @@ export async function analyzeDocument(document: string, partialOptions: Analysis
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   if (!ctx.segmenter) loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
-  return (await analyse(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, queryKey: index.provider.queryKey, semantic: index.semantic }, started))!;
+  return (await analyzeOrRestore(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, queryKey: index.provider.queryKey, semantic: index.semantic }, started))!;
 }
 
 /**
@@ -108,11 +108,11 @@ export function cachedAnalysis(
   partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string; queryKey?: string; semantic?: SemanticProgress },
 ): Promise<AnalysisResult | undefined> {
-  return analyse(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, queryKey: ctx.queryKey, semantic: ctx.semantic }, Date.now());
+  return analyzeOrRestore(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, queryKey: ctx.queryKey, semantic: ctx.semantic }, Date.now());
 }
 
 /** Both of the above: without an index, only a complete cache hit gives a result. */
-async function analyse(
+async function analyzeOrRestore(
   document: string,
   partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index'>,
@@ -150,26 +150,26 @@ async function analyse(
   const contextOf = (s: Segment) => (options.useContextualEmbedding ? contextualText(title, s) : s.query);
   // Each searchable segment's cache key, hashed once for the lookup and the save below.
   const keyOf = new Map(segments.filter((s) => s.searchable).map((s) => [s, segmentCacheKey(s, contextOf(s))]));
-  const toAnalyse = segments.filter((s) => s.searchable && !cached?.segments[keyOf.get(s)!]);
-  if (toAnalyse.length && !index) throw new Error('analysis without an index'); // unreachable: a complete cache hit leaves nothing to analyse
+  const toAnalyze = segments.filter((s) => s.searchable && !cached?.segments[keyOf.get(s)!]);
+  if (toAnalyze.length && !index) throw new Error('analysis without an index'); // unreachable: a complete cache hit leaves nothing to analyse
   const filter = { sourceType: options.sourceType, collections: options.collectionFilter ?? undefined };
-  const analysed = new Map<Segment, CachedSegment>();
+  const analyzed = new Map<Segment, CachedSegment>();
   let current = 0;
   // In batches: one embedding call and one pass over the vectors serve several
   // segments; progress and cancellation stay per segment.
-  for (let b = 0; b < toAnalyse.length; b += SEARCH_BATCH) {
+  for (let b = 0; b < toAnalyze.length; b += SEARCH_BATCH) {
     if (ctx.signal?.aborted) throw cancelled();
-    const batch = toAnalyse.slice(b, b + SEARCH_BATCH);
+    const batch = toAnalyze.slice(b, b + SEARCH_BATCH);
     const hits = await cancellable(ctx, () =>
       index!.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
     );
     for (const [i, s] of batch.entries()) {
       if (ctx.signal?.aborted) throw cancelled();
       current++;
-      ctx.onProgress?.({ current, total: toAnalyse.length, segment: s });
+      ctx.onProgress?.({ current, total: toAnalyze.length, segment: s });
       const recs = await cancellable(ctx, () => recommend(index!, s, hits[i], options, reranker, ctx, log));
       if (ctx.signal?.aborted) throw cancelled();
-      analysed.set(s, { recommendations: recs, at: Date.now() });
+      analyzed.set(s, { recommendations: recs, at: Date.now() });
     }
   }
 
@@ -183,7 +183,7 @@ async function analyse(
       continue;
     }
     const segKey = keyOf.get(s)!;
-    const done = analysed.get(s);
+    const done = analyzed.get(s);
     if (done) {
       fresh[segKey] = done;
       results.push({ ...s, status: 'analysed', fromCache: false, recommendations: withCitations(done.recommendations, s, template, bandsFor(from.model)) });

@@ -101,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand('editor.action.showHover');
       return { line };
     }),
-    controlCommand('similarSourcesIt.analyseHostile', async () => {
+    controlCommand('similarSourcesIt.analyzeHostile', async () => {
       // hostile.md finds library/hostile/hostile.pdf (test/support/hostileLibrary.ts): hostile metadata and text.
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'hostile.md')));

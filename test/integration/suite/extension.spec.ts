@@ -62,7 +62,7 @@ function assertAnalysisResult(value: unknown, what: string): AnalysisResult {
   return r as unknown as AnalysisResult;
 }
 
-async function analyseDraft(ms: number): Promise<AnalysisResult> {
+async function analyzeDraft(ms: number): Promise<AnalysisResult> {
   await openDraftEditor();
   const value = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ms, 'similarSources.findSimilarSources');
   return assertAnalysisResult(value, 'similarSources.findSimilarSources');
@@ -190,7 +190,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
 
   it('Find Similar Sources analyses draft.md, indexing the never-indexed library first', async function () {
     this.timeout(FIRST_ANALYSIS_MS + 10_000);
-    analysis = await analyseDraft(FIRST_ANALYSIS_MS);
+    analysis = await analyzeDraft(FIRST_ANALYSIS_MS);
     assert.ok(analysis.segments > 0, `no segments found in draft.md: ${JSON.stringify(analysis)}`);
     assert.ok(analysis.analysed > 0, `no segment analysed: ${JSON.stringify(analysis)}`);
     assert.ok(analysis.analysed <= analysis.segments, `more segments analysed than found: ${JSON.stringify(analysis)}`);
@@ -200,7 +200,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
   it('serves a second analysis of the unchanged draft from the cache', async function () {
     this.timeout(ANALYSIS_MS + 10_000);
     assert.ok(analysis, 'needs the first analysis');
-    const again = await analyseDraft(ANALYSIS_MS);
+    const again = await analyzeDraft(ANALYSIS_MS);
     assert.equal(again.fromCache, true, `second analysis: ${JSON.stringify(again)}`);
     assert.equal(again.segments, analysis.segments, `segments differ from the first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
     assert.equal(again.analysed, analysis.analysed, `analysed differs from the first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
@@ -481,7 +481,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
     this.timeout(ANALYSIS_MS + 70_000);
     assert.ok(analysis, 'needs the first analysis');
     await withTimeout(vscode.commands.executeCommand('similarSources.clearCache'), 60_000, 'similarSources.clearCache');
-    const again = await analyseDraft(ANALYSIS_MS);
+    const again = await analyzeDraft(ANALYSIS_MS);
     assert.equal(again.fromCache, false, `after clearCache: ${JSON.stringify(again)}`);
     assert.equal(again.analysed, analysis.analysed, `after clearCache, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
   });
@@ -490,7 +490,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
     this.timeout(FIRST_ANALYSIS_MS + ANALYSIS_MS + 10_000);
     assert.ok(analysis, 'needs the first analysis');
     await withTimeout(vscode.commands.executeCommand('similarSources.rebuildIndex'), FIRST_ANALYSIS_MS, 'similarSources.rebuildIndex');
-    const again = await analyseDraft(ANALYSIS_MS);
+    const again = await analyzeDraft(ANALYSIS_MS);
     assert.equal(again.fromCache, false, `an analysis after a rebuilt index must not reuse the old cache: ${JSON.stringify(again)}`);
     assert.equal(again.analysed, analysis.analysed, `after rebuildIndex, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
     const lenses = await ourLenses(draftUri());
@@ -506,7 +506,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
     const file = path.join(folder.uri.fsPath, '.similar-sources', 'manifest.json');
     const m = JSON.parse(await fs.readFile(file, 'utf8'));
     await fs.writeFile(file, JSON.stringify({ ...m, lexical: 'lex-0' }));
-    const again = await analyseDraft(FIRST_ANALYSIS_MS);
+    const again = await analyzeDraft(FIRST_ANALYSIS_MS);
     assert.equal(again.analysed, analysis.analysed, `after an outdated index, first analysis ${JSON.stringify(analysis)}: ${JSON.stringify(again)}`);
     const rebuilt = JSON.parse(await fs.readFile(file, 'utf8'));
     assert.notEqual(rebuilt.lexical, 'lex-0', 'the index was not rebuilt');
@@ -565,7 +565,7 @@ describe('Similar Sources in a real VS Code extension host', function () {
       const key = Object.keys(m.vectors).find((k) => k.startsWith('local-'));
       assert.ok(key, `vectors of the local model are stored: ${Object.keys(m.vectors).join(', ')}`);
       for (const [shard, rec] of Object.entries(m.shards) as Array<[string, { gen: number }]>) assert.equal(m.vectors[key].shards[shard]?.passagesGen, rec.gen, `shard ${shard} complete for ${key}`);
-      const result = await analyseDraft(ANALYSIS_MS);
+      const result = await analyzeDraft(ANALYSIS_MS);
       assert.ok(result.analysed > 0, `the local model's index serves an analysis: ${JSON.stringify(result)}`);
     } finally {
       sub.dispose();
