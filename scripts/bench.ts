@@ -259,7 +259,7 @@ const COLD_CHILD = `
   let analysisMs = null, segments = 0;
   if (mode === 'analyze') {
     const t3 = performance.now();
-    const r = await e.analyse(draft, { useReranking: false }, { index: idx, workspace: ws, documentPath: draftFile, cache: false });
+    const r = await e.analyze(draft, { useReranking: false }, { index: idx, workspace: ws, documentPath: draftFile, cache: false });
     // cold: load + first analysis in a fresh process; the measuring itself (gc, memoryUsage) left out
     analysisMs = (t2 - t1) + (performance.now() - t3);
     segments = r.stats.segmentsAnalyzed;

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  analyse,
+  analyze,
   bundleDir,
   createProvider,
   errorCode,
@@ -502,7 +502,7 @@ async function cmdAnalyze(args: ParsedArgs): Promise<number> {
   const interrupt = cancelOnInterrupt(undefined);
   let result: AnalysisResult;
   try {
-    result = await analyse(text, options, {
+    result = await analyze(text, options, {
       index: () => openIndex(workspace, provider),
       workspace,
       documentPath: file,

@@ -242,7 +242,7 @@ export interface AnalysisRequest {
  * there. Unchanged segments come from the cache; a cancel (`cancelled`) caches
  * nothing; an index that cannot answer is `index-not-ready`, never "no result".
  */
-export function analyse(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
+export function analyze(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
   return analyzeDocument(document, options, { ...r, cache: cacheOf(r), reranker: r.reranker && new OllamaReranker(r.reranker), segmenter: segmenterOf(r) });
 }
 

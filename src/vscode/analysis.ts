@@ -14,7 +14,7 @@ import { loadEngine, type Engine } from './engine';
 import { indexQuestion, panelStateOf, semanticNote } from './healthText';
 import type { Services } from './services';
 
-type AnalysisResult = Awaited<ReturnType<Engine['analyse']>>;
+type AnalysisResult = Awaited<ReturnType<Engine['analyze']>>;
 type Provider = Awaited<ReturnType<Engine['createProvider']>>['provider'];
 
 export interface FindResult {
@@ -49,7 +49,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
-        return loadEngine().analyse(document.getText(), optionsOf(settings), {
+        return loadEngine().analyze(document.getText(), optionsOf(settings), {
           ...requestOf(s, folder, document, settings),
           index: () => s.library.open(folder, provider),
           signal: ac.signal,
