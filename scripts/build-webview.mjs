@@ -1,5 +1,5 @@
 // Bundles the two webviews (Similar Sources panel, PDF viewer) into dist/webview/
-// and copies what they load at run time: their CSS and pdf.js's worker, cmaps,
+// and copies what they load at run time: their CSS (the panel's bundled from its parts) and pdf.js's worker, cmaps,
 // standard fonts, wasm decoders and ICC profiles.
 //
 //   node scripts/build-webview.mjs
@@ -36,9 +36,10 @@ mkdirSync(out, { recursive: true });
 await Promise.all([
   build({ ...common, entryPoints: [join(root, 'webview-ui/panel/main.ts')], outfile: join(out, 'panel.js') }),
   build({ ...common, entryPoints: [join(root, 'webview-ui/pdf/main.ts')], outfile: join(out, 'pdfViewer.js') }),
+  // The panel's stylesheet is kept in parts that panel.css @imports: one file, in the same order, for the shell's one <link>.
+  build({ bundle: true, minify: false, logLevel: 'warning', absWorkingDir: root, entryPoints: [join(root, 'webview-ui/panel/panel.css')], outfile: join(out, 'panel.css') }),
 ]);
 
-copyFileSync(join(root, 'webview-ui/panel/panel.css'), join(out, 'panel.css'));
 copyFileSync(join(root, 'webview-ui/pdf/viewer.css'), join(out, 'pdfViewer.css'));
 copyFileSync(join(pdfjsRoot, 'build/pdf.worker.min.mjs'), join(out, 'pdf.worker.min.mjs'));
 for (const folder of ['cmaps', 'standard_fonts', 'wasm', 'iccs']) {
