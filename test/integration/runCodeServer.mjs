@@ -547,7 +547,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
   });
 
-  await check('Open PDF shows the PDF viewer at page 2', async () => {
+  await check('Open PDF shows the PDF viewer at page 2, the passage marked on its text layer', async () => {
     const panelFrames = new Set(await framesWith('[data-testid="card"]'));
     await runControl('similarSourcesIt.openPdf', 'Similar Sources IT: Open Library PDF At Page 2');
     const frame = await waitUntil(async () => {
@@ -567,8 +567,9 @@ async function uiChecks(manifest, { context, url, workspace }) {
       const input = frame.locator('[data-testid="pdf-page-input"]');
       const current = (await input.count()) > 0 ? await input.first().inputValue() : null;
       const painted = await frame.locator('[data-testid="pdf-page"][data-page-number="2"] canvas').evaluateAll((cs) => cs.some((c) => c.width > 0 && c.height > 0));
-      return current === '2' && painted;
-    }, T.element, 'page 2 to be shown (page input "2", its canvas painted)', 500).catch(async (err) => {
+      const marked = (await frame.locator('[data-testid="pdf-page"][data-page-number="2"] .textLayer .highlight').allInnerTexts()).join(' ');
+      return current === '2' && painted && /^In the kingdom of Sicily, no grain/.test(marked);
+    }, T.element, 'page 2 to be shown (page input "2", its canvas painted, "In the kingdom of Sicily, no grain…" marked)', 500).catch(async (err) => {
       const error = frame.locator('[data-testid="pdf-error"]');
       if ((await error.count().catch(() => 0)) > 0) throw new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`);
       throw err;

@@ -167,8 +167,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
-      await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2 }), 60_000, 'similarSources.openPdf');
-      return { pdf, page: 2 };
+      // The first words of page 2, as a card's preview gives them: the viewer marks them on its text layer.
+      const highlight = 'In the kingdom of Sicily, no grain could leave a port without a tratta';
+      await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: pdf, page: 2, highlight }), 60_000, 'similarSources.openPdf');
+      return { pdf, page: 2, highlight };
     }),
   );
 
