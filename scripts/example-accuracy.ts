@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { analyzeDocument } from '../src/core/analysis/analyze';
 import type { Band } from '../src/shared/bands';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import { LibraryIndex } from '../src/core/index/libraryIndex';
+import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 
 async function main() {
   const ws = path.resolve('examples');

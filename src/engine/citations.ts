@@ -11,7 +11,7 @@ import { findCitations } from '../core/citecheck/draftCitations';
 import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
-import { indexDir, readManifest, type SourceRecord } from '../core/index/manifest';
+import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';
 import { OcrCache } from '../core/ocr/ocrCache';
 import { cleanPages } from '../core/pdf/cleanPages';

@@ -9,7 +9,7 @@ import { SETTINGS } from '../../shared/settings';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from '../markdown/segment';
-import { indexDir } from '../index/manifest';
+import { indexDir } from '../index/store/manifest';
 import { sha256, writeFileAtomic } from '../util/atomicWrite';
 import type { Recommendation } from '../../shared/results';
 import { SIMILARITY_VERSION } from './similarity';

@@ -26,7 +26,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PdfSkipError, type RawPdf } from './extract';
-import type { PageImage } from '../ocr/pageImages';
+import type { PageImage } from './pageImages';
 import type { ExtractReply } from './extractWorker';
 
 export const EXTRACT_WORKER_FILE = 'pdf-extract-worker.js';

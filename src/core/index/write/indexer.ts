@@ -6,16 +6,15 @@
  * where it stopped. One writer at a time (lock.ts).
  */
 import { promises as fs } from 'node:fs';
-import { ProviderError, type EmbeddingProvider } from '../embedding/provider';
-import type { CleanPage } from '../pdf/cleanPages';
-import { chunkPages, CHUNKER_VERSION } from '../passages/chunker';
-import { lexicalTerms, embeddingText } from '../retrieval/representation';
-import { LEXICAL_VERSION, READER_VERSION } from './versions';
-import type { SourceMetadata } from '../library/metadata';
-import type { SourceType } from '../library/discover';
-import { sha256 } from '../util/atomicWrite';
-import { acquireLock } from './lock';
-import { prunePageTexts, writePageTexts } from '../citecheck/pageTexts';
+import { ProviderError, type EmbeddingProvider } from '../../embedding/provider';
+import type { CleanPage } from '../../pdf/cleanPages';
+import { chunkPages, CHUNKER_VERSION } from '../../passages/chunker';
+import { lexicalTerms, embeddingText } from '../../retrieval/representation';
+import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
+import type { Extracted, SourceInput } from '../source';
+import { sha256 } from '../../util/atomicWrite';
+import { acquireLock } from '../store/lock';
+import { prunePageTexts, writePageTexts } from '../../citecheck/pageTexts';
 import {
   emptyManifest,
   IndexCorruptError,
@@ -26,7 +25,7 @@ import {
   writeManifest,
   type Manifest,
   type SourceRecord,
-} from './manifest';
+} from '../store/manifest';
 import {
   collectGarbage,
   readPassageShard,
@@ -36,46 +35,7 @@ import {
   writeVectorShard,
   type ShardSource,
   type StoredPassage,
-} from './shards';
-
-/** One thing to index: a PDF, or a record of a benchmark corpus. */
-export interface SourceInput {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  sourceType: SourceType;
-  /** Content hash; computed from the bytes when absent. */
-  contentHash?: string;
-  readBytes?(): Promise<Uint8Array>;
-  /** Extracts text; throws (any error) to skip the file with that reason. */
-  extract(bytes: Uint8Array | undefined): Promise<Extracted>;
-  /** Metadata that can change without re-reading the file (bibliography edits). */
-  refreshMeta?(old: SourceRecord): Partial<SourceRecord> | undefined;
-}
-
-/** What extraction gives the indexer. */
-export interface Extracted {
-  pages: CleanPage[];
-  pageCount: number;
-  meta: SourceMetadata;
-  /** What was lost or repaired in a damaged file ("read 1 of 3 pages: damaged cross-reference table"). */
-  damage?: string;
-  /** Pages without a usable text layer, and how to recognise them: run after the text-layer files. */
-  ocr?: {
-    pages: number[];
-    run(bytes: Uint8Array, ctx: OcrRunContext): Promise<{ pages: CleanPage[]; meta: SourceMetadata; ocrPages: number[]; recognised: number; fromCache: number; notes: string[] }>;
-  };
-}
-
-export interface OcrRunContext {
-  /** The PDF's content hash: the OCR cache key. */
-  hash: string;
-  /** The index folder (.similar-sources); the cache lives in its ocr/ folder. */
-  indexDir: string;
-  signal?: AbortSignal;
-  /** Called as each page is done (recognised or taken from the cache). */
-  onPage?(page: number): void;
-}
+} from '../store/shards';
 
 export interface IndexProgress {
   /** 'ocr': done/total count pages to recognise across the files that need OCR. */
