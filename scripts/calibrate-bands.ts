@@ -36,7 +36,7 @@ import { BEIR_SCHEME, docInput, loadBeir, runBeirEval } from '../src/core/eval/b
 import { ndcgAt } from '../src/core/eval/metrics';
 import { LibraryIndex, type SearchHit } from '../src/core/index/search/libraryIndex';
 import { segmentMarkdown } from '../src/core/markdown/segment';
-import { sha256 } from '../src/core/util/atomicWrite';
+import { sha256 } from '../src/core/util/hash';
 
 type Kind = 'claim' | 'paragraph' | 'example';
 interface Card {

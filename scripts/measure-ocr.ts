@@ -190,7 +190,7 @@ async function main() {
     // Character accuracy: the cached OCR text of each page against the original's text layer.
     const byLang = { en: { edits: 0, chars: 0, pages: 0 }, fr: { edits: 0, chars: 0, pages: 0 } };
     const cacheDir = path.join(indexDir(ws), 'ocr');
-    const { sha256 } = await import('../src/core/util/atomicWrite');
+    const { sha256 } = await import('../src/core/util/hash');
     const spans: Array<{ text: string; scan: string; page: number }> = [];
     for (const [orig, scan] of copyOf) {
       const raw = await extractPdf(await fs.readFile(orig));

@@ -17,7 +17,7 @@ import { OcrCache } from '../core/ocr/ocrCache';
 import { cleanPages } from '../core/pdf/cleanPages';
 import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { PdfExtractPool } from '../core/pdf/extractPool';
-import { sha256 } from '../core/util/atomicWrite';
+import { sha256 } from '../core/util/hash';
 import { bounded, visibleText } from '../shared/untrusted';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';

@@ -10,7 +10,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from '../markdown/segment';
 import { indexDir } from '../index/store/manifest';
-import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import { writeFileAtomic } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import type { Recommendation } from '../../shared/results';
 import { SIMILARITY_VERSION } from './similarity';
 

@@ -9,7 +9,7 @@
  * `queryKey` (the analysis cache's model) a query prefix, unless it is the one the provider used
  * before prefixes could be set (`legacy`), so that stored vectors and cached analyses stay valid.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../util/hash';
 import { KNOWN_MODELS } from './local/models';
 
 export interface TaskPrefixes {
@@ -89,5 +89,5 @@ export function resolvePrefixes(model: string, explicit: { queryPrefix?: string;
 /** `base` with a short digest of `prefix` when it differs from `legacy` (what the vectors were made with before). */
 export function prefixedKey(base: string, tag: 'p' | 'q' | 'w', prefix: string, legacy = ''): string {
   if (prefix === legacy) return base;
-  return `${base}-${tag}${createHash('sha256').update(prefix).digest('hex').slice(0, 8)}`;
+  return `${base}-${tag}${sha256(prefix).slice(0, 8)}`;
 }

@@ -13,7 +13,7 @@ import { updateIndex, type IndexProgress } from '../index/write/indexer';
 import type { SourceInput } from '../index/source';
 import { LibraryIndex } from '../index/search/libraryIndex';
 import { joinLines } from '../pdf/cleanPages';
-import { sha256 } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import { evaluateRun, parseQrels, type EvalSummary } from './metrics';
 import { PlainBm25 } from './plainBm25';
 import { fusionFor, rankSources, type HybridParams } from '../retrieval/hybrid';

@@ -5,7 +5,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { sha256, writeFileAtomic } from '../../util/atomicWrite';
+import { writeFileAtomic } from '../../util/atomicWrite';
+import { sha256 } from '../../util/hash';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { LEXICAL_VERSION } from './versions';
 

@@ -9,7 +9,7 @@ import { chunkPages, CHUNKER_VERSION } from '../../passages/chunker';
 import { lexicalTerms, embeddingText } from '../../retrieval/representation';
 import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
-import { sha256 } from '../../util/atomicWrite';
+import { sha256 } from '../../util/hash';
 import { writePageTexts } from '../../citecheck/pageTexts';
 import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type SourceRecord } from '../store/manifest';
 import { readPassageShard, readVectorShard, shardVectorItems, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';

@@ -4,7 +4,7 @@
  * (searchable) before OCR starts. Pages are recognised (OCR cache first), then each
  * file is indexed and committed on its own.
  */
-import { sha256 } from '../../util/atomicWrite';
+import { sha256 } from '../../util/hash';
 import { sourceId, type IndexRun } from './indexRun';
 import { cancelled, countOutcome, type IndexReport } from './report';
 
