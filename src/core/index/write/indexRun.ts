@@ -34,6 +34,7 @@ export interface Early {
 }
 
 export class IndexRun {
+  /** The manifest this run writes (read by open()). */
   m!: Manifest;
   private readonly capacity: number;
   private readonly provider: EmbeddingProvider;
@@ -42,6 +43,7 @@ export class IndexRun {
   readonly loaded = new Map<number, ShardSource[]>();
   private readonly vectors = new Map<number, Map<string, Float32Array>>();
   private readonly dirty = new Set<number>();
+  /** Passages embedded by this run. */
   embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
   readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
@@ -124,7 +126,7 @@ export class IndexRun {
     }
   }
 
-
+  /** Takes a kept source's metadata that can change without re-reading it (bibliography edits). */
   refresh(old: SourceRecord, input: SourceInput) {
     const patch = input.refreshMeta?.(old);
     if (patch) Object.assign(old, patch);
