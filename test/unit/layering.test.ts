@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -17,9 +17,12 @@ function lintedPaths(): string[] {
   return words.slice(from, to < 0 ? undefined : to);
 }
 
+const planted: string[] = [];
+
 /** A throwaway tree of `files` (path → text) with a tsconfig, for dependency-cruiser to check. */
 function plant(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'ss-layers-'));
+  planted.push(dir);
   files = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'bundler', strict: true } }), ...files };
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -45,11 +48,12 @@ function cruise(cwd: string, paths: string[]): { status: number | null; violatio
 // `npm run lint:deps` checks the tree itself; this proves the check fails when a layer is crossed.
 describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
   this.timeout(60_000);
+  after(() => {
+    for (const dir of planted.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('fails on each planted violation, and lets the allowed imports through', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ss-layers-'));
-    const files: Record<string, string> = {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'bundler', strict: true } }),
+    const dir = plant({
       'src/shared/pure.ts': "import * as fs from 'node:fs';\nexport const read = fs.readFileSync;\n",
       'src/shared/ok.ts': "import { read } from './pure';\nexport const ok = read;\n",
       'src/core/usesVscode.ts': "import type * as vscode from 'vscode';\nexport type Uri = vscode.Uri;\n",
@@ -60,11 +64,7 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
       'src/vscode/allowed.ts': "import type { Api } from '../engine/index';\nimport { ok } from '../shared/ok';\nexport const a: Api | undefined = undefined;\nexport const b = ok;\n",
       'src/cli/main.ts': "import { inner } from '../core/inner';\nimport { api } from '../engine/index';\nexport const cli = [inner, api];\n",
       'webview-ui/panel/main.ts': "import { inner } from '../../src/core/inner';\nimport { ok } from '../../src/shared/ok';\nexport const w = [inner, ok];\n",
-    };
-    for (const [name, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, name)), { recursive: true });
-      writeFileSync(join(dir, name), text);
-    }
+    });
     const r = cruise(dir, ['src', 'webview-ui']);
     assert.notEqual(r.status, 0, 'the check fails');
     const seen = r.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^node:/, '')}`).sort();
