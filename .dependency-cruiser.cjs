@@ -6,10 +6,49 @@
  *   src/vscode   the host: reaches the engine API only, as types (values come through loadEngine)
  *   src/cli      the CLI: the engine API and src/shared only
  *   webview-ui   browser code: src/shared only (and pdf.js)
+ *   scripts      the engine API and src/shared, but for the scripts listed in SCRIPTS_INTO_CORE
+ * and, inside src/core, no cycle between folders.
  */
+
+/**
+ * Scripts that reach into src/core, each with why no engine function serves it: they
+ * measure or tune one stage on its own, which the engine API (whole workflows) does not expose.
+ * Every other script uses src/engine and src/shared only.
+ */
+const SCRIPTS_INTO_CORE = {
+  'scripts/bench.ts': 'times the stages one by one (PDF pool, chunker, BM25 and vector-scan kernels, analysis cache) on generated corpora',
+  'scripts/bench-background.ts': 'runs the local model from a generated model folder with a set thread count, which the engine provider settings do not take',
+  'scripts/bench-local.ts': "times the local model's tokenizer and worker threads directly",
+  'scripts/bench-retrieval.ts': 'times the retrieval kernels (BM25, vector scan, the embedded encoder) on their own',
+  'scripts/bench/corpus.ts': "builds benchmark corpora in the indexer's page type",
+  'scripts/bench/ocr.ts': 'drives the tesseract pool and its language data directly, to time OCR per page',
+  'scripts/calibrate-bands.ts': "fits the strength bands on the similarity features (core/analysis/similarity), which no engine result carries",
+  'scripts/tune-fusion.ts': 'searches the hybrid fusion parameters, which the engine fixes',
+  'scripts/measure-ocr.ts': 'measures the text-quality thresholds, page imaging and the OCR pool page by page',
+  'scripts/measure-citation-check.ts': "compares the citation check's word matching with the page texts it stores",
+};
+const exactly = (file) => `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'core-no-folder-cycles',
+      comment:
+        'The folders of src/core are layered: none imports, directly or through others, a folder that imports it. ' +
+        'A contract two folders share lives in the lower one (index/source.ts, implemented by library/).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/core/' },
+      to: { circular: true },
+    },
+    {
+      name: 'scripts-through-engine-api',
+      comment: 'Scripts use the engine API (src/engine) and src/shared; SCRIPTS_INTO_CORE lists those that may reach into src/core, and why.',
+      severity: 'error',
+      from: { path: '^scripts/', pathNot: Object.keys(SCRIPTS_INTO_CORE).map(exactly) },
+      to: { path: '^(src/(core|vscode|cli)/|src/extension\\.ts$|webview-ui/)' },
+    },
     {
       name: 'shared-is-pure',
       comment: 'src/shared is bundled into the webviews and the host: it imports only from itself.',

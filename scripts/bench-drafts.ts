@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { segmentMarkdown, type Granularity } from '../src/core/markdown/segment';
-import { errorCode } from '../src/shared/errors';
+import { errorCode, segmentMarkdown } from '../src/engine';
+import type { Granularity } from '../src/shared/settings';
 
 const argv = process.argv.slice(2);
 const opt = (n: string) => {

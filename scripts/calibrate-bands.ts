@@ -29,14 +29,14 @@ import { contextualText } from '../src/core/analysis/analyze';
 import { BANDS, bandOf, type Band, type BandCuts } from '../src/shared/bands';
 import { LocalProvider } from '../src/core/embedding/local/localProvider';
 import type { EmbeddingProvider } from '../src/core/embedding/provider';
-import { updateIndex } from '../src/core/index/indexer';
+import { updateIndex } from '../src/core/index/write/indexer';
 import { CALIBRATIONS, FEATURE_NAMES, evidenceOf, probability, similarityFeatures, type Calibration } from '../src/core/analysis/similarity';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { BEIR_SCHEME, docInput, loadBeir, runBeirEval } from '../src/core/eval/beir';
 import { ndcgAt } from '../src/core/eval/metrics';
-import { LibraryIndex, type SearchHit } from '../src/core/index/libraryIndex';
+import { LibraryIndex, type SearchHit } from '../src/core/index/search/libraryIndex';
 import { segmentMarkdown } from '../src/core/markdown/segment';
-import { sha256 } from '../src/core/util/atomicWrite';
+import { sha256 } from '../src/core/util/hash';
 
 type Kind = 'claim' | 'paragraph' | 'example';
 interface Card {

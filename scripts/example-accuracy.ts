@@ -8,20 +8,19 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { analyzeDocument } from '../src/core/analysis/analyze';
+import { analyse, createProvider, openIndex } from '../src/engine';
 import type { Band } from '../src/shared/bands';
-import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import { LibraryIndex } from '../src/core/index/libraryIndex';
 
 async function main() {
   const ws = path.resolve('examples');
   const expected = JSON.parse(readFileSync(path.join(ws, 'expected.json'), 'utf8')) as { paragraphs: Array<{ startsWith: string; sources: string[] }> };
   const draft = readFileSync(path.join(ws, 'draft.md'), 'utf8');
-  const index = await LibraryIndex.open(ws, new EmbeddedProvider());
+  const { provider } = await createProvider({ provider: 'embedded' });
+  const index = await openIndex(ws, provider);
   const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean; rightBands: Band[] }> = [];
   const shown: Array<{ band: Band; right: boolean }> = [];
   for (const sourceType of ['both'] as const) {
-    const r = await analyzeDocument(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, cache: false });
+    const r = await analyse(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, documentPath: path.join(ws, 'draft.md'), cache: false });
     for (const e of expected.paragraphs) {
       const seg = r.segments.find((s) => s.text.startsWith(e.startsWith));
       if (!seg) throw new Error(`no segment starts with "${e.startsWith}"`);

@@ -25,7 +25,7 @@ import { gunzipSync } from 'node:zlib';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { readPageTexts } from '../src/core/citecheck/pageTexts';
 import { tokenize, type PageText } from '../src/core/citecheck/match';
-import { indexDir, readManifest } from '../src/core/index/manifest';
+import { indexDir, readManifest } from '../src/core/index/store/manifest';
 import { checkCitations } from '../src/engine/citations';
 import { indexLibrary } from '../src/engine/indexLibrary';
 import { resolveLibrary } from '../src/engine/library';

@@ -19,13 +19,13 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import { updateIndex } from '../src/core/index/indexer';
-import { LibraryIndex } from '../src/core/index/libraryIndex';
-import { indexDir } from '../src/core/index/manifest';
+import { updateIndex } from '../src/core/index/write/indexer';
+import { LibraryIndex } from '../src/core/index/search/libraryIndex';
+import { indexDir } from '../src/core/index/store/manifest';
 import { libraryInputs } from '../src/core/library/pdfSource';
 import { OcrPool } from '../src/core/ocr/ocrPool';
-import { pageImages } from '../src/core/ocr/pageImages';
-import { MAX_BAD_CHAR_SHARE, MIN_LETTERS, MIN_WORD_SHARE, pageTextQuality } from '../src/core/ocr/textQuality';
+import { pageImages } from '../src/core/pdf/pageImages';
+import { MAX_BAD_CHAR_SHARE, MIN_LETTERS, MIN_WORD_SHARE, pageTextQuality } from '../src/core/pdf/textQuality';
 import { extractPdf } from '../src/core/pdf/extract';
 import { PdfExtractPool } from '../src/core/pdf/extractPool';
 import { cleanPageTexts, DAMAGES } from '../test/support/textLayers';
@@ -190,7 +190,7 @@ async function main() {
     // Character accuracy: the cached OCR text of each page against the original's text layer.
     const byLang = { en: { edits: 0, chars: 0, pages: 0 }, fr: { edits: 0, chars: 0, pages: 0 } };
     const cacheDir = path.join(indexDir(ws), 'ocr');
-    const { sha256 } = await import('../src/core/util/atomicWrite');
+    const { sha256 } = await import('../src/core/util/hash');
     const spans: Array<{ text: string; scan: string; page: number }> = [];
     for (const [orig, scan] of copyOf) {
       const raw = await extractPdf(await fs.readFile(orig));

@@ -24,8 +24,8 @@ import type { EmbeddingProvider, EmbedOptions } from '../src/core/embedding/prov
 import { docInput, figures, loadBeir, sourceRun } from '../src/core/eval/beir';
 import { evaluateRun } from '../src/core/eval/metrics';
 import { PlainBm25 } from '../src/core/eval/plainBm25';
-import { updateIndex } from '../src/core/index/indexer';
-import { LibraryIndex } from '../src/core/index/libraryIndex';
+import { updateIndex } from '../src/core/index/write/indexer';
+import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import { type HybridParams } from '../src/core/retrieval/hybrid';
 
 const args = process.argv.slice(2);

@@ -11,13 +11,13 @@ import { findCitations } from '../core/citecheck/draftCitations';
 import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
-import { indexDir, readManifest, type SourceRecord } from '../core/index/manifest';
+import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';
 import { OcrCache } from '../core/ocr/ocrCache';
 import { cleanPages } from '../core/pdf/cleanPages';
 import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { PdfExtractPool } from '../core/pdf/extractPool';
-import { sha256 } from '../core/util/atomicWrite';
+import { sha256 } from '../core/util/hash';
 import { bounded, visibleText } from '../shared/untrusted';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';

@@ -15,9 +15,9 @@ import { queryTerms } from '../core/retrieval/representation';
 import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { healthOf, indexHealth as workspaceHealth } from '../core/index/health';
-import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
-import { indexDir, readManifest, sourceFields } from '../core/index/manifest';
-import { abandonedLock, type AbandonedLock } from '../core/index/lock';
+import { damagedSources, LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/search/libraryIndex';
+import { indexDir, readManifest, sourceFields } from '../core/index/store/manifest';
+import { abandonedLock, type AbandonedLock } from '../core/index/store/lock';
 import { SegmentThread } from '../core/markdown/segmentThread';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
@@ -29,12 +29,12 @@ export type { PassageResult, Recommendation } from '../shared/results';
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export type { EmbeddingProvider } from '../core/embedding/provider';
-export type { IndexProgress } from '../core/index/indexer';
-export type { AbandonedLock } from '../core/index/lock';
+export type { IndexProgress } from '../core/index/write/indexer';
+export type { AbandonedLock } from '../core/index/store/lock';
 export type { BeirEvalResult } from '../core/eval/beir';
 export { runBeirEval } from '../core/eval/beir';
 export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
-export { removeIndex } from '../core/index/maintenance';
+export { removeIndex } from '../core/index/store/maintenance';
 export { indexLibrary, type IndexLibraryOptions, type LibraryIndexReport } from './indexLibrary';
 export { resolveLibrary, expandHome, type LibrarySpec } from './library';
 export { readWorkspaceSettings } from './settingsFile';
@@ -143,7 +143,7 @@ export function providerHealth(workspace: string, provider: Pick<EmbeddingProvid
   return workspaceHealth(workspace, provider.key, { partial: embedsInBackground(provider) });
 }
 
-export { embedPending, type EmbedPendingOptions, type EmbedPendingReport } from '../core/index/embedPending';
+export { embedPending, type EmbedPendingOptions, type EmbedPendingReport } from '../core/index/write/embedPending';
 
 /** The index's state for the analysis cache key, from the manifest alone (no index load). */
 export async function indexState(workspace: string): Promise<{ fingerprint: string; updatedAt: string } | undefined> {

@@ -6,9 +6,9 @@
  * writer lock).
  */
 import type { EmbeddingProvider } from '../core/embedding/provider';
-import { updateIndex, type IndexProgress, type IndexReport } from '../core/index/indexer';
-import { removeIndex } from '../core/index/maintenance';
-import { indexDir } from '../core/index/manifest';
+import { updateIndex, type IndexProgress, type IndexReport } from '../core/index/write/indexer';
+import { removeIndex } from '../core/index/store/maintenance';
+import { indexDir } from '../core/index/store/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
 import { PdfExtractPool, type ReadBudget } from '../core/pdf/extractPool';
 import type { LibrarySpec } from './library';

@@ -42,8 +42,6 @@ export function semanticPercent(p: SemanticProgress): number {
   return Math.min(99, Math.floor((p.embedded / p.total) * 100));
 }
 
-export type IndexState = IndexHealth['state'];
-
 /** Whether an indexing run can make the index serve an analysis (every state but ready and indexing). */
 export function needsIndexing(h: IndexHealth): boolean {
   return h.state === 'missing' || h.state === 'outdated' || h.state === 'incomplete' || h.state === 'corrupt';

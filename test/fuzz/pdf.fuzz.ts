@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, promises as fs, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { updateIndex } from '../../src/core/index/indexer';
+import { updateIndex } from '../../src/core/index/write/indexer';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { EXTRACT_WORKER_FILE, PdfExtractPool, type ReadBudget } from '../../src/core/pdf/extractPool';
 import { hostileCorpus } from '../support/hostilePdf';

@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
-import { indexDir } from '../../src/core/index/manifest';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { indexDir } from '../../src/core/index/store/manifest';
 import { applyVariant, betweenBuilds, snapshotIndex, stressLibraryVariants, type IndexSnapshot } from '../support/stressLibrary';
 import { record } from './report';
 

@@ -16,9 +16,9 @@ import { join, resolve } from 'node:path';
 import { makeTestModel } from '../../scripts/make-test-model';
 import { LocalProvider, LOCAL_WORKER_FILE } from '../../src/core/embedding/local/localProvider';
 import { vectorProgress } from '../../src/core/index/health';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
-import { indexDir, readManifest } from '../../src/core/index/manifest';
-import { readPassageShard, readVectorShard } from '../../src/core/index/shards';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { indexDir, readManifest } from '../../src/core/index/store/manifest';
+import { readPassageShard, readVectorShard } from '../../src/core/index/store/shards';
 import { rng } from '../support/stressLibrary';
 import { record } from './report';
 

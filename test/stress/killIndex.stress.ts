@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
-import { indexDir } from '../../src/core/index/manifest';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { indexDir } from '../../src/core/index/store/manifest';
 import { applyVariant, rng, snapshotIndex, stressLibraryVariants, type IndexSnapshot } from '../support/stressLibrary';
 import { record } from './report';
 

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock } from '../../src/core/index/lock';
+import { acquireLock } from '../../src/core/index/store/lock';
 
 const [dir, roundsArg, seedArg] = process.argv.slice(2);
 const rounds = Number(roundsArg);

@@ -9,8 +9,8 @@ import { buildPdf, type PdfSpec } from './pdfWriter';
 // Deterministic PRNG (mulberry32): the benchmark corpus's own.
 import { rng } from '../../scripts/bench/corpus';
 export { rng };
-import { readManifest, indexDir } from '../../src/core/index/manifest';
-import { readPassageShard, readVectorShard } from '../../src/core/index/shards';
+import { readManifest, indexDir } from '../../src/core/index/store/manifest';
+import { readPassageShard, readVectorShard } from '../../src/core/index/store/shards';
 
 const WORDS = (
   'grain trade licence harbour merchant senate viceroy bread price harvest famine shipping credit insurance ' +

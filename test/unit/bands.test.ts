@@ -6,8 +6,8 @@ import { agreeingWithOrder, analyzeDocument, wordsToHighlight, preview } from '.
 import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, formatPercent, formatStrength, lensSummary } from '../../src/shared/bands';
 import { isCommonTerm } from '../../src/core/analysis/commonWords';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { updateIndex } from '../../src/core/index/indexer';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { updateIndex } from '../../src/core/index/write/indexer';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { queryTerms } from '../../src/core/retrieval/representation';
 import { Bm25Index } from '../../src/core/retrieval/bm25';

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadBibliography, parseBetterBibtexJson, parseBibtex, type ParsedBibliography } from '../../src/core/library/bibliography';
 import { libraryInputs } from '../../src/core/library/pdfSource';
-import type { SourceRecord } from '../../src/core/index/manifest';
+import type { SourceRecord } from '../../src/core/index/store/manifest';
 import { JS_ERROR } from '../support/jsErrors';
 import { assertLargeExportRead, writeLargeExport } from '../support/largeBibliography';
 

@@ -5,8 +5,8 @@ import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { updateIndex } from '../../src/core/index/indexer';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
+import { updateIndex } from '../../src/core/index/write/indexer';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { extractPdf, PdfSkipError } from '../../src/core/pdf/extract';
 import { defaultMemoryCeiling, EXTRACT_WORKER_FILE, PdfExtractPool } from '../../src/core/pdf/extractPool';
@@ -73,7 +73,7 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
 
   it('makes the same page images for OCR as this thread (a scan taken as it is; vector drawing gives none)', async () => {
     const { buildPdf } = await import('../support/pdfWriter');
-    const { pageImages } = await import('../../src/core/ocr/pageImages');
+    const { pageImages } = await import('../../src/core/pdf/pageImages');
     const grey = new Uint8Array(400 * 500).map((_, i) => (i % 400 < 200 ? 40 : 220));
     const bytes = buildPdf({ pages: [{ image: { width: 400, height: 500, grey } }, { noText: true }] });
     const [inWorker, here] = await Promise.all([pool.pageImages(bytes, [1, 2]), pageImages(bytes, [1, 2])]);

@@ -11,7 +11,7 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { updateIndex } from '../../src/core/index/indexer';
+import { updateIndex } from '../../src/core/index/write/indexer';
 import { discoverPdfs } from '../../src/core/library/discover';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { buildPdf } from '../support/pdfWriter';

@@ -1,12 +1,35 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-const ROOT = resolve('.');
+const ROOT = resolve(__dirname, '..', '..');
 const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+
+/** The folders `npm run lint:deps` checks, as package.json says. */
+function lintedPaths(): string[] {
+  const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['lint:deps'];
+  const words = script.split(/\s+/);
+  const from = words.indexOf('depcruise') + 1;
+  const to = words.findIndex((w, i) => i >= from && w.startsWith('--'));
+  return words.slice(from, to < 0 ? undefined : to);
+}
+
+const planted: string[] = [];
+
+/** A throwaway tree of `files` (path → text) with a tsconfig, for dependency-cruiser to check. */
+function plant(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ss-layers-'));
+  planted.push(dir);
+  files = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'bundler', strict: true } }), ...files };
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
 
 interface Violation {
   from: string;
@@ -25,11 +48,12 @@ function cruise(cwd: string, paths: string[]): { status: number | null; violatio
 // `npm run lint:deps` checks the tree itself; this proves the check fails when a layer is crossed.
 describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
   this.timeout(60_000);
+  after(() => {
+    for (const dir of planted.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('fails on each planted violation, and lets the allowed imports through', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ss-layers-'));
-    const files: Record<string, string> = {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'bundler', strict: true } }),
+    const dir = plant({
       'src/shared/pure.ts': "import * as fs from 'node:fs';\nexport const read = fs.readFileSync;\n",
       'src/shared/ok.ts': "import { read } from './pure';\nexport const ok = read;\n",
       'src/core/usesVscode.ts': "import type * as vscode from 'vscode';\nexport type Uri = vscode.Uri;\n",
@@ -40,11 +64,7 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
       'src/vscode/allowed.ts': "import type { Api } from '../engine/index';\nimport { ok } from '../shared/ok';\nexport const a: Api | undefined = undefined;\nexport const b = ok;\n",
       'src/cli/main.ts': "import { inner } from '../core/inner';\nimport { api } from '../engine/index';\nexport const cli = [inner, api];\n",
       'webview-ui/panel/main.ts': "import { inner } from '../../src/core/inner';\nimport { ok } from '../../src/shared/ok';\nexport const w = [inner, ok];\n",
-    };
-    for (const [name, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, name)), { recursive: true });
-      writeFileSync(join(dir, name), text);
-    }
+    });
     const r = cruise(dir, ['src', 'webview-ui']);
     assert.notEqual(r.status, 0, 'the check fails');
     const seen = r.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^node:/, '')}`).sort();
@@ -56,6 +76,52 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
       'host-through-engine-api: src/vscode/host.ts → src/core/inner.ts',
       'shared-is-pure: src/shared/pure.ts → fs',
       'webviews-only-shared: webview-ui/panel/main.ts → src/core/inner.ts',
+    ]);
+  });
+  it('lint:deps checks src, webview-ui and scripts', () => {
+    assert.deepEqual(lintedPaths().sort(), ['scripts', 'src', 'webview-ui']);
+  });
+
+  it('fails on a cycle between folders of src/core, even where no module imports itself back', () => {
+    const dir = plant({
+      'src/core/a/one.ts': "import { two } from '../b/two';\nexport const one = two;\n",
+      'src/core/b/two.ts': "import { three } from '../a/three';\nexport const two = three;\n",
+      'src/core/a/three.ts': 'export const three = 3;\n',
+      // Pointing down is fine: c uses a and b, neither knows c.
+      'src/core/c/top.ts': "import { one } from '../a/one';\nimport { two } from '../b/two';\nexport const top = [one, two];\n",
+    });
+    const r = cruise(dir, ['src']);
+    assert.notEqual(r.status, 0, 'the check fails');
+    const seen = r.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    assert.deepEqual(seen, ['core-no-folder-cycles: src/core/a → src/core/b', 'core-no-folder-cycles: src/core/b → src/core/a']);
+    // The same tree with the back edge cut passes.
+    writeFileSync(join(dir, 'src/core/b/two.ts'), 'export const two = 2;\n');
+    const fixed = cruise(dir, ['src']);
+    assert.deepEqual(fixed.violations, [], fixed.stderr);
+    assert.equal(fixed.status, 0, fixed.stderr);
+  });
+
+  it('fails on a script that imports the core, lets the engine API, src/shared and the listed exceptions through', () => {
+    // A script the configuration lists as reaching into the core (SCRIPTS_INTO_CORE), taken from the rule itself.
+    const config = require(CONFIG) as { forbidden: Array<{ name: string; from: { pathNot?: string[] } }> };
+    const listed = config.forbidden.find((x) => x.name === 'scripts-through-engine-api')!.from.pathNot![0].slice(1, -1).replace(/\\(.)/g, '$1');
+    const dir = plant({
+      'src/shared/ok.ts': 'export const ok = 1;\n',
+      'src/core/inner.ts': "import { ok } from '../shared/ok';\nexport const inner = ok;\n",
+      'src/engine/index.ts': "import { inner } from '../core/inner';\nexport const api = inner;\n",
+      'src/cli/main.ts': "import { api } from '../engine/index';\nexport const cli = api;\n",
+      'scripts/planted.ts': "import { inner } from '../src/core/inner';\nexport const p = inner;\n",
+      'scripts/deep/planted.mjs': "import { cli } from '../../src/cli/main';\nexport const p = cli;\n",
+      'webview-ui/panel/main.ts': "import { ok } from '../../src/shared/ok';\nexport const w = ok;\n",
+      'scripts/allowed.ts': "import { api } from '../src/engine/index';\nimport { ok } from '../src/shared/ok';\nexport const a = [api, ok];\n",
+      [listed]: "import { inner } from '" + '../'.repeat(listed.split('/').length - 1) + "src/core/inner';\nexport const l = inner;\n",
+    });
+    const r = cruise(dir, lintedPaths());
+    assert.notEqual(r.status, 0, 'the check fails');
+    const seen = r.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    assert.deepEqual(seen, [
+      'scripts-through-engine-api: scripts/deep/planted.mjs → src/cli/main.ts',
+      'scripts-through-engine-api: scripts/planted.ts → src/core/inner.ts',
     ]);
   });
 });

@@ -10,9 +10,9 @@ import { LOCAL_WORKER_FILE, LocalProvider } from '../../src/core/embedding/local
 import { loadTokenizer } from '../../src/core/embedding/local/tokenizer';
 import { ProviderError } from '../../src/core/embedding/provider';
 import { createProvider } from '../../src/core/embedding/providerFactory';
-import { updateIndex } from '../../src/core/index/indexer';
-import { LibraryIndex } from '../../src/core/index/libraryIndex';
-import { indexDir, readManifest } from '../../src/core/index/manifest';
+import { updateIndex } from '../../src/core/index/write/indexer';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { indexDir, readManifest } from '../../src/core/index/store/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { writeFixtureLibrary } from '../support/pdfCorpus';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, GUARD_FILE, IndexBusyError } from '../../src/core/index/lock';
+import { acquireLock, GUARD_FILE, IndexBusyError } from '../../src/core/index/store/lock';
 
 describe('index lock', () => {
   it('lets one writer in and makes a second one wait, then refuse with who holds it', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pageTextQuality, wordLike } from '../../src/core/ocr/textQuality';
+import { pageTextQuality, wordLike } from '../../src/core/pdf/textQuality';
 import { cleanPageTexts, DAMAGES } from '../support/textLayers';
 
 describe('garbage-text-layer rule (which pages need OCR)', function () {

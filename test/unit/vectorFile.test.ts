@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeVectorFile, encodeVectorFile, VectorFileError } from '../../src/core/index/vectorFile';
-import { VECTOR_FILE } from '../../src/core/index/shards';
+import { decodeVectorFile, encodeVectorFile, VectorFileError } from '../../src/core/index/store/vectorFile';
+import { VECTOR_FILE } from '../../src/core/index/store/shards';
 
 function items(n: number, dim: number) {
   return Array.from({ length: n }, (_, i) => ({

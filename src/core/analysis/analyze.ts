@@ -9,14 +9,14 @@ import type { SemanticProgress } from '../../shared/health';
 import { EngineError } from '../../shared/errors';
 import type { Recommendation, SegmentStatus } from '../../shared/results';
 import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
-import type { LibraryIndex, SearchHit } from '../index/libraryIndex';
-import { sourceFields } from '../index/manifest';
+import type { LibraryIndex, SearchHit } from '../index/search/libraryIndex';
+import { sourceFields } from '../index/store/manifest';
 import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
 import { queryTerms } from '../retrieval/representation';
 import { detectLanguage, foldText, languageOf, tokenize } from '../text/tokenize';
-import { sha256 } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import { AnalysisCache, segmentCacheKey, type CachedSegment } from './cache';
 import { bandOf, bandsFor, type Band, type BandCuts } from '../../shared/bands';
 import { isCommonTerm } from './commonWords';
@@ -444,9 +444,4 @@ export function wordsToHighlight(text: string, terms: Set<string>, idf: IdfLooku
   const kept = matched.filter((m) => m.idf >= floor).slice(0, MAX_HIGHLIGHTS);
   // Every form of a kept term in the text ("harvest", "harvests"): the webview highlights words as given.
   return [...new Set(kept.flatMap((m) => m.words))];
-}
-
-/** Words of `text` whose index term is among the query terms (every rarity). */
-export function matchedWords(text: string, terms: Set<string>): string[] {
-  return [...new Set(matchedTerms(text, terms, () => 1).flatMap((m) => m.words))];
 }

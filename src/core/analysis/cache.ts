@@ -9,8 +9,9 @@ import { SETTINGS } from '../../shared/settings';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from '../markdown/segment';
-import { indexDir } from '../index/manifest';
-import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import { indexDir } from '../index/store/manifest';
+import { writeFileAtomic } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import type { Recommendation } from '../../shared/results';
 import { SIMILARITY_VERSION } from './similarity';
 

@@ -18,7 +18,7 @@
  *    where retrieval put the source, so that cards sorted by similarity keep
  *    what the fused ranking knows (see the measurements in calibrate-bands).
  */
-import type { SearchHit } from '../index/libraryIndex';
+import type { SearchHit } from '../index/search/libraryIndex';
 
 export interface SimilarityEvidence {
   standout: number;

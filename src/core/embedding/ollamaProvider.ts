@@ -1,7 +1,7 @@
 import { SETTINGS } from '../../shared/settings';
 import { Ollama, type EmbedResponse } from 'ollama';
-import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, storageKey } from './provider';
-import { prefixedKey, resolvePrefixes } from './servedModels';
+import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, prefixedKey, storageKey } from './provider';
+import { resolvePrefixes } from './servedModels';
 
 export const DEFAULT_OLLAMA_HOST: string = SETTINGS.ollamaHost.default;
 export const DEFAULT_OLLAMA_MODEL: string = SETTINGS.ollamaModel.default;

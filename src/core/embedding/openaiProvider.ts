@@ -3,8 +3,8 @@
  * server, vLLM, LocalAI, OpenAI itself). The API key is handed in by the caller (the extension
  * keeps it in SecretStorage, never in settings) and only ever sent to the configured base URL.
  */
-import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, storageKey } from './provider';
-import { prefixedKey, resolvePrefixes } from './servedModels';
+import { type EmbedOptions, type EmbeddingProvider, ProviderError, l2normalize, prefixedKey, storageKey } from './provider';
+import { resolvePrefixes } from './servedModels';
 
 export const DEFAULT_OPENAI_BASE_URL = 'http://127.0.0.1:1234/v1';
 const DEFAULT_TIMEOUT_MS = 60_000;

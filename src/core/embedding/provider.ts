@@ -3,6 +3,7 @@
  * (provider + model), so switching model and back never re-embeds.
  */
 import { EngineError, type EngineErrorCode } from '../../shared/errors';
+import { sha256 } from '../util/hash';
 
 export type EmbeddingKind = 'query' | 'passage';
 
@@ -57,6 +58,12 @@ export class ProviderError extends EngineError {
 
 export function storageKey(id: string, model: string): string {
   return `${id}-${model}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '_');
+}
+
+/** `base` with a short digest of `prefix` when it differs from `legacy` (what the vectors were made with before). */
+export function prefixedKey(base: string, tag: 'p' | 'q' | 'w', prefix: string, legacy = ''): string {
+  if (prefix === legacy) return base;
+  return `${base}-${tag}${sha256(prefix).slice(0, 8)}`;
 }
 
 export function l2normalize(v: Float32Array): Float32Array {

@@ -7,9 +7,9 @@
  *
  * The prefixes change the vectors: a provider's storage `key` names a passage prefix, and its
  * `queryKey` (the analysis cache's model) a query prefix, unless it is the one the provider used
- * before prefixes could be set (`legacy`), so that stored vectors and cached analyses stay valid.
+ * before prefixes could be set (`legacy`, provider.ts's `prefixedKey`), so that stored vectors and cached
+ * analyses stay valid.
  */
-import { createHash } from 'node:crypto';
 import { KNOWN_MODELS } from './local/models';
 
 export interface TaskPrefixes {
@@ -84,10 +84,4 @@ export function servedModelPrefixes(name: string): TaskPrefixes | undefined {
 export function resolvePrefixes(model: string, explicit: { queryPrefix?: string; passagePrefix?: string }): TaskPrefixes {
   const known = servedModelPrefixes(model);
   return { query: explicit.queryPrefix ?? known?.query ?? '', passage: explicit.passagePrefix ?? known?.passage ?? '' };
-}
-
-/** `base` with a short digest of `prefix` when it differs from `legacy` (what the vectors were made with before). */
-export function prefixedKey(base: string, tag: 'p' | 'q' | 'w', prefix: string, legacy = ''): string {
-  if (prefix === legacy) return base;
-  return `${base}-${tag}${createHash('sha256').update(prefix).digest('hex').slice(0, 8)}`;
 }

@@ -5,8 +5,8 @@
  */
 import { EngineError } from '../../shared/errors';
 import type { IndexHealth } from '../../shared/health';
-import { lockHolder } from './lock';
-import { IndexCorruptError, indexDir, outdatedReason, readManifest, type Manifest } from './manifest';
+import { lockHolder } from './store/lock';
+import { IndexCorruptError, indexDir, outdatedReason, readManifest, type Manifest } from './store/manifest';
 
 /**
  * The health of the index in `dir` for the model stored under `modelKey` (a

@@ -16,7 +16,8 @@ import * as path from 'node:path';
 import type { BibEntry, ParsedBibliography } from './bibEntry';
 import { parseBetterBibtexJson } from './betterBibtexJson';
 import { parseBibtex } from './bibtexFile';
-import { makeDir, sha256, writeFileAtomic } from '../util/atomicWrite';
+import { makeDir, writeFileAtomic } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 
 export type { BibEntry, ParsedBibliography } from './bibEntry';
 export { parseFileField } from './attachmentPaths';

@@ -9,8 +9,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
+import type { SourceType } from '../index/source';
 
-export type SourceType = 'primary' | 'secondary';
 
 export interface LibraryConfig {
   folders: string[];

@@ -6,16 +6,7 @@
 import * as path from 'node:path';
 import type { CleanPage } from '../pdf/cleanPages';
 import { pdfDateYear, type RawPdf } from '../pdf/extract';
-
-export interface SourceMetadata {
-  title: string;
-  authors: string[];
-  year?: number;
-  citekey?: string;
-  collections: string[];
-  /** Where the title came from, for diagnostics. */
-  titleFrom: 'bibliography' | 'pdf-info' | 'first-page' | 'file-name';
-}
+import type { SourceMetadata } from '../index/source';
 
 export interface BibMatch {
   citekey: string;

@@ -3,11 +3,11 @@
  * (Better BibTeX entry when one matches the file).
  */
 import { promises as fs } from 'node:fs';
-import type { OcrRunContext, SourceInput } from '../index/indexer';
-import type { SourceRecord } from '../index/manifest';
+import type { OcrRunContext, SourceInput } from '../index/source';
+import type { SourceRecord } from '../index/store/manifest';
 import { OcrCache } from '../ocr/ocrCache';
 import { OcrPool } from '../ocr/ocrPool';
-import { pageImages, type PageImage } from '../ocr/pageImages';
+import { pageImages, type PageImage } from '../pdf/pageImages';
 import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';

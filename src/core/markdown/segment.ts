@@ -5,7 +5,7 @@
  * Every segment keeps exact 1-based lines and a query text free of markup.
  */
 import type { Root, RootContent, Heading, Parent, PhrasingContent, ListItem } from 'mdast';
-import { sha256 } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import { EngineError } from '../../shared/errors';
 import { splitSentences } from '../text/sentences';
 import { parseDraft } from './parse';

@@ -4,10 +4,10 @@
  * by scripts/build.mjs); from sources, in node_modules. Nothing is downloaded:
  * a language whose .traineddata is not found is a clear error.
  */
-import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sha256 } from '../util/hash';
 
 export const OCR_DIST_DIR = 'ocr';
 export const OCR_WORKER_FILE = 'tesseract-worker.js';
@@ -80,7 +80,7 @@ export function languageFolder(langs: string[], extraDir?: string): string {
   });
   const dirs = new Set(found.map((f) => dirname(f.file)));
   if (dirs.size === 1 && found.every((f) => f.file.endsWith(`${f.lang}.traineddata.gz`))) return [...dirs][0];
-  const key = createHash('sha256').update(found.map((f) => `${f.lang}=${f.file}`).join('\n')).digest('hex').slice(0, 16);
+  const key = sha256(found.map((f) => `${f.lang}=${f.file}`).join('\n')).slice(0, 16);
   const dir = join(tmpdir(), `similar-sources-tessdata-${key}`);
   mkdirSync(dir, { recursive: true });
   const present = new Set(readdirSync(dir));

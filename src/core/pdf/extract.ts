@@ -3,7 +3,7 @@
  * and the Info dictionary. Cleaning happens in cleanPages.ts so it can be tested
  * without PDFs.
  */
-import { pageTextQuality } from '../ocr/textQuality';
+import { pageTextQuality } from './textQuality';
 import { declaredPageCount, structuralDamage, withRecoveryTrailer } from './pdfDamage';
 import { ensurePdfRuntime } from './runtime';
 

@@ -26,7 +26,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PdfSkipError, type RawPdf } from './extract';
-import type { PageImage } from '../ocr/pageImages';
+import type { PageImage } from './pageImages';
 import type { ExtractReply } from './extractWorker';
 
 export const EXTRACT_WORKER_FILE = 'pdf-extract-worker.js';
@@ -158,7 +158,7 @@ export class PdfExtractPool {
     });
   }
 
-  /** Images of the given pages for OCR (see ocr/pageImages.ts), made in a worker. */
+  /** Images of the given pages for OCR (see pageImages.ts), made in a worker. */
   pageImages(bytes: Uint8Array, pages: number[]): Promise<PageImage[]> {
     if (this.closed) return Promise.reject(new Error('the PDF extraction pool is closed'));
     return new Promise<PageImage[]>((resolve, reject) => {

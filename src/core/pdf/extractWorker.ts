@@ -4,7 +4,7 @@
  * embedding, and without blocking the VS Code extension host.
  */
 import { parentPort } from 'node:worker_threads';
-import { pageImages, type PageImage } from '../ocr/pageImages';
+import { pageImages, type PageImage } from './pageImages';
 import { extractPdf, PdfSkipError } from './extract';
 import { ensurePdfRuntime } from './runtime';
 

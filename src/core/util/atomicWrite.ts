@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EngineError } from '../../shared/errors';
 
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { durable?: boolean } = {}): Promise<void> {
@@ -58,8 +58,4 @@ export function writeFailure(err: unknown, file: string): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (!code || !WHY[code]) return err;
   return new EngineError('unwritable', `Cannot write ${file}: ${WHY[code]} (${code}). The index keeps its last complete state; free space or choose a writable folder, then run again.`);
-}
-
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }

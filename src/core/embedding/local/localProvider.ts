@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type EmbedOptions, type EmbeddingProvider, ProviderError, storageKey } from '../provider';
-import { prefixedKey } from '../servedModels';
+import { type EmbedOptions, type EmbeddingProvider, ProviderError, prefixedKey, storageKey } from '../provider';
 import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from './models';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
 

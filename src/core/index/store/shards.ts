@@ -9,7 +9,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { sha256, writeFileAtomic } from '../util/atomicWrite';
+import { writeFileAtomic } from '../../util/atomicWrite';
+import { sha256 } from '../../util/hash';
 import { decodeVectorFile, encodeVectorFile, type DecodedVectors } from './vectorFile';
 import { IndexCorruptError, type ShardRecord, type VectorShardRecord } from './manifest';
 

@@ -6,7 +6,7 @@
  * (@napi-rs/canvas) can be loaded. Images go to Tesseract as 8-bit grey PGM:
  * Leptonica reads it without decoding (measured faster than PNG).
  */
-import { ensurePdfRuntime } from '../pdf/runtime';
+import { ensurePdfRuntime } from './runtime';
 
 export interface PageImage {
   page: number;

@@ -14,8 +14,8 @@ import { promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { EngineError } from '../../shared/errors';
-import { makeDir, writeFailure } from '../util/atomicWrite';
+import { EngineError } from '../../../shared/errors';
+import { makeDir, writeFailure } from '../../util/atomicWrite';
 
 /** Another process holds the writer lock (code `locked`); the message says who. */
 export class IndexBusyError extends EngineError {

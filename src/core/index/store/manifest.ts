@@ -5,12 +5,15 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { sha256, writeFileAtomic } from '../util/atomicWrite';
-import type { SourceType } from '../library/discover';
-import { CHUNKER_VERSION } from '../passages/chunker';
+import { writeFileAtomic } from '../../util/atomicWrite';
+import { sha256 } from '../../util/hash';
+import { CHUNKER_VERSION } from '../../passages/chunker';
 import { LEXICAL_VERSION } from './versions';
 
 export const MANIFEST_FORMAT = 1;
+
+/** Primary sources (archives, editions) and secondary literature, told apart by the library settings. */
+export type SourceType = 'primary' | 'secondary';
 
 export interface SourceRecord {
   id: string;

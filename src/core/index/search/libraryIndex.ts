@@ -6,18 +6,17 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { EmbeddingProvider } from '../embedding/provider';
-import { Bm25Index } from '../retrieval/bm25';
-import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../retrieval/hybrid';
-import { queryTerms } from '../retrieval/representation';
-import { languageHint, type Lang } from '../text/tokenize';
-import { allocateVectors, quantizeVectors } from '../retrieval/simd/vectorStore';
-import { dotRow, sampledDots } from '../retrieval/vectorScan';
-import type { SourceType } from '../library/discover';
-import { corruptError, healthOf, notReadyError } from './health';
-import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type VectorSetRecord } from './manifest';
-import type { SemanticProgress } from '../../shared/health';
-import { readPassageShard, readVectorShard } from './shards';
+import type { EmbeddingProvider } from '../../embedding/provider';
+import { Bm25Index } from '../../retrieval/bm25';
+import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../../retrieval/hybrid';
+import { queryTerms } from '../../retrieval/representation';
+import { languageHint, type Lang } from '../../text/tokenize';
+import { allocateVectors, quantizeVectors } from '../../retrieval/simd/vectorStore';
+import { dotRow, sampledDots } from '../../retrieval/vectorScan';
+import { corruptError, healthOf, notReadyError } from '../health';
+import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
+import type { SemanticProgress } from '../../../shared/health';
+import { readPassageShard, readVectorShard } from '../store/shards';
 
 export interface PassageRecord {
   source: number;

@@ -7,12 +7,12 @@
  * from there; an index meanwhile serves lexical results for the passages that
  * have no vector yet (LibraryIndex.open with `partial`).
  */
-import { ProviderError, type EmbeddingProvider } from '../embedding/provider';
-import { embeddingText } from '../retrieval/representation';
-import { vectorProgress } from './health';
-import { acquireLock } from './lock';
-import { indexDir, liveFiles, outdatedReason, readManifest, writeManifest, IndexCorruptError, type Manifest } from './manifest';
-import { collectGarbage, readPassageShard, readVectorShard, shardVectorItems, writeVectorShard, type ShardSource } from './shards';
+import { ProviderError, type EmbeddingProvider } from '../../embedding/provider';
+import { embeddingText } from '../../retrieval/representation';
+import { vectorProgress } from '../health';
+import { acquireLock } from '../store/lock';
+import { indexDir, liveFiles, outdatedReason, readManifest, writeManifest, IndexCorruptError, type Manifest } from '../store/manifest';
+import { collectGarbage, readPassageShard, readVectorShard, shardVectorItems, writeVectorShard, type ShardSource } from '../store/shards';
 
 export interface EmbedPendingOptions {
   workspace: string;

@@ -1,0 +1,58 @@
+/**
+ * The OCR pass: files whose pages lack a usable text layer are set aside by the main
+ * pass and indexed after every other file, so the born-digital library is committed
+ * (searchable) before OCR starts. Pages are recognised (OCR cache first), then each
+ * file is indexed and committed on its own.
+ */
+import { sha256 } from '../../util/hash';
+import { sourceId, type IndexRun } from './indexRun';
+import { cancelled, countOutcome, type IndexReport } from './report';
+
+export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> {
+  const { opts } = run;
+  const total = run.deferred.reduce((n, d) => n + d.extracted.ocr!.pages.length, 0);
+  report.ocr.files = run.deferred.length;
+  report.ocr.pages = total;
+  let done = 0;
+  for (const d of run.deferred.splice(0)) {
+    if (cancelled(report, opts.signal)) return;
+    const { input, hash, extracted } = d;
+    let bytes: Uint8Array;
+    try {
+      bytes = input.readBytes ? await input.readBytes() : new Uint8Array();
+    } catch (err) {
+      const reason = `cannot read the file: ${(err as Error).message}`;
+      run.skip(input, reason);
+      report.skipped.push({ path: input.path, reason });
+      continue;
+    }
+    if (input.readBytes && sha256(bytes) !== hash) {
+      run.warn(`${input.path} changed while it was being indexed; it will be read again next time`);
+      continue;
+    }
+    opts.onProgress?.({ phase: 'ocr', done, total, file: input.path });
+    let r;
+    try {
+      r = await extracted.ocr!.run(bytes, {
+        hash,
+        indexDir: run.dir,
+        signal: opts.signal,
+        onPage: () => opts.onProgress?.({ phase: 'ocr', done: ++done, total, file: input.path }),
+      });
+    } catch (err) {
+      if (cancelled(report, opts.signal)) return;
+      // OCR failing (a broken image, the engine unavailable) leaves the text-layer pages indexed.
+      run.warn(`${input.path}: OCR failed (${(err as Error).message}); only its text layer is indexed`);
+      r = undefined;
+    }
+    if (r) {
+      report.ocr.recognised += r.recognised;
+      report.ocr.fromCache += r.fromCache;
+      for (const n of r.notes) run.warn(`${input.path}: OCR ${n}`);
+    }
+    const old = run.m.sources[sourceId(input.path)];
+    const recognised = r ? { ...extracted, pages: r.pages, meta: r.meta } : extracted;
+    if (!(await countOutcome(report, input.path, opts.signal, () => run.indexExtracted(input, old, hash, recognised, new Set(r?.ocrPages ?? []))))) return;
+    await run.commit();
+  }
+}
