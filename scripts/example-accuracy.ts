@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { analyse, createProvider, openIndex } from '../src/engine';
+import { analyze, createProvider, openIndex } from '../src/engine';
 import type { Band } from '../src/shared/bands';
 
 async function main() {
@@ -20,7 +20,7 @@ async function main() {
   const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean; rightBands: Band[] }> = [];
   const shown: Array<{ band: Band; right: boolean }> = [];
   for (const sourceType of ['both'] as const) {
-    const r = await analyse(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, documentPath: path.join(ws, 'draft.md'), cache: false });
+    const r = await analyze(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, documentPath: path.join(ws, 'draft.md'), cache: false });
     for (const e of expected.paragraphs) {
       const seg = r.segments.find((s) => s.text.startsWith(e.startsWith));
       if (!seg) throw new Error(`no segment starts with "${e.startsWith}"`);
