@@ -64,8 +64,8 @@ export interface EngineOptions {
   workspace: string;
   /** The workspace's settings; a function is asked again at each use (the extension's, which the user edits). */
   settings: Settings | (() => Settings);
-  /** The provider to use instead of the settings' (the CLI's flags). */
-  provider?: ProviderConfig;
+  /** The provider to use instead of the settings': a configuration (the CLI's flags), or one made already (a test, a benchmark). */
+  provider?: ProviderConfig | EmbeddingProvider;
   /** Use the embedded model, with a warning, when the configured one fails. */
   fallbackToEmbedded?: boolean;
   /**
@@ -135,6 +135,7 @@ export class WorkspaceEngine {
 
   /** The embedding provider the configuration names (checked up front: a server down is reported here, or replaced). */
   async provider(): Promise<EmbeddingProvider> {
+    if (this.o.provider && 'embed' in this.o.provider) return this.o.provider;
     const config = this.o.provider ?? providerConfigOf(this.settings(), (await this.o.host?.providerContext?.()) ?? {});
     const key = JSON.stringify(config);
     if (this.held?.key === key) {
