@@ -66,11 +66,14 @@ export {
   search,
   type CitekeyEntry,
   type CitekeyHit,
+  type PassageFields,
   type PassageHit,
   type SearchFilter,
   type SearchIndex,
   type SearchOptions,
+  type SourceFields,
 } from './search';
+export type { Present } from './nulls';
 export { analyse, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';

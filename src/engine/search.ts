@@ -4,12 +4,13 @@
  */
 import { preview } from '../core/analysis/analyze';
 import type { EmbeddingProvider } from '../core/embedding/provider';
-import { LibraryIndex, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
-import { sourceFields } from '../core/index/manifest';
+import { LibraryIndex, type PassageRecord, type SearchFilter, type SearchHit } from '../core/index/libraryIndex';
+import type { SourceRecord } from '../core/index/manifest';
 import { loadBibliography } from '../core/library/bibliography';
 import { queryTerms } from '../core/retrieval/representation';
 import { EngineError } from '../shared/errors';
 import type { SemanticProgress } from '../shared/health';
+import { present, type Present } from './nulls';
 import { embedsInBackground } from './provider';
 
 export type { SearchFilter } from '../core/index/libraryIndex';
@@ -49,22 +50,17 @@ export function indexCollections(index: SearchIndex): string[] {
   return [...new Set(coreIndex(index).sources.flatMap((s) => s.collections))].sort((a, b) => a.localeCompare(b));
 }
 
+/** What a result says of its source, and of a passage (absent fields are null: nulls.ts). */
+const SOURCE_FIELDS = ['path', 'title', 'authors', 'year', 'citekey'] as const;
+const PASSAGE_FIELDS = ['page', 'pageLabel', 'heading'] as const;
+export type SourceFields = Pick<Present<SourceRecord>, (typeof SOURCE_FIELDS)[number]>;
+export type PassageFields = Pick<Present<PassageRecord>, (typeof PASSAGE_FIELDS)[number]>;
+
 /** One passage found by `search`, with its source: plain data (JSON as it is). */
-export interface PassageHit {
-  path: string;
-  title: string;
-  authors: string[];
-  year: number | null;
-  citekey: string | null;
-  page: number;
-  pageLabel: string | null;
-  heading: string | null;
+export interface PassageHit extends SourceFields, PassageFields, Pick<SearchHit, 'text' | 'ocr'> {
   /** Fused rank score, and the cosine of the passage's vector with the query's. */
   score: number;
   cosine: number;
-  text: string;
-  /** The passage's text comes from OCR of a scanned page. */
-  ocr?: true;
 }
 
 export interface SearchOptions {
@@ -80,30 +76,19 @@ export async function search(index: SearchIndex, text: string, opts: SearchOptio
 }
 
 function toPassageHit(h: SearchHit): PassageHit {
-  return {
-    ...sourceFields(h.sourceRecord),
-    page: h.page,
-    pageLabel: h.pageLabel ?? null,
-    heading: h.heading ?? null,
-    score: h.score,
-    cosine: h.cosine,
-    text: h.text,
-    ...(h.ocr ? { ocr: true as const } : {}),
-  };
+  // Keys in the order the CLI's --json has always printed them.
+  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}) };
 }
 
+const ENTRY_FIELDS = ['title', 'authors', 'year'] as const;
+
 /** A citekey of the library, for completion. */
-export interface CitekeyEntry {
+export interface CitekeyEntry extends Pick<SourceFields, (typeof ENTRY_FIELDS)[number]> {
   citekey: string;
-  title: string;
-  authors: string[];
-  year: number | null;
 }
 
 /** A citekey ranked for a paragraph: its source's best passage there. */
-export interface CitekeyHit extends CitekeyEntry {
-  page: number;
-  pageLabel: string | null;
+export interface CitekeyHit extends CitekeyEntry, Pick<PassageFields, 'page' | 'pageLabel'> {
   /** The best passage, an excerpt around its rarest matched words. Untrusted text. */
   passage: string;
 }
@@ -128,7 +113,7 @@ export async function rankCitekeys(handle: SearchIndex, paragraph: string, k: nu
     const s = h.sourceRecord;
     if (!s.citekey) continue;
     const best = h.passages[0];
-    out.push({ citekey: s.citekey, title: s.title, authors: s.authors, year: s.year ?? null, page: best.page, pageLabel: best.pageLabel ?? null, passage: preview(best.text, terms, idf, 280) });
+    out.push({ citekey: s.citekey, ...present(s, ENTRY_FIELDS), ...present(best, ['page', 'pageLabel']), passage: preview(best.text, terms, idf, 280) });
     if (out.length >= k) break;
   }
   return out;
@@ -136,7 +121,7 @@ export async function rankCitekeys(handle: SearchIndex, paragraph: string, k: nu
 
 /** Every citekey of the loaded index's sources, alphabetical. */
 export function indexCitekeys(index: SearchIndex): CitekeyEntry[] {
-  return sortEntries(coreIndex(index).sources.filter((s) => s.citekey).map((s) => ({ citekey: s.citekey!, title: s.title, authors: s.authors, year: s.year ?? null })));
+  return sortEntries(coreIndex(index).sources.flatMap((s) => (s.citekey ? [{ citekey: s.citekey, ...present(s, ENTRY_FIELDS) }] : [])));
 }
 
 /**
@@ -151,7 +136,8 @@ export async function readBibliography(file: string): Promise<{ entries: Citekey
   } catch (err) {
     throw new EngineError('unreadable', `the bibliography ${file} cannot be read: ${(err as Error).message}`);
   }
-  const entries = parsed.entries.map((e) => ({ citekey: e.citekey, title: e.title ?? '', authors: e.authors, year: e.year ?? null }));
+  // An entry without a title lists as '' (completion shows its key), as a source's title is never absent.
+  const entries = parsed.entries.map((e) => ({ citekey: e.citekey, title: e.title ?? '', ...present(e, ['authors', 'year']) }));
   return { entries: sortEntries(entries), warnings: parsed.warnings };
 }
 

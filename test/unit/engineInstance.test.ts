@@ -69,6 +69,11 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.notEqual(await engine.open(), index, 'a new run: the index is loaded again');
     const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
     assert.equal(hits.length, 2);
+    // The API's convention: what the core leaves out is there and null (no bibliography: no citekey).
+    for (const h of hits) {
+      assert.equal(h.citekey, null);
+      for (const k of ['year', 'pageLabel', 'heading'] as const) assert.ok(h[k] !== undefined, k);
+    }
   });
 
   it("with a neural model, 'wait' commits the passages, then computes every vector within the call", async () => {
