@@ -214,8 +214,12 @@ export class WorkspaceEngine {
         workerDir: bundleDir,
         signal: opts.signal,
         onWarning: (w) => this.warn(w),
-        // Files read and pages recognised come often: those are throttled (the first file and the last page always told).
-        onProgress: (p) => (p.phase === 'read' || p.phase === 'ocr' ? progress({ kind: 'index', ...p }, p.done === 0 ? p.phase === 'read' : p.done >= p.total) : this.o.host?.onProgress?.({ kind: 'index', ...p })),
+        onProgress: (p) => {
+          // Files read and pages recognised come often: those are throttled, the first file and the last page always told.
+          if (p.phase === 'read') progress({ kind: 'index', ...p }, p.done === 0);
+          else if (p.phase === 'ocr') progress({ kind: 'index', ...p }, p.done >= p.total);
+          else this.o.host?.onProgress?.({ kind: 'index', ...p });
+        },
       });
     } catch (err) {
       // A failed run commits nothing: the health is read again from the index.
