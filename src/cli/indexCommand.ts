@@ -3,8 +3,9 @@
  * `status` (what the index holds, a run that was interrupted, damaged files).
  */
 import * as os from 'node:os';
-import { damagedFiles, indexHealth, interruptedRun, type IndexRunReport } from '../engine';
+import { createEngine, type IndexRunReport } from '../engine';
 import { describeHealth, semanticPercent } from '../shared/health';
+import { defaultSettings } from '../shared/settings';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 import { cliEngine, out, runIndex, workspaceOf } from './workspace';
 
@@ -46,12 +47,10 @@ function printIndexReport(r: IndexRunReport) {
 
 export async function cmdStatus(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['workspace', 'json']);
-  const workspace = workspaceOf(args);
-  const health = await indexHealth(workspace);
-  // Damaged files stay listed until they change (the next index run replaces their record).
-  const damaged = await damagedFiles(workspace);
-  // A lock left by a run that was killed: not "indexing" (nobody is), and the next run takes it over.
-  const left = await interruptedRun(workspace);
+  // Damaged files stay listed until they change (the next index run replaces their record); a lock
+  // left by a run that was killed is not "indexing" (nobody is), and the next run takes it over.
+  const engine = createEngine({ workspace: workspaceOf(args), settings: defaultSettings() });
+  const { health, damaged, interrupted: left } = await engine.status();
   const interrupted = left && `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
   if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
   else {

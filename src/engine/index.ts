@@ -22,6 +22,7 @@ export {
   type EngineProgress,
   type IndexRunOptions,
   type IndexRunReport,
+  type IndexStatus,
   type VectorsReport,
 } from './instance';
 export { bundleDir } from './bundle';

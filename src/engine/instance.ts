@@ -14,6 +14,7 @@ import type { AnalysisResult } from '../core/analysis/analyze';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
 import type { ProviderConfig } from '../core/embedding/providerFactory';
 import { embedPending, type EmbedPendingReport } from '../core/index/embedPending';
+import type { AbandonedLock } from '../core/index/lock';
 import type { IndexProgress } from '../core/index/indexer';
 import { errorCode } from '../shared/errors';
 import type { IndexHealth, SemanticProgress } from '../shared/health';
@@ -25,7 +26,7 @@ import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
 import { resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
 import { indexCollections, openIndex, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
-import { indexHealth, indexState, providerHealth } from './status';
+import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
 
 /** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
 export type EngineProgress =
@@ -100,6 +101,14 @@ export interface IndexRunReport extends LibraryIndexReport {
 
 export type VectorsReport = EmbedPendingReport;
 
+export interface IndexStatus {
+  health: IndexHealth;
+  /** Indexed files that were damaged, with what was lost; listed until the file changes. */
+  damaged: Array<{ path: string; problem: string }>;
+  /** The writer lock left by a run that ended without finishing (the next run takes it over). */
+  interrupted?: AbandonedLock;
+}
+
 /** The background embedding waits this long for the writer lock before each slice… */
 const BACKGROUND_LOCK_WAIT_MS = 5_000;
 /** …and, when another process holds it, tries again after this long. */
@@ -161,6 +170,12 @@ export class WorkspaceEngine {
   /** The index's health: for `provider` (one that embeds in the background serves before its vectors are complete), or whether it is readable at all. */
   health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
     return provider ? providerHealth(this.workspace, provider) : indexHealth(this.workspace);
+  }
+
+  /** What the index is, from its manifest and lock: its health (for `provider`, or whether it is readable), damaged files, a run that ended without finishing. */
+  async status(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexStatus> {
+    const [health, damaged, interrupted] = await Promise.all([this.health(provider), damagedFiles(this.workspace), interruptedRun(this.workspace)]);
+    return { health, damaged, ...(interrupted ? { interrupted } : {}) };
   }
 
   /** The passages still without the provider's vector, when its index is ready and some lack one. */

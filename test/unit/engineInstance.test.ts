@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { ProviderError, storageKey, type EmbeddingProvider, type EmbedOptions } from '../../src/core/embedding/provider';
 import { createEngine, errorCode, type EmbeddingChange, type EngineOptions, type EngineProgress } from '../../src/engine';
@@ -53,7 +53,7 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     return { engine, heard, workspace };
   }
 
-  it('indexes once at a time: a second call gets the run under way; the loaded index is reused until it changes', async () => {
+  it('indexes once at a time: a second call gets the run under way; the loaded index is reused until it changes; status and search', async () => {
     const { engine } = await engineOn(new EmbeddedProvider());
     const first = engine.index({ jobs: 0 });
     assert.equal(engine.index({ jobs: 0 }), first);
@@ -67,6 +67,10 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.equal(index.size, report.passages);
     await engine.index({ jobs: 0, rebuild: true });
     assert.notEqual(await engine.open(), index, 'a new run: the index is loaded again');
+    const status = await engine.status();
+    assert.equal(status.health.state, 'ready');
+    assert.deepEqual(status.damaged.map((d) => basename(d.path)), ['truncated.pdf']);
+    assert.equal(status.interrupted, undefined);
     const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
     assert.equal(hits.length, 2);
     // The API's convention: what the core leaves out is there and null (no bibliography: no citekey).
