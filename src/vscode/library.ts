@@ -25,6 +25,13 @@ export class LibraryService implements vscode.Disposable {
   private running?: { engine: WorkspaceEngine; dir: string; progress?: Progress; last: number; task?: Promise<IndexRunReport | undefined> };
   /** A visible warning when the configured provider failed and the embedded model is used instead. */
   providerNotice?: string;
+  /** A folder removed from the workspace: its engine stops embedding and lets its model go. */
+  private readonly folders = vscode.workspace.onDidChangeWorkspaceFolders((e) => {
+    for (const f of e.removed) {
+      void this.engines.get(f.uri.toString())?.dispose();
+      this.engines.delete(f.uri.toString());
+    }
+  });
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -220,6 +227,7 @@ export class LibraryService implements vscode.Disposable {
 
   dispose(): void {
     for (const e of this.engines.values()) void e.dispose();
+    this.folders.dispose();
     this.healthEmitter.dispose();
   }
 }
