@@ -53,7 +53,7 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     return { engine, heard, workspace };
   }
 
-  it('indexes once at a time: a second call gets the run under way; the loaded index is reused until it changes; status and search', async () => {
+  it('indexes once at a time: a second call gets the run under way; the loaded index is reused until it changes; status, search and the citation check', async () => {
     const { engine } = await engineOn(new EmbeddedProvider());
     const first = engine.index({ jobs: 0 });
     assert.equal(engine.index({ jobs: 0 }), first);
@@ -73,6 +73,8 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.equal(status.interrupted, undefined);
     const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
     assert.equal(hits.length, 2);
+    const checked = await engine.checkCitations('As was said [@nobody2020, p. 3].\n');
+    assert.deepEqual(checked.citations.map((c) => [c.key, c.status]), [['nobody2020', 'unknown-key']]);
     // The API's convention: what the core leaves out is there and null (no bibliography: no citekey).
     for (const h of hits) {
       assert.equal(h.citekey, null);
