@@ -3,30 +3,11 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { ProviderError, storageKey, type EmbeddingProvider, type EmbedOptions } from '../../src/core/embedding/provider';
+import type { EmbeddingProvider } from '../../src/core/embedding/provider';
 import { createEngine, errorCode, type EmbeddingChange, type EngineOptions, type EngineProgress } from '../../src/engine';
 import { defaultSettings } from '../../src/shared/settings';
 import { writeFixtureLibrary } from '../support/pdfCorpus';
-
-/** A "neural" provider (not 'embedded': its vectors come after the passages) with the embedded model's vectors; it can fail on demand. */
-class SlowModel implements EmbeddingProvider {
-  readonly id = 'neural-test';
-  readonly key = storageKey('neural-test', 'm1');
-  readonly model = 'm1';
-  passages = 0;
-  failAfter = Infinity;
-  private readonly inner = new EmbeddedProvider();
-  dimension() {
-    return this.inner.dimension();
-  }
-  async embed(texts: string[], o: EmbedOptions = {}) {
-    if (o.kind === 'passage') {
-      if (this.passages + texts.length > this.failAfter) throw new ProviderError('the test server went away', this.id, this.model, 'http://127.0.0.1:9', 'unreachable');
-      this.passages += texts.length;
-    }
-    return this.inner.embed(texts, o);
-  }
-}
+import { SlowModel } from '../support/slowModel';
 
 describe('engine instance (createEngine): one object per workspace owns indexing, vectors and the loaded index', function () {
   this.timeout(120_000);
