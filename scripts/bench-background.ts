@@ -17,7 +17,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LocalProvider } from '../src/core/embedding/local/localProvider';
-import { embedPending, embedsInBackground, indexLibrary, openIndex, resolveLibrary } from '../src/engine';
+import { embedPending, embedsInBackground, indexLibrary, openIndex, resolveLibrary, search } from '../src/engine';
 import { defaultSettings } from '../src/shared/settings';
 import { makeTestModel } from './make-test-model';
 import { makePdfs } from './bench/pdfs';
@@ -63,7 +63,7 @@ async function main() {
       const t0 = performance.now();
       const report = await indexLibrary({ library, provider, deferEmbedding: background, workerDir: DIST });
       const index = await openIndex(ws, provider);
-      const first = await index.search(QUERY, { k: 10 });
+      const first = await search(index, QUERY, { k: 10 });
       const firstResultMs = ms(t0);
       if (!first.length) throw new Error('no result');
       if (!background) return { passages: report.passages, firstResultMs, fullMs: firstResultMs };

@@ -1,4 +1,11 @@
-/** A small argv parser: `--flag value`, `--flag=value`, repeated flags, booleans, `--no-x`. */
+/**
+ * The command line, read by node:util's parseArgs: `--flag value`, `--flag=value`,
+ * repeated flags, booleans (`--json`, `--no-rerank`), `--` before positionals.
+ * Which options a command takes is checked per command (checkKnown); values that
+ * are settings are checked against the one settings schema (settingOption).
+ */
+import { parseArgs as parseArgv } from 'node:util';
+import { SETTINGS, settingProblem, type SettingKey, type Settings } from '../shared/settings';
 
 export interface ParsedArgs {
   command?: string;
@@ -14,31 +21,40 @@ export class UsageError extends Error {
   }
 }
 
-export function parseArgs(argv: string[], booleans: ReadonlySet<string>): ParsedArgs {
+/** Options the CLI knows: `booleans` take no value, `strings` one each time they are given. */
+export interface OptionNames {
+  booleans: readonly string[];
+  strings: readonly string[];
+}
+
+export function parseArgs(argv: string[], names: OptionNames): ParsedArgs {
+  const options = Object.fromEntries([
+    ...names.booleans.map((n) => [n, { type: 'boolean' as const }]),
+    ...names.strings.map((n) => [n, { type: 'string' as const, multiple: true }]),
+  ]);
+  // Not strict: an unknown option is reported by the command (checkKnown), with the command's usage.
+  const { tokens } = parseArgv({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const out: ParsedArgs = { positionals: [], options: new Map(), flags: new Set() };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') {
-      out.positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-      if (booleans.has(name) || (name.startsWith('no-') && booleans.has(name))) {
-        if (eq > 0) throw new UsageError(`--${name} takes no value`);
-        out.flags.add(name);
-        continue;
-      }
-      const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      const list = out.options.get(name) ?? [];
-      list.push(value);
-      out.options.set(name, list);
-      continue;
-    }
-    if (out.command === undefined) out.command = a;
-    else out.positionals.push(a);
+  let terminated = false;
+  const positional = (value: string) => {
+    if (out.command === undefined && !terminated) out.command = value;
+    else out.positionals.push(value);
+  };
+  let shortAt = -1;
+  for (const t of tokens) {
+    if (t.kind === 'option-terminator') terminated = true;
+    else if (t.kind === 'positional') positional(t.value);
+    else if (!t.rawName.startsWith('--')) {
+      // No short options: "-x" is a positional, as the user wrote it (once for a group like "-ab").
+      if (t.index !== shortAt) positional(argv[t.index]);
+      shortAt = t.index;
+    } else if (names.booleans.includes(t.name)) {
+      if (t.value !== undefined) throw new UsageError(`--${t.name} takes no value`);
+      out.flags.add(t.name);
+    } else if (names.strings.includes(t.name)) {
+      if (t.value === undefined) throw new UsageError(`--${t.name} needs a value`);
+      out.options.set(t.name, [...(out.options.get(t.name) ?? []), t.value]);
+    } else out.flags.add(t.name);
   }
   return out;
 }
@@ -59,6 +75,21 @@ export function intOption(args: ParsedArgs, name: string, def: number, min: numb
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got "${v}")`);
   return n;
+}
+
+type StringSetting = { [K in SettingKey]: Settings[K] extends string ? K : never }[SettingKey];
+
+/** A flag that sets a string setting (--ocr, --pooling, --granularity…), checked against the settings schema. */
+export function settingOption<K extends StringSetting>(args: ParsedArgs, name: string, key: K): Settings[K] | undefined {
+  const v = one(args, name);
+  if (v === undefined) return undefined;
+  if (settingProblem(key, v)) {
+    const spec = SETTINGS[key];
+    // The choices as a sentence ("auto or off"); the empty choice (the model's own) is the flag left out.
+    const choices = 'enum' in spec ? spec.enum.filter(Boolean) : [];
+    throw new UsageError(`--${name} must be ${choices.slice(0, -1).join(', ')}${choices.length > 1 ? ' or ' : ''}${choices[choices.length - 1] ?? 'valid'} (got "${v}")`);
+  }
+  return v as Settings[K];
 }
 
 export function checkKnown(args: ParsedArgs, allowed: readonly string[]) {

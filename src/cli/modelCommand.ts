@@ -4,7 +4,7 @@
  * and describe a local model for `--provider local|auto`.
  */
 import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
-import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+import { checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
 
 /** Options read by localConfigFrom (every command that takes --provider accepts them). */
@@ -26,21 +26,14 @@ export const LOCAL_PROVIDER_USAGE = `  --provider local: --model <repo|folder> (
 
 function overridesFrom(args: ParsedArgs): LocalModelOverrides {
   const o: LocalModelOverrides = {};
-  const pooling = one(args, 'pooling');
-  if (pooling !== undefined) {
-    if (pooling !== 'mean' && pooling !== 'cls') throw new UsageError('--pooling must be "mean" or "cls"');
-    o.pooling = pooling;
-  }
+  const pooling = settingOption(args, 'pooling', 'localModelPooling');
+  if (pooling) o.pooling = pooling;
   const q = one(args, 'query-prefix');
   if (q !== undefined) o.queryPrefix = q;
   const p = one(args, 'passage-prefix');
   if (p !== undefined) o.passagePrefix = p;
-  const m = one(args, 'max-tokens');
-  if (m !== undefined) {
-    const n = Number(m);
-    if (!Number.isInteger(n) || n < 8 || n > 8192) throw new UsageError('--max-tokens takes a whole number from 8 to 8192');
-    o.maxTokens = n;
-  }
+  // At least a few tokens: a model's own limit is the flag left out (the setting's 0).
+  if (args.options.has('max-tokens')) o.maxTokens = intOption(args, 'max-tokens', 0, 8, 8192);
   const f = one(args, 'onnx-file');
   if (f !== undefined) o.onnxFile = f;
   return o;

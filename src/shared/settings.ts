@@ -127,6 +127,11 @@ export function settingsFromJson(json: Record<string, unknown>): { settings: Set
   return resolveSettings((key) => json[`${SETTINGS_SECTION}.${key}`]);
 }
 
+/** What is wrong with `value` for the setting `key` (its type, range or choices), or undefined: a flag that sets it is checked alike. */
+export function settingProblem(key: SettingKey, value: unknown): string | undefined {
+  return checkValue(SETTINGS[key], value);
+}
+
 function checkValue(spec: SettingSpec, v: unknown): string | undefined {
   switch (spec.type) {
     case 'array':

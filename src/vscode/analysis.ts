@@ -10,12 +10,9 @@ import { needsIndexing, type IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
-import { loadEngine, type Engine } from './engine';
 import { indexQuestion, panelStateOf, semanticNote } from './healthText';
+import type { AnalysisResult, EmbeddingProvider } from '../engine';
 import type { Services } from './services';
-
-type AnalysisResult = Awaited<ReturnType<Engine['analyze']>>;
-type Provider = Awaited<ReturnType<Engine['createProvider']>>['provider'];
 
 export interface FindResult {
   segments: number;
@@ -49,9 +46,9 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
-        return loadEngine().analyze(document.getText(), optionsOf(settings), {
-          ...requestOf(s, folder, document, settings),
-          index: () => s.library.open(folder, provider),
+        return s.library.engine(folder).analyze(document.getText(), optionsOf(settings), {
+          ...requestOf(s, document, settings),
+          provider,
           signal: ac.signal,
           onProgress: (p) => {
             s.panel.showState({ kind: 'analyzing', message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total), current: p.current, total: p.total });
@@ -86,7 +83,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
  * or offers to index (a never-indexed, outdated, incomplete or damaged index).
  * False when the analysis cannot run (declined, cancelled, failed, empty library).
  */
-async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, settings: Settings, provider: Provider): Promise<boolean> {
+async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, settings: Settings, provider: EmbeddingProvider): Promise<boolean> {
   const running = s.library.whenIndexed();
   if (running) {
     void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.'));
@@ -143,9 +140,8 @@ function optionsOf(settings: Settings) {
 }
 
 /** What the command and the restore from the cache share, so both key the cache alike. */
-function requestOf(s: Services, folder: vscode.WorkspaceFolder, document: vscode.TextDocument, settings: Settings) {
+function requestOf(s: Services, document: vscode.TextDocument, settings: Settings) {
   return {
-    workspace: folder.uri.fsPath,
     documentPath: document.uri.toString(),
     cache: { ttlHours: settings.cacheLifetimeHours },
     reranker: { host: settings.ollamaHost, model: settings.rerankModel },
@@ -184,7 +180,7 @@ export async function restoreFromCache(s: Services, document: vscode.TextDocumen
   const settings = readSettings(folder.uri, s.log);
   const provider = await s.library.provider(folder);
   const version = document.version;
-  const result = await loadEngine().cachedAnalysis(document.getText(), optionsOf(settings), { ...requestOf(s, folder, document, settings), modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
+  const result = await s.library.engine(folder).cachedAnalysis(document.getText(), optionsOf(settings), requestOf(s, document, settings), provider);
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || s.results.get(document.uri)) return false;
   publish(s, document, result);

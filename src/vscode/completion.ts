@@ -11,19 +11,16 @@ import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
 import { citekeyAt, paragraphAround } from '../shared/citekeyCompletion';
 import { readSettings } from './config';
-import { loadEngine, type Engine } from './engine';
+import type { CitekeyEntry, CitekeyHit, EmbeddingProvider } from '../engine';
+import { loadEngine } from './engine';
 import { markdownText } from '../shared/untrusted';
 import type { Services } from './services';
-
-type CitekeyEntry = Awaited<ReturnType<Engine['readBibliography']>>['entries'][number];
-type CitekeyHit = Awaited<ReturnType<Engine['rankCitekeys']>>[number];
-type Provider = Awaited<ReturnType<Engine['createProvider']>>['provider'];
 
 /** Keys ranked by relevance; the rest follow alphabetically. */
 const RANKED = 20;
 
 export class CitekeyCompletionProvider implements vscode.CompletionItemProvider, vscode.Disposable {
-  private readonly providers = new Map<string, Promise<Provider>>();
+  private readonly providers = new Map<string, Promise<EmbeddingProvider>>();
   private bibliography?: { file: string; mtimeMs: number; entries: CitekeyEntry[] };
   private readonly subscription: vscode.Disposable;
 

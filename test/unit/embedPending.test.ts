@@ -3,8 +3,6 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeDocument } from '../../src/core/analysis/analyze';
-import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { ProviderError, storageKey, type EmbeddingProvider, type EmbedOptions } from '../../src/core/embedding/provider';
 import { embedPending } from '../../src/core/index/write/embedPending';
 import { indexHealth } from '../../src/core/index/health';
 import { updateIndex } from '../../src/core/index/write/indexer';
@@ -14,29 +12,7 @@ import { readVectorShard } from '../../src/core/index/store/shards';
 import { libraryInputs } from '../../src/core/library/pdfSource';
 import { errorCode, errorHealth } from '../../src/shared/errors';
 import { writeFixtureLibrary } from '../support/pdfCorpus';
-
-/**
- * A "neural" provider (its id is not 'embedded', so it embeds in the background) with the
- * embedded model's deterministic vectors; counts passages embedded, and can fail on demand.
- */
-class SlowModel implements EmbeddingProvider {
-  readonly id = 'neural-test';
-  readonly key = storageKey('neural-test', 'm1');
-  readonly model = 'm1';
-  passages = 0;
-  failAfter = Infinity;
-  private readonly inner = new EmbeddedProvider();
-  dimension() {
-    return this.inner.dimension();
-  }
-  async embed(texts: string[], o: EmbedOptions = {}) {
-    if (o.kind === 'passage') {
-      if (this.passages + texts.length > this.failAfter) throw new ProviderError('the test server went away', this.id, this.model, 'http://127.0.0.1:9', 'unreachable');
-      this.passages += texts.length;
-    }
-    return this.inner.embed(texts, o);
-  }
-}
+import { SlowModel } from '../support/slowModel';
 
 async function library() {
   const root = await fs.mkdtemp(join(tmpdir(), 'ss-embed-pending-'));

@@ -1,0 +1,159 @@
+/**
+ * `segment` (the segments of a Markdown draft) and `analyze` (for each segment,
+ * the sources worth citing: the library indexed first when one is named).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { errorCode, errorHealth, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
+import { shortAuthors } from '../shared/citation';
+import type { Granularity } from '../shared/settings';
+import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
+import { OCR_OPTS } from './indexCommand';
+import { cancelOnInterrupt } from './interrupt';
+import { excerpt, semanticNote } from './text';
+import { cliEngine, err, out, runIndex, vectorsBeforeScoring } from './workspace';
+
+/** --granularity, one of the setting's choices (default paragraph). */
+function granularityOf(args: ParsedArgs): Granularity {
+  return settingOption(args, 'granularity', 'granularity') ?? 'paragraph';
+}
+
+async function readDraft(args: ParsedArgs, command: string): Promise<{ file: string; text: string }> {
+  const file = args.positionals[0];
+  if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one Markdown file`);
+  const abs = path.resolve(file);
+  try {
+    return { file: abs, text: await fs.readFile(abs, 'utf8') };
+  } catch (e) {
+    throw new Error(`cannot read ${abs}: ${(e as Error).message}`);
+  }
+}
+
+export async function cmdSegment(args: ParsedArgs): Promise<number> {
+  checkKnown(args, ['granularity', 'json', 'min-words']);
+  const { text } = await readDraft(args, 'segment');
+  const { title, segments, warnings } = await segmentMarkdown(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  for (const w of warnings ?? []) err(`warning: ${w}`);
+  if (args.flags.has('json')) {
+    out(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
+    return 0;
+  }
+  for (const s of segments) out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${s.title}`);
+  return 0;
+}
+
+export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', ...OCR_OPTS, ...providerOpts]);
+  const { file, text } = await readDraft(args, 'analyze');
+  const cli = await cliEngine(args, { library: true });
+  await cli.provider();
+  // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
+  if (cli.library.fromSettings) {
+    const report = await runIndex(args, cli);
+    const changed = report.added + report.updated + report.moved + report.removed;
+    err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
+    for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
+    if (report.cancelled) {
+      err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
+      return 130;
+    }
+  }
+  if (!(await vectorsBeforeScoring(args, cli))) return 130;
+  const threshold = one(args, 'threshold');
+  const options: Partial<AnalysisOptions> = {
+    granularity: granularityOf(args),
+    maxResults: one(args, 'max-results') === undefined ? undefined : Number(one(args, 'max-results')),
+    similarityThreshold: threshold === undefined ? undefined : Number(threshold),
+    sourceType: one(args, 'source-type') as AnalysisOptions['sourceType'] | undefined,
+    collectionFilter: all(args, 'collection').length ? all(args, 'collection') : null,
+    useReranking: args.flags.has('no-rerank') ? 'off' : 'auto',
+    useContextualEmbedding: !args.flags.has('no-context'),
+    minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
+  };
+  const interrupt = cancelOnInterrupt(undefined);
+  let result: AnalysisResult;
+  try {
+    result = await cli.engine.analyze(text, options, {
+      documentPath: file,
+      cache: args.flags.has('no-cache') ? false : { ttlHours: cli.settings.cacheLifetimeHours },
+      reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
+      citationTemplate: one(args, 'citation-template'),
+      signal: interrupt.signal,
+      log: (l, level) => level !== 'debug' && err(l),
+      onProgress: (p) => {
+        if (p.current === 1 || p.current === p.total || p.current % 10 === 0) err(`analysing segment ${p.current} of ${p.total}`);
+      },
+    });
+  } catch (e) {
+    const health = errorHealth(e);
+    if (health) {
+      err(`error: ${(e as Error).message}`);
+      if (health.state === 'missing') err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
+      return 1;
+    }
+    if (errorCode(e) === 'cancelled') {
+      err('cancelled: nothing was cached');
+      return 130;
+    }
+    throw e;
+  } finally {
+    interrupt.stop();
+  }
+  if (args.flags.has('json')) {
+    out(JSON.stringify(jsonReport(result), null, 2));
+    return 0;
+  }
+  printAnalysis(result, path.relative(process.cwd(), file) || file);
+  return 0;
+}
+
+function jsonReport(r: AnalysisResult) {
+  return {
+    fromCache: r.fromCache,
+    documentTitle: r.documentTitle,
+    fingerprint: r.fingerprint,
+    model: r.model,
+    reranking: r.reranking,
+    ...(r.semantic ? { semantic: r.semantic } : {}),
+    segments: r.segments.map((s) => ({
+      id: s.id,
+      type: s.type,
+      startLine: s.startLine,
+      endLine: s.endLine,
+      title: s.title,
+      text: s.text,
+      status: s.status,
+      fromCache: s.fromCache,
+      recommendations: s.recommendations,
+    })),
+    stats: r.stats,
+  };
+}
+
+function printAnalysis(r: AnalysisResult, name: string) {
+  const searched = r.segments.filter((s) => s.status === 'analysed').length;
+  out(`${r.documentTitle ?? name} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
+  if (r.reranking.note) out(`(${r.reranking.note})`);
+  if (r.semantic) out(`(${semanticNote(r.semantic)})`);
+  for (const s of r.segments) {
+    const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
+    out('');
+    out(`${lines.padEnd(9)} ${s.type}: ${s.title}`);
+    if (s.status === 'too-short') {
+      out('          (too short to search)');
+      continue;
+    }
+    if (!s.recommendations.length) {
+      out(`          no source above the similarity threshold (${r.options.similarityThreshold})`);
+      continue;
+    }
+    s.recommendations.forEach((rec, i) => {
+      const who = [shortAuthors(rec.authors), rec.year].filter(Boolean).join(' ');
+      const page = rec.pageLabel ?? String(rec.page);
+      const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : '', rec.language ? `in ${rec.language === 'fr' ? 'French' : 'English'}` : ''].filter(Boolean).join(', ');
+      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
+      out(`          ${rec.citation}`);
+      out(`          “${excerpt(rec.preview, 200)}”`);
+    });
+  }
+}

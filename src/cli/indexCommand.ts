@@ -1,0 +1,62 @@
+/**
+ * `index` (build or update the index, then a neural model's vectors) and
+ * `status` (what the index holds, a run that was interrupted, damaged files).
+ */
+import * as os from 'node:os';
+import { createEngine, type IndexRunReport } from '../engine';
+import { describeHealth, semanticPercent } from '../shared/health';
+import { defaultSettings } from '../shared/settings';
+import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+import { cliEngine, out, runIndex, workspaceOf } from './workspace';
+
+/** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */
+export const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
+
+export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
+  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'defer-embedding', ...OCR_OPTS, ...providerOpts]);
+  const cli = await cliEngine(args, { library: true });
+  // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
+  if (!cli.library.fromSettings && one(args, 'workspace') === undefined) {
+    throw new UsageError('index needs --library <dir>, or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
+  }
+  const report = await runIndex(args, cli);
+  if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
+  else printIndexReport(report);
+  return report.cancelled ? 130 : 0;
+}
+
+function printIndexReport(r: IndexRunReport) {
+  out(
+    `${r.cancelled ? 'Cancelled; saved so far' : 'Indexed'}: ${r.sources} sources, ${r.passages} passages in ${(r.ms / 1000).toFixed(1)} s ` +
+      `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
+  );
+  if (r.semantic && r.semantic.embedded < r.semantic.total) {
+    out(`Semantic index ${semanticPercent({ model: '', ...r.semantic })}%: ${r.semantic.embedded} of ${r.semantic.total} passages have their vector; the others are matched by their words until "index" is run again.`);
+  }
+  if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
+  if (r.damaged.length) {
+    out(`Damaged, indexed with what could be read:`);
+    for (const d of r.damaged) out(`  ${d.path} — ${d.problem}`);
+  }
+  if (r.skipped.length) {
+    out(`Skipped ${r.skipped.length} file${r.skipped.length > 1 ? 's' : ''}:`);
+    for (const s of r.skipped) out(`  ${s.path} — ${s.reason}`);
+  }
+  out(`Index fingerprint: ${r.fingerprint}`);
+}
+
+export async function cmdStatus(args: ParsedArgs): Promise<number> {
+  checkKnown(args, ['workspace', 'json']);
+  // Damaged files stay listed until they change (the next index run replaces their record); a lock
+  // left by a run that was killed is not "indexing" (nobody is), and the next run takes it over.
+  const engine = createEngine({ workspace: workspaceOf(args), settings: defaultSettings() });
+  const { health, damaged, interrupted: left } = await engine.status();
+  const interrupted = left && `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
+  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
+  else {
+    out(describeHealth(health));
+    if (interrupted) out(`  note: ${interrupted}`);
+    for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
+  }
+  return health.state === 'ready' ? 0 : 1;
+}

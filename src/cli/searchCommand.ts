@@ -1,0 +1,88 @@
+/**
+ * `search` (the top passages for a text, with their pages) and `eval`
+ * (retrieval quality on a BEIR folder, with a plain-BM25 baseline).
+ */
+import * as path from 'node:path';
+import { embedsInBackground, errorCode, runBeirEval, type BeirEvalResult } from '../engine';
+import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
+import { cancelOnInterrupt } from './interrupt';
+import { excerpt, round, semanticNote } from './text';
+import { cliEngine, err, out, providerFrom, vectorsBeforeScoring } from './workspace';
+
+export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
+  checkKnown(args, ['workspace', 'k', 'json', 'source-type', 'collection', 'partial', ...providerOpts]);
+  const text = args.positionals.join(' ').trim();
+  if (!text) throw new UsageError('search needs the text to look for, e.g. search "grain trade in the Mediterranean"');
+  const k = intOption(args, 'k', 10, 1, 200);
+  const sourceType = settingOption(args, 'source-type', 'sourceType') ?? 'both';
+  const cli = await cliEngine(args, { library: false });
+  if (!(await vectorsBeforeScoring(args, cli))) return 130;
+  const { hits, semantic: progress } = await cli.engine.search(text, { k, filter: { sourceType, collections: all(args, 'collection') } });
+  const semantic = progress && { embedded: progress.embedded, total: progress.total };
+  if (args.flags.has('json')) {
+    out(JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
+    return 0;
+  }
+  if (progress) out(`(${semanticNote(progress)})`);
+  if (!hits.length) {
+    out('No passage matches (the index is loaded and searched; try other words or widen the filters).');
+    return 0;
+  }
+  hits.forEach((h, i) => {
+    const by = [h.authors.slice(0, 2).join('; '), h.year].filter(Boolean).join(', ');
+    const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${h.pageLabel} (PDF page ${h.page})` : `p. ${h.page}`;
+    out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(`   ${h.path}`);
+    out(`   ${excerpt(h.text, 260)}`);
+  });
+  return 0;
+}
+
+export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
+  checkKnown(args, ['beir', 'split', 'json', 'workspace', 'partial', ...providerOpts]);
+  const dir = one(args, 'beir');
+  if (!dir) throw new UsageError('eval needs --beir <dir>');
+  const split = one(args, 'split') ?? 'test';
+  const provider = await providerFrom(args);
+  // A neural model embeds the whole corpus before any query is scored (committed as it goes: Ctrl-C
+  // keeps it in --workspace); --partial scores with the vectors there are and says how many.
+  const interrupt = cancelOnInterrupt('cancelling…');
+  let result: BeirEvalResult;
+  try {
+    result = await runBeirEval({
+      dir: path.resolve(dir),
+      split,
+      provider,
+      workspace: one(args, 'workspace') && path.resolve(one(args, 'workspace')!),
+      deferEmbedding: embedsInBackground(provider),
+      partial: args.flags.has('partial'),
+      signal: interrupt.signal,
+      onProgress: (m) => err(m),
+    });
+  } catch (e) {
+    if (errorCode(e) !== 'cancelled') throw e;
+    err((e as Error).message);
+    return 130;
+  } finally {
+    interrupt.stop();
+  }
+  if (args.flags.has('json')) {
+    out(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  out(`BEIR ${path.basename(path.resolve(dir))} (${split}): ${result.queries} queries, ${result.docs} documents, provider ${result.provider}`);
+  if (result.semantic) {
+    out(`PARTIAL (--partial): only ${result.semantic.embedded} of ${result.semantic.total} passages had their vector; the others were ranked by their words only. These are not the model's figures.`);
+  }
+  out(`                 nDCG@10  Recall@10  Recall@100  MRR@10`);
+  const fmt = (x: number) => x.toFixed(4);
+  const row = (name: string, m: BeirMetrics) => out(`${name.padEnd(16)} ${fmt(m['ndcg@10'])}   ${fmt(m['recall@10'])}     ${fmt(m['recall@100'])}      ${fmt(m['mrr@10'])}`);
+  row(result.semantic ? 'Similar (partial)' : 'Similar Sources', result);
+  row('  vectors alone', result.vectorOnly);
+  row('  BM25 alone', result.lexicalOnly);
+  row('plain BM25', result.baseline);
+  out(`index ${(result.indexMs / 1000).toFixed(1)} s, queries ${(result.queryMs / result.queries).toFixed(1)} ms each`);
+  return 0;
+}
+
+type BeirMetrics = { 'ndcg@10': number; 'recall@10': number; 'recall@100': number; 'mrr@10': number };

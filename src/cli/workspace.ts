@@ -1,0 +1,186 @@
+/**
+ * The CLI's engine for a workspace: its .vscode/settings.json with what the
+ * command line names instead, the provider the flags name, and the engine's
+ * warnings and progress as lines on stderr. Indexing and the vectors before
+ * scoring go through it, so the CLI keeps only its lines and exit codes.
+ */
+import * as path from 'node:path';
+import {
+  bundleDir,
+  createEngine,
+  createProvider,
+  indexDir,
+  indexedModel,
+  PROVIDER_NAMES,
+  readWorkspaceSettings,
+  type EmbeddingProvider,
+  type EngineProgress,
+  type IndexRunReport,
+  type LibrarySpec,
+  type ProviderConfig,
+  type ProviderName,
+  type WorkspaceEngine,
+} from '../engine';
+import { semanticPercent } from '../shared/health';
+import { defaultSettings, type Settings } from '../shared/settings';
+import { all, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
+import { cancelOnInterrupt } from './interrupt';
+import { localConfigFrom } from './modelCommand';
+
+export const err = (s: string) => process.stderr.write(s + '\n');
+export const out = (s: string) => process.stdout.write(s + '\n');
+
+/** A path given on the command line: relative to the current directory, as a shell user means it. */
+const fromCwd = (p: string) => path.resolve(p);
+
+export function workspaceOf(args: ParsedArgs): string {
+  return path.resolve(one(args, 'workspace') ?? process.cwd());
+}
+
+/** The provider the flags name; without --provider, the one the index was built with (`indexed`), else the embedded model. */
+export function providerConfigFrom(args: ParsedArgs, indexed?: { provider: string; model: string }): ProviderConfig {
+  const name = one(args, 'provider') ?? indexed?.provider ?? 'embedded';
+  if (!PROVIDER_NAMES.includes(name as ProviderName)) throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')} (got "${name}")`);
+  const sameProvider = indexed?.provider === name ? indexed.model : undefined;
+  return {
+    provider: name as ProviderName,
+    ollamaHost: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
+    ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
+    ollamaQueryPrefix: one(args, 'query-prefix'),
+    ollamaPassagePrefix: one(args, 'passage-prefix'),
+    ...localConfigFrom(args, bundleDir, name === 'ollama' ? undefined : sameProvider),
+  };
+}
+
+/** The provider the flags name, for a command without a workspace library (eval). */
+export async function providerFrom(args: ParsedArgs): Promise<EmbeddingProvider> {
+  const { provider } = await createProvider(providerConfigFrom(args), { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) });
+  return provider;
+}
+
+/**
+ * The settings of `workspace`: its .vscode/settings.json read as the extension
+ * reads its settings, with what the command line names instead. The engine then
+ * resolves the library from them (resolveLibrary), so the CLI and the extension
+ * index the same files for the same workspace.
+ */
+async function settingsOf(args: ParsedArgs, workspace: string): Promise<Settings> {
+  const { settings, problems } = await readWorkspaceSettings(workspace);
+  for (const p of problems) err(`warning: ${p}`);
+  const libraries = all(args, 'library');
+  if (libraries.length) settings.libraryFolders = libraries.map(fromCwd);
+  const bib = one(args, 'bib');
+  if (bib !== undefined) settings.bibliographyFile = fromCwd(bib);
+  if (all(args, 'include').length) settings.include = all(args, 'include');
+  if (all(args, 'exclude').length) settings.exclude = all(args, 'exclude');
+  if (all(args, 'primary').length) settings.primarySourceFolders = all(args, 'primary');
+  const ocr = settingOption(args, 'ocr', 'ocr');
+  if (ocr !== undefined) settings.ocr = ocr;
+  const lang = one(args, 'ocr-lang');
+  if (lang !== undefined) settings.ocrLanguages = lang;
+  const langDir = one(args, 'ocr-lang-dir');
+  if (langDir !== undefined) settings.ocrLanguageFolder = fromCwd(langDir);
+  return settings;
+}
+
+/** A workspace's engine as a command uses it: the provider it made last names the progress lines. */
+export interface CliEngine {
+  engine: WorkspaceEngine;
+  workspace: string;
+  settings: Settings;
+  library: LibrarySpec;
+  provider(): Promise<EmbeddingProvider>;
+}
+
+/**
+ * The engine of the --workspace (default: the current directory). `library`: its settings and the
+ * library flags count (index, analyze, check); otherwise the defaults (search: the index is all it reads),
+ * and without --provider the provider the index was built with.
+ */
+export async function cliEngine(args: ParsedArgs, opts: { library: boolean }): Promise<CliEngine> {
+  const workspace = workspaceOf(args);
+  const settings = opts.library ? await settingsOf(args, workspace) : defaultSettings();
+  const config = providerConfigFrom(args, opts.library ? undefined : await indexedModel(workspace));
+  let current: EmbeddingProvider | undefined;
+  const engine = createEngine({
+    workspace,
+    settings,
+    provider: config,
+    fallbackToEmbedded: args.flags.has('fallback'),
+    // A line a second while reading, one every two seconds while embedding (each slice commits every few).
+    progressEveryMs: { index: 1000, embed: 2000 },
+    host: {
+      onWarning: (w) => err(`warning: ${w}`),
+      onProgress: (p) => progressLine(p, engine.library(), current),
+    },
+  });
+  return {
+    engine,
+    workspace,
+    settings,
+    library: engine.library(),
+    provider: async () => (current = await engine.provider()),
+  };
+}
+
+function progressLine(p: EngineProgress, library: LibrarySpec, provider: EmbeddingProvider | undefined): void {
+  if (p.kind === 'embed') {
+    err(`  semantic index ${semanticPercent({ model: p.model, embedded: p.embedded, total: p.total })}% (${p.embedded} of ${p.total} passages embedded by ${p.modelName})`);
+    return;
+  }
+  const file = p.file ? path.basename(p.file) : '';
+  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${library.folders.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
+  else if (p.phase === 'read') err(`  [${p.done + 1}/${p.total}] ${file}`);
+  else if (p.phase === 'ocr' && p.done > 0) err(`  OCR: page ${p.done} of ${p.total}, ${file}`);
+}
+
+/**
+ * Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. A neural
+ * model's vectors follow within the command, unless --defer-embedding (or --partial: score with the
+ * vectors there are) leaves them for later; the report then says how many passages have one.
+ */
+export async function runIndex(args: ParsedArgs, cli: CliEngine): Promise<IndexRunReport> {
+  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
+  const jobs = args.options.has('jobs') ? intOption(args, 'jobs', 0, 0, 64) : undefined;
+  await cli.provider();
+  // Ctrl-C: the PDF and OCR workers are stopped at once, what is done is committed and the lock
+  // released (a second or two); a second Ctrl-C exits at once (the next run takes the lock over).
+  // `kill` (SIGTERM) likewise: what is done is kept and the lock released, rather than left to a dead pid.
+  const interrupt = cancelOnInterrupt('cancelling: saving what is done… (Ctrl-C again to stop at once)', { secondExits: true });
+  try {
+    const later = args.flags.has('defer-embedding') || args.flags.has('partial');
+    return await cli.engine.index({ jobs, signal: interrupt.signal, vectors: later ? 'later' : 'wait' });
+  } finally {
+    interrupt.stop();
+  }
+}
+
+/**
+ * Before `search` or `analyze` scores: a model that embeds in the background gets every vector
+ * the index lacks first, so that the figures mean what they say (progress on stderr; Ctrl-C
+ * keeps what was committed and scores nothing). With --partial, what there is is used, and the
+ * output says how much (`semantic`). False when cancelled.
+ */
+export async function vectorsBeforeScoring(args: ParsedArgs, cli: CliEngine): Promise<boolean> {
+  if (args.flags.has('partial')) return true;
+  const provider = await cli.provider();
+  // A missing or unready index is reported when it is opened.
+  const missing = await cli.engine.missingVectors(provider);
+  if (!missing) return true;
+  const { embedded, total } = missing;
+  err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
+  const interrupt = cancelOnInterrupt('cancelling: saving what is done…');
+  try {
+    const report = await cli.engine.completeVectors(provider, interrupt.signal).catch((e: unknown) => {
+      if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
+      throw e;
+    });
+    if (report.cancelled) {
+      err(`cancelled: ${report.covered} of ${report.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
+      return false;
+    }
+    return true;
+  } finally {
+    interrupt.stop();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Analysing a draft: for each segment, the sources worth citing there; the
+ * cached results of a reopened draft; clearing the cache.
+ */
+import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type AnalysisResult, type AnalyzeProgress } from '../core/analysis/analyze';
+import { AnalysisCache } from '../core/analysis/cache';
+import type { AnalysisOptionsInput } from '../core/analysis/options';
+import { OllamaReranker } from '../core/analysis/rerank';
+import { healthOf } from '../core/index/health';
+import { indexDir, readManifest } from '../core/index/store/manifest';
+import { SegmentThread } from '../core/markdown/segmentThread';
+import { bundleDir } from './bundle';
+import { embedsInBackground } from './provider';
+import { coreIndex, type SearchIndex } from './search';
+
+/** What an analysis needs besides the document and its options. */
+export interface AnalysisRequest {
+  workspace: string;
+  /** Where the document lives (names its cache file); any stable string. */
+  documentPath: string;
+  /** The loaded index, or a loader called once when something must be searched. */
+  index: SearchIndex | (() => Promise<SearchIndex>);
+  /** How long results are kept; false: no cache. */
+  cache: { ttlHours: number } | false;
+  /** The Ollama model that reranks (when the options ask for it and it is reachable). */
+  reranker?: { host?: string; model?: string };
+  citationTemplate?: string;
+  /**
+   * Segment the draft in a worker thread (the extension: remark never holds the extension host,
+   * whatever the draft's size); in this thread otherwise, or where the bundle has no worker file.
+   */
+  segmentInWorker?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (p: AnalyzeProgress) => void;
+  /** Log lines; 'debug' ones are details a terminal need not print (an optional service not found). */
+  log?: (line: string, level?: 'info' | 'debug') => void;
+}
+
+/** What restoring a draft's results from the cache needs: the request without an index, and the model that would answer. */
+export type CachedAnalysisRequest = Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string; queryKey?: string };
+
+/**
+ * For each segment of a Markdown document, the library sources worth citing
+ * there. Unchanged segments come from the cache; a cancel (`cancelled`) caches
+ * nothing; an index that cannot answer is `index-not-ready`, never "no result".
+ */
+export function analyze(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
+  const { index } = r;
+  return analyzeDocument(document, options, {
+    ...r,
+    index: typeof index === 'function' ? async () => coreIndex(await index()) : coreIndex(index),
+    cache: cacheOf(r),
+    reranker: r.reranker && new OllamaReranker(r.reranker),
+    segmenter: segmenterOf(r),
+  });
+}
+
+let segmentThread: SegmentThread | undefined;
+
+/** The worker's segmentation when asked for and bundled, else undefined (this thread's). */
+function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker'>): SegmentThread['segment'] | undefined {
+  if (!r.segmentInWorker) return undefined;
+  segmentThread ??= SegmentThread.beside(bundleDir);
+  const thread = segmentThread;
+  return thread && ((text, granularity, opts) => thread.segment(text, granularity, opts));
+}
+
+/**
+ * The document's results when the cache holds all of them for the current
+ * index and model, without loading the index (a reopened draft gets them back at
+ * once); undefined otherwise.
+ */
+export async function cachedAnalysis(document: string, options: AnalysisOptionsInput, r: CachedAnalysisRequest): Promise<AnalysisResult | undefined> {
+  if (r.cache === false) return undefined;
+  // One read of the manifest for both the health and the fingerprint (it runs as a draft opens).
+  const dir = indexDir(r.workspace);
+  const m = await readManifest(dir).catch(() => undefined);
+  if (!m) return undefined;
+  const health = await healthOf(dir, m, r.modelKey, { partial: embedsInBackground({ id: r.providerId ?? 'embedded' }) });
+  if (health.state !== 'ready') return undefined;
+  return cachedDocumentAnalysis(document, options, {
+    ...r,
+    cache: cacheOf(r),
+    reranker: r.reranker && new OllamaReranker(r.reranker),
+    segmenter: segmenterOf(r),
+    fingerprint: m.fingerprint,
+    model: r.modelKey,
+    queryKey: r.queryKey,
+    semantic: health.semantic,
+  });
+}
+
+/** Removes the workspace's cached analyses; says how many documents had one. */
+export function clearAnalysisCache(workspace: string): Promise<number> {
+  return new AnalysisCache(workspace).clear();
+}
+
+function cacheOf(r: Pick<AnalysisRequest, 'workspace' | 'cache'>): AnalysisCache | false {
+  return r.cache === false ? false : new AnalysisCache(r.workspace, r.cache.ttlHours * 3600 * 1000);
+}

@@ -1,0 +1,424 @@
+/**
+ * One engine for one workspace, made by a host from its settings and services
+ * (the pattern of VS Code's markdown language service): it owns what the CLI and
+ * the extension used to wire each on its own — the embedding provider (one that
+ * holds resources, a local model in its worker, is made once and kept while the
+ * configuration stays), the loaded index (reused while its fingerprint stays),
+ * the two-step indexing (passages and terms committed first; a neural model's
+ * vectors after, in the background or waited for), the background embedding's
+ * lock waits and retries, and how often progress is reported. Hosts keep only
+ * presentation: the CLI its stderr lines and exit codes, the extension its
+ * notifications and status bar. The citation check and agent tools use it too.
+ */
+import type { AnalysisResult } from '../core/analysis/analyze';
+import type { AnalysisOptionsInput } from '../core/analysis/options';
+import type { ProviderConfig } from '../core/embedding/providerFactory';
+import { embedPending, type EmbedPendingReport } from '../core/index/write/embedPending';
+import type { AbandonedLock } from '../core/index/store/lock';
+import type { IndexProgress } from '../core/index/write/indexer';
+import { errorCode } from '../shared/errors';
+import type { IndexHealth, SemanticProgress } from '../shared/health';
+import type { Settings } from '../shared/settings';
+import { analyze, cachedAnalysis, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
+import { bundleDir } from './bundle';
+import { checkCitations, type CitationCheckResult } from './citations';
+import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
+import { resolveLibrary, type LibrarySpec } from './library';
+import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
+import { indexCollections, openIndex, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
+import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
+
+/** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
+export type EngineProgress =
+  | ({ kind: 'index' } & IndexProgress)
+  | {
+      kind: 'embed';
+      /** Passages of the index with a vector of the model, of all. */
+      embedded: number;
+      total: number;
+      /** The provider's `key` (SemanticProgress.model) and its model's name. */
+      model: string;
+      modelName: string;
+    };
+
+/** The background embedding started (`running`) or ended (`error`: why it stopped, when it failed). */
+export interface EmbeddingChange {
+  running: boolean;
+  provider: Pick<EmbeddingProvider, 'id' | 'key' | 'model'>;
+  error?: string;
+}
+
+/** What the host gives the engine: where its lines go, and what only the host knows. */
+export interface EngineHost {
+  /** What the engine does on its own (indexing, background embedding, retries), for a log. */
+  log?(line: string, level: 'info' | 'warn' | 'error'): void;
+  /** Each warning as it comes: a library folder not found, a damaged shard, the lock held by another process… */
+  onWarning?(warning: string): void;
+  /** Indexing and embedding progress, no more often than `progressEveryMs` says. */
+  onProgress?(p: EngineProgress): void;
+  onEmbedding?(e: EmbeddingChange): void;
+  /** Where models are kept, where the workers lie, the secret key: asked at each provider creation, so a key set meanwhile counts. */
+  providerContext?(): ProviderContext | Promise<ProviderContext>;
+}
+
+export interface EngineOptions {
+  workspace: string;
+  /** The workspace's settings; a function is asked again at each use (the extension's, which the user edits). */
+  settings: Settings | (() => Settings);
+  /** The provider to use instead of the settings': a configuration (the CLI's flags), or one made already (a test, a benchmark). */
+  provider?: ProviderConfig | EmbeddingProvider;
+  /** Use the embedded model, with a warning, when the configured one fails. */
+  fallbackToEmbedded?: boolean;
+  /**
+   * Which providers are kept while the configuration stays: 'always' (a command), or only those holding
+   * resources (a window: a server that comes back, or a model downloaded meanwhile, is taken up by the next call).
+   */
+  keepProviders?: 'always' | 'holding-resources';
+  /** At most one progress report per this many ms (default 0: each); the first and last of a phase always come. */
+  progressEveryMs?: { index?: number; embed?: number };
+  host?: EngineHost;
+}
+
+export interface IndexRunOptions {
+  /** Start from an empty index (the analysis cache is kept: its keys stop matching). */
+  rebuild?: boolean;
+  /** PDF worker threads (indexLibrary's `jobs`). */
+  jobs?: number;
+  signal?: AbortSignal;
+  /**
+   * What follows for a model that embeds in the background, once the passages are committed:
+   * 'background' (embedInBackground, the index serving lexical results meanwhile), 'wait' (the
+   * vectors computed within this call, under the same signal), or 'later' (nothing: the report
+   * says how many passages have their vector).
+   */
+  vectors?: 'background' | 'wait' | 'later';
+}
+
+/** An indexing run's report; `semantic`: with a model that embeds in the background, the passages with a vector after it, of all. */
+export interface IndexRunReport extends LibraryIndexReport {
+  semantic?: { embedded: number; total: number };
+}
+
+export type VectorsReport = EmbedPendingReport;
+
+export interface IndexStatus {
+  health: IndexHealth;
+  /** Indexed files that were damaged, with what was lost; listed until the file changes. */
+  damaged: Array<{ path: string; problem: string }>;
+  /** The writer lock left by a run that ended without finishing (the next run takes it over). */
+  interrupted?: AbandonedLock;
+}
+
+/** The background embedding waits this long for the writer lock before each slice… */
+const BACKGROUND_LOCK_WAIT_MS = 5_000;
+/** …and, when another process holds it, tries again after this long. */
+const BACKGROUND_RETRY_MS = 30_000;
+
+export function createEngine(options: EngineOptions): WorkspaceEngine {
+  return new WorkspaceEngine(options);
+}
+
+export class WorkspaceEngine {
+  readonly workspace: string;
+  /** Why the configured provider could not be used and the embedded model is (with `fallbackToEmbedded`). */
+  providerWarning?: string;
+  private held?: { key: string; provider: EmbeddingProvider };
+  private loaded?: { key: string; index: SearchIndex };
+  private running?: Promise<IndexRunReport>;
+  private embedding?: { key: string; ac: AbortController; done: Promise<void> };
+  private embeddingError?: string;
+  private embeddingRetry?: ReturnType<typeof setTimeout>;
+
+  constructor(private readonly o: EngineOptions) {
+    this.workspace = o.workspace;
+  }
+
+  settings(): Settings {
+    return typeof this.o.settings === 'function' ? this.o.settings() : this.o.settings;
+  }
+
+  /** Where the library is, from the settings (resolveLibrary: the CLI and the extension index the same files). */
+  library(): LibrarySpec {
+    return resolveLibrary(this.workspace, this.settings());
+  }
+
+  /** The embedding provider the configuration names (checked up front: a server down is reported here, or replaced). */
+  async provider(): Promise<EmbeddingProvider> {
+    if (this.o.provider && 'embed' in this.o.provider) return this.o.provider;
+    const config = this.o.provider ?? providerConfigOf(this.settings(), (await this.o.host?.providerContext?.()) ?? {});
+    const key = JSON.stringify(config);
+    if (this.held?.key === key) {
+      this.providerWarning = undefined;
+      return this.held.provider;
+    }
+    const { provider, warning } = await createProvider(config, { fallbackToEmbedded: this.o.fallbackToEmbedded, onWarning: (w) => this.warn(w) });
+    this.providerWarning = warning;
+    // Another model now: the background embedding of the previous one stops.
+    if (this.embedding && this.embedding.key !== provider.key) void this.stopEmbedding();
+    if (this.o.keepProviders !== 'holding-resources' || typeof (provider as { close?: unknown }).close === 'function') this.hold({ key, provider });
+    return provider;
+  }
+
+  private hold(next: { key: string; provider: EmbeddingProvider } | undefined): void {
+    const old = this.held?.provider as { close?(): Promise<void> } | undefined;
+    // The background embedding of the model being replaced stops first (what it did is committed).
+    if (old) void this.stopEmbedding();
+    this.held = next;
+    old?.close?.().catch((e: Error) => this.log(`closing the previous embedding model: ${e.message}`, 'warn'));
+  }
+
+  /** The index's health: for `provider` (one that embeds in the background serves before its vectors are complete), or whether it is readable at all. */
+  health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
+    return provider ? providerHealth(this.workspace, provider) : indexHealth(this.workspace);
+  }
+
+  /** What the index is, from its manifest and lock: its health (for `provider`, or whether it is readable), damaged files, a run that ended without finishing. */
+  async status(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexStatus> {
+    const [health, damaged, interrupted] = await Promise.all([this.health(provider), damagedFiles(this.workspace), interruptedRun(this.workspace)]);
+    return { health, damaged, ...(interrupted ? { interrupted } : {}) };
+  }
+
+  /** The passages still without the provider's vector, when its index is ready and some lack one. */
+  async missingVectors(provider: EmbeddingProvider): Promise<SemanticProgress | undefined> {
+    if (!embedsInBackground(provider)) return undefined;
+    const h = await providerHealth(this.workspace, provider);
+    return h.state === 'ready' ? h.semantic : undefined;
+  }
+
+  isIndexing(): boolean {
+    return !!this.running;
+  }
+
+  /** The indexing run under way, if any (an analysis waits for it). */
+  whenIndexed(): Promise<IndexRunReport> | undefined {
+    return this.running;
+  }
+
+  /**
+   * Indexes the library (incrementally), one run at a time: a second call gets the run under way.
+   * The passages and their terms are committed first; a neural model's vectors come after (`vectors`).
+   */
+  index(opts: IndexRunOptions = {}): Promise<IndexRunReport> {
+    if (this.running) return this.running;
+    let then: (() => void) | undefined;
+    const run = this.runIndex(opts, (next) => (then = next)).finally(() => {
+      if (this.running === run) this.running = undefined;
+      then?.();
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async runIndex(opts: IndexRunOptions, afterRun: (then: () => void) => void): Promise<IndexRunReport> {
+    let report: LibraryIndexReport;
+    let provider: EmbeddingProvider;
+    try {
+      provider = await this.provider();
+      // One writer at a time: the background embedding yields (it resumes after the run).
+      await this.stopEmbedding();
+      const library = this.library();
+      this.log(`indexing ${library.folders.join(', ')} with ${provider.id} ${provider.model}`, 'info');
+      const progress = this.throttle('index');
+      report = await indexLibrary({
+        library,
+        provider,
+        // A neural model's vectors come after: a cancel (or a server gone) keeps a searchable index.
+        deferEmbedding: embedsInBackground(provider),
+        rebuild: opts.rebuild,
+        jobs: opts.jobs,
+        workerDir: bundleDir,
+        signal: opts.signal,
+        onWarning: (w) => this.warn(w),
+        onProgress: (p) => {
+          // Files read and pages recognised come often: those are throttled, the first file and the last page always told.
+          if (p.phase === 'read') progress({ kind: 'index', ...p }, p.done === 0);
+          else if (p.phase === 'ocr') progress({ kind: 'index', ...p }, p.done >= p.total);
+          else this.o.host?.onProgress?.({ kind: 'index', ...p });
+        },
+      });
+    } catch (err) {
+      // A failed run commits nothing: the health is read again from the index.
+      this.log(`indexing failed: ${(err as Error).message}`, 'error');
+      throw err;
+    }
+    for (const sk of report.skipped) this.log(`skipped ${sk.path}: ${sk.reason}`, 'warn');
+    this.log(`index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`, 'info');
+    this.loaded = undefined;
+    if (!embedsInBackground(provider) || report.cancelled) return report;
+    switch (opts.vectors ?? 'later') {
+      case 'background':
+        afterRun(() => this.embedInBackground(provider));
+        return report;
+      case 'wait': {
+        const v = await this.completeVectors(provider, opts.signal);
+        return { ...report, embedded: report.embedded + v.embedded, ms: report.ms + v.ms, cancelled: v.cancelled, semantic: { embedded: v.covered, total: v.total } };
+      }
+      case 'later': {
+        const h = await providerHealth(this.workspace, provider);
+        return h.state === 'ready' && h.semantic ? { ...report, semantic: { embedded: h.semantic.embedded, total: h.semantic.total } } : report;
+      }
+    }
+  }
+
+  /**
+   * Computes every vector the index lacks for `provider` now (a command that scores with the
+   * model's figures); a cancel keeps what was committed. A failure says that the lexical index stands.
+   */
+  completeVectors(provider: EmbeddingProvider, signal?: AbortSignal): Promise<VectorsReport> {
+    const progress = this.throttle('embed');
+    return embedPending({
+      workspace: this.workspace,
+      provider,
+      signal,
+      onWarning: (w) => this.warn(w),
+      onProgress: (p) => progress({ kind: 'embed', ...p, model: provider.key, modelName: provider.model }, p.embedded >= p.total),
+    }).catch((e: unknown) => {
+      // What was embedded before the failure (a server gone, a model that crashed) is committed.
+      this.warn(`the library's passages are indexed and searchable by their words; computing their vectors stopped`);
+      throw e;
+    });
+  }
+
+  /**
+   * Computes, in the background, the vectors the model lacks (after indexing, or an index left
+   * partial by a reload): the index serves lexical results meanwhile. Committed every few seconds
+   * under the writer lock, released in between; when another process holds the lock, tried again
+   * later. A no-op for the embedded model, while indexing, or when it runs already for this model.
+   */
+  embedInBackground(provider: EmbeddingProvider): void {
+    if (!embedsInBackground(provider) || this.running || this.embedding?.key === provider.key) return;
+    void this.stopEmbedding();
+    clearTimeout(this.embeddingRetry);
+    this.embeddingError = undefined;
+    const ac = new AbortController();
+    this.log(`embedding the library's passages in the background with ${provider.id} ${provider.model}`, 'info');
+    const progress = this.throttle('embed');
+    const done = embedPending({
+      workspace: this.workspace,
+      provider,
+      signal: ac.signal,
+      lockWaitMs: BACKGROUND_LOCK_WAIT_MS,
+      onWarning: (w) => this.log(w, 'warn'),
+      onProgress: (p) => progress({ kind: 'embed', ...p, model: provider.key, modelName: provider.model }, p.embedded >= p.total),
+    })
+      .then((r) => {
+        if (r.cancelled) this.log(`background embedding paused: ${r.covered} of ${r.total} passages have their vector`, 'info');
+        else if (r.complete) this.log(`semantic index complete: ${r.total} passages (${r.embedded} embedded now, ${(r.ms / 1000).toFixed(1)} s)`, 'info');
+      })
+      .catch((e: unknown) => {
+        const message = (e as Error).message;
+        if (errorCode(e) === 'locked') {
+          // Another process (the CLI, another window) is writing the index: try again later.
+          this.log(`background embedding waits: ${message}`, 'info');
+          this.embeddingRetry = setTimeout(() => this.embedInBackground(provider), BACKGROUND_RETRY_MS);
+          return;
+        }
+        if (errorCode(e) === 'cancelled') return;
+        this.embeddingError = message;
+        this.log(`background embedding stopped: ${message}`, 'warn');
+      })
+      .finally(() => {
+        if (this.embedding?.ac === ac) this.embedding = undefined;
+        this.o.host?.onEmbedding?.({ running: false, provider, error: this.embeddingError });
+      });
+    this.embedding = { key: provider.key, ac, done };
+    this.o.host?.onEmbedding?.({ running: true, provider });
+  }
+
+  /** An index left partial (the window was closed while embedding) goes on embedding for the configured model, loaded only when the manifest says so. */
+  async resumeEmbedding(): Promise<void> {
+    if (this.running || this.embedding) return;
+    const h = await indexHealth(this.workspace);
+    if (h.state !== 'ready' || !h.semantic) return;
+    const provider = await this.provider();
+    if (provider.key === h.semantic.model) this.embedInBackground(provider);
+  }
+
+  /** The background embedding: under way, and why the last one stopped. */
+  embeddingState(): { running: boolean; error?: string } {
+    return { running: !!this.embedding, error: this.embeddingError };
+  }
+
+  /** Stops the background embedding (what it did is committed); resolves when it has stopped. */
+  stopEmbedding(): Promise<void> {
+    clearTimeout(this.embeddingRetry);
+    const e = this.embedding;
+    if (!e) return Promise.resolve();
+    this.embedding = undefined;
+    e.ac.abort();
+    return e.done;
+  }
+
+  /** The index loaded for searching (for `provider`, default the configured one), reused while the index and provider stay the same. */
+  async open(provider?: EmbeddingProvider): Promise<SearchIndex> {
+    const p = provider ?? (await this.provider());
+    const state = await indexState(this.workspace);
+    const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
+    if (this.loaded?.key === key) return this.loaded.index;
+    const index = await openIndex(this.workspace, p);
+    this.loaded = { key, index };
+    return index;
+  }
+
+  /** Collections named in the loaded index (for a filter's choices); none before one is loaded. */
+  collections(): string[] {
+    return this.loaded ? indexCollections(this.loaded.index) : [];
+  }
+
+  /** The top passages for a text, best first, and how many passages had their vector (`semantic`). */
+  async search(text: string, opts: SearchOptions & { provider?: EmbeddingProvider }): Promise<{ hits: PassageHit[]; semantic?: SemanticProgress }> {
+    const index = await this.open(opts.provider);
+    return { hits: await search(index, text, opts), semantic: index.semantic };
+  }
+
+  /** For each segment of a draft, the sources worth citing there (the index loaded when something must be searched). */
+  analyze(document: string, options: AnalysisOptionsInput, r: Omit<AnalysisRequest, 'workspace' | 'index'> & { provider?: EmbeddingProvider }): Promise<AnalysisResult> {
+    const { provider, ...request } = r;
+    return analyze(document, options, { ...request, workspace: this.workspace, index: () => this.open(provider) });
+  }
+
+  /** The draft's results when the cache holds all of them for the index and `provider`, without loading the index. */
+  cachedAnalysis(document: string, options: AnalysisOptionsInput, r: Omit<CachedAnalysisRequest, 'workspace' | 'modelKey' | 'queryKey' | 'providerId'>, provider: EmbeddingProvider): Promise<AnalysisResult | undefined> {
+    return cachedAnalysis(document, options, { ...r, workspace: this.workspace, modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
+  }
+
+  /** The draft's citations against the library (keys, pages, quotations). */
+  checkCitations(draft: string, opts: { signal?: AbortSignal } = {}): Promise<CitationCheckResult> {
+    const library = this.library();
+    return checkCitations(draft, {
+      workspace: this.workspace,
+      bibliography: library.bibliography,
+      ocrLanguages: library.ocr.languages,
+      // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
+      workerDir: bundleDir,
+      signal: opts.signal,
+      onWarning: (w) => this.warn(w),
+    });
+  }
+
+  /** Stops the background embedding and closes the provider held. */
+  async dispose(): Promise<void> {
+    await this.stopEmbedding();
+    this.hold(undefined);
+  }
+
+  private warn(w: string): void {
+    this.o.host?.onWarning?.(w);
+  }
+
+  private log(line: string, level: 'info' | 'warn' | 'error'): void {
+    this.o.host?.log?.(line, level);
+  }
+
+  /** Reports progress no more often than the host asks; `always`: the first or last of a phase. */
+  private throttle(kind: 'index' | 'embed'): (p: EngineProgress, always: boolean) => void {
+    const every = this.o.progressEveryMs?.[kind] ?? 0;
+    let last = 0;
+    return (p, always) => {
+      const now = Date.now();
+      if (!always && now - last < every) return;
+      last = now;
+      this.o.host?.onProgress?.(p);
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
+import type { EmbeddingProvider } from '../../src/core/embedding/provider';
+import { createEngine, errorCode, type EmbeddingChange, type EngineOptions, type EngineProgress } from '../../src/engine';
+import { defaultSettings } from '../../src/shared/settings';
+import { writeFixtureLibrary } from '../support/pdfCorpus';
+import { SlowModel } from '../support/slowModel';
+
+describe('engine instance (createEngine): one object per workspace owns indexing, vectors and the loaded index', function () {
+  this.timeout(120_000);
+  let root: string;
+  let lib: string;
+  before(async () => {
+    root = await fs.mkdtemp(join(tmpdir(), 'ss-engine-'));
+    lib = join(root, 'library');
+    await writeFixtureLibrary(lib);
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  /** An engine on a fresh workspace whose settings name the fixture library; what its host hears is recorded. */
+  async function engineOn(provider: EmbeddingProvider, o: Partial<EngineOptions> = {}) {
+    const workspace = await fs.mkdtemp(join(root, 'ws-'));
+    const heard = { progress: [] as EngineProgress[], warnings: [] as string[], embedding: [] as EmbeddingChange[] };
+    const engine = createEngine({
+      workspace,
+      settings: { ...defaultSettings(), libraryFolders: [lib], ocr: 'off' },
+      provider,
+      ...o,
+      host: { onProgress: (p) => heard.progress.push(p), onWarning: (w) => heard.warnings.push(w), onEmbedding: (e) => heard.embedding.push(e) },
+    });
+    return { engine, heard, workspace };
+  }
+
+  it('indexes once at a time: a second call gets the run under way; the loaded index is reused until it changes; status, search and the citation check', async () => {
+    const { engine } = await engineOn(new EmbeddedProvider());
+    const first = engine.index({ jobs: 0 });
+    assert.equal(engine.index({ jobs: 0 }), first);
+    assert.ok(engine.isIndexing());
+    const report = await first;
+    assert.equal(report.sources, 3);
+    assert.equal(report.semantic, undefined, 'the embedded model embeds inline: nothing comes after');
+    assert.ok(!engine.isIndexing());
+    const index = await engine.open();
+    assert.equal(await engine.open(), index, 'the same index while the manifest stays');
+    assert.equal(index.size, report.passages);
+    await engine.index({ jobs: 0, rebuild: true });
+    assert.notEqual(await engine.open(), index, 'a new run: the index is loaded again');
+    const status = await engine.status();
+    assert.equal(status.health.state, 'ready');
+    assert.deepEqual(status.damaged.map((d) => basename(d.path)), ['truncated.pdf']);
+    assert.equal(status.interrupted, undefined);
+    const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
+    assert.equal(hits.length, 2);
+    const checked = await engine.checkCitations('As was said [@nobody2020, p. 3].\n');
+    assert.deepEqual(checked.citations.map((c) => [c.key, c.status]), [['nobody2020', 'unknown-key']]);
+    // The API's convention: what the core leaves out is there and null (no bibliography: no citekey).
+    for (const h of hits) {
+      assert.equal(h.citekey, null);
+      for (const k of ['year', 'pageLabel', 'heading'] as const) assert.ok(h[k] !== undefined, k);
+    }
+  });
+
+  it("with a neural model, 'wait' commits the passages, then computes every vector within the call", async () => {
+    const model = new SlowModel();
+    const { engine, heard } = await engineOn(model);
+    const report = await engine.index({ jobs: 0, vectors: 'wait' });
+    assert.ok(report.passages > 0);
+    assert.deepEqual(report.semantic, { embedded: report.passages, total: report.passages });
+    assert.equal(model.passages, report.passages);
+    assert.equal((await engine.health(model)).state, 'ready');
+    assert.equal(await engine.missingVectors(model), undefined);
+    const embeds = heard.progress.filter((p) => p.kind === 'embed');
+    assert.ok(embeds.length > 0);
+    assert.deepEqual(embeds.at(-1), { kind: 'embed', embedded: report.passages, total: report.passages, model: model.key, modelName: 'm1' });
+  });
+
+  it("'later' leaves the vectors to embedInBackground, which says when it starts and ends", async () => {
+    const model = new SlowModel();
+    const { engine, heard } = await engineOn(model);
+    const report = await engine.index({ jobs: 0, vectors: 'later' });
+    assert.deepEqual(report.semantic, { embedded: 0, total: report.passages });
+    assert.equal(model.passages, 0);
+    assert.equal((await engine.missingVectors(model))?.embedded, 0);
+    engine.embedInBackground(model);
+    assert.ok(engine.embeddingState().running);
+    engine.embedInBackground(model);
+    assert.equal(heard.embedding.length, 1, 'one background embedding per model');
+    await new Promise<void>((done) => {
+      const wait = () => (engine.embeddingState().running ? setTimeout(wait, 20) : done());
+      wait();
+    });
+    assert.deepEqual(heard.embedding.map((e) => [e.running, e.error]), [[true, undefined], [false, undefined]]);
+    assert.equal(await engine.missingVectors(model), undefined);
+    assert.equal(model.passages, report.passages);
+  });
+
+  it('a provider failing while the vectors are computed: the error comes out, the warning says the lexical index stands', async () => {
+    const model = new SlowModel();
+    model.failAfter = 16;
+    const { engine, heard } = await engineOn(model);
+    await assert.rejects(engine.index({ jobs: 0, vectors: 'wait' }), (e) => errorCode(e) === 'provider-unreachable');
+    assert.ok(heard.warnings.some((w) => /indexed and searchable by their words; computing their vectors stopped/.test(w)), heard.warnings.join('\n'));
+    const missing = await engine.missingVectors(model);
+    assert.ok(missing && missing.embedded <= 16 && missing.total > 16, JSON.stringify(missing));
+  });
+
+  it('throttles the files read to the rate the host asks, the first file always told', async () => {
+    const all = await engineOn(new EmbeddedProvider());
+    await all.engine.index({ jobs: 0 });
+    const reads = (h: typeof all.heard) => h.progress.filter((p) => p.kind === 'index' && p.phase === 'read');
+    assert.ok(reads(all.heard).length > 1);
+    const few = await engineOn(new EmbeddedProvider(), { progressEveryMs: { index: 3_600_000 } });
+    await few.engine.index({ jobs: 0 });
+    assert.deepEqual(reads(few.heard).map((p) => p.kind === 'index' && p.done), [0]);
+    assert.ok(few.heard.progress.some((p) => p.kind === 'index' && p.phase === 'scan'), 'other phases are not throttled');
+  });
+});
