@@ -22,11 +22,19 @@ export interface Tokens {
   ends: number[];
 }
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/**
+ * A word: letters, digits, marks, and what PDF readers leave inside words without meaning it:
+ * soft hyphens and zero-width characters, and spacing accents (TeX fonts draw "é" as "´" and
+ * "e", which some readers give as "pr´esente"); they are dropped from the word's token.
+ */
+const WORD = /[\p{L}\p{N}\p{M}\p{Sk}\u00AD\u200B-\u200D\u2060\uFEFF]+/gu;
 
 function norm(w: string): string {
   return foldAccents(w.normalize('NFKC')).replace(/[^\p{L}\p{N}]/gu, '');
 }
+
+/** Letter-spaced words ("g e s p e r r t", a reader's take on tracked type): at least this many single letters. */
+const SPACED_RUN = 3;
 
 export function tokenize(text: string): Tokens {
   const tokens: string[] = [];
@@ -39,7 +47,36 @@ export function tokenize(text: string): Tokens {
     starts.push(m.index ?? 0);
     ends.push((m.index ?? 0) + m[0].length);
   }
-  return { tokens, starts, ends };
+  return joinSpacedLetters({ tokens, starts, ends }, text);
+}
+
+/**
+ * Runs of single letters one space apart become one word, on both sides of a comparison: one
+ * PDF reader gives tracked type as letters, another as words; prose has no three one-letter
+ * words in a row.
+ */
+function joinSpacedLetters(t: Tokens, text: string): Tokens {
+  const single = (k: number) => t.tokens[k].length === 1 && /\p{L}/u.test(t.tokens[k]);
+  let any = false;
+  for (let k = 0; k + SPACED_RUN <= t.tokens.length && !any; k++) if (single(k) && single(k + 1) && single(k + 2)) any = true;
+  if (!any) return t;
+  const out: Tokens = { tokens: [], starts: [], ends: [] };
+  for (let k = 0; k < t.tokens.length; ) {
+    let e = k;
+    while (e + 1 < t.tokens.length && single(e) && single(e + 1) && t.starts[e + 1] - t.ends[e] === 1 && text[t.ends[e]] === ' ') e++;
+    if (e - k + 1 >= SPACED_RUN) {
+      out.tokens.push(t.tokens.slice(k, e + 1).join(''));
+      out.starts.push(t.starts[k]);
+      out.ends.push(t.ends[e]);
+      k = e + 1;
+    } else {
+      out.tokens.push(t.tokens[k]);
+      out.starts.push(t.starts[k]);
+      out.ends.push(t.ends[k]);
+      k++;
+    }
+  }
+  return out;
 }
 
 /** The quotation's tokens, GAP where words were left out or put in. */
