@@ -24,7 +24,10 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { readPageTexts } from '../src/core/citecheck/pageTexts';
-import { tokenize, type PageText } from '../src/core/citecheck/match';
+import { SourceText, tokenize, type PageText } from '../src/core/citecheck/match';
+import { pageScores } from '../src/core/citecheck/pageHint';
+import { findCitations } from '../src/core/citecheck/draftCitations';
+import { stopwords } from '../src/core/text/tokenize';
 import { indexDir, readManifest } from '../src/core/index/manifest';
 import { checkCitations } from '../src/engine/citations';
 import { indexLibrary } from '../src/engine/indexLibrary';
@@ -35,6 +38,12 @@ import { scannedPage } from '../test/support/scannedPdf';
 const argv = process.argv.slice(2);
 const PER_SOURCE = Number(argv[argv.indexOf('--per-source') + 1] || 0) || 12;
 const JSON_OUT = argv.includes('--json');
+// --root DIR: index there and keep it (a second run reuses the index: no OCR again).
+const ROOT = argv.includes('--root') ? path.resolve(argv[argv.indexOf('--root') + 1]) : undefined;
+// --features FILE: the page hint's scores of each citation without a quotation, one JSON line each (to choose its thresholds).
+const FEATURES = argv.includes('--features') ? path.resolve(argv[argv.indexOf('--features') + 1]) : undefined;
+// --misses N: how many misses per kind to print (4 by default).
+const MISSES = argv.includes('--misses') ? Number(argv[argv.indexOf('--misses') + 1]) : 4;
 const log = (s: string) => process.stderr.write(s + '\n');
 
 const DEBIAN = [
@@ -48,8 +57,8 @@ const DEBIAN = [
 const EXAMPLES = ['grain-trade.pdf', 'hanse-kontore.pdf', 'annales-longue-duree.pdf', 'exode-rural.pdf', 'railway-time.pdf', 'printing-reformation.pdf', 'zheng-he-voyages.pdf', 'maximum-1793.pdf', 'commune-paris-1871.pdf', 'little-ice-age.pdf'];
 const SCANNED = ['grain-trade.pdf', 'exode-rural.pdf'];
 
-// mulberry32: the same development set on every run.
-let seed = 21;
+// mulberry32: the same development set on every run (--seed N: another draw of it).
+let seed = argv.includes('--seed') ? Number(argv[argv.indexOf('--seed') + 1]) : 21;
 function rnd(): number {
   seed = (seed + 0x6d2b79f5) | 0;
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
@@ -57,17 +66,21 @@ function rnd(): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+const FUNCTION_WORDS = new Set([...stopwords('en'), ...stopwords('fr')]);
 
-type Kind = 'correct' | 'correct-retyped' | 'correct-pdftotext' | 'pdftotext-nonprose' | 'wrong-page' | 'changed-word' | 'invented' | 'unknown-key' | 'past-the-end' | 'ocr-correct' | 'ocr-changed-word';
+type Kind = 'no-quote-right' | 'no-quote-wrong' | 'correct' | 'correct-retyped' | 'correct-pdftotext' | 'pdftotext-nonprose' | 'wrong-page' | 'changed-word' | 'invented' | 'unknown-key' | 'past-the-end' | 'ocr-correct' | 'ocr-changed-word';
 interface Case {
   kind: Kind;
   key: string;
   /** The page the quotation is on (its label), for wrong pages. */
   truePage?: string;
+  /** For the page hint's rows: the source's pages and the cited page's index. */
+  pages?: PageText[];
+  cited?: number;
 }
 
 async function main() {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'ss-citecheck-'));
+  const root = ROOT ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'ss-citecheck-')));
   const lib = path.join(root, 'library');
   await fs.mkdir(lib, { recursive: true });
   const bib: string[] = [];
@@ -131,6 +144,17 @@ async function main() {
       return s;
     }
     return undefined;
+  };
+  const FRAMES = ['It has been argued that', 'The author notes that', 'As the source explains,', 'We read that', 'In this view,'];
+  const paraphraseOf = (p: PageText): string | undefined => {
+    const ws = p.text.split(/\s+/).filter((w) => /^\p{L}[\p{L}'’-]*[,;:.]?$/u.test(w));
+    if (ws.length < 40) return undefined;
+    const len = 14 + Math.floor(rnd() * 11);
+    const a = Math.floor(rnd() * (ws.length - len));
+    // From close (a third left out) to loose (two thirds left out).
+    const drop = 0.3 + 0.4 * rnd();
+    const kept = ws.slice(a, a + len).filter(() => rnd() >= drop).map((w) => w.replace(/[.:;]$/, ''));
+    return kept.length >= 6 ? `${pick(FRAMES)} ${kept.join(' ')}` : undefined;
   };
   const joined = new Map<PageText[], string[]>();
   const occurrences = (pages: PageText[], quote: string): string[] => {
@@ -203,6 +227,14 @@ async function main() {
       const op = pick(pagesOf.get(otherFile)!.filter((x) => tokenize(x.text).tokens.length >= 30).concat());
       const inv = op && windowOf(op);
       if (inv && tokenize(inv).tokens.length >= 8 && occurrences(pages, inv).length === 0) cite({ kind: 'invented', key }, `As written, “${inv}” [@${key}, p. ${label}].`);
+      // A sentence that cites the page without quoting it: some of the page's words in their order
+      // (a third to two thirds left out), in the writer's frame; cited at the page, and at another page.
+      const para = paraphraseOf(p);
+      if (para) {
+        cite({ kind: 'no-quote-right', key, pages, cited: i }, `${para} [@${key}, p. ${label}].`);
+        const o = Math.floor(rnd() * pages.length);
+        if (o !== i) cite({ kind: 'no-quote-wrong', key, truePage: label, pages, cited: o }, `${para} [@${key}, p. ${pages[o].label}].`);
+      }
     }
     // Quotations copied from another reader's text (poppler's pdftotext, as a viewer's copy gives
     // it: its own ligatures, hyphens and spacing), de-hyphenated at line ends as a writer would.
@@ -227,8 +259,11 @@ async function main() {
         if (!q) continue;
         // Prose, as a scholar quotes it: mostly lower-case words (not a table's cells or code, whose
         // reading order differs between PDF readers; counted apart as 'pdftotext-any').
+        // Prose has function words, and no letters standing alone (a list of property names, code
+        // in tracked type, formulas).
         const ws = q.split(' ');
-        const prose = ws.filter((w) => /^[a-z][a-z’',;:.]*$/.test(w)).length >= 0.8 * ws.length;
+        const prose =
+          ws.filter((w) => /^[a-z][a-z’',;:.]+$|^a$/.test(w)).length >= 0.8 * ws.length && ws.some((w) => FUNCTION_WORDS.has(w.toLowerCase().replace(/[^a-z]/g, '')));
         if (!prose) {
           if (occurrences(pages, q).length <= 1) cite({ kind: 'pdftotext-nonprose', key }, `Copied: “${q}” [@${key}, p. ${pages[i].label}].`);
           continue;
@@ -268,16 +303,20 @@ async function main() {
   const warmMs = Number(process.hrtime.bigint() - w0) / 1e6;
   if (result.citations.length !== cases.length) throw new Error(`the draft has ${cases.length} citations, the checker found ${result.citations.length}`);
 
-  const rows = new Map<Kind, { n: number; right: number; statuses: Record<string, number>; misses: string[] }>();
+  const rows = new Map<Kind, { n: number; right: number; hints: number; statuses: Record<string, number>; misses: string[] }>();
   result.citations.forEach((c, i) => {
     const k = cases[i];
-    const row = rows.get(k.kind) ?? { n: 0, right: 0, statuses: {}, misses: [] };
+    const row = rows.get(k.kind) ?? { n: 0, right: 0, hints: 0, statuses: {}, misses: [] };
     rows.set(k.kind, row);
     row.n++;
     row.statuses[c.status] = (row.statuses[c.status] ?? 0) + 1;
     const right =
       k.kind === 'correct' || k.kind === 'correct-retyped' || k.kind === 'correct-pdftotext' || k.kind === 'pdftotext-nonprose' || k.kind === 'ocr-correct'
         ? c.status === 'ok'
+        : k.kind === 'no-quote-right'
+          ? c.status === 'ok' && !c.hint
+          : k.kind === 'no-quote-wrong'
+            ? c.status === 'ok' && c.hint?.page === k.truePage
         : k.kind === 'wrong-page'
           ? c.status === 'wrong-page' && c.foundPage === k.truePage
           : k.kind === 'changed-word' || k.kind === 'ocr-changed-word'
@@ -287,10 +326,13 @@ async function main() {
               : k.kind === 'unknown-key'
                 ? c.status === 'unknown-key'
                 : c.status === 'no-such-page';
+    if (c.hint) row.hints++;
     if (right) row.right++;
-    else if (row.misses.length < 4) row.misses.push(`${c.key} ${c.locator}: ${c.status} ${c.foundPage ?? ''} “${(c.quote ?? '').slice(0, 70)}” ${JSON.stringify(c.differences).slice(0, 120)}`);
+    else if (row.misses.length < MISSES) row.misses.push(`${c.key} ${c.locator}: ${c.status} ${c.foundPage ?? ''} “${(c.quote ?? '').slice(0, 70)}” ${JSON.stringify(c.differences).slice(0, 120)}`);
   });
   const goal: Record<Kind, string> = {
+    'no-quote-right': 'no page hint (rarely one)',
+    'no-quote-wrong': 'a page hint naming the right page',
     correct: '≥ 97% ok',
     'correct-retyped': '≥ 97% ok',
     'correct-pdftotext': '≥ 97% ok',
@@ -306,19 +348,34 @@ async function main() {
   const out = {
     sources: keyOf.size,
     citations: cases.length,
-    kinds: Object.fromEntries([...rows].map(([k, r]) => [k, { n: r.n, right: r.right, share: r.right / r.n, statuses: r.statuses, goal: goal[k] }])),
+    kinds: Object.fromEntries([...rows].map(([k, r]) => [k, { n: r.n, right: r.right, share: r.right / r.n, statuses: r.statuses, hints: r.hints, goal: goal[k] }])),
     timing: { citations1000: r1000.citations.length, check1000Ms: Math.round(ms1000), checkMs: Math.round(checkMs), warmMs: Math.round(warmMs), baselineReadPagesMs: Math.round(baselineMs), reread: result.reread },
   };
   if (JSON_OUT) process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   else {
     console.log(`${out.citations} citations of ${out.sources} sources`);
     console.log('kind              judged right     statuses                                   goal');
-    for (const [k, r] of rows) console.log(`${k.padEnd(17)} ${`${r.right}/${r.n}`.padStart(7)} ${(100 * r.right / r.n).toFixed(1).padStart(6)}%  ${JSON.stringify(r.statuses).padEnd(42)} ${goal[k]}`);
+    for (const [k, r] of rows) console.log(`${k.padEnd(17)} ${`${r.right}/${r.n}`.padStart(7)} ${(100 * r.right / r.n).toFixed(1).padStart(6)}%  ${JSON.stringify(r.statuses).padEnd(42)} ${goal[k]}${r.hints ? ` (page hints: ${r.hints})` : ''}`);
     console.log(`check of the first ${out.timing.citations1000} citations (cold): ${out.timing.check1000Ms} ms`);
     console.log(`check of all ${out.citations}: ${out.timing.checkMs} ms (again, warm: ${out.timing.warmMs} ms); baseline, reading the page texts: ${out.timing.baselineReadPagesMs} ms`);
   }
   for (const [k, r] of rows) for (const miss of r.misses) log(`  miss ${k}: ${miss}`);
-  await fs.rm(root, { recursive: true, force: true });
+  if (FEATURES) {
+    // The hint's scores, whatever its thresholds: to choose them.
+    const lines: string[] = [];
+    const srcOf = new Map<PageText[], SourceText>();
+    result.citations.forEach((c, i) => {
+      const k = cases[i];
+      const context = findCitations(paras[i])[0]?.context;
+      if (!k.pages || k.cited === undefined || !context) return;
+      let src = srcOf.get(k.pages);
+      if (!src) srcOf.set(k.pages, (src = new SourceText(k.pages)));
+      const s = pageScores(src, { from: k.cited, to: k.cited }, context);
+      lines.push(JSON.stringify({ kind: k.kind, truePage: k.truePage ?? null, bestPage: s ? src.pages[s.best].label : null, hint: c.hint?.page ?? null, ...s }));
+    });
+    await fs.writeFile(FEATURES, lines.join('\n') + '\n');
+  }
+  if (!ROOT) await fs.rm(root, { recursive: true, force: true });
 }
 
 main().catch((e) => {

@@ -22,6 +22,7 @@ import { bounded, visibleText } from '../shared/untrusted';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
 export type { Difference } from '../core/citecheck/match';
+export type { PageHint } from '../core/citecheck/pageHint';
 export { statusSeverity } from '../core/citecheck/check';
 export { findCitations, type DraftCitation, type Locator } from '../core/citecheck/draftCitations';
 
@@ -125,6 +126,7 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       quote: c.quote === null ? null : shown(c.quote),
       sourceText: c.sourceText === null ? null : shown(c.sourceText),
       differences: c.differences.map((d) => ({ quote: shown(d.quote), source: shown(d.source) })),
+      hint: c.hint && { ...c.hint, excerpt: shown(c.hint.excerpt) },
     }));
     const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
