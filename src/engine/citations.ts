@@ -19,6 +19,7 @@ import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { sha256 } from '../core/util/atomicWrite';
 import { bounded, visibleText } from '../shared/untrusted';
+import { CitationThread } from './citationThread';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
 export type { Difference } from '../core/citecheck/match';
@@ -139,6 +140,22 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     await pool?.close();
     if (memo.verdicts.size > 20000) memo.verdicts.clear();
   }
+}
+
+let thread: { dir: string; thread: CitationThread } | undefined;
+
+/**
+ * checkCitations in the citation-check worker beside the bundle (`workerDir`), where the
+ * editor runs it: its thread only posts the draft. Where there is no worker (running from
+ * sources), in this thread.
+ */
+export function checkCitationsOffThread(draft: string, opts: CheckCitationsOptions): Promise<CitationCheckResult> {
+  if (opts.workerDir && thread?.dir !== opts.workerDir) {
+    const t = CitationThread.beside(opts.workerDir);
+    void thread?.thread.close();
+    thread = t && { dir: opts.workerDir, thread: t };
+  }
+  return thread && opts.workerDir ? thread.thread.check(draft, opts) : checkCitations(draft, opts);
 }
 
 /** One workspace's last check (the editor checks one workspace at a time). */

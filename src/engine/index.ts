@@ -362,6 +362,7 @@ function sortEntries(entries: CitekeyEntry[]): CitekeyEntry[] {
 
 export {
   checkCitations,
+  checkCitationsOffThread,
   findCitations,
   statusSeverity,
   type CheckCitationsOptions,

@@ -92,6 +92,8 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
   };
   const out: CheckedCitation[] = [];
   for (const c of citations) {
+    // Now and then a turn of the event loop, so that a cancel (a worker's message) is heard.
+    if (opts.signal && out.length % 50 === 49) await new Promise((r) => setImmediate(r));
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
     // Without a quotation the sentence is what the page hint reads.
     const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? `\u0001${c.context ?? ''}`}`;

@@ -116,5 +116,7 @@ function excerpt(src: SourceText, page: number, sentence: string): string {
       bestAt = a + Math.max(0, i - EXCERPT_WORDS + 1);
     }
   }
+  // From its first matching word.
+  while (bestAt < b - 1 && !hit[bestAt - a]) bestAt++;
   return src.textBetween(bestAt, Math.min(b - 1, bestAt + EXCERPT_WORDS - 1));
 }
