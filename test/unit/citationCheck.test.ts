@@ -346,6 +346,14 @@ describe('citation check: what is not an error', () => {
     assert.equal((await check1('“The Genoese houses specu\u00ADlated on wheat months before” [@whitfield2019grain, p. 212].')).status, 'quote-differs');
     assert.equal((await check1('“no grain could s t a y a port without a licence” [@whitfield2019grain, p. 212].')).status, 'quote-differs');
   });
+  it("a quotation copied across a page break with the page's running footer and the next one's header", async () => {
+    await ok('“In years of dearth the 214 The Grain Trade crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].');
+    await ok('“In years of dearth the The Grain Trade 215 crown closed the ports altogether” [@whitfield2019grain, p. 214].');
+    // Words added there without the page's number, or elsewhere, are still the writer's.
+    assert.equal((await check1('“In years of dearth the king crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    assert.equal((await check1('“In years of dearth the 1648 crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    assert.equal((await check1('“In years of 214 dearth the crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+  });
   it('curly vs straight quotes and apostrophes, « » spacing', async () => {
     await ok('"the permit, not the wheat, was the scarce good" [@whitfield2019grain, p. 213].');
     await ok('«La societe des marchands» [@whitfield2019grain, p. 213].');

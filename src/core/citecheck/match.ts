@@ -239,6 +239,26 @@ const JOIN_S = 4; // one quotation word = two source words
 const JOIN_Q = 5; // two quotation words = one source word
 const GAP_SKIP = 6; // a gap row skipping a source word
 const GAP_ENTER = 7; // a gap row entered
+const PAGE_BREAK = 8; // quotation words a page break put there (footer, header), not the writer's
+
+/** Most words a page break's running footer and header take in a copied quotation. */
+const PAGE_BREAK_WORDS = 20;
+
+/**
+ * The window's page breaks: for each column j where source token from+j-1 ends a page and the next
+ * begins another, the folded printed labels of the two pages. A viewer's copy across a break carries
+ * the page's running footer and the next page's header; a run of quotation words there that holds
+ * one of the two numbers is that, and costs nothing.
+ */
+function pageBreaks(src: SourceText, from: number, to: number): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (let p = src.pageOf[from] + 1; p < src.pages.length && src.pageStart[p] < to; p++) {
+    const at = src.pageStart[p];
+    if (at <= from || src.pageStart[p - 1] === at) continue;
+    out.set(at - from, new Set([src.pages[p - 1].label, src.pages[p].label].map((l) => tokenize(l).tokens.join('')).filter(Boolean)));
+  }
+  return out;
+}
 
 /**
  * Aligns the quotation `q` (with GAPs) against source tokens [from, to): the
@@ -255,6 +275,9 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const cost = new Int32Array((m + 1) * W);
   const back = new Uint8Array((m + 1) * W);
   const eq = opts.loose ? (a: string, b: string) => a === b || looseEqual(a, b) : (a: string, b: string) => a === b;
+  const breaks = pageBreaks(src, from, to);
+  /** For a PAGE_BREAK cell: how many quotation words the break took. */
+  const breakRun = new Map<number, number>();
   for (let i = 1; i <= m; i++) {
     const qi = q[i - 1];
     const row = i * W;
@@ -299,6 +322,22 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       if (qPrev !== undefined && qPrev !== GAP && sj.length > qi.length && sj === qPrev + qi && cost[(i - 2) * W + j - 1] < best) {
         best = cost[(i - 2) * W + j - 1];
         how = JOIN_Q;
+      }
+      const labels = i < m ? breaks.get(j) : undefined;
+      if (labels) {
+        // Quotation words i-L…i-1 taken by the break, one of them a page number: free, between
+        // words of the quotation on both sides (a quotation does not begin or end with a header).
+        let hasLabel = false;
+        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 1; L++) {
+          const t = q[i - L];
+          if (t === GAP) break;
+          if (labels.has(t)) hasLabel = true;
+          if (hasLabel && cost[(i - L) * W + j] < best) {
+            best = cost[(i - L) * W + j];
+            how = PAGE_BREAK;
+            breakRun.set(row + j, L);
+          }
+        }
       }
       cost[row + j] = best;
       back[row + j] = how;
@@ -345,6 +384,10 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       first = from + j - 2;
       i--;
       j -= 2;
+    } else if (b === PAGE_BREAK) {
+      const L = breakRun.get(i * W + j)!;
+      for (let x = 1; x <= L; x++) ops.push({ kind: 'same', qi: i - x });
+      i -= L;
     } else if (b === JOIN_Q) {
       ops.push({ kind: 'same', qi: i - 2, sj: from + j - 1 });
       if (last < 0) last = from + j - 1;
