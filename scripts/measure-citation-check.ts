@@ -265,11 +265,12 @@ async function main() {
         } catch {
           break;
         }
-        // Paragraphs of running prose only (headers, footers and code are short lines).
+        // Paragraphs of running prose only (headers, footers and code are short lines; a table's
+        // column, which pdftotext reads down where we read across, ends without a full stop).
         const paragraphs = raw
           .split(/\n\s*\n/)
           .map((x) => x.replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2').replace(/\s+/g, ' ').trim())
-          .filter((x) => x.split(' ').length >= 20);
+          .filter((x) => x.split(' ').length >= 20 && /[.!?:»”)]$/u.test(x));
         if (!paragraphs.length) continue;
         const para = pick(paragraphs);
         const q = windowOf({ page: i + 1, label: '', ocr: false, text: para });

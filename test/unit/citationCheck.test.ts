@@ -353,6 +353,8 @@ describe('citation check: what is not an error', () => {
     assert.equal((await check1('“In years of dearth the king crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
     assert.equal((await check1('“In years of dearth the 1648 crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
     assert.equal((await check1('“In years of 214 dearth the crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    // A table of numbers holding a page's number is not a header between two pieces of the source.
+    assert.equal((await check1('“the 1.18 1.18 GCC 1.65 214 1.17 1.26 crown” [@whitfield2019grain, pp. 214–215].')).status, 'quote-not-found');
   });
   it('curly vs straight quotes and apostrophes, « » spacing', async () => {
     await ok('"the permit, not the wheat, was the scarce good" [@whitfield2019grain, p. 213].');

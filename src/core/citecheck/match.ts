@@ -241,8 +241,9 @@ const GAP_SKIP = 6; // a gap row skipping a source word
 const GAP_ENTER = 7; // a gap row entered
 const PAGE_BREAK = 8; // quotation words a page break put there (footer, header), not the writer's
 
-/** Most words a page break's running footer and header take in a copied quotation. */
+/** Most words a page break's running footer and header take in a copied quotation, and the fewest of the quotation's own around them. */
 const PAGE_BREAK_WORDS = 20;
+const PAGE_BREAK_MIN_REST = 6;
 
 /**
  * The window's page breaks: for each column j where source token from+j-1 ends a page and the next
@@ -326,9 +327,10 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       const labels = i < m ? breaks.get(j) : undefined;
       if (labels) {
         // Quotation words i-L…i-1 taken by the break, one of them a page number: free, between
-        // words of the quotation on both sides (a quotation does not begin or end with a header).
+        // words of the quotation on both sides (a quotation does not begin or end with a header),
+        // and fewer than those (a table of numbers is not a header).
         let hasLabel = false;
-        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 1; L++) {
+        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 1 && m - L >= Math.max(PAGE_BREAK_MIN_REST, L); L++) {
           const t = q[i - L];
           if (t === GAP) break;
           if (labels.has(t)) hasLabel = true;
@@ -357,6 +359,8 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const ops: Array<{ kind: 'same' | 'sub' | 'add' | 'drop'; qi?: number; sj?: number; qi2?: number; sj2?: number }> = [];
   let first = -1;
   let last = -1;
+  /** Quotation words a page break took (not the writer's: not counted among the quotation's words). */
+  let brokenWords = 0;
   while (i > 0) {
     const b = back[i * W + j];
     if (b === GAP_ENTER) {
@@ -387,6 +391,7 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
     } else if (b === PAGE_BREAK) {
       const L = breakRun.get(i * W + j)!;
       for (let x = 1; x <= L; x++) ops.push({ kind: 'same', qi: i - x });
+      brokenWords += L;
       i -= L;
     } else if (b === JOIN_Q) {
       ops.push({ kind: 'same', qi: i - 2, sj: from + j - 1 });
@@ -421,7 +426,7 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
     }
   }
   flush();
-  return { edits: cost[m * W + endJ], words: q.filter((t) => t !== GAP).length, start: first, end: last, differences };
+  return { edits: cost[m * W + endJ], words: q.filter((t) => t !== GAP).length - brokenWords, start: first, end: last, differences };
 }
 
 export function trigramKey(a: number, b: number, c: number): number {
