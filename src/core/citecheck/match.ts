@@ -277,6 +277,9 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const back = new Uint8Array((m + 1) * W);
   const eq = opts.loose ? (a: string, b: string) => a === b || looseEqual(a, b) : (a: string, b: string) => a === b;
   const breaks = pageBreaks(src, from, to);
+  // The break columns as flags: a map lookup per cell would cost the alignment a third.
+  const isBreak = new Uint8Array(W);
+  for (const j of breaks.keys()) isBreak[j] = 1;
   /** For a PAGE_BREAK cell: how many quotation words the break took. */
   const breakRun = new Map<number, number>();
   for (let i = 1; i <= m; i++) {
@@ -324,7 +327,7 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
         best = cost[(i - 2) * W + j - 1];
         how = JOIN_Q;
       }
-      const labels = i < m ? breaks.get(j) : undefined;
+      const labels = isBreak[j] && i < m ? breaks.get(j) : undefined;
       if (labels) {
         // Quotation words i-L…i-1 taken by the break, one of them a page number: free, between
         // words of the quotation on both sides (a quotation does not begin or end with a header),
