@@ -390,6 +390,7 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
 }
 
 const SENTENCE_END = /(?<!\b(?:p|pp|e\.g|i\.e|cf|vol|chap|ed|eds|no|n|ibid|op|cit|al|S|ch|fig|sec))[.!?]+(?=\s|$)|\n\s*\n/gu;
+const FIRST_SENTENCE_END = new RegExp(SENTENCE_END.source, 'u');
 /** How far a citing sentence is looked for on each side (a hostile paragraph stays linear). */
 const SENTENCE_REACH = 400;
 
@@ -406,7 +407,7 @@ export function sentenceAround(text: string, at: number): string {
     const after = text.slice(at, at + SENTENCE_REACH);
     // The citation's own brackets may hold full stops ("[@a, p. 3]"): the end is looked for after them.
     const close = /^\^?\[[^\]]*\]/.exec(after)?.[0].length ?? 0;
-    const m = new RegExp(SENTENCE_END.source, 'u').exec(after.slice(close));
+    const m = FIRST_SENTENCE_END.exec(after.slice(close));
     end = at + close + (m ? (m.index ?? 0) : after.length - close);
   }
   return text
