@@ -133,8 +133,9 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
     return { citations, errors, warnings, reread, ms: Date.now() - started };
   } catch (err) {
-    // A cancelled or failed check may leave half-loaded sources: the next one starts afresh.
-    lastMemo = undefined;
+    // A failed check may leave half-loaded sources: the next one starts afresh. A cancelled one
+    // stopped between citations (each source loaded whole): what it judged serves the next save.
+    if (!opts.signal?.aborted) lastMemo = undefined;
     throw err;
   } finally {
     await pool?.close();
