@@ -87,6 +87,7 @@ export { runBeirEval } from '../core/eval/beir';
 // The citation check.
 export {
   checkCitations,
+  checkCitationsOffThread,
   findCitations,
   statusSeverity,
   type CheckCitationsOptions,
