@@ -19,12 +19,7 @@ import {
   readWorkspaceSettings,
   type WorkspaceEngine,
 } from '../../src/engine';
-
-/** The example draft's paragraph on the Sicilian grain trade (it cites whitfield2019grain, p. 214). */
-export const GRAIN_PARAGRAPH = readFileSync(resolve('examples/draft.md'), 'utf8')
-  .split('\n')
-  .find((l) => l.startsWith('Consider first the great Mediterranean cities'))!
-  .replace(/\s*\[@[^\]]*\]/g, '');
+import { GRAIN_PARAGRAPH } from '../support/exampleDraft';
 
 const rejects = (p: Promise<unknown>, re: RegExp) => assert.rejects(p, (e: unknown) => e instanceof ToolInputError && re.test(e.message));
 
