@@ -288,14 +288,21 @@ const DRAFT_EXTENSIONS = new Set(['.md', '.markdown', '.qmd', '.rmd']);
 export async function readDraft(engine: WorkspaceEngine, input: unknown): Promise<{ path: string; text: string }> {
   const { path: asked } = checkInput<CheckPathInput>(CHECK_PATH, input);
   const root = await fs.realpath(engine.workspace);
+  const outside = (p: string) => {
+    const rel = path.relative(root, p);
+    return rel.startsWith('..') || path.isAbsolute(rel);
+  };
+  const refused = () => new ToolInputError(`the draft must lie inside the workspace (${lineText(root, 200)})`);
+  // Inside before it is looked for (no answer says whether a file elsewhere exists), and again once links are followed.
+  if (outside(path.resolve(root, asked))) throw refused();
   let file: string;
   try {
     file = await fs.realpath(path.resolve(root, asked));
   } catch {
     throw new ToolInputError(`no such file in the workspace: ${lineText(asked, 200)}`);
   }
+  if (outside(file)) throw refused();
   const rel = path.relative(root, file);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ToolInputError(`the draft must lie inside the workspace (${lineText(root, 200)})`);
   if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown draft (.md, .markdown, .qmd, .Rmd): ${lineText(rel, 200)}`);
   const stat = await fs.stat(file);
   if (stat.size > TOOL_LIMITS.draftBytes) throw new ToolInputError(`the draft is larger than ${TOOL_LIMITS.draftBytes / 1_000_000} MB`);

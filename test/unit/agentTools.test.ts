@@ -122,7 +122,9 @@ describe('agent tools: answers on the example library', function () {
       [1, 'whitfield2019grain', 'ok'],
     ]);
     assert.equal(errors, 1);
-    await rejects(readDraft(engine, { path: '../outside.md' }), /no such file|inside the workspace/);
+    // Refused alike whether the file exists or not: no answer tells what lies outside.
+    await rejects(readDraft(engine, { path: '../outside.md' }), /inside the workspace/);
+    await rejects(readDraft(engine, { path: 'missing.md' }), /no such file in the workspace: missing\.md/);
     writeFileSync(join(root, 'outside.md'), 'secret');
     await rejects(readDraft(engine, { path: '../outside.md' }), /inside the workspace/);
     await rejects(readDraft(engine, { path: join(root, 'outside.md') }), /inside the workspace/);
