@@ -94,13 +94,14 @@ export interface CliEngine {
 
 /**
  * The engine of the --workspace (default: the current directory). `library`: its settings and the
- * library flags count (index, analyze, check); otherwise the defaults (search: the index is all it reads),
- * and without --provider the provider the index was built with.
+ * library flags count (index, analyze, check, mcp); otherwise the defaults (search: the index is all it reads),
+ * and without --provider the provider the index was built with (also with `providerFromIndex`).
  */
-export async function cliEngine(args: ParsedArgs, opts: { library: boolean }): Promise<CliEngine> {
+export async function cliEngine(args: ParsedArgs, opts: { library: boolean; providerFromIndex?: boolean }): Promise<CliEngine> {
   const workspace = workspaceOf(args);
   const settings = opts.library ? await settingsOf(args, workspace) : defaultSettings();
-  const config = providerConfigFrom(args, opts.library ? undefined : await indexedModel(workspace));
+  // `providerFromIndex`: the settings count, and the index's model too (mcp: it reads, never indexes).
+  const config = providerConfigFrom(args, opts.library && !opts.providerFromIndex ? undefined : await indexedModel(workspace));
   let current: EmbeddingProvider | undefined;
   const engine = createEngine({
     workspace,

@@ -98,3 +98,20 @@ export {
   type DraftCitation,
   type Locator,
 } from './citations';
+
+// The library as language-model tools (VS Code's LM tools, the CLI's MCP server).
+export {
+  checkCitationsTool,
+  checkInput,
+  indexStatusTool,
+  readDraft,
+  searchTool,
+  sourcesForTool,
+  toolErrorText,
+  ToolInputError,
+  TOOL_DESCRIPTIONS,
+  TOOL_LIMITS,
+  TOOL_SCHEMAS,
+  type ToolAnswer,
+  type ToolSchema,
+} from './agentTools';
