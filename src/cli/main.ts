@@ -206,7 +206,7 @@ async function cmdIndex(args: ParsedArgs): Promise<number> {
 type CliIndexReport = LibraryIndexReport & { semantic?: { embedded: number; total: number } };
 
 async function runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<CliIndexReport> {
-  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
+  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: one worker, one file at a time.
   const jobs = one(args, 'jobs');
   const jobCount = jobs === undefined ? undefined : Number(jobs);
   if (jobCount !== undefined && !(Number.isInteger(jobCount) && jobCount >= 0 && jobCount <= 64)) throw new UsageError('--jobs takes a whole number from 0 to 64');
