@@ -31,6 +31,14 @@ export interface DraftBlock {
   splitsParagraph?: number;
   /** Its densest stretch of emphasis and bracket marks, when one passes the limit (MARK_DENSITY_LIMIT): 0-based line, marks. */
   dense?: { line: number; marks: number };
+  /**
+   * Where else inside it a block could have started, whatever the bytes gathered (see
+   * `plainBlocks.ts`): [offset, 0-based line, weak] triples; weak (1) before a line that a parse must
+   * not start with (`---`, `+++`, see startsSpecial), which only a block read without the parser may.
+   * Besides the cuts above: after an ATX heading or a thematic break in a flat stretch, and after front matter;
+   * not before a list item after a blank line (it may continue a list above: the parse would give two).
+   */
+  cuts: number[];
 }
 
 /**
@@ -88,8 +96,12 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let isolate = false; // a dense stretch has just ended: cut at the next blank line
   let inner: number[] = []; // underlines inside containers in this block: [start, end) pairs
   let innerLine = 0;
+  let cuts: number[] = [];
+  let prevClosed = false; // the line above is an ATX heading or a thematic break, at column 0 in a flat stretch
+  let afterFront = false; // this line follows front matter
   const pushRaw = (end: number) => {
-    const b: DraftBlock = { start: blockStart, end, line: blockLine };
+    const b: DraftBlock = { start: blockStart, end, line: blockLine, cuts };
+    cuts = [];
     if (dense) b.dense = dense;
     if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
     if (inner.length / 2 > MAX_SETEXT) b.quotedUnderlines = { line: innerLine, at: inner };
@@ -124,9 +136,13 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
 
   const front = frontMatterEnd(source);
   if (front > 0) state = { kind: 'front', end: front };
+  // After an unclosed `---` or `+++` opening the draft, micromark reads what follows otherwise (a
+  // list as a paragraph): no stretch of it is read without the parser.
+  const noCuts = front === 0 && /^(?:---|\+\+\+)[ \t]*(?:\r|\n|$)/.test(source);
 
   for (let pos = 0; pos < source.length; line++) {
-    if (state.kind === 'front' && pos >= state.end) state = { kind: 'normal' };
+    afterFront = state.kind === 'front' && pos >= state.end;
+    if (afterFront) state = { kind: 'normal' };
     // The line: [pos, eol); the next one starts at next.
     let eol = pos;
     while (eol < source.length) {
@@ -172,7 +188,11 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         blockLine = line;
         setext = 0;
         flat = true;
+      } else if (!noCuts && ((prevBlank && !isListMarker(source, i, eol)) || (prevUnderline && flat && !isUnderline(source, i, eol)) || (prevClosed && flat) || afterFront)) {
+        cuts.push(pos, line, 0);
       }
+    } else if (!noCuts && state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && (prevBlank || (prevClosed && flat) || afterFront) && startsSpecial(source, pos)) {
+      cuts.push(pos, line, 1);
     }
 
     let underline = false;
@@ -232,6 +252,7 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     }
     if (state.kind !== 'normal') flat = false;
     prevUnderline = underline && prevText && indent === 0;
+    prevClosed = !blank && indent === 0 && state.kind === 'normal' && (isAtx(source, i, eol) || (!underline && isThematicBreak(source, i, eol)));
     prevText = !blank && indent === 0 && state.kind === 'normal' && isWordChar(first) && !isListMarker(source, i, eol);
     prevProse = !blank && indent === 0 && state.kind === 'normal' && flat && !underline && (startsProse(source, i, eol) || first === 64 || first === 91);
     prevQuoteProse = false;
@@ -303,6 +324,21 @@ function startsProse(s: string, i: number, eol: number): boolean {
 
 function isWordChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
+}
+
+/** An ATX heading's opening: one to six `#`, then a space, a tab or the end of the line. */
+function isAtx(s: string, i: number, eol: number): boolean {
+  let j = i;
+  while (j < eol && j - i < 7 && s.charCodeAt(j) === 35) j++;
+  return j > i && j - i <= 6 && (j === eol || s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB);
+}
+
+/** A thematic break written plainly: three or more of one of `-`, `*`, `_`, nothing else. */
+function isThematicBreak(s: string, i: number, eol: number): boolean {
+  const c = s.charCodeAt(i);
+  if ((c !== 45 && c !== 42 && c !== 95) || eol - i < 3) return false;
+  for (let j = i + 1; j < eol; j++) if (s.charCodeAt(j) !== c) return false;
+  return true;
 }
 
 /** A setext underline: `=` or `-` only, then spaces. */

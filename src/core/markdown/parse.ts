@@ -20,8 +20,9 @@
  * read without emphasis, links and footnote calls; setext underlines past MAX_SETEXT inside one
  * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
  */
-import type { Root } from 'mdast';
+import type { Root, RootContent } from 'mdast';
 import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';
+import { plainBlocks } from './plainBlocks';
 
 type Processor = { parse(doc: string): Root };
 let processors: Promise<{ full: Processor; plain: Processor }> | undefined;
@@ -131,33 +132,62 @@ export interface ParsedDraft {
   warnings: string[];
 }
 
-/**
- * Parses a draft block by block (see the module comment); positions are the draft's.
- * `maxBlock`: bytes gathered into one parse before a cut (tests pass 1 to cut at every boundary).
- */
-export async function parseDraft(source: string, maxBlock?: number): Promise<ParsedDraft> {
+export interface ParseDraftOptions {
+  /** Bytes gathered into one parse before a cut (tests pass 1 to cut at every boundary). */
+  maxBlock?: number;
+  /** False: every block through the parser, none read by plainBlocks (tests compare the two). */
+  plain?: boolean;
+}
+
+/** Parses a draft block by block (see the module comment); positions are the draft's. */
+export async function parseDraft(source: string, options: ParseDraftOptions = {}): Promise<ParsedDraft> {
   const { full, plain } = await loadProcessors();
-  const blocks = draftBlocks(source, maxBlock);
+  const blocks = draftBlocks(source, options.maxBlock);
   const warnings: string[] = [];
-  const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
-    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
-    const useFull = !b.dense;
+  const parseText = (text: string, useFull: boolean, links: readonly string[], footnotes: readonly string[]) => {
     labels.links = links;
     labels.footnotes = footnotes;
     labels.parser = undefined;
     try {
       const tree = (useFull ? full : plain).parse(text);
       const parser = labels.parser as MicromarkParser | undefined;
-      return { tree, useFull, links: parser ? [...parser.defined] : [], footnotes: parser?.gfmFootnotes ? [...parser.gfmFootnotes] : [] };
+      return { tree, links: parser ? [...parser.defined] : [], footnotes: parser?.gfmFootnotes ? [...parser.gfmFootnotes] : [] };
     } finally {
       labels.parser = undefined;
     }
   };
-  if (blocks.length === 1) {
+  /** A block's nodes, in the draft's positions: its stretches of plain shapes built here, the others parsed. */
+  const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
+    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
+    const useFull = !b.dense;
+    const children: RootContent[] = [];
+    const defined = { links: new Set<string>(), footnotes: new Set<string>() };
+    const parsePiece = (from: number, to: number, line: number) => {
+      const r = parseText(from === 0 && to === text.length ? text : text.slice(from, to), useFull, links, footnotes);
+      shiftPositions(r.tree, b.start + from, line);
+      for (const c of r.tree.children) children.push(c);
+      for (const x of r.links) defined.links.add(x);
+      for (const x of r.footnotes) defined.footnotes.add(x);
+    };
+    // After a byte-order mark opening the draft, micromark's offsets are one short (segmentMarkdown removes it first).
+    let parses = 0;
+    for (const piece of pieces(text, b, options.plain !== false && source.charCodeAt(0) !== 0xfeff)) {
+      if (piece.nodes) for (const n of piece.nodes) children.push(n);
+      else {
+        parsePiece(piece.start, piece.end, piece.line);
+        parses++;
+      }
+    }
+    return { children, links: [...defined.links], footnotes: [...defined.footnotes], parses };
+  };
+  const root: Root = { type: 'root', children: [], position: { start: { line: 1, column: 1, offset: 0 }, end: endPoint(source) } };
+  // One parse for the whole draft knows all its definitions (several, even of one block, are given them below).
+  if (blocks.length === 1 && blocks[0].cuts.length === 0) {
     const r = parseBlock(blocks[0], [], []);
     if (blocks[0].dense) warnings.push(denseWarning(blocks[0].dense));
     if (blocks[0].quotedUnderlines) warnings.push(quotedWarning(blocks[0].quotedUnderlines));
-    return { tree: r.tree, warnings };
+    root.children = r.children;
+    return { tree: root, warnings };
   }
   // Definitions first: a reference is a link wherever in the draft its label is defined.
   const links = new Set<string>();
@@ -172,21 +202,58 @@ export async function parseDraft(source: string, maxBlock?: number): Promise<Par
   });
   const linkList = [...links];
   const footnoteList = [...footnotes];
-  const root: Root = { type: 'root', children: [] };
   blocks.forEach((b, i) => {
     const known = first.get(i);
-    // A block that defined every label it could be handed was parsed as it is.
-    const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
+    // A block parsed at once that defined every label it could be handed was parsed as it is.
+    const r = known && known.parses <= 1 && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
     if (b.dense) warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
-    shiftPositions(r.tree, b.start, b.line);
-    for (const c of r.tree.children) root.children.push(c);
+    for (const c of r.children) root.children.push(c);
   });
-  const end = endPoint(source);
-  root.position = { start: { line: 1, column: 1, offset: 0 }, end };
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
+}
+
+interface Piece {
+  /** [start, end) of the block's text, and the draft's 0-based line of start. */
+  start: number;
+  end: number;
+  line: number;
+  /** Built by plainBlocks; undefined: to be parsed. */
+  nodes?: RootContent[];
+  /** It starts at a weak cut (see DraftBlock.cuts): not where a parse may start. */
+  weak: boolean;
+}
+
+/**
+ * The block cut at each of its cuts into stretches read by plainBlocks where they can be, and
+ * stretches to parse (neighbours joined: one parse for each run of them). A stretch that starts at
+ * a weak cut and cannot be read here is joined to the one before.
+ */
+function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
+  if (!tryPlain) return [{ start: 0, end: text.length, line: b.line, weak: false }];
+  const out: Piece[] = [];
+  const bounds = b.cuts;
+  for (let k = -3; k < bounds.length; k += 3) {
+    const start = k < 0 ? 0 : bounds[k] - b.start;
+    const line = k < 0 ? b.line : bounds[k + 1];
+    const weak = k >= 0 && bounds[k + 2] === 1;
+    const end = k + 3 < bounds.length ? bounds[k + 3] - b.start : text.length;
+    const nodes = plainBlocks(text, start, end, b.start, line);
+    if (nodes) {
+      out.push({ start, end, line, nodes, weak });
+      continue;
+    }
+    let piece: Piece = { start, end, line, weak };
+    // Joined to the parse before it; a weak start also to the plain stretch before it (parsed with it, then).
+    while (out.length && (piece.weak || !out[out.length - 1].nodes)) {
+      const prev = out.pop()!;
+      piece = { start: prev.start, end: piece.end, line: prev.line, weak: prev.weak };
+    }
+    out.push(piece);
+  }
+  return out;
 }
 
 /**

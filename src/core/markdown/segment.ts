@@ -39,6 +39,8 @@ export interface SegmentOptions {
   minWords?: number;
   /** Bytes parsed at once (tests: 1 parses every block alone; Infinity the whole draft at once). */
   blockBytes?: number;
+  /** False: blocks of the plainest shapes go through the parser too (tests: see plainBlocks.ts). */
+  plainBlocks?: boolean;
 }
 
 export interface SegmentedDocument {
@@ -75,7 +77,7 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
   // Segments are reported by line, and a BOM is on no line of its own, so it is simply removed.
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
   checkNesting(source);
-  const { tree, warnings } = await parseDraft(source, options.blockBytes);
+  const { tree, warnings } = await parseDraft(source, { maxBlock: options.blockBytes, plain: options.plainBlocks });
   const minWords = options.minWords ?? DEFAULT_MIN_WORDS;
   const lines = lineStarts(source);
   const title = frontMatterTitle(tree) ?? firstH1(tree);
