@@ -66,32 +66,14 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
   let open: Open = { kind: 'none' };
   let blankSeen = false;
   let lineNo = line + 1;
-  const point = (at: number, lineStart: number, ln: number): Point => ({ line: ln, column: at - lineStart + 1, offset: offset + at });
-
-  const joined = (lines: number[], ends: string[]) => {
-    let v = text.slice(lines[0], lines[1]);
-    for (let k = 2; k < lines.length; k += 2) v += ends[k / 2 - 1] + text.slice(lines[k], lines[k + 1]);
-    return v;
-  };
-  const close = () => {
-    if (open.kind === 'paragraph') {
-      const t: Text = { type: 'text', value: joined(open.lines, open.ends), position: { start: open.start, end: lastPoint } };
-      const p: Paragraph = { type: 'paragraph', children: [t], position: { start: open.start, end: lastPoint } };
-      out.push(p);
-    } else if (open.kind === 'list') {
-      const l: List = { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } };
-      out.push(l);
-    } else if (open.kind === 'quote') {
-      const t: Text = { type: 'text', value: joined(open.lines, open.ends), position: { start: open.textStart, end: open.end } };
-      const p: Paragraph = { type: 'paragraph', children: [t], position: { start: open.textStart, end: open.end } };
-      const q: Blockquote = { type: 'blockquote', children: [p], position: { start: open.start, end: open.end } };
-      out.push(q);
-    }
-    open = { kind: 'none' };
-  };
   // The end of the last line of text read (a paragraph's end).
   let lastPoint: Point = { line: 0, column: 0, offset: 0 };
   let prevEnding = '';
+  // Helpers are module functions, not closures: this runs for every line of a draft of 300,000 of them.
+  const close = () => {
+    if (open.kind !== 'none') out.push(closed(text, open, lastPoint));
+    open = NONE;
+  };
 
   for (let pos = start; pos < end; ) {
     let eol = pos;
@@ -101,9 +83,8 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
       eol++;
     }
     const next = eol >= end ? eol : text.charCodeAt(eol) === 13 && text.charCodeAt(eol + 1) === 10 ? eol + 2 : eol + 1;
-    const ending = text.slice(eol, next);
+    const ending = eol === next ? '' : next - eol === 1 ? (text.charCodeAt(eol) === 10 ? '\n' : '\r') : '\r\n';
     const ln = lineNo;
-    const at = (i: number) => point(i, pos, ln);
     let blank = true;
     for (let j = pos; j < eol; j++) {
       const c = text.charCodeAt(j);
@@ -126,46 +107,46 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
         const depth = j - pos;
         if (depth > 6 || text.charCodeAt(j) !== SP || !plainRun(text, j + 1, eol) || text.charCodeAt(j + 1) === SP || text.slice(j + 1, eol).includes('#')) return undefined;
         close();
-        const t: Text = { type: 'text', value: text.slice(j + 1, eol), position: { start: at(j + 1), end: at(eol) } };
-        const h: Heading = { type: 'heading', depth: depth as Heading['depth'], children: [t], position: { start: at(pos), end: at(eol) } };
+        const t: Text = { type: 'text', value: text.slice(j + 1, eol), position: { start: pt(j + 1, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+        const h: Heading = { type: 'heading', depth: depth as Heading['depth'], children: [t], position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
         out.push(h);
       } else if ((c === 61 || c === 45) && runOf(text, pos, eol, c)) {
         // An underline: of the paragraph above (a setext heading), or, for `---` with none, a thematic break.
         if (open.kind === 'paragraph') {
-          const t: Text = { type: 'text', value: joined(open.lines, open.ends), position: { start: open.start, end: lastPoint } };
-          const h: Heading = { type: 'heading', depth: c === 61 ? 1 : 2, children: [t], position: { start: open.start, end: at(eol) } };
+          const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.start, end: lastPoint } };
+          const h: Heading = { type: 'heading', depth: c === 61 ? 1 : 2, children: [t], position: { start: open.start, end: pt(eol, pos, ln, offset) } };
           out.push(h);
-          open = { kind: 'none' };
+          open = NONE;
         } else if (open.kind === 'none' && c === 45 && eol - pos >= 3 && !(offset + pos === 0)) {
-          out.push(thematicBreak(at(pos), at(eol)));
+          out.push(thematicBreak(pt(pos, pos, ln, offset), pt(eol, pos, ln, offset)));
         } else return undefined;
       } else if ((c === 42 || c === 95) && runOf(text, pos, eol, c) && eol - pos >= 3) {
         if (open.kind !== 'none') return undefined;
-        out.push(thematicBreak(at(pos), at(eol)));
+        out.push(thematicBreak(pt(pos, pos, ln, offset), pt(eol, pos, ln, offset)));
       } else if ((c === 45 || c === 42 || c === 43) && c1 === SP && plainLine(text, pos + 2, eol)) {
         if (open.kind === 'paragraph') close();
         if (open.kind === 'quote' || (open.kind === 'list' && open.marker !== c)) return undefined;
-        const t: Text = { type: 'text', value: text.slice(pos + 2, eol), position: { start: at(pos + 2), end: at(eol) } };
-        const p: Paragraph = { type: 'paragraph', children: [t], position: { start: at(pos + 2), end: at(eol) } };
-        const item: ListItem = { type: 'listItem', spread: false, checked: null, children: [p], position: { start: at(pos), end: at(eol) } };
+        const t: Text = { type: 'text', value: text.slice(pos + 2, eol), position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+        const p: Paragraph = { type: 'paragraph', children: [t], position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+        const item: ListItem = { type: 'listItem', spread: false, checked: null, children: [p], position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
         if (open.kind === 'list') {
           open.items.push(item);
-          open.end = at(eol);
-        } else open = { kind: 'list', marker: c, start: at(pos), items: [item], end: at(eol) };
+          open.end = pt(eol, pos, ln, offset);
+        } else open = { kind: 'list', marker: c, start: pt(pos, pos, ln, offset), items: [item], end: pt(eol, pos, ln, offset) };
       } else if (c === 62 /* > */ && c1 === SP && plainLine(text, pos + 2, eol)) {
         if (open.kind === 'quote') {
           open.lines.push(pos + 2, eol);
           open.ends.push(prevEnding);
-          open.end = at(eol);
-        } else if (open.kind === 'none') open = { kind: 'quote', start: at(pos), textStart: at(pos + 2), lines: [pos + 2, eol], ends: [], end: at(eol) };
+          open.end = pt(eol, pos, ln, offset);
+        } else if (open.kind === 'none') open = { kind: 'quote', start: pt(pos, pos, ln, offset), textStart: pt(pos + 2, pos, ln, offset), lines: [pos + 2, eol], ends: [], end: pt(eol, pos, ln, offset) };
         else return undefined;
       } else if (plainLine(text, pos, eol)) {
         if (open.kind === 'paragraph') {
           open.lines.push(pos, eol);
           open.ends.push(prevEnding);
-        } else if (open.kind === 'none') open = { kind: 'paragraph', start: at(pos), lines: [pos, eol], ends: [] };
+        } else if (open.kind === 'none') open = { kind: 'paragraph', start: pt(pos, pos, ln, offset), lines: [pos, eol], ends: [] };
         else return undefined;
-        lastPoint = at(eol);
+        lastPoint = pt(eol, pos, ln, offset);
       } else return undefined;
     }
     prevEnding = ending;
@@ -174,6 +155,31 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
   }
   close();
   return out;
+}
+
+const NONE: Open = { kind: 'none' };
+
+function pt(at: number, lineStart: number, line: number, offset: number): Point {
+  return { line, column: at - lineStart + 1, offset: offset + at };
+}
+
+/** Lines [start, end) pairs joined by their line endings, as the parser's text value. */
+function joined(text: string, lines: number[], ends: string[]): string {
+  let v = text.slice(lines[0], lines[1]);
+  for (let k = 2; k < lines.length; k += 2) v += ends[k / 2 - 1] + text.slice(lines[k], lines[k + 1]);
+  return v;
+}
+
+/** The node of an open paragraph, list or quote; `lastPoint`: where a paragraph's last line ends. */
+function closed(text: string, open: Exclude<Open, { kind: 'none' }>, lastPoint: Point): RootContent {
+  if (open.kind === 'paragraph') {
+    const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.start, end: lastPoint } };
+    return { type: 'paragraph', children: [t], position: { start: open.start, end: lastPoint } } satisfies Paragraph;
+  }
+  if (open.kind === 'list') return { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } } satisfies List;
+  const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.textStart, end: open.end } };
+  const p: Paragraph = { type: 'paragraph', children: [t], position: { start: open.textStart, end: open.end } };
+  return { type: 'blockquote', children: [p], position: { start: open.start, end: open.end } } satisfies Blockquote;
 }
 
 function thematicBreak(start: Point, end: Point): ThematicBreak {
