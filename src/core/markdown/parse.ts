@@ -171,14 +171,22 @@ export async function parseDraft(source: string, options: ParseDraftOptions = {}
     };
     // After a byte-order mark opening the draft, micromark's offsets are one short (segmentMarkdown removes it first).
     let parses = 0;
+    let plainLabels = 0;
     for (const piece of pieces(text, b, options.plain !== false && source.charCodeAt(0) !== 0xfeff)) {
-      if (piece.nodes) for (const n of piece.nodes) children.push(n);
-      else {
+      if (piece.nodes) {
+        for (const n of piece.nodes) {
+          children.push(n);
+          // Labels as micromark lists them (normalizeIdentifier: plainBlocks' labels are ASCII letters, digits and single spaces).
+          if (n.type === 'definition') defined.links.add(n.label!.toUpperCase());
+          else if (n.type === 'footnoteDefinition') defined.footnotes.add(n.label!.toUpperCase());
+          if (n.type === 'definition' || n.type === 'footnoteDefinition') plainLabels++;
+        }
+      } else {
         parsePiece(piece.start, piece.end, piece.line);
         parses++;
       }
     }
-    return { children, links: [...defined.links], footnotes: [...defined.footnotes], parses };
+    return { children, links: [...defined.links], footnotes: [...defined.footnotes], parses, plainLabels };
   };
   const root: Root = { type: 'root', children: [], position: { start: { line: 1, column: 1, offset: 0 }, end: endPoint(source) } };
   // One parse for the whole draft knows all its definitions (several, even of one block, are given them below).
@@ -205,7 +213,7 @@ export async function parseDraft(source: string, options: ParseDraftOptions = {}
   blocks.forEach((b, i) => {
     const known = first.get(i);
     // A block parsed at once that defined every label it could be handed was parsed as it is.
-    const r = known && known.parses <= 1 && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
+    const r = known && (known.parses === 0 || (known.parses === 1 && known.plainLabels === 0)) && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
     if (b.dense) warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);

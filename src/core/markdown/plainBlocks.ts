@@ -9,12 +9,14 @@
  *
  * Read here: paragraphs and setext headings of plain lines; ATX headings of plain text; thematic
  * breaks of one repeated mark; tight bullet lists of one plain line per item, one marker; block
- * quotes of one paragraph of `> ` and a plain line each. A plain line starts with a letter (or any
+ * quotes of one paragraph of `> ` and a plain line each; indented code of lines with no control
+ * character; link definitions of a plain label and URL, footnote definitions of one plain line;
+ * tables written `| a | b |` with a delimiter row and plain cells, every row as many as the header. A plain line starts with a letter (or any
  * character past ASCII but a space), has no space at either end, no tab or control character, and
  * none of the characters that can open inline Markdown here (`\`, backtick, `*`, `_`, `~`, `[`,
  * `]`, `<`, `&`, `$`, `|`, `!`).
  */
-import type { Blockquote, Heading, List, ListItem, Paragraph, RootContent, Text, ThematicBreak } from 'mdast';
+import type { Blockquote, Code, Definition, FootnoteDefinition, Heading, List, ListItem, Paragraph, RootContent, Table, TableCell, TableRow, Text, ThematicBreak } from 'mdast';
 
 interface Point {
   line: number;
@@ -54,7 +56,9 @@ type Open =
   | { kind: 'none' }
   | { kind: 'paragraph'; start: Point; lines: number[] /* [start, end) of each line's text */; ends: string[] /* line endings between */ }
   | { kind: 'list'; marker: number; start: Point; items: ListItem[]; end: Point }
-  | { kind: 'quote'; start: Point; textStart: Point; lines: number[]; ends: string[]; end: Point };
+  | { kind: 'quote'; start: Point; textStart: Point; lines: number[]; ends: string[]; end: Point }
+  | { kind: 'code'; start: Point; lines: number[]; ends: string[]; end: Point }
+  | { kind: 'table'; cells: number; align: Table['align']; start: Point; rows: TableRow[]; end: Point; delimiter: boolean };
 
 /**
  * The nodes of `text`'s stretch [start, end), or undefined when it holds anything else than the
@@ -69,6 +73,8 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
   // The end of the last line of text read (a paragraph's end).
   let lastPoint: Point = { line: 0, column: 0, offset: 0 };
   let prevEnding = '';
+  // After a link definition, only another, an ATX heading or a blank line; after a footnote definition, only another or a blank line.
+  let after: 0 | 'definition' | 'footnote' = 0;
   // Helpers are module functions, not closures: this runs for every line of a draft of 300,000 of them.
   const close = () => {
     if (open.kind !== 'none') out.push(closed(text, open, lastPoint));
@@ -94,14 +100,61 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
       }
     }
     if (blank) {
+      if (open.kind === 'table' && !open.delimiter) return undefined; // a header with no delimiter row: a paragraph
       close();
       blankSeen = true;
+      after = 0;
     } else {
       // After a blank line, a line in this stretch continues something the parser must read.
       if (blankSeen) return undefined;
       const c = text.charCodeAt(pos);
       const c1 = text.charCodeAt(pos + 1);
-      if (c === 35 /* # */) {
+      const was: 0 | 'definition' | 'footnote' = after;
+      after = 0;
+      if (open.kind === 'table' && !was) {
+        // Its rows, after the delimiter row: as many cells as the header, each `| text ` (GitHub tables).
+        const cells = tableCells(text, pos, eol);
+        if (!cells) return undefined;
+        if (!open.delimiter) {
+          const align = delimiterRow(text, cells);
+          if (!align || align.length !== open.cells) return undefined;
+          open.align = align;
+          open.delimiter = true;
+          open.end = pt(eol, pos, ln, offset);
+        } else {
+          if (cells.length / 2 !== open.cells || !cellsPlain(text, cells)) return undefined;
+          open.rows.push(tableRow(text, cells, pos, eol, ln, offset));
+          open.end = pt(eol, pos, ln, offset);
+        }
+      } else if (c === 124 /* | */) {
+        const cells = tableCells(text, pos, eol);
+        if (open.kind !== 'none' || was || !cells || !cellsPlain(text, cells)) return undefined;
+        open = { kind: 'table', cells: cells.length / 2, align: [], start: pt(pos, pos, ln, offset), rows: [tableRow(text, cells, pos, eol, ln, offset)], end: pt(eol, pos, ln, offset), delimiter: false };
+      } else if (c === SP) {
+        // Indented code: four spaces, then anything but a control character, no space at the end.
+        if ((open.kind !== 'none' && open.kind !== 'code') || was || !codeLine(text, pos, eol)) return undefined;
+        if (open.kind === 'code') {
+          open.lines.push(pos + 4, eol);
+          open.ends.push(prevEnding);
+          open.end = pt(eol, pos, ln, offset);
+        } else open = { kind: 'code', start: pt(pos, pos, ln, offset), lines: [pos + 4, eol], ends: [], end: pt(eol, pos, ln, offset) };
+      } else if (c === 91 /* [ */) {
+        const def = definitionLine(text, pos, eol);
+        if (!def || (was === 'footnote' && !def.footnote) || (was === 'definition' && def.footnote) || (was === 0 && open.kind !== 'none' && open.kind !== 'code')) return undefined;
+        close();
+        const s0 = pt(pos, pos, ln, offset);
+        const e0 = pt(eol, pos, ln, offset);
+        if (def.footnote) {
+          const t: Text = { type: 'text', value: text.slice(def.value, eol), position: { start: pt(def.value, pos, ln, offset), end: e0 } };
+          const p: Paragraph = { type: 'paragraph', children: [t], position: { start: pt(def.value, pos, ln, offset), end: e0 } };
+          out.push({ type: 'footnoteDefinition', identifier: def.label.toLowerCase(), label: def.label, children: [p], position: { start: s0, end: e0 } } satisfies FootnoteDefinition);
+        } else {
+          out.push({ type: 'definition', identifier: def.label.toLowerCase(), label: def.label, title: null, url: text.slice(def.value, eol), position: { start: s0, end: e0 } } satisfies Definition);
+        }
+        after = def.footnote ? 'footnote' : 'definition';
+      } else if (was === 'footnote' || (was === 'definition' && c !== 35)) {
+        return undefined;
+      } else if (c === 35 /* # */) {
         let j = pos;
         while (j < eol && text.charCodeAt(j) === 35) j++;
         const depth = j - pos;
@@ -124,7 +177,7 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
         if (open.kind !== 'none') return undefined;
         out.push(thematicBreak(pt(pos, pos, ln, offset), pt(eol, pos, ln, offset)));
       } else if ((c === 45 || c === 42 || c === 43) && c1 === SP && plainLine(text, pos + 2, eol)) {
-        if (open.kind === 'paragraph') close();
+        if (open.kind === 'paragraph' || open.kind === 'code') close();
         if (open.kind === 'quote' || (open.kind === 'list' && open.marker !== c)) return undefined;
         const t: Text = { type: 'text', value: text.slice(pos + 2, eol), position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
         const p: Paragraph = { type: 'paragraph', children: [t], position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
@@ -153,6 +206,7 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
     if (next > eol) lineNo++;
     pos = next;
   }
+  if (open.kind === 'table' && !open.delimiter) return undefined;
   close();
   return out;
 }
@@ -176,10 +230,97 @@ function closed(text: string, open: Exclude<Open, { kind: 'none' }>, lastPoint: 
     const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.start, end: lastPoint } };
     return { type: 'paragraph', children: [t], position: { start: open.start, end: lastPoint } } satisfies Paragraph;
   }
+  if (open.kind === 'table') return { type: 'table', align: open.align, children: open.rows, position: { start: open.start, end: open.end } } satisfies Table;
+  if (open.kind === 'code') return { type: 'code', lang: null, meta: null, value: joined(text, open.lines, open.ends), position: { start: open.start, end: open.end } } satisfies Code;
   if (open.kind === 'list') return { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } } satisfies List;
   const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.textStart, end: open.end } };
   const p: Paragraph = { type: 'paragraph', children: [t], position: { start: open.textStart, end: open.end } };
   return { type: 'blockquote', children: [p], position: { start: open.start, end: open.end } } satisfies Blockquote;
+}
+
+/**
+ * A table row written `| a | b |`: the offsets of each cell's `|` and of the end of its text
+ * (pairs), or undefined. One space after each `|` and before the next; the last `|` ends the line.
+ */
+function tableCells(s: string, pos: number, eol: number): number[] | undefined {
+  if (eol - pos < 5 || s.charCodeAt(eol - 1) !== 124 || s.charCodeAt(eol - 2) !== SP) return undefined;
+  const out: number[] = [];
+  let bar = pos;
+  for (let j = pos + 1; j < eol; j++) {
+    if (s.charCodeAt(j) !== 124) continue;
+    // `| text |`: a space after the bar, a space before the next.
+    if (s.charCodeAt(bar + 1) !== SP || s.charCodeAt(j - 1) !== SP || j - bar < 4 || s.charCodeAt(bar + 2) === SP || s.charCodeAt(j - 2) === SP) return undefined;
+    out.push(bar, j - 1);
+    bar = j;
+  }
+  return out.length ? out : undefined;
+}
+
+function cellsPlain(s: string, cells: number[]): boolean {
+  for (let k = 0; k < cells.length; k += 2) if (!plainRun(s, cells[k] + 2, cells[k + 1])) return false;
+  return true;
+}
+
+/** The alignments of a delimiter row's cells (`-`, `:-`, `-:`, `:-:`), or undefined. */
+function delimiterRow(s: string, cells: number[]): Table['align'] | undefined {
+  const align: Table['align'] = [];
+  for (let k = 0; k < cells.length; k += 2) {
+    const cell = s.slice(cells[k] + 2, cells[k + 1]);
+    if (!/^:?-+:?$/.test(cell)) return undefined;
+    const left = cell.startsWith(':');
+    const right = cell.endsWith(':');
+    align.push(left && right ? 'center' : left ? 'left' : right ? 'right' : null);
+  }
+  return align;
+}
+
+/** A row's node: each cell from its `|` to the next (the last to the end of the line), its text inside. */
+function tableRow(s: string, cells: number[], pos: number, eol: number, ln: number, offset: number): TableRow {
+  const children: TableCell[] = [];
+  for (let k = 0; k < cells.length; k += 2) {
+    const from = cells[k];
+    const to = k + 2 < cells.length ? cells[k + 2] : eol;
+    const t: Text = { type: 'text', value: s.slice(from + 2, cells[k + 1]), position: { start: pt(from + 2, pos, ln, offset), end: pt(cells[k + 1], pos, ln, offset) } };
+    children.push({ type: 'tableCell', children: [t], position: { start: pt(from, pos, ln, offset), end: pt(to, pos, ln, offset) } });
+  }
+  return { type: 'tableRow', children, position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+}
+
+/** A line of indented code: four spaces, then no control character and no space at the end. */
+function codeLine(s: string, pos: number, eol: number): boolean {
+  if (eol - pos < 5 || s.charCodeAt(pos + 1) !== SP || s.charCodeAt(pos + 2) !== SP || s.charCodeAt(pos + 3) !== SP || s.charCodeAt(eol - 1) === SP) return false;
+  for (let j = pos + 4; j < eol; j++) {
+    const c = s.charCodeAt(j);
+    if (c < 32 || c === 127) return false;
+  }
+  return true;
+}
+
+/**
+ * `[label]: url` (a link definition: ASCII letters, digits and single inner spaces in the label, a
+ * URL of letters, digits and `/:._~#?=%+-`, no title) or `[^label]: text` (a footnote definition:
+ * letters and digits, then a plain line): where the label and the value start.
+ */
+function definitionLine(s: string, pos: number, eol: number): { footnote: boolean; label: string; value: number } | undefined {
+  const footnote = s.charCodeAt(pos + 1) === 94; /* ^ */
+  let j = footnote ? pos + 2 : pos + 1;
+  const from = j;
+  for (; j < eol; j++) {
+    const c = s.charCodeAt(j);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!alnum && !(c === SP && !footnote && j > from && s.charCodeAt(j - 1) !== SP)) break;
+  }
+  if (j === from || j - from > 100 || s.charCodeAt(j) !== 93 || s.charCodeAt(j - 1) === SP || s.charCodeAt(j + 1) !== 58 || s.charCodeAt(j + 2) !== SP) return undefined;
+  const label = s.slice(from, j);
+  const value = j + 3;
+  if (footnote) return plainLine(s, value, eol) ? { footnote, label, value } : undefined;
+  if (value >= eol) return undefined;
+  for (let k = value; k < eol; k++) {
+    const c = s.charCodeAt(k);
+    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || '/:._~#?=%+-'.includes(s[k]);
+    if (!ok) return undefined;
+  }
+  return { footnote, label, value };
 }
 
 function thematicBreak(start: Point, end: Point): ThematicBreak {
