@@ -16,8 +16,9 @@
  * the whole document does; link and footnote definitions, which reach across the whole
  * document, are handed to every block (`predefine`). Where a block cannot be cut small
  * enough, the costly construct is read as text and the caller is told, naming the line: a
- * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose) is
- * read without emphasis, links and footnote calls; setext underlines past MAX_SETEXT inside one
+ * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose), or with
+ * backticks and `<` (tens of thousands), is read without emphasis, links, footnote calls, code spans
+ * and inline HTML; setext underlines past MAX_SETEXT inside one
  * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
  */
 import type { Root, RootContent } from 'mdast';
@@ -111,8 +112,8 @@ function loadProcessors(): Promise<{ full: Processor; plain: Processor }> {
         const data = this.data();
         const micromark = (data.micromarkExtensions ??= []);
         micromark.push(table.gfmTable(), footnote.gfmFootnote(), strike.gfmStrikethrough(), task.gfmTaskListItem(), { flowInitial: { null: [predefine] } });
-        // Emphasis, strikethrough, links, images and footnote calls off: the marks stay text.
-        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall'] } });
+        // Emphasis, strikethrough, links, images, footnote calls, code spans, inline HTML and autolinks off: the marks stay text.
+        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall', 'codeText', 'htmlText', 'autolink'] } });
         (data.fromMarkdownExtensions ??= []).push(mdTable.gfmTableFromMarkdown(), mdFootnote.gfmFootnoteFromMarkdown(), mdStrike.gfmStrikethroughFromMarkdown(), mdTask.gfmTaskListItemFromMarkdown());
       }
       return unified()
@@ -261,6 +262,34 @@ function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
     }
     out.push(piece);
   }
+  return foldShortRuns(out);
+}
+
+/**
+ * Runs of one or two plain stretches beside a parse go into that parse: each parse costs micromark
+ * ~50 µs before its first byte (it combines its extensions anew), more than reading a stretch or two
+ * (a definition between two paragraphs of references: 45,000 such in 1 MB took 15 s parsed one by one).
+ */
+function foldShortRuns(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  const parse = (p: Piece) => {
+    const last = out[out.length - 1];
+    if (last && !last.nodes) last.end = p.end;
+    else out.push({ start: p.start, end: p.end, line: p.line, weak: p.weak });
+  };
+  for (let i = 0; i < pieces.length; ) {
+    if (!pieces[i].nodes) {
+      parse(pieces[i++]);
+      continue;
+    }
+    let j = i;
+    while (j < pieces.length && pieces[j].nodes) j++;
+    const afterParse = out.length > 0 && !out[out.length - 1].nodes;
+    // A parse may not start at a weak cut: a run there joins only the parse before it.
+    if (j - i <= 2 && (afterParse || (j < pieces.length && !pieces[i].weak))) parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
+    else for (let k = i; k < j; k++) out.push(pieces[k]);
+    i = j;
+  }
   return out;
 }
 
@@ -288,7 +317,7 @@ function quotedWarning({ line, at }: { line: number; at: number[] }): string {
 const MAX_WARNINGS = 10;
 
 function denseWarning({ line, marks }: { line: number; marks: number }): string {
-  return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)`;
+  return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans (its marks stay in the search text)`;
 }
 
 /** Moves a block's positions to the draft's (iteratively: a tree can be deep). */
