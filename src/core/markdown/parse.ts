@@ -266,10 +266,13 @@ function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
 }
 
 /**
- * Runs of one or two plain stretches beside a parse go into that parse: each parse costs micromark
- * ~50 µs before its first byte (it combines its extensions anew), more than reading a stretch or two
- * (a definition between two paragraphs of references: 45,000 such in 1 MB took 15 s parsed one by one).
+ * Runs of one or two short plain stretches beside a parse go into that parse: each parse costs micromark
+ * ~50 µs before its first byte (it combines its extensions anew), more than parsing a short stretch
+ * or two with its neighbour (a definition between two paragraphs of references).
  */
+/** A run of plain stretches this short (bytes) goes into the parse beside it. */
+const FOLD_BYTES = 256;
+
 function foldShortRuns(pieces: Piece[]): Piece[] {
   const out: Piece[] = [];
   const parse = (p: Piece) => {
@@ -286,7 +289,7 @@ function foldShortRuns(pieces: Piece[]): Piece[] {
     while (j < pieces.length && pieces[j].nodes) j++;
     const afterParse = out.length > 0 && !out[out.length - 1].nodes;
     // A parse may not start at a weak cut: a run there joins only the parse before it.
-    if (j - i <= 2 && (afterParse || (j < pieces.length && !pieces[i].weak))) parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
+    if (j - i <= 2 && pieces[j - 1].end - pieces[i].start <= FOLD_BYTES && (afterParse || (j < pieces.length && !pieces[i].weak))) parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
     else for (let k = i; k < j; k++) out.push(pieces[k]);
     i = j;
   }
