@@ -67,6 +67,11 @@ describe('plain blocks (built without the parser)', () => {
     }
   });
 
+  it('references in one parse, definitions in a later one of the same block (parses of 1 KB): read as in one parse', async () => {
+    await sameAsParser('Intro [a] and a note[^n].\n\n' + 'Words *em* here.\n\n'.repeat(150) + '[a]: /u\n\n[^n]: The note.\n');
+    await sameAsParser('[a]: /u\n\n[a] and [b]\n\n'.repeat(300));
+  });
+
   it('random drafts of those shapes and ordinary Markdown: the same tree, warnings and segments, whatever the block size', async () => {
     await fc.assert(
       fc.asyncProperty(draftArb, fc.constantFrom(undefined, undefined, 1, 64), async (src, maxBlock) => {

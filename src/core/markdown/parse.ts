@@ -157,69 +157,57 @@ export async function parseDraft(source: string, options: ParseDraftOptions = {}
       labels.parser = undefined;
     }
   };
-  /** A block's nodes, in the draft's positions: its stretches of plain shapes built here, the others parsed. */
-  const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
+  // After a byte-order mark opening the draft, micromark's offsets are one short (segmentMarkdown removes it first).
+  const tryPlain = options.plain !== false && source.charCodeAt(0) !== 0xfeff;
+  type Parsed = { children: RootContent[]; links: string[]; footnotes: string[] };
+  /** Each block's text and pieces: stretches of plain shapes built here, the others to parse. */
+  const cut = blocks.map((b) => {
     const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
-    const useFull = !b.dense;
-    const children: RootContent[] = [];
-    const defined = { links: new Set<string>(), footnotes: new Set<string>() };
-    const parsePiece = (from: number, to: number, line: number) => {
-      const r = parseText(from === 0 && to === text.length ? text : text.slice(from, to), useFull, links, footnotes);
-      shiftPositions(r.tree, b.start + from, line);
-      for (const c of r.tree.children) children.push(c);
-      for (const x of r.links) defined.links.add(x);
-      for (const x of r.footnotes) defined.footnotes.add(x);
-    };
-    // After a byte-order mark opening the draft, micromark's offsets are one short (segmentMarkdown removes it first).
-    let parses = 0;
-    let plainLabels = 0;
-    for (const piece of pieces(text, b, options.plain !== false && source.charCodeAt(0) !== 0xfeff)) {
-      if (piece.nodes) {
-        for (const n of piece.nodes) {
-          children.push(n);
-          // Labels as micromark lists them (normalizeIdentifier: plainBlocks' labels are ASCII letters, digits and single spaces).
-          if (n.type === 'definition') defined.links.add(n.label!.toUpperCase());
-          else if (n.type === 'footnoteDefinition') defined.footnotes.add(n.label!.toUpperCase());
-          if (n.type === 'definition' || n.type === 'footnoteDefinition') plainLabels++;
-        }
-      } else {
-        parsePiece(piece.start, piece.end, piece.line);
-        parses++;
-      }
-    }
-    return { children, links: [...defined.links], footnotes: [...defined.footnotes], parses, plainLabels };
+    return { b, text, pieces: pieces(text, b, tryPlain), parsed: new Map<Piece, Parsed>() };
+  });
+  const parsePiece = (c: (typeof cut)[number], piece: Piece, links: readonly string[], footnotes: readonly string[]): Parsed => {
+    const r = parseText(piece.start === 0 && piece.end === c.text.length ? c.text : c.text.slice(piece.start, piece.end), !c.b.dense, links, footnotes);
+    shiftPositions(r.tree, c.b.start + piece.start, piece.line);
+    return { children: r.tree.children, links: r.links, footnotes: r.footnotes };
   };
-  const root: Root = { type: 'root', children: [], position: { start: { line: 1, column: 1, offset: 0 }, end: endPoint(source) } };
-  // One parse for the whole draft knows all its definitions (several, even of one block, are given them below).
-  if (blocks.length === 1 && blocks[0].cuts.length === 0) {
-    const r = parseBlock(blocks[0], [], []);
-    if (blocks[0].dense) warnings.push(denseWarning(blocks[0].dense));
-    if (blocks[0].quotedUnderlines) warnings.push(quotedWarning(blocks[0].quotedUnderlines));
-    root.children = r.children;
-    return { tree: root, warnings };
-  }
-  // Definitions first: a reference is a link wherever in the draft its label is defined.
+  // Definitions first: a reference is a link wherever in the draft its label is defined. Labels as
+  // micromark lists them (normalizeIdentifier: plainBlocks' labels are ASCII letters, digits and single spaces).
   const links = new Set<string>();
   const footnotes = new Set<string>();
-  const first = new Map<number, ReturnType<typeof parseBlock>>();
-  blocks.forEach((b, i) => {
-    if (!source.slice(b.start, b.end).includes(']:')) return;
-    const r = parseBlock(b, [], []);
-    first.set(i, r);
-    for (const x of r.links) links.add(x);
-    for (const x of r.footnotes) footnotes.add(x);
-  });
+  for (const c of cut) {
+    for (const piece of c.pieces) {
+      if (piece.nodes) {
+        for (const n of piece.nodes) {
+          if (n.type === 'definition') links.add(n.label!.toUpperCase());
+          else if (n.type === 'footnoteDefinition') footnotes.add(n.label!.toUpperCase());
+        }
+      } else if (c.text.slice(piece.start, piece.end).includes(']:')) {
+        const r = parsePiece(c, piece, [], []);
+        c.parsed.set(piece, r);
+        for (const x of r.links) links.add(x);
+        for (const x of r.footnotes) footnotes.add(x);
+      }
+    }
+  }
   const linkList = [...links];
   const footnoteList = [...footnotes];
-  blocks.forEach((b, i) => {
-    const known = first.get(i);
-    // A block parsed at once that defined every label it could be handed was parsed as it is.
-    const r = known && (known.parses === 0 || (known.parses === 1 && known.plainLabels === 0)) && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
+  const root: Root = { type: 'root', children: [], position: { start: { line: 1, column: 1, offset: 0 }, end: endPoint(source) } };
+  for (const c of cut) {
+    const b = c.b;
+    for (const piece of c.pieces) {
+      if (piece.nodes) {
+        for (const n of piece.nodes) root.children.push(n);
+        continue;
+      }
+      const known = c.parsed.get(piece);
+      // A piece that defined every label it could be handed was parsed as it is.
+      const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parsePiece(c, piece, linkList, footnoteList);
+      for (const n of r.children) root.children.push(n);
+    }
     if (b.dense) warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
-    for (const c of r.children) root.children.push(c);
-  });
+  }
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
 }
@@ -255,8 +243,8 @@ function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
       continue;
     }
     let piece: Piece = { start, end, line, weak };
-    // Joined to the parse before it; a weak start also to the plain stretch before it (parsed with it, then).
-    while (out.length && (piece.weak || !out[out.length - 1].nodes)) {
+    // Joined to the parse before it, up to PIECE_BYTES; a weak start also to the plain stretch before it (parsed with it, then).
+    while (out.length && (piece.weak || (!out[out.length - 1].nodes && piece.start - out[out.length - 1].start < PIECE_BYTES))) {
       const prev = out.pop()!;
       piece = { start: prev.start, end: piece.end, line: prev.line, weak: prev.weak };
     }
@@ -270,6 +258,13 @@ function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
  * ~50 µs before its first byte (it combines its extensions anew), more than parsing a short stretch
  * or two with its neighbour (a definition between two paragraphs of references).
  */
+/**
+ * Bytes gathered into one parse within a block, at most (a stretch may pass it): micromark's time per
+ * element grows with what one parse holds (definitions between paragraphs of references: ~110 µs a
+ * pair in parses of 1 KB, ~300 µs in parses of 8 KB).
+ */
+const PIECE_BYTES = 1_024;
+
 /** A run of plain stretches this short (bytes) goes into the parse beside it. */
 const FOLD_BYTES = 256;
 
@@ -277,7 +272,7 @@ function foldShortRuns(pieces: Piece[]): Piece[] {
   const out: Piece[] = [];
   const parse = (p: Piece) => {
     const last = out[out.length - 1];
-    if (last && !last.nodes) last.end = p.end;
+    if (last && !last.nodes && (p.weak || last.end - last.start < PIECE_BYTES)) last.end = p.end;
     else out.push({ start: p.start, end: p.end, line: p.line, weak: p.weak });
   };
   for (let i = 0; i < pieces.length; ) {
