@@ -9,7 +9,7 @@
  *
  * Read here: paragraphs and setext headings of plain lines; ATX headings of plain text; thematic
  * breaks of one repeated mark; tight bullet lists of one plain line per item, one marker; block
- * quotes of one paragraph of `> ` and a plain line each; indented code of lines with no control
+ * quotes of paragraphs of `> ` and a plain line each (`>` alone between them); indented code of lines with no control
  * character; link definitions of a plain label and URL, footnote definitions of one plain line;
  * tables written `| a | b |` with a delimiter row and plain cells, every row as many as the header. A plain line starts with a letter (or any
  * character past ASCII but a space), has no space at either end, no tab or control character, and
@@ -56,7 +56,7 @@ type Open =
   | { kind: 'none' }
   | { kind: 'paragraph'; start: Point; lines: number[] /* [start, end) of each line's text */; ends: string[] /* line endings between */ }
   | { kind: 'list'; marker: number; start: Point; items: ListItem[]; end: Point }
-  | { kind: 'quote'; start: Point; textStart: Point; lines: number[]; ends: string[]; end: Point }
+  | { kind: 'quote'; start: Point; paras: Paragraph[]; textStart: Point; lines: number[]; ends: string[]; textEnd: Point; end: Point }
   | { kind: 'code'; start: Point; lines: number[]; ends: string[]; end: Point }
   | { kind: 'table'; cells: number; align: Table['align']; start: Point; rows: TableRow[]; end: Point; delimiter: boolean };
 
@@ -188,11 +188,20 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
         } else open = { kind: 'list', marker: c, start: pt(pos, pos, ln, offset), items: [item], end: pt(eol, pos, ln, offset) };
       } else if (c === 62 /* > */ && c1 === SP && plainLine(text, pos + 2, eol)) {
         if (open.kind === 'quote') {
+          if (!open.lines.length) open.textStart = pt(pos + 2, pos, ln, offset);
+          else open.ends.push(prevEnding);
           open.lines.push(pos + 2, eol);
-          open.ends.push(prevEnding);
-          open.end = pt(eol, pos, ln, offset);
-        } else if (open.kind === 'none') open = { kind: 'quote', start: pt(pos, pos, ln, offset), textStart: pt(pos + 2, pos, ln, offset), lines: [pos + 2, eol], ends: [], end: pt(eol, pos, ln, offset) };
-        else return undefined;
+          open.textEnd = open.end = pt(eol, pos, ln, offset);
+        } else if (open.kind === 'none') {
+          const e0 = pt(eol, pos, ln, offset);
+          open = { kind: 'quote', start: pt(pos, pos, ln, offset), paras: [], textStart: pt(pos + 2, pos, ln, offset), lines: [pos + 2, eol], ends: [], textEnd: e0, end: e0 };
+        } else return undefined;
+      } else if (c === 62 && eol === pos + 1 && open.kind === 'quote') {
+        // `>` alone: a blank line inside the quote, between its paragraphs.
+        if (open.lines.length) open.paras.push(quoteParagraph(text, open));
+        open.lines = [];
+        open.ends = [];
+        open.end = pt(eol, pos, ln, offset);
       } else if (plainLine(text, pos, eol)) {
         if (open.kind === 'paragraph') {
           open.lines.push(pos, eol);
@@ -233,9 +242,13 @@ function closed(text: string, open: Exclude<Open, { kind: 'none' }>, lastPoint: 
   if (open.kind === 'table') return { type: 'table', align: open.align, children: open.rows, position: { start: open.start, end: open.end } } satisfies Table;
   if (open.kind === 'code') return { type: 'code', lang: null, meta: null, value: joined(text, open.lines, open.ends), position: { start: open.start, end: open.end } } satisfies Code;
   if (open.kind === 'list') return { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } } satisfies List;
-  const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.textStart, end: open.end } };
-  const p: Paragraph = { type: 'paragraph', children: [t], position: { start: open.textStart, end: open.end } };
-  return { type: 'blockquote', children: [p], position: { start: open.start, end: open.end } } satisfies Blockquote;
+  const children = open.lines.length ? [...open.paras, quoteParagraph(text, open)] : open.paras;
+  return { type: 'blockquote', children, position: { start: open.start, end: open.end } } satisfies Blockquote;
+}
+
+function quoteParagraph(text: string, open: Extract<Open, { kind: 'quote' }>): Paragraph {
+  const t: Text = { type: 'text', value: joined(text, open.lines, open.ends), position: { start: open.textStart, end: open.textEnd } };
+  return { type: 'paragraph', children: [t], position: { start: open.textStart, end: open.textEnd } };
 }
 
 /**
