@@ -16,10 +16,14 @@
  * the whole document does; link and footnote definitions, which reach across the whole
  * document, are handed to every block (`predefine`). Where a block cannot be cut small
  * enough, the costly construct is read as text and the caller is told, naming the line: a
- * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose), or with
- * backticks and `<` (tens of thousands), is read without emphasis, links, footnote calls, code spans
- * and inline HTML; setext underlines past MAX_SETEXT inside one
- * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
+ * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose), or
+ * with backticks and `<` (tens of thousands), is read without emphasis, links, footnote calls,
+ * code spans and inline HTML; setext underlines past MAX_SETEXT inside one block quote or list
+ * are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
+ *
+ * Within a block, stretches of the plainest shapes are built without the parser (`plainBlocks`:
+ * micromark costs tens of µs for each element however small), and the rest is parsed in pieces
+ * of about PIECE_BYTES, each handed the draft's definitions.
  */
 import type { Root, RootContent } from 'mdast';
 import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';

@@ -9,12 +9,13 @@
  *
  * Read here: paragraphs and setext headings of plain lines; ATX headings of plain text; thematic
  * breaks of one repeated mark; tight bullet lists of one plain line per item, one marker; block
- * quotes of paragraphs of `> ` and a plain line each (`>` alone between them); indented code of lines with no control
- * character; link definitions of a plain label and URL, footnote definitions of one plain line;
- * tables written `| a | b |` with a delimiter row and plain cells, every row as many as the header. A plain line starts with a letter (or any
- * character past ASCII but a space), has no space at either end, no tab or control character, and
- * none of the characters that can open inline Markdown here (`\`, backtick, `*`, `_`, `~`, `[`,
- * `]`, `<`, `&`, `$`, `|`, `!`).
+ * quotes of paragraphs of `> ` and a plain line each (`>` alone between them); indented code of
+ * lines with no control character; link definitions of a plain label and URL, footnote
+ * definitions of one plain line; tables written `| a | b |` with a delimiter row and plain cells,
+ * every row as many as the header. A plain line starts with a letter (or any character past
+ * ASCII but a space), has no space at either end, no tab or control character, and none of the
+ * characters that can open inline Markdown here (`\`, backtick, `*`, `_`, `~`, `[`, `]`, `<`,
+ * `&`, `$`, `|`, `!`).
  */
 import type { Blockquote, Code, Definition, FootnoteDefinition, Heading, List, ListItem, Paragraph, RootContent, Table, TableCell, TableRow, Text, ThematicBreak } from 'mdast';
 
