@@ -94,6 +94,8 @@ describe('hostile drafts: shapes that were super-linear (issue 28)', function ()
     const kept = await segmentMarkdown(technical);
     assert.equal(kept.warnings, undefined);
     assert.ok(!kept.segments[0].query.includes('`'), 'its code spans are read as such');
+    // An HTML block dense with `<` has no inline Markdown to lose: no warning.
+    assert.equal((await segmentMarkdown('<div>a</div>\n'.repeat(20_000))).warnings, undefined);
   });
 
   it("'- ' × 10,000 on one line: refused at once with the line (it overflowed the stack after 35 s)", async () => {
