@@ -180,13 +180,17 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
       } else if ((c === 45 || c === 42 || c === 43) && c1 === SP && plainLine(text, pos + 2, eol)) {
         if (open.kind === 'paragraph' || open.kind === 'code') close();
         if (open.kind === 'quote' || (open.kind === 'list' && open.marker !== c)) return undefined;
-        const t: Text = { type: 'text', value: text.slice(pos + 2, eol), position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
-        const p: Paragraph = { type: 'paragraph', children: [t], position: { start: pt(pos + 2, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
-        const item: ListItem = { type: 'listItem', spread: false, checked: null, children: [p], position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+        // Point objects are shared between nodes (never changed in place: a draft of 250,000 items makes a million of them).
+        const s2 = pt(pos + 2, pos, ln, offset);
+        const e2 = pt(eol, pos, ln, offset);
+        const t: Text = { type: 'text', value: text.slice(pos + 2, eol), position: { start: s2, end: e2 } };
+        const p: Paragraph = { type: 'paragraph', children: [t], position: { start: s2, end: e2 } };
+        const s0 = pt(pos, pos, ln, offset);
+        const item: ListItem = { type: 'listItem', spread: false, checked: null, children: [p], position: { start: s0, end: e2 } };
         if (open.kind === 'list') {
           open.items.push(item);
-          open.end = pt(eol, pos, ln, offset);
-        } else open = { kind: 'list', marker: c, start: pt(pos, pos, ln, offset), items: [item], end: pt(eol, pos, ln, offset) };
+          open.end = e2;
+        } else open = { kind: 'list', marker: c, start: s0, items: [item], end: e2 };
       } else if (c === 62 /* > */ && c1 === SP && plainLine(text, pos + 2, eol)) {
         if (open.kind === 'quote') {
           if (!open.lines.length) open.textStart = pt(pos + 2, pos, ln, offset);
