@@ -23,7 +23,7 @@ Commands:
           [--provider …] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
           [--ocr-lang-dir <dir>] [--defer-embedding] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
-          N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
+          N worker threads (default: cores - 1, at least 1; 0 = one worker, one file at a time).
           Scanned pages are recognised (OCR, offline) after the other files. With a
           neural model (local, ollama, openai), passages are committed first (searchable
           by their words), then embedded, committed every few seconds: Ctrl-C keeps what

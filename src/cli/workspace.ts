@@ -141,7 +141,7 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
  * vectors there are) leaves them for later; the report then says how many passages have one.
  */
 export async function runIndex(args: ParsedArgs, cli: CliEngine): Promise<IndexRunReport> {
-  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
+  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: one worker, one file at a time.
   const jobs = args.options.has('jobs') ? intOption(args, 'jobs', 0, 0, 64) : undefined;
   await cli.provider();
   // Ctrl-C: the PDF and OCR workers are stopped at once, what is done is committed and the lock
