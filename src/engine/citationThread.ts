@@ -5,11 +5,11 @@
  * holds the sources loaded and the last verdicts, what makes a re-check after an
  * edit cheap); it lets the process exit when idle. Cancelling a check tells the
  * worker, which stops between citations. A crashed worker fails its requests
- * and the next check starts a new one.
+ * and the next check starts a new one (core/util/keptWorker.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { KeptWorker } from '../core/util/keptWorker';
 import { EngineError, type EngineErrorCode } from '../shared/errors';
 import type { CheckCitationsOptions, CitationCheckResult } from './citations';
 import type { CitationCheckReply, CitationCheckRequest } from './citationWorker';
@@ -23,11 +23,24 @@ interface Job {
 }
 
 export class CitationThread {
-  private worker?: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, Job>();
+  private readonly thread: KeptWorker<CitationCheckReply, Job>;
 
-  constructor(private readonly workerFile: string) {}
+  constructor(workerFile: string) {
+    this.thread = new KeptWorker<CitationCheckReply, Job>(
+      workerFile,
+      (reply, job) => {
+        if (reply.kind === 'warning') {
+          job.onWarning?.(reply.message);
+          return false;
+        }
+        if (reply.kind === 'done') job.resolve(reply.result);
+        else if (reply.cancelled) job.reject(new Error('cancelled'));
+        else job.reject(reply.code ? new EngineError(reply.code as EngineErrorCode, reply.message, reply.health) : new Error(reply.message));
+        return true;
+      },
+      (reason) => new Error(`the citation check thread stopped: ${reason}`),
+    );
+  }
 
   /** The thread beside the running bundle, or undefined where there is none (running from sources). */
   static beside(dir: string | undefined): CitationThread | undefined {
@@ -38,58 +51,19 @@ export class CitationThread {
   check(draft: string, opts: CheckCitationsOptions): Promise<CitationCheckResult> {
     const { signal, onWarning, ...options } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('cancelled'));
-    const worker = this.start();
-    const id = this.nextId++;
     return new Promise<CitationCheckResult>((resolve, reject) => {
-      const onAbort = () => worker.postMessage({ type: 'cancel', id } satisfies CitationCheckRequest);
+      let onAbort: (() => void) | undefined;
+      const done = () => onAbort && signal?.removeEventListener('abort', onAbort);
+      const { id, worker } = this.thread.request(
+        { resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)), onWarning },
+        (id) => ({ type: 'check', id, draft, options }) satisfies CitationCheckRequest,
+      );
+      onAbort = () => worker.postMessage({ type: 'cancel', id } satisfies CitationCheckRequest);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const done = () => signal?.removeEventListener('abort', onAbort);
-      this.pending.set(id, {
-        resolve: (r) => (done(), resolve(r)),
-        reject: (e) => (done(), reject(e)),
-        onWarning,
-      });
-      // Held while it has work; idle, it does not keep the process alive.
-      worker.ref();
-      worker.postMessage({ type: 'check', id, draft, options } satisfies CitationCheckRequest);
     });
   }
 
-  private start(): Worker {
-    if (this.worker) return this.worker;
-    // A self-contained bundle: it takes none of this process's flags (a loader would slow it down).
-    const worker = new Worker(this.workerFile, { execArgv: [] });
-    worker.on('message', (reply: CitationCheckReply) => {
-      const job = this.pending.get(reply.id);
-      if (!job) return;
-      if (reply.kind === 'warning') {
-        job.onWarning?.(reply.message);
-        return;
-      }
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
-      if (reply.kind === 'done') job.resolve(reply.result);
-      else if (reply.cancelled) job.reject(new Error('cancelled'));
-      else job.reject(reply.code ? new EngineError(reply.code as EngineErrorCode, reply.message, reply.health) : new Error(reply.message));
-    });
-    const fail = (err: Error) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const job of this.pending.values()) job.reject(new Error(`the citation check thread stopped: ${err.message}`));
-      this.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = undefined;
-      if (this.pending.size) fail(new Error(`exit code ${code}`));
-    });
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (w) await w.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

@@ -16,16 +16,12 @@ import { dotRow, sampledDots } from '../../retrieval/vectorScan';
 import { corruptError, healthOf, notReadyError } from '../health';
 import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
 import type { SemanticProgress } from '../../../shared/health';
+import type { Passage } from '../../passages/chunker';
 import { readPassageShard, readVectorShard } from '../store/shards';
 
-export interface PassageRecord {
+/** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
+export interface PassageRecord extends Passage {
   source: number;
-  index: number;
-  page: number;
-  pageLabel?: string;
-  endPage: number;
-  heading?: string;
-  text: string;
   /** The text comes from OCR of a scanned page. */
   ocr?: true;
 }
