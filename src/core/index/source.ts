@@ -5,20 +5,9 @@
  * only down (to pdf/ for the page type, to store/ for the stored record).
  */
 import type { CleanPage } from '../pdf/cleanPages';
-import type { SourceRecord, SourceType } from './store/manifest';
+import type { SourceMetadata, SourceRecord, SourceType } from './store/manifest';
 
-export type { SourceType };
-
-/** A source's bibliographic metadata, as extraction resolves it (library/metadata.ts). */
-export interface SourceMetadata {
-  title: string;
-  authors: string[];
-  year?: number;
-  citekey?: string;
-  collections: string[];
-  /** Where the title came from, for diagnostics. */
-  titleFrom: 'bibliography' | 'pdf-info' | 'first-page' | 'file-name';
-}
+export type { SourceMetadata, SourceType };
 
 /** One thing to index: a PDF, or a record of a benchmark corpus. */
 export interface SourceInput {

@@ -15,7 +15,19 @@ export const MANIFEST_FORMAT = 1;
 /** Primary sources (archives, editions) and secondary literature, told apart by the library settings. */
 export type SourceType = 'primary' | 'secondary';
 
-export interface SourceRecord {
+/** A source's bibliographic metadata, as extraction resolves it (library/metadata.ts). */
+export interface SourceMetadata {
+  title: string;
+  authors: string[];
+  year?: number;
+  citekey?: string;
+  collections: string[];
+  /** Where the title came from, for diagnostics. */
+  titleFrom: 'bibliography' | 'pdf-info' | 'first-page' | 'file-name';
+}
+
+/** A source as the manifest records it: its file, where its passages lie, and its metadata. */
+export interface SourceRecord extends SourceMetadata {
   id: string;
   path: string;
   size: number;
@@ -24,13 +36,7 @@ export interface SourceRecord {
   shard: number;
   passages: number;
   pageCount: number;
-  title: string;
-  authors: string[];
-  year?: number;
-  citekey?: string;
-  collections: string[];
   sourceType: SourceType;
-  titleFrom: string;
   /** What was lost when the file is damaged; kept until the file changes (status lists it). */
   problem?: string;
   /** Pages whose text comes from OCR. */
