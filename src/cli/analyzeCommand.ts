@@ -2,12 +2,12 @@
  * `segment` (the segments of a Markdown draft) and `analyze` (for each segment,
  * the sources worth citing: the library indexed first when one is named).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { errorCode, errorHealth, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import type { Granularity } from '../shared/settings';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
+import { readDraftFile } from './draftFile';
 import { OCR_OPTS } from './indexCommand';
 import { cancelOnInterrupt } from './interrupt';
 import { excerpt, semanticNote } from './text';
@@ -19,14 +19,8 @@ function granularityOf(args: ParsedArgs): Granularity {
 }
 
 async function readDraft(args: ParsedArgs, command: string): Promise<{ file: string; text: string }> {
-  const file = args.positionals[0];
-  if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one Markdown file`);
-  const abs = path.resolve(file);
-  try {
-    return { file: abs, text: await fs.readFile(abs, 'utf8') };
-  } catch (e) {
-    throw new Error(`cannot read ${abs}: ${(e as Error).message}`);
-  }
+  if (args.positionals.length > 1) throw new UsageError(`${command} needs one Markdown, Quarto or R Markdown file`);
+  return readDraftFile(args.positionals[0], command, 'error');
 }
 
 export async function cmdSegment(args: ParsedArgs): Promise<number> {

@@ -28,7 +28,7 @@ export {
 export { bundleDir } from './bundle';
 
 // Settings → library.
-export { resolveLibrary, expandHome, type LibrarySpec } from './library';
+export { resolveLibrary, expandHome, draftBibliography, type LibrarySpec } from './library';
 export { readWorkspaceSettings } from './settingsFile';
 
 // The embedding provider, and local models.

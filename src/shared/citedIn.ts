@@ -5,6 +5,7 @@
  * analysis. Sections are numbered as a reader counts them: a lone top heading
  * that opens the draft is its title, not § 1.
  */
+import { isCrossReference } from './crossref';
 
 export interface DraftSection {
   /** "§ 2", "§ 2.1"; "" before the first numbered heading. */
@@ -98,7 +99,8 @@ export function draftCitations(text: string): Citing[] {
     while (s + 1 < sections.length && sections[s + 1].line <= i) s++;
     if (!prose[i] || !l.includes('@')) return;
     // "[@a]", "[see @a, p. 3; @b]", and Pandoc's in-text "@a says" (an e-mail address is not a citation).
-    for (const m of l.matchAll(KEY)) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
+    // Quarto's cross-references (`@fig-map`, `@sec-intro`) name the draft's own figures and sections.
+    for (const m of l.matchAll(KEY)) if (!isCrossReference(m[1])) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
   });
   return out;
 }
