@@ -11,7 +11,7 @@ import { lineText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 
-export const CHECK_USAGE = `  check   <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
+export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
           Checks the draft's citations against the library: unknown keys, pages the source lacks,
           quotations not found, on another page, or not word for word. Indexes the library first
           (as analyze). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;

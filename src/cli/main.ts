@@ -35,9 +35,9 @@ Commands:
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
-  segment <file.md> [--granularity section|paragraph|sentence] [--json]
-          Prints the segments of a Markdown draft.
-  analyze <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
+  segment <file.md|.qmd|.Rmd> [--granularity section|paragraph|sentence] [--json]
+          Prints the segments of a Markdown, Quarto or R Markdown draft.
+  analyze <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
           [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
           [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
