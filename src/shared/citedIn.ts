@@ -59,7 +59,10 @@ export function proseLines(lines: string[]): boolean[] {
 function headingText(s: string): string {
   let end = s.length;
   while (end > 0 && (s[end - 1] === ' ' || s[end - 1] === '\t' || s[end - 1] === '#')) end--;
-  return s.slice(0, end).trim();
+  // Pandoc's attributes closing a heading (`## Prices {#sec-prices .unnumbered}`) are not its text.
+  const text = s.slice(0, end).trim();
+  const attrs = text.endsWith('}') ? text.lastIndexOf(' {') : -1;
+  return attrs > 0 && /^ \{([#.]|-\}$)/.test(text.slice(attrs)) ? text.slice(0, attrs).trim() : text;
 }
 
 /** The draft's headings, numbered. */

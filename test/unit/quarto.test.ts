@@ -8,7 +8,7 @@ import { draftFrontMatter, pandocAsMarkdown } from '../../src/core/markdown/pand
 import { citedKeys } from '../../src/core/markdown/plainText';
 import { segmentMarkdown, type Segment } from '../../src/core/markdown/segment';
 import { draftBibliography } from '../../src/engine/library';
-import { draftCitations } from '../../src/shared/citedIn';
+import { draftCitations, draftSections } from '../../src/shared/citedIn';
 import { citekeyAt } from '../../src/shared/citekeyCompletion';
 import { isCrossReference } from '../../src/shared/crossref';
 import { DRAFT_LANGUAGES, draftLanguageIds } from '../../src/shared/draftLanguages';
@@ -42,6 +42,7 @@ describe('Quarto and R Markdown drafts', () => {
         '::::',
         '![A map](map.png){#fig-map width=80%} and [small caps]{.smallcaps} and `<b>`{=html}.',
         '## Prices {#sec-prices}',
+        '# Appendix {-}',
         ': The ledger {#tbl-ledger}',
         'Table: Prices by year',
         ': a definition, left alone',
@@ -52,7 +53,7 @@ describe('Quarto and R Markdown drafts', () => {
       assert.equal(out.length, src.length);
       assert.deepEqual(
         out.split('\r\n').map((l) => l.replace(/ +/g, ' ').trimEnd()),
-        ['', 'Prose in a callout, with rows and items .', '', '![A map](map.png) and [small caps] and .', '## Prices', ' The ledger', ' Prices by year', ': a definition, left alone', 'Figure shows it.', ''],
+        ['', 'Prose in a callout, with rows and items .', '', '![A map](map.png) and [small caps] and .', '## Prices', '# Appendix', ' The ledger', ' Prices by year', ': a definition, left alone', 'Figure shows it.', ''],
       );
     });
 
@@ -119,6 +120,11 @@ describe('Quarto and R Markdown drafts', () => {
           ['whitfield2019grain', 'p. 214'],
           ['braudel1949', '312'],
         ],
+      );
+      assert.deepEqual(
+        draftSections(QMD).map((s) => s.heading),
+        ['Prices and permits', 'A note on sources'],
+        'headings without their {#sec-…} ids',
       );
       assert.deepEqual([...citedKeys('As @fig-map shows [@a; @sec-x]; see @b.')], ['a', 'b']);
       assert.equal(citekeyAt('see [@fig-ma', 12), undefined);

@@ -22,7 +22,7 @@ const INLINE_CHUNK = /`(?:r|\{[A-Za-z][\w-]*\}) [^`\n]*`/g;
 const RAW_INLINE = /`[^`\n]*`\{=[\w-]+\}/g;
 const ATTRIBUTES = /([\])])\{([^{}\n]*)\}/g;
 /** Attributes closing a line: a heading's (`## Title {#sec-intro}`), a caption's (`: Prices {#tbl-prices}`). */
-const LINE_ATTRIBUTES = /^(.*?)[ \t]\{([#.][^{}\n]*)\}[ \t]*$/;
+const LINE_ATTRIBUTES = /^(.*?)[ \t]\{([#.][^{}\n]*|-)\}[ \t]*$/;
 /** A table caption's `Table: `, or its `: ` when the caption ends with attributes (a definition's `: ` is left alone). */
 const CAPTION_MARK = /^Table:(?=[ \t]+\S)/;
 const SHORT_CAPTION_MARK = /^:(?=[ \t]+\S)/;
