@@ -517,13 +517,17 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runControl('similarSourcesIt.revertDraft', 'Similar Sources IT: Revert Draft');
   });
 
-  await check('a Quarto draft (draft.qmd): CodeLenses above its prose and citekeys offered after [@', async () => {
+  await check('a Quarto draft (draft.qmd): CodeLenses above its prose, then citekeys offered after [@', async () => {
     if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
     await dismissOverlays();
-    const prepared = await runControl('similarSourcesIt.prepareQuarto', 'Similar Sources IT: Analyse The Quarto Draft And Type A Citation', T.analysis);
+    const prepared = await runControl('similarSourcesIt.prepareQuarto', 'Similar Sources IT: Analyse The Quarto Draft', T.analysis);
     if (prepared?.languageId !== 'quarto') throw new Error(`draft.qmd opened as ${prepared?.languageId}, not quarto`);
     const lenses = page.locator('.codelens-decoration');
-    await waitUntil(async () => (await lenses.count()) >= 1, 2 * T.element, 'a .codelens-decoration in draft.qmd');
+    await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.qmd');
+    log(`  draft.qmd: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
+    await sleep(500);
+    await screenshot('quarto.png');
+    await runControl('similarSourcesIt.typeQuartoCitekey', 'Similar Sources IT: Type A Citation In The Quarto Draft');
     const rows = page.locator('.suggest-widget.visible .monaco-list-row');
     try {
       await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
@@ -533,12 +537,10 @@ async function uiChecks(manifest, { context, url, workspace }) {
       await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
     }
     const first = (await rows.first().innerText()).trim();
-    const texts = await lenses.allInnerTexts();
-    log(`  draft.qmd: CodeLenses ${JSON.stringify(texts.slice(0, 3))}; first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
-    if (!texts.some((t) => /\b\d+ (strong|related|weak) · /.test(t))) throw new Error(`no CodeLens names a source in draft.qmd: ${JSON.stringify(texts.slice(0, 6))}`);
+    log(`  draft.qmd: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
     if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
     await sleep(500);
-    await screenshot('quarto.png');
+    await screenshot('quarto-completion.png');
     await page.keyboard.press('Escape');
     await runControl('similarSourcesIt.revertQuarto', 'Similar Sources IT: Revert The Quarto Draft');
   });

@@ -133,20 +133,29 @@ export function activate(context: vscode.ExtensionContext): void {
       return { line: line + 2 };
     }),
     controlCommand('similarSourcesIt.prepareQuarto', async () => {
-      // draft.qmd analysed, with "[@" typed in a new paragraph under the Feeding one: lenses and suggestions on screen.
+      // draft.qmd analysed, its Feeding paragraph on screen with the lenses above it (no panel: the later checks expect draft.md's).
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
       const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
       const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      const line = findLine(doc, FEEDING_PARAGRAPH);
+      editor.selection = new vscode.Selection(line, 0, line, 0);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      return { languageId: doc.languageId, result };
+    }),
+    controlCommand('similarSourcesIt.typeQuartoCitekey', async () => {
+      // "[@" typed in a new paragraph under the Feeding one: the suggestions open.
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
+      const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
       const line = findLine(doc, FEEDING_PARAGRAPH);
       const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
       quartoBefore = doc.getText();
       await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
       const at = new vscode.Position(line + 2, typed.length);
       editor.selection = new vscode.Selection(at, at);
-      editor.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
       await vscode.commands.executeCommand('editor.action.triggerSuggest');
-      return { languageId: doc.languageId, result };
+      return { line: line + 2 };
     }),
     controlCommand('similarSourcesIt.revertQuarto', async () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
