@@ -27,12 +27,12 @@ export interface CheckHelpers {
   out(line: string): void;
 }
 
-export const CHECK_OPTS = ['workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
+export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
 
 export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
   checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
-  if (args.positionals.length > 1) throw new UsageError('check needs one Markdown, Quarto or R Markdown file');
-  const { file: abs, text } = await readDraftFile(args.positionals[0], 'check', 'usage');
+  const { file: abs, text, format } = await readDraftFile(args, 'check', 'usage');
+  if (format === 'latex') throw new UsageError('check reads Pandoc citations ([@key, p. 12]): the citations of a LaTeX draft are not checked yet');
   const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
   const { library, settings } = await h.librarySpec(args, workspace);
   if (library.fromSettings) {

@@ -1,20 +1,27 @@
 /**
- * The draft a CLI command reads. Markdown, Quarto (`.qmd`) and R Markdown
- * (`.Rmd`) are all read as Pandoc Markdown (any other extension too, as
- * before); a LaTeX draft is refused with a plain reason rather than read as
- * Markdown, which would search its commands as if they were prose.
+ * The draft a CLI command reads, and how it is written: by its extension
+ * (`.tex`, `.ltx`: LaTeX; `.md`, `.markdown`, `.qmd`, `.Rmd` and any other:
+ * Markdown, Quarto and R Markdown being Pandoc Markdown), or as `--format
+ * md|qmd|rmd|tex` says.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { UsageError } from './args';
+import { one, UsageError, type ParsedArgs } from './args';
+
+export type DraftFormat = 'markdown' | 'latex';
+
+const FORMATS: Record<string, DraftFormat> = { md: 'markdown', qmd: 'markdown', rmd: 'markdown', tex: 'latex' };
 
 /** `unreadable`: a file that cannot be read is bad usage (exit 2: `check`) or an error (exit 1). */
-export async function readDraftFile(file: string | undefined, command: string, unreadable: 'usage' | 'error'): Promise<{ file: string; text: string }> {
-  if (!file) throw new UsageError(`${command} needs one Markdown, Quarto or R Markdown file`);
+export async function readDraftFile(args: ParsedArgs, command: string, unreadable: 'usage' | 'error'): Promise<{ file: string; text: string; format: DraftFormat }> {
+  const file = args.positionals[0];
+  if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one draft: Markdown, Quarto (.qmd), R Markdown (.Rmd) or LaTeX (.tex)`);
   const abs = path.resolve(file);
-  if (/\.(tex|ltx|latex)$/i.test(abs)) throw new UsageError(`${command}: LaTeX drafts are not supported yet (${path.basename(abs)}); Markdown, Quarto (.qmd) and R Markdown (.Rmd) are`);
+  const flag = one(args, 'format');
+  if (flag !== undefined && !(flag.toLowerCase() in FORMATS)) throw new UsageError(`--format must be one of md, qmd, rmd, tex (got "${flag}")`);
+  const format = flag !== undefined ? FORMATS[flag.toLowerCase()] : /\.(tex|ltx)$/i.test(abs) ? 'latex' : 'markdown';
   try {
-    return { file: abs, text: await fs.readFile(abs, 'utf8') };
+    return { file: abs, text: await fs.readFile(abs, 'utf8'), format };
   } catch (e) {
     const message = `cannot read ${abs}: ${(e as Error).message}`;
     throw unreadable === 'usage' ? new UsageError(message) : new Error(message);

@@ -79,6 +79,7 @@ export { analyze, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
+export { latexCitationTemplate, segmentLatex } from '../core/latex/segment';
 
 // Evaluation.
 export type { BeirEvalResult } from '../core/eval/beir';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findCitations } from '../../src/core/citecheck/draftCitations';
 import { draftFrontMatter, pandocAsMarkdown } from '../../src/core/markdown/pandoc';
@@ -192,14 +191,5 @@ describe('Quarto and R Markdown drafts', () => {
         assertProseOnly(segments);
       });
     }
-
-    it('a LaTeX draft is refused with the reason (exit 2), not read as Markdown', () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ss-tex-'));
-      const tex = join(dir, 'thesis.tex');
-      writeFileSync(tex, '\\documentclass{article}\n\\begin{document}\nText \\cite{a}.\n\\end{document}\n');
-      const r = cli(['segment', tex]);
-      assert.equal(r.code, 2);
-      assert.match(r.stderr, /LaTeX drafts are not supported yet/);
-    });
   });
 });
