@@ -46,6 +46,16 @@ export const SHAPES: Record<string, () => string> = {
   'quoted setext (> T\\n> ==\\n)': () => fill('> T\n> ==\n'),
   'quoted lines of citations (one quote)': () => fill('> Words [@a; @b, p. 3]\n'),
   'one 1 MB paragraph of prose': () => fill(draft.replace(/\s+/g, ' ') + ' '),
+  'ATX headings (# h\\n)': () => fill('# h\n'),
+  'list items (- a\\n)': () => fill('- a\n'),
+  'quote lines (> a\\n)': () => fill('> a\n'),
+  'thematic breaks (---\\n)': () => fill('---\n'),
+  'indented code (    code\\n)': () => fill('    code\n'),
+  'table rows (| a | b |\\n)': () => '| a | b |\n| - | - |\n' + fill('| a | b |\n'),
+  'footnote definitions ([^n]: note\\n)': () => fill('[^n]: note\n'),
+  'HTML lines (<div>a</div>\\n)': () => fill('<div>a</div>\n'),
+  'link definitions ([a]: /u\\n)': () => fill('[a]: /u\n'),
+  'short prose paragraphs (Some words here.\\n\\n)': () => fill('Some words here.\n\n'),
 };
 
 interface Row {

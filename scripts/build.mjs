@@ -43,7 +43,7 @@ const common = {
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the
 // thin VS Code adapters, and it loads dist/engine.js on first use.
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts', 'local-embed-worker': 'src/core/embedding/local/localWorker.ts', 'segment-worker': 'src/core/markdown/segmentWorker.ts' }, outdir: 'dist' });
+await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts', 'local-embed-worker': 'src/core/embedding/local/localWorker.ts', 'segment-worker': 'src/core/markdown/segmentWorker.ts', 'citation-check-worker': 'src/engine/citationWorker.ts' }, outdir: 'dist' });
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
 // OCR: tesseract.js's worker script (wrapped, src/core/ocr/tesseractWorker.cjs) as a bundle in
 // dist/ocr/, with the WebAssembly cores it loads beside itself and the bundled trained data.
@@ -72,4 +72,4 @@ const ortSrc = join(dirname(require.resolve('onnxruntime-node')), '..', 'bin', '
 if (!existsSync(ortSrc)) throw new Error(`onnxruntime-node has no binaries for ${ortPlatform}-${ortArch} (${ortSrc})`);
 rmSync('dist/onnxruntime', { recursive: true, force: true });
 cpSync(ortSrc, join('dist', 'onnxruntime', ortPlatform, ortArch), { recursive: true });
-console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/extension.js, dist/ocr/' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));
+console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

@@ -4,6 +4,7 @@
  * first use, never during activation.
  */
 import * as vscode from 'vscode';
+import { registerAgentTools } from './vscode/agentTools';
 import { findSimilarSources, restoreFromCache } from './vscode/analysis';
 import { CitationChecker } from './vscode/citationCheck';
 import { copyCitation, insertCitation } from './vscode/citations';
@@ -154,6 +155,8 @@ export function activate(context: vscode.ExtensionContext) {
     draftDeletions,
     draftDeletions.onDidDelete((uri) => citationChecker.clear(uri)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
+    // The library as language-model tools for Copilot's agent mode and other chat participants (read-only).
+    registerAgentTools(s),
   );
 
   // Once the window has settled (never during activation): the status bar's health, the

@@ -88,6 +88,7 @@ const ALLOWED_EXACT = new Set([
   'extension/dist/pdf.worker.mjs', // pdf.js worker for pdf-parse (src/core/pdf/runtime.ts)
   'extension/dist/local-embed-worker.js', // worker_threads entry for the local embedding model (src/core/embedding/local/localProvider.ts)
   'extension/dist/segment-worker.js', // worker_threads entry for Markdown segmentation (src/core/markdown/segmentThread.ts)
+  'extension/dist/citation-check-worker.js', // worker_threads entry for the citation check (src/engine/citationThread.ts)
 ]);
 const ALLOWED_PATTERNS = [
   /^extension\/package\.nls(\.[A-Za-z0-9-]+)?\.json$/,
@@ -111,6 +112,7 @@ function requiredEntries(manifest) {
     'extension/dist/pdf.worker.mjs',
     'extension/dist/local-embed-worker.js',
     'extension/dist/segment-worker.js',
+    'extension/dist/citation-check-worker.js',
     `extension/dist/onnxruntime/${process.env.SS_ORT_TARGET?.replace('-', '/') ?? `${process.platform}/${process.arch}`}/onnxruntime_binding.node`,
     'extension/dist/ocr/tesseract-worker.js',
     'extension/dist/ocr/tesseract-core.wasm',

@@ -81,6 +81,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
             path: c.path,
             ocr: c.ocr,
             note: c.note,
+            hint: c.hint,
           })),
           errors: result.errors,
           warnings: result.warnings,
@@ -92,8 +93,13 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
     );
   } else {
     for (const c of result.citations) if (c.status !== 'ok') h.out(problemLine(shown, c));
+    // Hints are not problems: on stderr, so that a script counting stdout's lines counts problems.
+    const hints = result.citations.filter((c) => c.hint);
+    for (const c of hints) h.err(hintLine(shown, c));
     const n = result.citations.length;
-    h.err(`${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}`);
+    h.err(
+      `${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}${hints.length ? `, ${hints.length} page hint${hints.length === 1 ? '' : 's'}` : ''}`,
+    );
   }
   return result.errors + result.warnings > 0 ? 1 : 0;
 }
@@ -101,6 +107,11 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
 const pages = (label: string) => (label.includes('–') ? `pp. ${label}` : `p. ${label}`);
 /** One line of untrusted text (the PDF's, the draft's): no control or bidi characters, bounded. */
 const clip = (s: string, n = 80) => lineText(s, n);
+
+/** `draft.md:12:40 hint @key p. 212 → p. 215 matches this sentence better: “…”` */
+export function hintLine(file: string, c: CheckedCitation): string {
+  return `${file}:${c.line}:${c.column} hint @${c.key}${c.locator ? ` ${c.locator}` : ''} → ${pages(c.hint?.page ?? '?')} matches this sentence better: “${clip(c.hint?.excerpt ?? '')}”`;
+}
 
 /** `draft.md:12:40 wrong-page @key p. 214 → found on p. 215` */
 export function problemLine(file: string, c: CheckedCitation): string {

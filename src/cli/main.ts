@@ -23,7 +23,7 @@ Commands:
           [--provider …] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
           [--ocr-lang-dir <dir>] [--defer-embedding] [--json]
           Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
-          N worker threads (default: cores - 1, at least 1; 0 = in the main thread).
+          N worker threads (default: cores - 1, at least 1; 0 = one worker, one file at a time).
           Scanned pages are recognised (OCR, offline) after the other files. With a
           neural model (local, ollama, openai), passages are committed first (searchable
           by their words), then embedded, committed every few seconds: Ctrl-C keeps what
@@ -44,6 +44,11 @@ Commands:
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
 ${CHECK_USAGE}
+  mcp     [--workspace <dir>] [--provider …]
+          Serves the library to an AI assistant (an MCP client: VS Code, Claude Desktop…) over
+          the Model Context Protocol on stdin/stdout: tools search, sources_for and check_citations,
+          and the index's status as the resource similar-sources://index/status. Read-only (index
+          the library first); without --provider, the model the index was built with.
 ${MODEL_USAGE}
 
 Neural models: with a neural model (local, ollama, openai), search, analyze and eval first compute every vector
@@ -91,6 +96,9 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdAnalyze(args, PROVIDER_OPTS);
       case 'model':
         return await cmdModel(args);
+      case 'mcp':
+        // Loaded on demand: the MCP SDK adds a fifth to the bundle, which other commands need not parse.
+        return await (await import('./mcpCommand')).cmdMcp(args, PROVIDER_OPTS);
       case 'check': {
         // check reads the library, then its provider, then indexes: one engine for the three.
         let cli: CliEngine | undefined;

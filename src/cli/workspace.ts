@@ -94,13 +94,14 @@ export interface CliEngine {
 
 /**
  * The engine of the --workspace (default: the current directory). `library`: its settings and the
- * library flags count (index, analyze, check); otherwise the defaults (search: the index is all it reads),
- * and without --provider the provider the index was built with.
+ * library flags count (index, analyze, check, mcp); otherwise the defaults (search: the index is all it reads),
+ * and without --provider the provider the index was built with (also with `providerFromIndex`).
  */
-export async function cliEngine(args: ParsedArgs, opts: { library: boolean }): Promise<CliEngine> {
+export async function cliEngine(args: ParsedArgs, opts: { library: boolean; providerFromIndex?: boolean }): Promise<CliEngine> {
   const workspace = workspaceOf(args);
   const settings = opts.library ? await settingsOf(args, workspace) : defaultSettings();
-  const config = providerConfigFrom(args, opts.library ? undefined : await indexedModel(workspace));
+  // `providerFromIndex`: the settings count, and the index's model too (mcp: it reads, never indexes).
+  const config = providerConfigFrom(args, opts.library && !opts.providerFromIndex ? undefined : await indexedModel(workspace));
   let current: EmbeddingProvider | undefined;
   const engine = createEngine({
     workspace,
@@ -140,7 +141,7 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
  * vectors there are) leaves them for later; the report then says how many passages have one.
  */
 export async function runIndex(args: ParsedArgs, cli: CliEngine): Promise<IndexRunReport> {
-  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: all here.
+  // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: one worker, one file at a time.
   const jobs = args.options.has('jobs') ? intOption(args, 'jobs', 0, 0, 64) : undefined;
   await cli.provider();
   // Ctrl-C: the PDF and OCR workers are stopped at once, what is done is committed and the lock

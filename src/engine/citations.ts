@@ -19,9 +19,11 @@ import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { sha256 } from '../core/util/hash';
 import { bounded, visibleText } from '../shared/untrusted';
+import { CitationThread } from './citationThread';
 
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
 export type { Difference } from '../core/citecheck/match';
+export type { PageHint } from '../core/citecheck/pageHint';
 export { statusSeverity } from '../core/citecheck/check';
 export { findCitations, type DraftCitation, type Locator } from '../core/citecheck/draftCitations';
 
@@ -125,18 +127,36 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       quote: c.quote === null ? null : shown(c.quote),
       sourceText: c.sourceText === null ? null : shown(c.sourceText),
       differences: c.differences.map((d) => ({ quote: shown(d.quote), source: shown(d.source) })),
+      hint: c.hint && { ...c.hint, excerpt: shown(c.hint.excerpt) },
     }));
     const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
     return { citations, errors, warnings, reread, ms: Date.now() - started };
   } catch (err) {
-    // A cancelled or failed check may leave half-loaded sources: the next one starts afresh.
-    lastMemo = undefined;
+    // A failed check may leave half-loaded sources: the next one starts afresh. A cancelled one
+    // stopped between citations (each source loaded whole): what it judged serves the next save.
+    if (!opts.signal?.aborted) lastMemo = undefined;
     throw err;
   } finally {
     await pool?.close();
     if (memo.verdicts.size > 20000) memo.verdicts.clear();
   }
+}
+
+let thread: { dir: string; thread: CitationThread } | undefined;
+
+/**
+ * checkCitations in the citation-check worker beside the bundle (`workerDir`), where the
+ * editor runs it: its thread only posts the draft. Where there is no worker (running from
+ * sources), in this thread.
+ */
+export function checkCitationsOffThread(draft: string, opts: CheckCitationsOptions): Promise<CitationCheckResult> {
+  if (opts.workerDir && thread?.dir !== opts.workerDir) {
+    const t = CitationThread.beside(opts.workerDir);
+    void thread?.thread.close();
+    thread = t && { dir: opts.workerDir, thread: t };
+  }
+  return thread && opts.workerDir ? thread.thread.check(draft, opts) : checkCitations(draft, opts);
 }
 
 /** One workspace's last check (the editor checks one workspace at a time). */

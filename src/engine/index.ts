@@ -88,6 +88,7 @@ export { runBeirEval } from '../core/eval/beir';
 // The citation check.
 export {
   checkCitations,
+  checkCitationsOffThread,
   findCitations,
   statusSeverity,
   type CheckCitationsOptions,
@@ -98,3 +99,20 @@ export {
   type DraftCitation,
   type Locator,
 } from './citations';
+
+// The library as language-model tools (VS Code's LM tools, the CLI's MCP server).
+export {
+  checkCitationsTool,
+  checkInput,
+  indexStatusTool,
+  readDraft,
+  searchTool,
+  sourcesForTool,
+  toolErrorText,
+  ToolInputError,
+  TOOL_DESCRIPTIONS,
+  TOOL_LIMITS,
+  TOOL_SCHEMAS,
+  type ToolAnswer,
+  type ToolSchema,
+} from './agentTools';

@@ -16,7 +16,7 @@ import type { LibrarySpec } from './library';
 export interface IndexLibraryOptions {
   library: LibrarySpec;
   provider: EmbeddingProvider;
-  /** PDF worker threads: default one fewer than the cores (1–4); 0 reads PDFs in this thread. */
+  /** PDF worker threads: default one fewer than the cores (1–4); 0: one worker reading one file at a time (still under the read budget). */
   jobs?: number;
   /** Start from an empty index (the analysis cache is kept: its keys stop matching). */
   rebuild?: boolean;
@@ -44,7 +44,7 @@ export interface LibraryIndexReport extends IndexReport {
 export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndexReport> {
   const { library } = o;
   // Workers start now, so loading pdf.js in them overlaps discovery and the manifest read.
-  const pool = o.jobs === 0 ? undefined : PdfExtractPool.beside(o.workerDir, o.jobs, o.readBudget);
+  const pool = PdfExtractPool.beside(o.workerDir, o.jobs, o.readBudget);
   // A cancel stops the PDF workers at once, whatever they are reading (the run keeps what is done).
   const stopPool = () => void pool?.close();
   o.signal?.addEventListener('abort', stopPool, { once: true });

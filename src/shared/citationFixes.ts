@@ -1,7 +1,8 @@
 /**
  * The Quick Fixes of a checked citation (issue 21), as plain edits: change the
- * locator to the page the quotation is on, replace the quotation with the
- * source's words, use the closest key. Pure, so the host only turns each into
+ * locator to the page the quotation is on (or, for a citation without one, to
+ * the page the page hint names), replace the quotation with the source's words,
+ * use the closest key. Pure, so the host only turns each into
  * one undoable WorkspaceEdit; positions are 0-based.
  */
 
@@ -19,6 +20,8 @@ export interface FixableCitation {
   quoteRange?: { line: number; column: number; endLine: number; endColumn: number } | null;
   sourceText: string | null;
   suggestions: string[];
+  /** An `ok` citation's page hint: another page matches its sentence better. */
+  hint?: { page: string } | null;
 }
 
 export interface CitationFix {
@@ -40,10 +43,11 @@ export function pageLocator(label: string): string {
 export function citationFixes(c: FixableCitation, lineText: string): CitationFix[] {
   const out: CitationFix[] = [];
   const l = c.line - 1;
-  if (c.status === 'wrong-page' && c.foundPage && c.locator) {
+  const page = c.status === 'wrong-page' ? c.foundPage : c.status === 'ok' ? c.hint?.page : undefined;
+  if (page && c.locator) {
     const at = lineText.indexOf(c.locator, c.endColumn - 1);
     if (at >= 0) {
-      const text = pageLocator(c.foundPage);
+      const text = pageLocator(page);
       out.push({ kind: 'locator', label: text, start: { line: l, character: at }, end: { line: l, character: at + c.locator.length }, text });
     }
   }

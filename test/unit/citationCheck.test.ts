@@ -147,6 +147,43 @@ describe('citation check: finding citations and quotations', () => {
     assert.ok(Date.now() - t < 5000, `${Date.now() - t} ms`);
   });
 
+  it('takes the quotation after an in-text @key in its sentence, with its page in brackets or parentheses', () => {
+    const draft = [
+      '@dubreuil2019 [p. 12] writes that “the permit was the scarce good”.',
+      'As @whit argues, “the crown closed the ports” (p. 215). And @later says so, without quoting.',
+      'In @solo’s view the matter is closed. “A quotation of its own sentence here” [@other, p. 3].',
+      '@first writes “first quoted words here” and @second adds “second quoted words there”.',
+      '@near writes “quoted words claimed by the next” [@claims, p. 4].',
+      '@far [p. 2] wrote this. Then “a quote in another sentence” follows.',
+    ].join('\n');
+    assert.deepEqual(
+      findCitations(draft).map((c) => [c.key, c.locator?.text ?? null, c.quote]),
+      [
+        ['dubreuil2019', 'p. 12', 'the permit was the scarce good'],
+        ['whit', 'p. 215', 'the crown closed the ports'],
+        ['later', null, null],
+        ['solo', null, null],
+        ['other', 'p. 3', 'A quotation of its own sentence here'],
+        ['first', null, 'first quoted words here'],
+        ['second', null, 'second quoted words there'],
+        ['near', null, null],
+        ['claims', 'p. 4', 'quoted words claimed by the next'],
+        ['far', 'p. 2', null],
+      ],
+    );
+    const c = findCitations('As @whit argues, “the crown closed\nthe ports” (p. 215).')[0];
+    assert.deepEqual(c.quoteRange, { line: 1, column: 19, endLine: 2, endColumn: 10 });
+  });
+
+  it('judges a quotation after an in-text citation: ok on its page, wrong-page elsewhere', async () => {
+    const ok = await check1('As @whitfield2019grain argues, “the licences already sold became worthless paper overnight” (p. 215).');
+    assert.equal(ok.status, 'ok');
+    const wrong = await check1('@whitfield2019grain [p. 212] writes that “the licences already sold became worthless paper overnight”.');
+    assert.deepEqual([wrong.status, wrong.foundPage, wrong.locator], ['wrong-page', '215', 'p. 212']);
+    const differs = await check1('@whitfield2019grain [p. 215] writes that “the licences already sold became worthless money overnight”.');
+    assert.equal(differs.status, 'quote-differs');
+  });
+
   it('takes a block quote whose last line carries the citation', () => {
     const draft = ['Before.', '', '> In the kingdom of Sicily no grain could', '> leave a port without a licence.', '> [@a, p. 212]', '', 'After [@b].'].join('\n');
     const c = findCitations(draft);
@@ -249,6 +286,35 @@ describe('citation check: rules', () => {
     assert.equal(again[1].status, 'ok');
   });
 
+  it('a citation without a quotation: a page hint when another page matches its sentence far better, never a problem', async () => {
+    const hinted = await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good [@whitfield2019grain, p. 212].');
+    assert.equal(hinted.status, 'ok');
+    assert.equal(hinted.hint?.page, '214');
+    assert.ok(hinted.hint.ratio === null || hinted.hint.ratio >= 2.5, String(hinted.hint.ratio));
+    assert.match(hinted.hint.excerpt, /treasury/);
+    // Cited at its page, or a sentence too vague to tell: no hint.
+    assert.equal((await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good [@whitfield2019grain, p. 214].')).hint, null);
+    assert.equal((await check1('The book is long [@whitfield2019grain, p. 212].')).hint, null);
+    // In a footnote after the sentence, and as an in-text citation: the sentence is the one cited.
+    assert.equal((await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good.^[See @whitfield2019grain, p. 212.]')).hint?.page, '214');
+    assert.equal((await check1('For @whitfield2019grain [p. 213], most viceroys chose a full treasury over cheap loaves in Palermo.')).hint?.page, '214');
+    // A citation with a quotation is judged by it, not hinted.
+    assert.equal((await check1('Viceroys chose “a full treasury and cheap loaves in Palermo” [@whitfield2019grain, p. 214].')).hint, null);
+  });
+
+  it('the citing sentence of a citation without a quotation, citations left out', () => {
+    const c = findCitations('First one. The permit was the scarce good [@a, p. 3]. Next [@b, 4]. No page [@d].\n\nEnd of it.^[See @c, p. 2.] More.');
+    assert.deepEqual(
+      c.map((x) => [x.key, x.context]),
+      [
+        ['a', 'The permit was the scarce good'],
+        ['b', 'Next'],
+        ['d', undefined],
+        ['c', 'End of it.'],
+      ],
+    );
+  });
+
   it('several citations: each judged, in draft order', async () => {
     const r = await checkDraft('A [@whitfield2019grain, p. 212] and [@nobody] and [see @whitfield2019grain, p. 999; @oakenbrook1862, 2].', sources());
     assert.deepEqual(r.map((x) => x.status), ['ok', 'unknown-key', 'no-such-page', 'ok']);
@@ -271,6 +337,24 @@ describe('citation check: what is not an error', () => {
   it('hyphenation at a line end in the PDF, and ligatures', async () => {
     await ok('“The Genoese houses speculated on permits” [@whitfield2019grain, p. 212].');
     await ok('“The first licences were sold at the harbour, and their flow was watched” [@whitfield2019grain, p. 212].');
+  });
+  it('what another PDF reader leaves inside words: soft hyphens, zero-width characters, spacing accents, letter-spaced words', async () => {
+    await ok('“The Genoese houses specu\u00ADlated on per\u200Bmits” [@whitfield2019grain, p. 212].');
+    await ok('« La soci´et´e des marchands g´enois tenait le march´e » [@whitfield2019grain, p. 213].');
+    await ok('“no grain could l e a v e a port without a licence” [@whitfield2019grain, p. 212].');
+    // Still strict: a changed word among them, or letters that spell another word.
+    assert.equal((await check1('“The Genoese houses specu\u00ADlated on wheat months before” [@whitfield2019grain, p. 212].')).status, 'quote-differs');
+    assert.equal((await check1('“no grain could s t a y a port without a licence” [@whitfield2019grain, p. 212].')).status, 'quote-differs');
+  });
+  it("a quotation copied across a page break with the page's running footer and the next one's header", async () => {
+    await ok('“In years of dearth the 214 The Grain Trade crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].');
+    await ok('“In years of dearth the The Grain Trade 215 crown closed the ports altogether” [@whitfield2019grain, p. 214].');
+    // Words added there without the page's number, or elsewhere, are still the writer's.
+    assert.equal((await check1('“In years of dearth the king crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    assert.equal((await check1('“In years of dearth the 1648 crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    assert.equal((await check1('“In years of 214 dearth the crown closed the ports altogether” [@whitfield2019grain, pp. 214–215].')).status, 'quote-differs');
+    // A table of numbers holding a page's number is not a header between two pieces of the source.
+    assert.equal((await check1('“the 1.18 1.18 GCC 1.65 214 1.17 1.26 crown” [@whitfield2019grain, pp. 214–215].')).status, 'quote-not-found');
   });
   it('curly vs straight quotes and apostrophes, « » spacing', async () => {
     await ok('"the permit, not the wheat, was the scarce good" [@whitfield2019grain, p. 213].');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -38,7 +38,12 @@ describe('CLI check (bundled dist/cli.js)', function () {
     }
     cpSync(resolve('examples'), ws, { recursive: true, filter: (src) => !src.includes('.similar-sources') });
     writeFileSync(join(ws, 'chapter.md'), DRAFT);
-    writeFileSync(join(ws, 'clean.md'), 'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\n');
+    writeFileSync(
+      join(ws, 'clean.md'),
+      'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\n\n' +
+        // No quotation, cited at a page that says something else: a hint, not a problem.
+        'Genoese merchant houses bought the licences months before the harvest and resold them when prices rose [@whitfield2019grain, p. 216].\n',
+    );
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -79,10 +84,43 @@ describe('CLI check (bundled dist/cli.js)', function () {
     assert.match(r.stderr, /7 citations checked/);
   });
 
-  it('exit 0 when every citation is right', () => {
+  it('exit 0 when every citation is right; a page hint goes to stderr and to the JSON, never into the exit code', () => {
     const r = cli(['check', 'clean.md', '--workspace', '.'], ws);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^clean\.md:3:\d+ hint @whitfield2019grain p\. 216 → p\. 214 matches this sentence better: “.*licences/m);
+    assert.match(r.stderr, /1 page hint/);
+    const j = cli(['check', 'clean.md', '--workspace', '.', '--json'], ws);
+    assert.equal(j.code, 0, j.stderr);
+    const [quoted, hinted] = JSON.parse(j.stdout).citations;
+    assert.equal(quoted.hint, null);
+    assert.deepEqual([hinted.status, hinted.hint.page], ['ok', '214']);
+  });
+
+  it("checks in the engine's citation worker as in this thread, and a cancelled check stops", async () => {
+    const engine = require(resolve('dist/engine.js')) as typeof import('../../src/engine');
+    const draft = readFileSync(join(ws, 'chapter.md'), 'utf8');
+    const opts = { workspace: ws, workerDir: resolve('dist') };
+    const here = await engine.checkCitations(draft, { workspace: ws });
+    const there = await engine.checkCitationsOffThread(draft, opts);
+    assert.deepEqual(
+      there.citations.map((c) => [c.line, c.status, c.foundPage]),
+      here.citations.map((c) => [c.line, c.status, c.foundPage]),
+    );
+    // Cancelled before it starts, and while the worker is at it (it listens between citations).
+    const before = new AbortController();
+    before.abort();
+    await assert.rejects(engine.checkCitationsOffThread(draft, { ...opts, signal: before.signal }));
+    const long = Array.from({ length: 400 }, (_, i) => `Number ${i}: “no grain could leave the port number ${i}” [@whitfield2019grain, p. 214].`).join('\n\n');
+    const during = new AbortController();
+    const running = engine.checkCitationsOffThread(long, { ...opts, signal: during.signal });
+    setImmediate(() => during.abort());
+    await assert.rejects(running, /cancelled/);
+    // Not indexed: the index's health comes back from the worker, as the editor reads it.
+    const empty = join(root, 'unindexed');
+    mkdirSync(empty, { recursive: true });
+    const err = await engine.checkCitationsOffThread(draft, { workspace: empty, workerDir: resolve('dist') }).then(() => undefined, (e: unknown) => e);
+    assert.equal(engine.errorHealth(err)?.state, 'missing');
   });
 
   it('reads a PDF again when its page texts are missing (an index built before them) and stores them', () => {

@@ -25,6 +25,11 @@ describe('citation check: Quick Fixes', () => {
       ],
     );
   });
+  it('an ok citation with a page hint: the locator becomes the hinted page', () => {
+    const line = 'The crown closed the ports [@k, p. 212].';
+    const c = { ...base, status: 'ok', column: 29, endColumn: 31, locator: 'p. 212', hint: { page: '215' } };
+    assert.deepEqual(citationFixes(c, line), [{ kind: 'locator', label: 'p. 215', start: { line: 2, character: 32 }, end: { line: 2, character: 38 }, text: 'p. 215' }]);
+  });
   it('no fix for the other statuses', () => {
     for (const status of ['ok', 'no-such-page', 'quote-not-found']) assert.deepEqual(citationFixes({ ...base, status }, '[@k]'), []);
   });

@@ -82,7 +82,20 @@ describe('hostile drafts: shapes that were super-linear (issue 28)', function ()
     assert.ok(ms < 15_000, `${ms} ms`);
     assert.equal(doc.segments.length, 2);
     assert.equal(doc.segments[1].text, '*a'.repeat(30_000));
-    assert.match(doc.warnings![0], /^line 3: a paragraph with 30,000 emphasis and bracket marks was read without emphasis/);
+    assert.match(doc.warnings![0], /^line 3: a paragraph with 30,000 emphasis, bracket and code marks was read without emphasis/);
+  });
+
+  it('`a × 20,000 in one paragraph: read without code spans, with a warning; a technical paragraph of 500 code spans keeps them', async () => {
+    const src = 'A first paragraph of ordinary words.\n\n' + '`a'.repeat(20_000);
+    const doc = await segmentMarkdown(src, 'sentence');
+    assert.equal(doc.segments.at(-1)!.query.length > 20_000, true, 'its backticks stay in the search text');
+    assert.match(doc.warnings![0], /^line 3: a paragraph with 20,000 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans/);
+    const technical = Array.from({ length: 500 }, (_, i) => `call \`f${i}()\` then`).join(' ');
+    const kept = await segmentMarkdown(technical);
+    assert.equal(kept.warnings, undefined);
+    assert.ok(!kept.segments[0].query.includes('`'), 'its code spans are read as such');
+    // An HTML block dense with `<` has no inline Markdown to lose: no warning.
+    assert.equal((await segmentMarkdown('<div>a</div>\n'.repeat(20_000))).warnings, undefined);
   });
 
   it("'- ' × 10,000 on one line: refused at once with the line (it overflowed the stack after 35 s)", async () => {
@@ -156,7 +169,7 @@ describe('a paragraph dense with marks is read without emphasis on its own (issu
       d.segments.map((s) => s.query.slice(0, 30)),
       ['Before the table and a link he', 'After the *table* words here. ', 'Final para words here.'],
     );
-    assert.deepEqual(d.warnings, ['line 106: a paragraph with 2,002 emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)']);
+    assert.deepEqual(d.warnings, ['line 106: a paragraph with 2,002 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans (its marks stay in the search text)']);
   });
 });
 

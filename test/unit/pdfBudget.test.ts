@@ -14,6 +14,7 @@ import { updateIndex } from '../../src/core/index/write/indexer';
 import { abandonedLock, LOCK_FILE } from '../../src/core/index/store/lock';
 import { indexDir, readManifest } from '../../src/core/index/store/manifest';
 import { libraryInputs } from '../../src/core/library/pdfSource';
+import { indexLibrary } from '../../src/engine/indexLibrary';
 import { PdfSkipError } from '../../src/core/pdf/extract';
 import { DEFAULT_READ_BUDGET, EXTRACT_WORKER_FILE, PdfExtractPool, readBudgetMs } from '../../src/core/pdf/extractPool';
 import { deepNestingPdf, hostileCorpus, repeatedPagePdf } from '../support/hostilePdf';
@@ -98,6 +99,40 @@ describe('PDF read budget (issue 28)', function () {
       assert.ok(ms < 15_000, `the others waited for the slow file (${ms} ms)`);
       assert.equal(await slow, 'skipped');
       assert.equal((pool as unknown as { slots: unknown[] }).slots.length, 1, 'the worker started beside the slow file went with it');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('--jobs 0 (one worker, one file at a time) keeps the budget: a file of 200,000 nested q operators is skipped with the same message, the good files indexed', async () => {
+    const dir = join(root, 'jobs-0');
+    const lib = await library(dir, deepNestingPdf(200_000));
+    const workspace = join(dir, 'ws');
+    // As `index --jobs 0` calls it (cli/main.ts), with a small budget.
+    const r = await indexLibrary({
+      library: { workspace, folders: [lib], fromSettings: true, include: [], exclude: [], primary: [], ocr: { mode: 'off', languages: 'eng' } },
+      provider: new EmbeddedProvider(),
+      jobs: 0,
+      workerDir: DIST,
+      readBudget: SMALL,
+    });
+    assert.equal(r.sources, 3);
+    assert.equal(r.skipped.length, 1);
+    assert.match(r.skipped[0].path, /a-crafted\.pdf$/);
+    assert.match(r.skipped[0].reason, /^took longer than 1\.5 s to read \(1 page\): skipped; it will be retried when it changes$/);
+  });
+
+  it('a pool of size 0 has one worker and starts none beside a slow file', async () => {
+    const pool = new PdfExtractPool({ workerFile: WORKER, size: 0, budget: { baseMs: 3_000, perPageMs: 0, capMs: 3_000 }, slowMs: 200 }).warm();
+    try {
+      const slots = () => (pool as unknown as { slots: Array<{ job?: unknown }> }).slots;
+      assert.equal(pool.size, 1);
+      const slow = pool.extract(deepNestingPdf(200_000)).then(() => 'read', (e: Error) => e.message);
+      const next = pool.extract(good(0));
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(slots().length, 1, 'no worker beside the slow file');
+      assert.match(await slow, /^took longer than 3 s to read/);
+      assert.match((await next).pages[0], /Venice/);
     } finally {
       await pool.close();
     }

@@ -6,6 +6,7 @@
  */
 import { findCitations, type DraftCitation } from './draftCitations';
 import { align, candidates, GAP, levenshtein, quoteTokens, SourceText, type Alignment, type Difference, type PageText } from './match';
+import { betterPage, type PageHint } from './pageHint';
 
 export type CitationStatus = 'ok' | 'unknown-key' | 'no-such-page' | 'quote-not-found' | 'wrong-page' | 'quote-differs';
 
@@ -39,6 +40,8 @@ export interface CheckedCitation {
   ocr: boolean;
   /** What was not checked, and why; or what was loosened. */
   note: string | null;
+  /** For an `ok` citation without a quotation: another page of the source matches its sentence far better (information, never a problem). */
+  hint: PageHint | null;
 }
 
 export interface CheckSources {
@@ -89,8 +92,11 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
   };
   const out: CheckedCitation[] = [];
   for (const c of citations) {
+    // Now and then a turn of the event loop, so that a cancel (a worker's message) is heard.
+    if (opts.signal && out.length % 50 === 49) await new Promise((r) => setImmediate(r));
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
-    const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? ''}`;
+    // Without a quotation the sentence is what the page hint reads.
+    const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? `\u0001${c.context ?? ''}`}`;
     const seen = memo.verdicts.get(sig);
     if (seen) {
       out.push({ ...seen, line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
@@ -113,6 +119,7 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
       path: null,
       ocr: false,
       note: null,
+      hint: null,
     };
     const files = await load(c.key);
     if (!files.length) {
@@ -196,7 +203,10 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
   }
   const q = c.quote === null ? [] : quoteTokens(c.quote);
   const words = q.filter((t) => t !== GAP).length;
-  if (words < MIN_WORDS) return base;
+  if (words < MIN_WORDS) {
+    const hint = cited && c.quote === null && c.context ? betterPage(src, cited, c.context) : undefined;
+    return hint ? { ...base, hint } : base;
+  }
   // The alignment costs words × window: a quotation of pages is not checked (a hostile or pasted draft).
   if (words > MAX_WORDS) return { ...base, note: `a quotation of over ${MAX_WORDS} words is not compared` };
   const hasGap = q.includes(GAP);

@@ -31,6 +31,8 @@ export interface DraftCitation {
   quoteRange?: { line: number; column: number; endLine: number; endColumn: number };
   /** The quotation is a block quote. */
   blockQuote?: boolean;
+  /** For a citation of a page without a quotation: its sentence, citations left out (what the page hint compares). */
+  context?: string;
 }
 
 const KEY_AT = /(?:^|[\s\[;(])(-?)@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
@@ -254,7 +256,8 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
     return !!q && q.end <= to;
   };
   const pos = (i: number) => ({ line: p.line[Math.min(i, text.length - 1)] + 1, column: p.col[Math.min(i, text.length - 1)] + 1 + (i >= text.length ? 1 : 0) });
-  const found: Array<{ key: string; at: number; end: number; locator: Locator | null; anchor: number }> = [];
+  // locatorEnd: just after an in-text citation's `[p. 12]`.
+  const found: Array<{ key: string; at: number; end: number; locator: Locator | null; anchor: number; locatorEnd?: number }> = [];
   for (const m of text.matchAll(KEY_AT)) {
     const at = (m.index ?? 0) + m[0].indexOf('@');
     const key = m[2].replace(/[.:]+$/, '');
@@ -266,6 +269,7 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
     if (inner && !inner.footnote && (text[inner.end] === '(' || text[inner.end] === '[')) continue;
     let locator: Locator | null;
     let anchor: number;
+    let locatorEnd: number | undefined;
     if (inner && !inner.footnote) {
       // Bracketed: the item runs to the next ';' or the group's end.
       const semi = text.slice(end, inner.end).indexOf(';');
@@ -279,8 +283,10 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
       // In text: "@key [p. 12]" or, in a footnote, "@key, p. 12".
       const g = groups[lowerBound(groups, end, (x) => x.start)];
       const next = g && !g.footnote && /^\s*$/.test(text.slice(end, g.start)) && !/@/.test(text.slice(g.start, Math.min(g.end, g.start + 400))) ? g : undefined;
-      if (next) locator = parseLocator(text.slice(next.start + 1, next.end - 1));
-      else {
+      if (next) {
+        locator = parseLocator(text.slice(next.start + 1, next.end - 1));
+        locatorEnd = next.end;
+      } else {
         const stop = Math.min(inner ? inner.end - 1 : text.length, end + 200);
         const rest = text.slice(end, stop);
         const semi = rest.search(/[;]/);
@@ -288,19 +294,24 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
       }
       anchor = inner?.footnote && !quoteBetween(inner.start, at) ? inner.start - 1 : at;
     }
-    found.push({ key, at, end, locator, anchor });
+    found.push({ key, at, end, locator, anchor, locatorEnd });
   }
   // Each quote backs the first citation after it in its sentence; quotes already claimed are not reused.
   const claimed = new Set<Quote>();
+  const judged: Array<{ quote: string | null; range?: DraftCitation['quoteRange']; blockQuote: boolean; locator: Locator | null }> = [];
   let prevAnchor = -1;
   for (const [fi, f] of found.entries()) {
     // The quotes of the citation's sentence: back from the citation until a sentence break.
     const mine: Quote[] = [];
     let limit = f.anchor;
     const endLimit = f.anchor + (f.anchor === f.at ? 0 : 1);
+    // "@a writes “…” and @b adds": a quote after an in-text citation of this sentence is that one's.
+    const prev = found[fi - 1];
+    const prevInText = f.anchor === f.at && prev && prev.anchor === prev.at ? (prev.locatorEnd ?? prev.end) : -1;
     for (let k = lowerBound(quotes, endLimit + 1, (x) => x.end) - 1; k >= 0; k--) {
       const q = quotes[k];
       if (q.start <= prevAnchor || claimed.has(q)) break;
+      if (prevInText >= 0 && q.start >= prevInText && !sentenceBreak(text, prevInText, q.start)) break;
       // “… ends here.” Another sentence: the quotation closed its own sentence.
       const closed = /[.!?]$/.test(text.slice(q.innerStart, q.innerEnd)) && /^\s+[\p{Lu}“«„‘"]/u.test(text.slice(q.end, limit));
       if (closed || sentenceBreak(text, q.end, limit) || limit - q.end > 200) break;
@@ -332,17 +343,79 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
       quote = null;
       range = undefined;
     }
+    judged.push({ quote, range, blockQuote, locator: f.locator });
+    prevAnchor = Math.max(prevAnchor, f.anchor);
+  }
+  // An in-text citation that backs no quotation before it may introduce one after it, in its
+  // sentence: "@key [p. 12] writes that “…”." or "As @key argues, “…” (p. 12)." The quotation
+  // is its when no other citation comes between them and no citation after it claimed it.
+  for (const [fi, f] of found.entries()) {
+    const j = judged[fi];
+    if (j.quote !== null || f.anchor !== f.at) continue;
+    const from = f.locatorEnd ?? f.end;
+    const q = quotes[lowerBound(quotes, from, (x) => x.start)];
+    if (!q || claimed.has(q)) continue;
+    const next = found[fi + 1];
+    if (next && next.at < q.end) continue;
+    if (q.start - from > 200 || sentenceBreak(text, from, q.start)) continue;
+    const inner = text.slice(q.innerStart, q.innerEnd);
+    if (wordCount(inner) < MIN_QUOTE_WORDS) continue;
+    claimed.add(q);
+    const s = pos(q.innerStart);
+    const e = pos(q.innerEnd - 1);
+    j.quote = inner;
+    j.range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
+    // Its page in parentheses or brackets right after it, when the citation named none.
+    if (!j.locator) {
+      const m = /^\s*[([]([^()[\]@]{1,40})[)\]]/.exec(text.slice(q.end, q.end + 60));
+      const loc = m && parseLocator(m[1]);
+      if (loc?.from) j.locator = loc;
+    }
+  }
+  found.forEach((f, fi) => {
+    const { quote, range, blockQuote, locator } = judged[fi];
     const a = pos(f.at);
+    // Only a page can be hinted: a citation without one needs no sentence.
+    const context = quote === null && locator?.from ? sentenceAround(text, f.anchor) : '';
     out.push({
       key: f.key,
       line: a.line,
       column: a.column,
       endColumn: a.column + 1 + f.key.length,
-      locator: f.locator,
+      locator,
       quote,
       ...(range ? { quoteRange: range } : {}),
       ...(blockQuote ? { blockQuote } : {}),
+      ...(context ? { context } : {}),
     });
-    prevAnchor = Math.max(prevAnchor, f.anchor);
+  });
+}
+
+const SENTENCE_END = /(?<!\b(?:p|pp|e\.g|i\.e|cf|vol|chap|ed|eds|no|n|ibid|op|cit|al|S|ch|fig|sec))[.!?]+(?=\s|$)|\n\s*\n/gu;
+const FIRST_SENTENCE_END = new RegExp(SENTENCE_END.source, 'u');
+/** How far a citing sentence is looked for on each side (a hostile paragraph stays linear). */
+const SENTENCE_REACH = 400;
+
+/** The sentence around `at`, its citations (`[@a, p. 3]`, `@a`, `^[…]`) left out, whitespace collapsed. */
+export function sentenceAround(text: string, at: number): string {
+  const a = Math.max(0, at - SENTENCE_REACH);
+  const before = text.slice(a, at);
+  // A note after the full stop ("… trade.^[@a]") cites the sentence that stop ended.
+  const trail = /[.!?]+\s*$/.exec(before);
+  let start = a;
+  for (const m of (trail ? before.slice(0, trail.index) : before).matchAll(SENTENCE_END)) start = a + (m.index ?? 0) + m[0].length;
+  let end = at;
+  if (!trail) {
+    const after = text.slice(at, at + SENTENCE_REACH);
+    // The citation's own brackets may hold full stops ("[@a, p. 3]"): the end is looked for after them.
+    const close = /^\^?\[[^\]]*\]/.exec(after)?.[0].length ?? 0;
+    const m = FIRST_SENTENCE_END.exec(after.slice(close));
+    end = at + close + (m ? (m.index ?? 0) : after.length - close);
   }
+  return text
+    .slice(start, end)
+    .replace(/\^?\[[^\[\]]*@[^\[\]]*\]/g, ' ')
+    .replace(/-?@[\p{L}\p{N}_][\p{L}\p{N}_:.#$%&+?<>~/-]*/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -22,11 +22,19 @@ export interface Tokens {
   ends: number[];
 }
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/**
+ * A word: letters, digits, marks, and what PDF readers leave inside words without meaning it:
+ * soft hyphens and zero-width characters, and spacing accents (TeX fonts draw "é" as "´" and
+ * "e", which some readers give as "pr´esente"); they are dropped from the word's token.
+ */
+const WORD = /[\p{L}\p{N}\p{M}\p{Sk}\u00AD\u200B-\u200D\u2060\uFEFF]+/gu;
 
 function norm(w: string): string {
   return foldAccents(w.normalize('NFKC')).replace(/[^\p{L}\p{N}]/gu, '');
 }
+
+/** Letter-spaced words ("g e s p e r r t", a reader's take on tracked type): at least this many single letters. */
+const SPACED_RUN = 3;
 
 export function tokenize(text: string): Tokens {
   const tokens: string[] = [];
@@ -39,7 +47,36 @@ export function tokenize(text: string): Tokens {
     starts.push(m.index ?? 0);
     ends.push((m.index ?? 0) + m[0].length);
   }
-  return { tokens, starts, ends };
+  return joinSpacedLetters({ tokens, starts, ends }, text);
+}
+
+/**
+ * Runs of single letters one space apart become one word, on both sides of a comparison: one
+ * PDF reader gives tracked type as letters, another as words; prose has no three one-letter
+ * words in a row.
+ */
+function joinSpacedLetters(t: Tokens, text: string): Tokens {
+  const single = (k: number) => t.tokens[k].length === 1 && /\p{L}/u.test(t.tokens[k]);
+  let any = false;
+  for (let k = 0; k + SPACED_RUN <= t.tokens.length && !any; k++) if (single(k) && single(k + 1) && single(k + 2)) any = true;
+  if (!any) return t;
+  const out: Tokens = { tokens: [], starts: [], ends: [] };
+  for (let k = 0; k < t.tokens.length; ) {
+    let e = k;
+    while (e + 1 < t.tokens.length && single(e) && single(e + 1) && t.starts[e + 1] - t.ends[e] === 1 && text[t.ends[e]] === ' ') e++;
+    if (e - k + 1 >= SPACED_RUN) {
+      out.tokens.push(t.tokens.slice(k, e + 1).join(''));
+      out.starts.push(t.starts[k]);
+      out.ends.push(t.ends[e]);
+      k = e + 1;
+    } else {
+      out.tokens.push(t.tokens[k]);
+      out.starts.push(t.starts[k]);
+      out.ends.push(t.ends[k]);
+      k++;
+    }
+  }
+  return out;
 }
 
 /** The quotation's tokens, GAP where words were left out or put in. */
@@ -202,6 +239,27 @@ const JOIN_S = 4; // one quotation word = two source words
 const JOIN_Q = 5; // two quotation words = one source word
 const GAP_SKIP = 6; // a gap row skipping a source word
 const GAP_ENTER = 7; // a gap row entered
+const PAGE_BREAK = 8; // quotation words a page break put there (footer, header), not the writer's
+
+/** Most words a page break's running footer and header take in a copied quotation, and the fewest of the quotation's own around them. */
+const PAGE_BREAK_WORDS = 20;
+const PAGE_BREAK_MIN_REST = 6;
+
+/**
+ * The window's page breaks: for each column j where source token from+j-1 ends a page and the next
+ * begins another, the folded printed labels of the two pages. A viewer's copy across a break carries
+ * the page's running footer and the next page's header; a run of quotation words there that holds
+ * one of the two numbers is that, and costs nothing.
+ */
+function pageBreaks(src: SourceText, from: number, to: number): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (let p = src.pageOf[from] + 1; p < src.pages.length && src.pageStart[p] < to; p++) {
+    const at = src.pageStart[p];
+    if (at <= from || src.pageStart[p - 1] === at) continue;
+    out.set(at - from, new Set([src.pages[p - 1].label, src.pages[p].label].map((l) => tokenize(l).tokens.join('')).filter(Boolean)));
+  }
+  return out;
+}
 
 /**
  * Aligns the quotation `q` (with GAPs) against source tokens [from, to): the
@@ -218,6 +276,12 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const cost = new Int32Array((m + 1) * W);
   const back = new Uint8Array((m + 1) * W);
   const eq = opts.loose ? (a: string, b: string) => a === b || looseEqual(a, b) : (a: string, b: string) => a === b;
+  const breaks = pageBreaks(src, from, to);
+  // The break columns as flags: a map lookup per cell would cost the alignment a third.
+  const isBreak = new Uint8Array(W);
+  for (const j of breaks.keys()) isBreak[j] = 1;
+  /** For a PAGE_BREAK cell: how many quotation words the break took. */
+  const breakRun = new Map<number, number>();
   for (let i = 1; i <= m; i++) {
     const qi = q[i - 1];
     const row = i * W;
@@ -263,6 +327,23 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
         best = cost[(i - 2) * W + j - 1];
         how = JOIN_Q;
       }
+      const labels = isBreak[j] && i < m ? breaks.get(j) : undefined;
+      if (labels) {
+        // Quotation words i-L…i-1 taken by the break, one of them a page number: free, between
+        // words of the quotation on both sides (a quotation does not begin or end with a header),
+        // and fewer than those (a table of numbers is not a header).
+        let hasLabel = false;
+        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 1 && m - L >= Math.max(PAGE_BREAK_MIN_REST, L); L++) {
+          const t = q[i - L];
+          if (t === GAP) break;
+          if (labels.has(t)) hasLabel = true;
+          if (hasLabel && cost[(i - L) * W + j] < best) {
+            best = cost[(i - L) * W + j];
+            how = PAGE_BREAK;
+            breakRun.set(row + j, L);
+          }
+        }
+      }
       cost[row + j] = best;
       back[row + j] = how;
     }
@@ -281,6 +362,8 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const ops: Array<{ kind: 'same' | 'sub' | 'add' | 'drop'; qi?: number; sj?: number; qi2?: number; sj2?: number }> = [];
   let first = -1;
   let last = -1;
+  /** Quotation words a page break took (not the writer's: not counted among the quotation's words). */
+  let brokenWords = 0;
   while (i > 0) {
     const b = back[i * W + j];
     if (b === GAP_ENTER) {
@@ -308,6 +391,11 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       first = from + j - 2;
       i--;
       j -= 2;
+    } else if (b === PAGE_BREAK) {
+      const L = breakRun.get(i * W + j)!;
+      for (let x = 1; x <= L; x++) ops.push({ kind: 'same', qi: i - x });
+      brokenWords += L;
+      i -= L;
     } else if (b === JOIN_Q) {
       ops.push({ kind: 'same', qi: i - 2, sj: from + j - 1 });
       if (last < 0) last = from + j - 1;
@@ -341,7 +429,7 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
     }
   }
   flush();
-  return { edits: cost[m * W + endJ], words: q.filter((t) => t !== GAP).length, start: first, end: last, differences };
+  return { edits: cost[m * W + endJ], words: q.filter((t) => t !== GAP).length - brokenWords, start: first, end: last, differences };
 }
 
 export function trigramKey(a: number, b: number, c: number): number {

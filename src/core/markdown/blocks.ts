@@ -31,6 +31,14 @@ export interface DraftBlock {
   splitsParagraph?: number;
   /** Its densest stretch of emphasis and bracket marks, when one passes the limit (MARK_DENSITY_LIMIT): 0-based line, marks. */
   dense?: { line: number; marks: number };
+  /**
+   * Where else inside it a block could have started, whatever the bytes gathered (see
+   * `plainBlocks.ts`): [offset, 0-based line, weak] triples; weak (1) before a line that a parse must
+   * not start with (`---`, `+++`, see startsSpecial), which only a block read without the parser may.
+   * Besides the cuts above: after an ATX heading or a thematic break in a flat stretch, and after front matter;
+   * not before a list item after a blank line (it may continue a list above: the parse would give two).
+   */
+  cuts: number[];
 }
 
 /**
@@ -43,6 +51,14 @@ export interface DraftBlock {
  */
 export const MARK_DENSITY_LIMIT = 64;
 export const MARK_FLOOR = 256;
+/**
+ * The same for backticks and `<` (code spans, inline HTML, autolinks), with a far higher bar: each
+ * costs micromark ~20 µs however small (1 MB of `` `a `` — 250,000 code spans — took 6 s), but
+ * technical prose has many. Past 4,096 of them in a stretch with no blank line, and more than one
+ * per 32 characters of a megabyte (one per 8 of 64 KB: count² over length above 1,024), none in a draft.
+ */
+export const CODE_DENSITY_LIMIT = 1_024;
+export const CODE_FLOOR = 4_096;
 
 /** Bytes gathered into one block before the next cut (a few paragraphs: the parse's fixed cost stays small). */
 export const BLOCK_BYTES = 8_192;
@@ -76,6 +92,7 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let flat = true; // since the last cut or blank line: no container, indented line, table, HTML, fence
   let line = 0;
   let regionMarks = 0;
+  let regionCode = 0; // backticks and `<` (code spans, inline HTML, autolinks)
   let regionLength = 0;
   let regionLine = 0;
   let regionStart = 0;
@@ -88,8 +105,12 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let isolate = false; // a dense stretch has just ended: cut at the next blank line
   let inner: number[] = []; // underlines inside containers in this block: [start, end) pairs
   let innerLine = 0;
+  let cuts: number[] = [];
+  let prevClosed = false; // the line above is an ATX heading or a thematic break, at column 0 in a flat stretch
+  let afterFront = false; // this line follows front matter
   const pushRaw = (end: number) => {
-    const b: DraftBlock = { start: blockStart, end, line: blockLine };
+    const b: DraftBlock = { start: blockStart, end, line: blockLine, cuts };
+    cuts = [];
     if (dense) b.dense = dense;
     if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
     if (inner.length / 2 > MAX_SETEXT) b.quotedUnderlines = { line: innerLine, at: inner };
@@ -100,7 +121,9 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     isolate = false;
   };
   const endRegion = () => {
-    const isDense = !regionTable && regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength;
+    const isDense =
+      !regionTable &&
+      ((regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength) || (regionCode > CODE_FLOOR && regionCode * regionCode > CODE_DENSITY_LIMIT * regionLength));
     if (isDense) {
       // Its own block: what stands before and after it keeps its emphasis and links.
       if (regionCut > blockStart) {
@@ -109,10 +132,11 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         blockLine = regionCutLine;
         setext = 0;
       }
-      if (!(dense && dense.marks >= regionMarks)) dense = { line: regionLine, marks: regionMarks };
+      if (!(dense && dense.marks >= regionMarks + regionCode)) dense = { line: regionLine, marks: regionMarks + regionCode };
       isolate = true;
     }
     regionMarks = 0;
+    regionCode = 0;
     regionLength = 0;
     regionLines = 0;
     regionTable = false;
@@ -124,9 +148,13 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
 
   const front = frontMatterEnd(source);
   if (front > 0) state = { kind: 'front', end: front };
+  // After an unclosed `---` or `+++` opening the draft, micromark reads what follows otherwise (a
+  // list as a paragraph): no stretch of it is read without the parser.
+  const noCuts = front === 0 && /^(?:---|\+\+\+)[ \t]*(?:\r|\n|$)/.test(source);
 
   for (let pos = 0; pos < source.length; line++) {
-    if (state.kind === 'front' && pos >= state.end) state = { kind: 'normal' };
+    afterFront = state.kind === 'front' && pos >= state.end;
+    if (afterFront) state = { kind: 'normal' };
     // The line: [pos, eol); the next one starts at next.
     let eol = pos;
     while (eol < source.length) {
@@ -172,7 +200,11 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         blockLine = line;
         setext = 0;
         flat = true;
+      } else if (!noCuts && ((prevBlank && !isListMarker(source, i, eol)) || (prevUnderline && flat && !isUnderline(source, i, eol)) || (prevClosed && flat) || afterFront)) {
+        cuts.push(pos, line, 0);
       }
+    } else if (!noCuts && state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && (prevBlank || (prevClosed && flat) || afterFront) && startsSpecial(source, pos)) {
+      cuts.push(pos, line, 1);
     }
 
     let underline = false;
@@ -225,6 +257,7 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         // A table's cells are parsed one by one: its marks cost nothing together.
         if (++regionLines === 2 && isDelimiterRow(source.slice(i, eol))) regionTable = true;
         regionMarks += marksIn(source, i, eol);
+        regionCode += codeMarksIn(source, i, eol);
         regionLength += eol - pos + 1;
         if (indent > 0 || first === 62 /* > */ || first === 60 /* < */ || isListMarker(source, i, eol) || source.slice(i, eol).includes('|')) flat = false;
         break;
@@ -232,6 +265,7 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
     }
     if (state.kind !== 'normal') flat = false;
     prevUnderline = underline && prevText && indent === 0;
+    prevClosed = !blank && indent === 0 && state.kind === 'normal' && (isAtx(source, i, eol) || (!underline && isThematicBreak(source, i, eol)));
     prevText = !blank && indent === 0 && state.kind === 'normal' && isWordChar(first) && !isListMarker(source, i, eol);
     prevProse = !blank && indent === 0 && state.kind === 'normal' && flat && !underline && (startsProse(source, i, eol) || first === 64 || first === 91);
     prevQuoteProse = false;
@@ -305,6 +339,21 @@ function isWordChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127;
 }
 
+/** An ATX heading's opening: one to six `#`, then a space, a tab or the end of the line. */
+function isAtx(s: string, i: number, eol: number): boolean {
+  let j = i;
+  while (j < eol && j - i < 7 && s.charCodeAt(j) === 35) j++;
+  return j > i && j - i <= 6 && (j === eol || s.charCodeAt(j) === SP || s.charCodeAt(j) === TAB);
+}
+
+/** A thematic break written plainly: three or more of one of `-`, `*`, `_`, nothing else. */
+function isThematicBreak(s: string, i: number, eol: number): boolean {
+  const c = s.charCodeAt(i);
+  if ((c !== 45 && c !== 42 && c !== 95) || eol - i < 3) return false;
+  for (let j = i + 1; j < eol; j++) if (s.charCodeAt(j) !== c) return false;
+  return true;
+}
+
 /** A setext underline: `=` or `-` only, then spaces. */
 function isUnderline(s: string, i: number, eol: number): boolean {
   const c = s.charCodeAt(i);
@@ -363,6 +412,16 @@ function htmlOpen(s: string, i: number, eol: number): string | undefined {
 /** A GFM table's delimiter row: `| --- | :-: |`. */
 function isDelimiterRow(line: string): boolean {
   return /^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/.test(line) && line.includes('-') && (line.includes('|') || false);
+}
+
+/** Backticks and `<` in [i, eol). */
+function codeMarksIn(s: string, i: number, eol: number): number {
+  let marks = 0;
+  for (; i < eol; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 96 || c === 60) marks++;
+  }
+  return marks;
 }
 
 /** Emphasis and bracket marks (`*`, `_`, `~`, `[`, `]`) in [i, eol). */

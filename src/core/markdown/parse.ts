@@ -16,12 +16,18 @@
  * the whole document does; link and footnote definitions, which reach across the whole
  * document, are handed to every block (`predefine`). Where a block cannot be cut small
  * enough, the costly construct is read as text and the caller is told, naming the line: a
- * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose) is
- * read without emphasis, links and footnote calls; setext underlines past MAX_SETEXT inside one
- * block quote or list are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
+ * paragraph dense with emphasis and bracket marks (thousands in a few kilobytes: no prose), or
+ * with backticks and `<` (tens of thousands), is read without emphasis, links, footnote calls,
+ * code spans and inline HTML; setext underlines past MAX_SETEXT inside one block quote or list
+ * are read as text; a paragraph over MAX_PARAGRAPH is cut at a line break.
+ *
+ * Within a block, stretches of the plainest shapes are built without the parser (`plainBlocks`:
+ * micromark costs tens of µs for each element however small), and the rest is parsed in pieces
+ * of about PIECE_BYTES, each handed the draft's definitions.
  */
-import type { Root } from 'mdast';
+import type { Root, RootContent } from 'mdast';
 import { draftBlocks, MAX_PARAGRAPH, type DraftBlock } from './blocks';
+import { plainBlocks } from './plainBlocks';
 
 type Processor = { parse(doc: string): Root };
 let processors: Promise<{ full: Processor; plain: Processor }> | undefined;
@@ -110,8 +116,8 @@ function loadProcessors(): Promise<{ full: Processor; plain: Processor }> {
         const data = this.data();
         const micromark = (data.micromarkExtensions ??= []);
         micromark.push(table.gfmTable(), footnote.gfmFootnote(), strike.gfmStrikethrough(), task.gfmTaskListItem(), { flowInitial: { null: [predefine] } });
-        // Emphasis, strikethrough, links, images and footnote calls off: the marks stay text.
-        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall'] } });
+        // Emphasis, strikethrough, links, images, footnote calls, code spans, inline HTML and autolinks off: the marks stay text.
+        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall', 'codeText', 'htmlText', 'autolink'] } });
         (data.fromMarkdownExtensions ??= []).push(mdTable.gfmTableFromMarkdown(), mdFootnote.gfmFootnoteFromMarkdown(), mdStrike.gfmStrikethroughFromMarkdown(), mdTask.gfmTaskListItemFromMarkdown());
       }
       return unified()
@@ -131,62 +137,165 @@ export interface ParsedDraft {
   warnings: string[];
 }
 
-/**
- * Parses a draft block by block (see the module comment); positions are the draft's.
- * `maxBlock`: bytes gathered into one parse before a cut (tests pass 1 to cut at every boundary).
- */
-export async function parseDraft(source: string, maxBlock?: number): Promise<ParsedDraft> {
+export interface ParseDraftOptions {
+  /** Bytes gathered into one parse before a cut (tests pass 1 to cut at every boundary). */
+  maxBlock?: number;
+  /** False: every block through the parser, none read by plainBlocks (tests compare the two). */
+  plain?: boolean;
+}
+
+/** Parses a draft block by block (see the module comment); positions are the draft's. */
+export async function parseDraft(source: string, options: ParseDraftOptions = {}): Promise<ParsedDraft> {
   const { full, plain } = await loadProcessors();
-  const blocks = draftBlocks(source, maxBlock);
+  const blocks = draftBlocks(source, options.maxBlock);
   const warnings: string[] = [];
-  const parseBlock = (b: DraftBlock, links: readonly string[], footnotes: readonly string[]) => {
-    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
-    const useFull = !b.dense;
+  const parseText = (text: string, useFull: boolean, links: readonly string[], footnotes: readonly string[]) => {
     labels.links = links;
     labels.footnotes = footnotes;
     labels.parser = undefined;
     try {
       const tree = (useFull ? full : plain).parse(text);
       const parser = labels.parser as MicromarkParser | undefined;
-      return { tree, useFull, links: parser ? [...parser.defined] : [], footnotes: parser?.gfmFootnotes ? [...parser.gfmFootnotes] : [] };
+      return { tree, links: parser ? [...parser.defined] : [], footnotes: parser?.gfmFootnotes ? [...parser.gfmFootnotes] : [] };
     } finally {
       labels.parser = undefined;
     }
   };
-  if (blocks.length === 1) {
-    const r = parseBlock(blocks[0], [], []);
-    if (blocks[0].dense) warnings.push(denseWarning(blocks[0].dense));
-    if (blocks[0].quotedUnderlines) warnings.push(quotedWarning(blocks[0].quotedUnderlines));
-    return { tree: r.tree, warnings };
-  }
-  // Definitions first: a reference is a link wherever in the draft its label is defined.
+  // After a byte-order mark opening the draft, micromark's offsets are one short (segmentMarkdown removes it first).
+  const tryPlain = options.plain !== false && source.charCodeAt(0) !== 0xfeff;
+  type Parsed = { children: RootContent[]; links: string[]; footnotes: string[] };
+  /** Each block's text and pieces: stretches of plain shapes built here, the others to parse. */
+  const cut = blocks.map((b) => {
+    const text = b.quotedUnderlines ? textOfUnderlines(source, b.start, b.end, b.quotedUnderlines.at) : source.slice(b.start, b.end);
+    return { b, text, pieces: pieces(text, b, tryPlain), parsed: new Map<Piece, Parsed>() };
+  });
+  const parsePiece = (c: (typeof cut)[number], piece: Piece, links: readonly string[], footnotes: readonly string[]): Parsed => {
+    const r = parseText(piece.start === 0 && piece.end === c.text.length ? c.text : c.text.slice(piece.start, piece.end), !c.b.dense, links, footnotes);
+    shiftPositions(r.tree, c.b.start + piece.start, piece.line);
+    return { children: r.tree.children, links: r.links, footnotes: r.footnotes };
+  };
+  // Definitions first: a reference is a link wherever in the draft its label is defined. Labels as
+  // micromark lists them (normalizeIdentifier: plainBlocks' labels are ASCII letters, digits and single spaces).
   const links = new Set<string>();
   const footnotes = new Set<string>();
-  const first = new Map<number, ReturnType<typeof parseBlock>>();
-  blocks.forEach((b, i) => {
-    if (!source.slice(b.start, b.end).includes(']:')) return;
-    const r = parseBlock(b, [], []);
-    first.set(i, r);
-    for (const x of r.links) links.add(x);
-    for (const x of r.footnotes) footnotes.add(x);
-  });
+  for (const c of cut) {
+    for (const piece of c.pieces) {
+      if (piece.nodes) {
+        for (const n of piece.nodes) {
+          if (n.type === 'definition') links.add(n.label!.toUpperCase());
+          else if (n.type === 'footnoteDefinition') footnotes.add(n.label!.toUpperCase());
+        }
+      } else if (c.text.slice(piece.start, piece.end).includes(']:')) {
+        const r = parsePiece(c, piece, [], []);
+        c.parsed.set(piece, r);
+        for (const x of r.links) links.add(x);
+        for (const x of r.footnotes) footnotes.add(x);
+      }
+    }
+  }
   const linkList = [...links];
   const footnoteList = [...footnotes];
-  const root: Root = { type: 'root', children: [] };
-  blocks.forEach((b, i) => {
-    const known = first.get(i);
-    // A block that defined every label it could be handed was parsed as it is.
-    const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parseBlock(b, linkList, footnoteList);
-    if (b.dense) warnings.push(denseWarning(b.dense));
+  const root: Root = { type: 'root', children: [], position: { start: { line: 1, column: 1, offset: 0 }, end: endPoint(source) } };
+  for (const c of cut) {
+    const b = c.b;
+    const first = root.children.length;
+    for (const piece of c.pieces) {
+      if (piece.nodes) {
+        for (const n of piece.nodes) root.children.push(n);
+        continue;
+      }
+      const known = c.parsed.get(piece);
+      // A piece that defined every label it could be handed was parsed as it is.
+      const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parsePiece(c, piece, linkList, footnoteList);
+      for (const n of r.children) root.children.push(n);
+    }
+    // A dense stretch that is an HTML block (`<div>` lines) has no inline Markdown to lose: no warning.
+    const denseAt = b.dense && root.children.slice(first).find((n) => n.position!.start.line === b.dense!.line + 1);
+    if (b.dense && denseAt?.type !== 'html') warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
-    shiftPositions(r.tree, b.start, b.line);
-    for (const c of r.tree.children) root.children.push(c);
-  });
-  const end = endPoint(source);
-  root.position = { start: { line: 1, column: 1, offset: 0 }, end };
+  }
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
+}
+
+interface Piece {
+  /** [start, end) of the block's text, and the draft's 0-based line of start. */
+  start: number;
+  end: number;
+  line: number;
+  /** Built by plainBlocks; undefined: to be parsed. */
+  nodes?: RootContent[];
+  /** It starts at a weak cut (see DraftBlock.cuts): not where a parse may start. */
+  weak: boolean;
+}
+
+/**
+ * The block cut at each of its cuts into stretches read by plainBlocks where they can be, and
+ * stretches to parse (neighbours joined: one parse for each run of them). A stretch that starts at
+ * a weak cut and cannot be read here is joined to the one before.
+ */
+function pieces(text: string, b: DraftBlock, tryPlain: boolean): Piece[] {
+  if (!tryPlain) return [{ start: 0, end: text.length, line: b.line, weak: false }];
+  const out: Piece[] = [];
+  const bounds = b.cuts;
+  for (let k = -3; k < bounds.length; k += 3) {
+    const start = k < 0 ? 0 : bounds[k] - b.start;
+    const line = k < 0 ? b.line : bounds[k + 1];
+    const weak = k >= 0 && bounds[k + 2] === 1;
+    const end = k + 3 < bounds.length ? bounds[k + 3] - b.start : text.length;
+    const nodes = plainBlocks(text, start, end, b.start, line);
+    if (nodes) {
+      out.push({ start, end, line, nodes, weak });
+      continue;
+    }
+    let piece: Piece = { start, end, line, weak };
+    // Joined to the parse before it, up to PIECE_BYTES; a weak start also to the plain stretch before it (parsed with it, then).
+    while (out.length && (piece.weak || (!out[out.length - 1].nodes && piece.start - out[out.length - 1].start < PIECE_BYTES))) {
+      const prev = out.pop()!;
+      piece = { start: prev.start, end: piece.end, line: prev.line, weak: prev.weak };
+    }
+    out.push(piece);
+  }
+  return foldShortRuns(out);
+}
+
+/**
+ * Runs of one or two short plain stretches beside a parse go into that parse: each parse costs micromark
+ * ~50 µs before its first byte (it combines its extensions anew), more than parsing a short stretch
+ * or two with its neighbour (a definition between two paragraphs of references).
+ */
+/**
+ * Bytes gathered into one parse within a block, at most (a stretch may pass it): micromark's time per
+ * element grows with what one parse holds (definitions between paragraphs of references: ~110 µs a
+ * pair in parses of 1 KB, ~300 µs in parses of 8 KB).
+ */
+const PIECE_BYTES = 1_024;
+
+/** A run of plain stretches this short (bytes) goes into the parse beside it. */
+const FOLD_BYTES = 256;
+
+function foldShortRuns(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  const parse = (p: Piece) => {
+    const last = out[out.length - 1];
+    if (last && !last.nodes && (p.weak || last.end - last.start < PIECE_BYTES)) last.end = p.end;
+    else out.push({ start: p.start, end: p.end, line: p.line, weak: p.weak });
+  };
+  for (let i = 0; i < pieces.length; ) {
+    if (!pieces[i].nodes) {
+      parse(pieces[i++]);
+      continue;
+    }
+    let j = i;
+    while (j < pieces.length && pieces[j].nodes) j++;
+    const afterParse = out.length > 0 && !out[out.length - 1].nodes;
+    // A parse may not start at a weak cut: a run there joins only the parse before it.
+    if (j - i <= 2 && pieces[j - 1].end - pieces[i].start <= FOLD_BYTES && (afterParse || (j < pieces.length && !pieces[i].weak))) parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
+    else for (let k = i; k < j; k++) out.push(pieces[k]);
+    i = j;
+  }
+  return out;
 }
 
 /**
@@ -213,7 +322,7 @@ function quotedWarning({ line, at }: { line: number; at: number[] }): string {
 const MAX_WARNINGS = 10;
 
 function denseWarning({ line, marks }: { line: number; marks: number }): string {
-  return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis and bracket marks was read without emphasis, links and footnote calls (its marks stay in the search text)`;
+  return `line ${(line + 1).toLocaleString('en')}: a paragraph with ${marks.toLocaleString('en')} emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans (its marks stay in the search text)`;
 }
 
 /** Moves a block's positions to the draft's (iteratively: a tree can be deep). */

@@ -5,6 +5,7 @@
  * Every segment keeps exact 1-based lines and a query text free of markup.
  */
 import type { Root, RootContent, Heading, Parent, PhrasingContent, ListItem } from 'mdast';
+import * as crypto from 'node:crypto';
 import { sha256 } from '../util/hash';
 import { EngineError } from '../../shared/errors';
 import { splitSentences } from '../text/sentences';
@@ -40,6 +41,8 @@ export interface SegmentOptions {
   minWords?: number;
   /** Bytes parsed at once (tests: 1 parses every block alone; Infinity the whole draft at once). */
   blockBytes?: number;
+  /** False: blocks of the plainest shapes go through the parser too (tests: see plainBlocks.ts). */
+  plainBlocks?: boolean;
 }
 
 export interface SegmentedDocument {
@@ -78,9 +81,9 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
   // Quarto / R Markdown: fenced div marks, shortcodes, inline chunks and attributes are no prose (blanked in place).
   source = pandocAsMarkdown(source);
   checkNesting(source);
-  const { tree, warnings } = await parseDraft(source, options.blockBytes);
+  const { tree, warnings } = await parseDraft(source, { maxBlock: options.blockBytes, plain: options.plainBlocks });
   const minWords = options.minWords ?? DEFAULT_MIN_WORDS;
-  const lines = lineStarts(source);
+  let lines: number[] | undefined; // sentences only
   const title = frontMatterTitle(tree) ?? firstH1(tree);
   const raw: Array<Omit<Segment, 'id' | 'searchable'>> = [];
 
@@ -103,7 +106,7 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
           if (!query) continue;
           raw.push({
             type: 'sentence',
-            startLine: lineOf(lines, start),
+            startLine: lineOf((lines ??= lineStarts(source)), start),
             endLine: lineOf(lines, end - 1),
             title: firstWords(query),
             text: s.text,
@@ -175,12 +178,31 @@ function isSpaceOrEnd(s: string, i: number): boolean {
 function assignIds(raw: Array<Omit<Segment, 'id' | 'searchable'>>, minWords: number): Segment[] {
   const seen = new Map<string, number>();
   return raw.map((s) => {
-    const base = sha256(`${s.type}\u0000${s.headingPath.join('\u0001')}\u0000${s.text.replace(/\s+/g, ' ').trim()}`).slice(0, 12);
+    const base = idHash(`${s.type}\u0000${s.headingPath.join('\u0001')}\u0000${s.text.replace(/\s+/g, ' ').trim()}`);
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
-    const words = s.query.split(/\s+/).filter(Boolean).length;
+    const words = wordCount(s.query);
     return { id: n === 1 ? base : `${base}-${n}`, ...s, searchable: words >= minWords };
   });
+}
+
+/** The first 12 hex digits of the SHA-256 of a text: one call, no Hash object, where Node has `crypto.hash` (20.12). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+function idHash(text: string): string {
+  return (oneShot ? oneShot('sha256', text, 'hex') : sha256(text)).slice(0, 12);
+}
+
+/** Words in a text (runs of anything but white space), as `text.split(/\s+/).filter(Boolean).length`, without the arrays. */
+function wordCount(text: string): number {
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const space = c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(text[i]));
+    if (!space && !inWord) words++;
+    inWord = !space;
+  }
+  return words;
 }
 
 function collectBlocks(tree: Root, source: string): Block[] {
@@ -327,6 +349,8 @@ function inlineMarkdownToText(s: string): string {
     if (c === 91 || c === 60 || c === 96 || c === 42 || c === 95 || c === 126 || c === 36) starts++;
   }
   if (starts > MAX_INLINE_STARTS) return s.replace(/[*_~`<>$]+/g, ' ').replace(/\s+/g, ' ').trim();
+  // None of the expressions below can match (each needs one of these marks): only the spaces change.
+  if (starts === 0) return s.replace(/\s+/g, ' ').trim();
   return s
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
@@ -354,6 +378,7 @@ function firstH1(tree: Root): string | undefined {
 }
 
 export function firstWords(text: string, n = 8): string {
+  if (!/\s/.test(text)) return text; // one word, or none
   const words = text.split(/\s+/).filter(Boolean);
   return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
 }
@@ -362,7 +387,8 @@ export function firstWords(text: string, n = 8): string {
 function lineStarts(s: string): number[] {
   const starts = [0];
   for (let i = 0; i < s.length; i++) {
-    if (s[i] === '\n' || (s[i] === '\r' && s[i + 1] !== '\n')) starts.push(i + 1);
+    const c = s.charCodeAt(i);
+    if (c === 10 || (c === 13 && s.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
   }
   return starts;
 }

@@ -109,7 +109,11 @@ interface Slot {
 
 export interface ExtractPoolOptions {
   workerFile: string;
-  /** Worker threads; default: one fewer than the cores (at least 1, at most 4). */
+  /**
+   * Worker threads; default: one fewer than the cores (at least 1, at most 4). 0 (`--jobs 0`): one
+   * worker that reads one file at a time, none started beside a slow file — the fewest threads, and
+   * the same read budget and memory ceiling (it once meant reading in the calling thread, unbounded).
+   */
   size?: number;
   /** Wall time per file (default {@link DEFAULT_READ_BUDGET}: 30 s + 0.5 s a page, at most 180 s). */
   budget?: Partial<ReadBudget>;
@@ -127,6 +131,8 @@ export interface ExtractPoolOptions {
 
 export class PdfExtractPool {
   readonly size: number;
+  /** Workers that may start beside slow files (0 for a pool of size 0: one file at a time). */
+  private readonly extra: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -135,6 +141,7 @@ export class PdfExtractPool {
 
   constructor(private readonly opts: ExtractPoolOptions) {
     this.size = Math.max(1, opts.size ?? Math.min(4, availableParallelism() - 1));
+    this.extra = opts.size === 0 ? 0 : MAX_EXTRA_WORKERS;
   }
 
   /** Starts the workers now, so loading pdf.js in them overlaps discovery and the manifest read. */
@@ -143,7 +150,7 @@ export class PdfExtractPool {
     return this;
   }
 
-  /** The pool beside the running bundle (dist/), warm, or undefined when there is none (running from sources). */
+  /** The pool beside the running bundle (dist/), warm, or undefined when there is none (running from sources). `size` 0: one worker, one file at a time. */
   static beside(dir: string | undefined, size?: number, budget?: Partial<ReadBudget>): PdfExtractPool | undefined {
     if (!dir) return undefined;
     const workerFile = join(dir, EXTRACT_WORKER_FILE);
@@ -195,10 +202,10 @@ export class PdfExtractPool {
     for (const s of this.slots.filter((x) => !x.job)) if (this.slots.length > this.capacity()) this.discard(s);
   }
 
-  /** Workers allowed now: the pool's size, plus one beside each file read for longer than SLOW_MS (at most MAX_EXTRA_WORKERS). */
+  /** Workers allowed now: the pool's size, plus one beside each file read for longer than SLOW_MS (at most MAX_EXTRA_WORKERS; none for size 0). */
   private capacity(): number {
     const slow = this.slots.filter((s) => s.job && !s.job.alone && Date.now() - s.startedAt! >= (this.opts.slowMs ?? SLOW_MS)).length;
-    return this.size + Math.min(MAX_EXTRA_WORKERS, slow);
+    return this.size + Math.min(this.extra, slow);
   }
 
   private budgetMs(job: Job): number {

@@ -346,14 +346,16 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.notEqual(store.segmentAt(editor.document.uri, line)?.status, 'outdated', 'undoing a citation leaves the results current');
   });
 
-  it('Check Citations: diagnostics on a wrong page and an unknown key, and a Quick Fix applied in one undoable edit', async function () {
+  it('Check Citations: diagnostics on a wrong page and an unknown key, a page hint, and a Quick Fix applied in one undoable edit', async function () {
     this.timeout(3 * 60_000);
     assert.ok(analysis, 'needs the first analysis (the library indexed)');
     // A second draft in the workspace: a quotation cited at the wrong page, and a mistyped key.
     const file = path.join(workspaceRoot(), 'check-citations.md');
     await fs.writeFile(
       file,
-      '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n',
+      '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n\n' +
+        // No quotation, cited at a page that says something else: a page hint (information), not a problem.
+        'Genoese merchant houses bought the licences months before the harvest and resold them when prices rose [@whitfield2019grain, p. 216].\n',
     );
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
@@ -369,6 +371,16 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.equal(wrong.range.start.line, 2);
     assert.match(wrong.message, /p\. 216/);
     assert.match(unknown.message, /@whitfield2019grain/);
+    const hint = byCode.get('page-hint');
+    assert.ok(hint, `no page hint: ${JSON.stringify(diags.map((d) => [d.code, d.message]))}`);
+    assert.equal(hint.severity, vscode.DiagnosticSeverity.Information);
+    assert.equal(hint.range.start.line, 6);
+    assert.match(hint.message, /p\. 214/);
+    const hintFixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, hint.range, vscode.CodeActionKind.QuickFix.value);
+    assert.ok(
+      hintFixes.some((a) => /p\. 214/.test(a.title)),
+      `Quick Fixes for the hint: ${JSON.stringify(hintFixes.map((a) => a.title))}`,
+    );
 
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, wrong.range, vscode.CodeActionKind.QuickFix.value);
     const fix = actions.find((a) => /216/.test(a.title));
