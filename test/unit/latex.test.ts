@@ -72,6 +72,12 @@ describe('LaTeX drafts', () => {
     });
   });
 
+  it('a draft nested thousands deep is refused as unreadable, not half read', async () => {
+    for (const src of ['{'.repeat(5000) + 'x' + '}'.repeat(5000), '\\begin{itemize} \\item x '.repeat(3000), '\\emph{'.repeat(3000) + 'x' + '}'.repeat(3000)]) {
+      await assert.rejects(segmentLatex(src), (e: Error & { code?: string }) => e.code === 'unreadable' && /too deeply/.test(e.message));
+    }
+  });
+
   describe('citations in the project’s style', () => {
     it('biblatex \\autocite, natbib \\citep, plain \\cite, from the preamble (not from a comment)', () => {
       assert.equal(latexCitationTemplate(DRAFT), '\\autocite[p.~{page}]{{key}}');

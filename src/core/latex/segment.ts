@@ -6,9 +6,11 @@
  * is kept and `\footnote{}` text stays in its paragraph; commands, comments,
  * math, verbatim and listings, citations, the preamble, `thebibliography`
  * and floats (all but their `\caption`, a paragraph of its own) are left out.
- * `\input`/`\include` are not followed: only the file given is read.
+ * `\input`/`\include` are not followed: only the file given is read. A draft nested too
+ * deeply for the parser's recursion is refused (`unreadable`), not half read.
  */
 import type { getParser } from '@unified-latex/unified-latex-util-parse';
+import { EngineError } from '../../shared/errors';
 import { sha256 } from '../util/hash';
 import { splitSentences } from '../text/sentences';
 import type { Granularity, Segment, SegmentedDocument, SegmentOptions, SegmentType } from '../markdown/segment';
@@ -88,6 +90,16 @@ interface Heading {
 }
 
 export async function segmentLatex(source: string, granularity: Granularity = 'paragraph', options: SegmentOptions = {}): Promise<SegmentedDocument> {
+  try {
+    return await segmentParsed(source, granularity, options);
+  } catch (err) {
+    // The parser and the walk recurse with the nesting: thousands of nested groups exhaust the stack.
+    if (err instanceof RangeError) throw new EngineError('unreadable', 'The LaTeX draft nests groups, commands or environments too deeply to be read (or leaves thousands of them open).');
+    throw err;
+  }
+}
+
+async function segmentParsed(source: string, granularity: Granularity, options: SegmentOptions): Promise<SegmentedDocument> {
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
   const root = await parseLatex(source);
   const children = root.content as Node[];
