@@ -10,6 +10,7 @@ import { CitationChecker } from './vscode/citationCheck';
 import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import { CitekeyCompletionProvider } from './vscode/completion';
+import { isDraft, registerForDrafts } from './vscode/drafts';
 import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
@@ -24,8 +25,6 @@ import { IndexStatusBar } from './vscode/statusBar';
 import { Trust } from './vscode/trust';
 import { LibraryWatcher } from './vscode/watcher';
 
-const MARKDOWN: vscode.DocumentSelector = [{ language: 'markdown', scheme: 'file' }, { language: 'markdown', scheme: 'untitled' }];
-
 export function activate(context: vscode.ExtensionContext) {
   const started = Date.now();
   const log = vscode.window.createOutputChannel('Similar Sources', { log: true });
@@ -39,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
-  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown}', true, true, false);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd}', true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
@@ -52,7 +51,7 @@ export function activate(context: vscode.ExtensionContext) {
   const restoring = new Set<string>();
   const restore = (document: vscode.TextDocument) => {
     const key = document.uri.toString();
-    if (document.languageId !== 'markdown' || restoring.has(key) || results.get(document.uri)) return;
+    if (!isDraft(document) || restoring.has(key) || results.get(document.uri)) return;
     restoring.add(key);
     restoreFromCache(s, document)
       .catch((err: Error) => log.info(`no results restored for ${document.uri.fsPath}: ${err.message}`))
@@ -73,10 +72,14 @@ export function activate(context: vscode.ExtensionContext) {
     }),
     vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => restore(e.document))),
     lenses,
-    vscode.languages.registerCodeLensProvider(MARKDOWN, lenses),
-    vscode.languages.registerHoverProvider(MARKDOWN, new SourcesHoverProvider(results)),
     citekeys,
-    vscode.languages.registerCompletionItemProvider(MARKDOWN, citekeys, '@'),
+    // Markdown, Quarto, R Markdown and the user's extra draft languages (shared/draftLanguages.ts).
+    registerForDrafts((drafts) => [
+      vscode.languages.registerCodeLensProvider(drafts, lenses),
+      vscode.languages.registerHoverProvider(drafts, new SourcesHoverProvider(results)),
+      vscode.languages.registerCompletionItemProvider(drafts, citekeys, '@'),
+      vscode.languages.registerCodeActionsProvider(drafts, citationChecker, { providedCodeActionKinds: CitationChecker.kinds }),
+    ]),
     vscode.commands.registerCommand('similarSources.findSimilarSources', async (uri?: vscode.Uri) =>
       findSimilarSources(s, uri instanceof vscode.Uri ? await vscode.workspace.openTextDocument(uri) : undefined),
     ),
@@ -139,7 +142,6 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
     // Check Citations: diagnostics on each wrong citation, with Quick Fixes; on save too (citationCheck).
     citationChecker,
-    vscode.languages.registerCodeActionsProvider({ language: 'markdown' }, citationChecker, { providedCodeActionKinds: CitationChecker.kinds }),
     vscode.commands.registerCommand(
       'similarSources.checkCitations',
       trust.guard(async (uri?: vscode.Uri) => {

@@ -2,12 +2,12 @@
  * `segment` (the segments of a Markdown draft) and `analyze` (for each segment,
  * the sources worth citing: the library indexed first when one is named).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { errorCode, errorHealth, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
+import { errorCode, errorHealth, latexCitationTemplate, segmentLatex, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import type { Granularity } from '../shared/settings';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
+import { readDraftFile } from './draftFile';
 import { OCR_OPTS } from './indexCommand';
 import { cancelOnInterrupt } from './interrupt';
 import { excerpt, semanticNote } from './text';
@@ -18,21 +18,15 @@ function granularityOf(args: ParsedArgs): Granularity {
   return settingOption(args, 'granularity', 'granularity') ?? 'paragraph';
 }
 
-async function readDraft(args: ParsedArgs, command: string): Promise<{ file: string; text: string }> {
-  const file = args.positionals[0];
-  if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one Markdown file`);
-  const abs = path.resolve(file);
-  try {
-    return { file: abs, text: await fs.readFile(abs, 'utf8') };
-  } catch (e) {
-    throw new Error(`cannot read ${abs}: ${(e as Error).message}`);
-  }
+function readDraft(args: ParsedArgs, command: string) {
+  return readDraftFile(args, command, 'error');
 }
 
 export async function cmdSegment(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['granularity', 'json', 'min-words']);
-  const { text } = await readDraft(args, 'segment');
-  const { title, segments, warnings } = await segmentMarkdown(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  checkKnown(args, ['granularity', 'json', 'min-words', 'format']);
+  const { text, format } = await readDraft(args, 'segment');
+  const segment = format === 'latex' ? segmentLatex : segmentMarkdown;
+  const { title, segments, warnings } = await segment(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
   for (const w of warnings ?? []) err(`warning: ${w}`);
   if (args.flags.has('json')) {
     out(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
@@ -43,8 +37,8 @@ export async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', ...OCR_OPTS, ...providerOpts]);
-  const { file, text } = await readDraft(args, 'analyze');
+  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', 'format', ...OCR_OPTS, ...providerOpts]);
+  const { file, text, format } = await readDraft(args, 'analyze');
   const cli = await cliEngine(args, { library: true });
   await cli.provider();
   // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
@@ -77,7 +71,9 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
       documentPath: file,
       cache: args.flags.has('no-cache') ? false : { ttlHours: cli.settings.cacheLifetimeHours },
       reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
-      citationTemplate: one(args, 'citation-template'),
+      // A LaTeX draft's cards cite in its own style (biblatex, natbib or plain, from its preamble).
+      citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? latexCitationTemplate(text) : undefined),
+      format,
       signal: interrupt.signal,
       log: (l, level) => level !== 'debug' && err(l),
       onProgress: (p) => {

@@ -4,14 +4,14 @@
  * one is named (as `analyze` does). One line per problem, or --json with every
  * citation; exit 0 when none is wrong, 1 when one is, 2 on bad usage.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { bundleDir, checkCitations, errorHealth, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
+import { bundleDir, checkCitations, draftBibliography, errorHealth, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
 import type { Settings } from '../shared/settings';
 import { lineText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+import { readDraftFile } from './draftFile';
 
-export const CHECK_USAGE = `  check   <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
+export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
           Checks the draft's citations against the library: unknown keys, pages the source lacks,
           quotations not found, on another page, or not word for word. Indexes the library first
           (as analyze). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
@@ -27,19 +27,12 @@ export interface CheckHelpers {
   out(line: string): void;
 }
 
-export const CHECK_OPTS = ['workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
+export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
 
 export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
   checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
-  const file = args.positionals[0];
-  if (!file || args.positionals.length > 1) throw new UsageError('check needs one Markdown file');
-  const abs = path.resolve(file);
-  let text: string;
-  try {
-    text = await fs.readFile(abs, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${abs}: ${(e as Error).message}`);
-  }
+  const { file: abs, text, format } = await readDraftFile(args, 'check', 'usage');
+  if (format === 'latex') throw new UsageError('check reads Pandoc citations ([@key, p. 12]): the citations of a LaTeX draft are not checked yet');
   const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
   const { library, settings } = await h.librarySpec(args, workspace);
   if (library.fromSettings) {
@@ -55,7 +48,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
   try {
     result = await checkCitations(text, {
       workspace,
-      bibliography: library.bibliography,
+      bibliography: draftBibliography(library, text, abs),
       workerDir: bundleDir,
       ocrLanguages: settings.ocrLanguages,
       onWarning: (w) => h.err(`warning: ${w}`),

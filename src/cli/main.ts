@@ -35,9 +35,9 @@ Commands:
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
-  segment <file.md> [--granularity section|paragraph|sentence] [--json]
-          Prints the segments of a Markdown draft.
-  analyze <file.md> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
+  segment <file.md|.qmd|.Rmd|.tex> [--granularity section|paragraph|sentence] [--format md|qmd|rmd|tex] [--json]
+          Prints the segments of a Markdown, Quarto, R Markdown or LaTeX draft (the format by extension).
+  analyze <file.md|.qmd|.Rmd|.tex> [--format md|qmd|rmd|tex] [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
           [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
           [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
@@ -66,7 +66,7 @@ const OPTIONS = {
   booleans: ['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache', 'defer-embedding', 'partial'],
   strings: [
     ...['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'],
-    ...['k', 'source-type', 'collection', 'beir', 'split', 'granularity', 'max-results', 'threshold', 'min-words', 'citation-template', 'rerank-model'],
+    ...['k', 'source-type', 'collection', 'beir', 'split', 'granularity', 'max-results', 'threshold', 'min-words', 'citation-template', 'rerank-model', 'format'],
     ...['provider', 'ollama-host', 'ollama-model', ...LOCAL_MODEL_OPTS],
   ],
 };

@@ -8,6 +8,7 @@ import type { AnalysisOptionsInput } from '../core/analysis/options';
 import { OllamaReranker } from '../core/analysis/rerank';
 import { healthOf } from '../core/index/health';
 import { indexDir, readManifest } from '../core/index/store/manifest';
+import { segmentLatex } from '../core/latex/segment';
 import { SegmentThread } from '../core/markdown/segmentThread';
 import { bundleDir } from './bundle';
 import { embedsInBackground } from './provider';
@@ -30,6 +31,8 @@ export interface AnalysisRequest {
    * whatever the draft's size); in this thread otherwise, or where the bundle has no worker file.
    */
   segmentInWorker?: boolean;
+  /** How the draft is written: Markdown (Quarto and R Markdown too; the default) or LaTeX (segmented in this thread). */
+  format?: 'markdown' | 'latex';
   signal?: AbortSignal;
   onProgress?: (p: AnalyzeProgress) => void;
   /** Log lines; 'debug' ones are details a terminal need not print (an optional service not found). */
@@ -58,7 +61,8 @@ export function analyze(document: string, options: AnalysisOptionsInput, r: Anal
 let segmentThread: SegmentThread | undefined;
 
 /** The worker's segmentation when asked for and bundled, else undefined (this thread's). */
-function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker'>): SegmentThread['segment'] | undefined {
+function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker' | 'format'>): SegmentThread['segment'] | undefined {
+  if (r.format === 'latex') return segmentLatex;
   if (!r.segmentInWorker) return undefined;
   segmentThread ??= SegmentThread.beside(bundleDir);
   const thread = segmentThread;

@@ -28,7 +28,7 @@ export {
 export { bundleDir } from './bundle';
 
 // Settings → library.
-export { resolveLibrary, expandHome, type LibrarySpec } from './library';
+export { resolveLibrary, expandHome, draftBibliography, type LibrarySpec } from './library';
 export { readWorkspaceSettings } from './settingsFile';
 
 // The embedding provider, and local models.
@@ -79,6 +79,7 @@ export { analyze, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
+export { latexCitationTemplate, segmentLatex } from '../core/latex/segment';
 
 // Evaluation.
 export type { BeirEvalResult } from '../core/eval/beir';

@@ -5,6 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { draftFrontMatter } from '../core/markdown/pandoc';
 import type { Settings } from '../shared/settings';
 
 export interface LibrarySpec {
@@ -47,4 +48,15 @@ export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.
 export function expandHome(p: string, home = os.homedir()): string {
   if (p === '~') return home;
   return /^~[\\/]/.test(p) ? path.join(home, p.slice(2)) : p;
+}
+
+/**
+ * The bibliography a draft uses: the settings' (`bibliographyFile`) when they name one, else the
+ * first file its front matter names (`bibliography:` of a Quarto or R Markdown draft), resolved
+ * against the draft's folder as Quarto and Pandoc do; undefined when neither names one.
+ */
+export function draftBibliography(library: Pick<LibrarySpec, 'bibliography'>, draft: string, draftPath: string): string | undefined {
+  if (library.bibliography) return library.bibliography;
+  const named = draftFrontMatter(draft).bibliography[0];
+  return named ? path.resolve(path.dirname(path.resolve(draftPath)), named) : undefined;
 }

@@ -50,7 +50,10 @@ export function formatCitation(source: CitableSource, page: number, pageLabel?: 
     // No key: a Markdown link that opens the PDF at the page, with author-year text.
     const who = [shortAuthors(source.authors), source.year].filter(Boolean).join(' ');
     const label = `${who || source.title}, p. ${loc}`.replace(/[[\]]/g, '');
-    return `[${label}](<${encodeURI(fileUrl(source.path))}#page=${page}>)`;
+    const url = `${encodeURI(fileUrl(source.path))}#page=${page}`;
+    // A LaTeX template (it starts with a command) gets a hyperref link; Markdown, a link.
+    if (template.startsWith('\\')) return `\\href{${url.replace(/[%#]/g, '\\$&')}}{${label.replace(/[&%$#_{}]/g, '\\$&')}}`;
+    return `[${label}](<${url}>)`;
   }
   const values: Record<string, string> = {
     key: source.citekey,
@@ -97,9 +100,9 @@ export interface PassagePages {
   endPage?: number;
 }
 
-/** The template for a range: "p. {page}" becomes "pp. {page}" (and "S. {page}" stays, other languages' styles being the user's). */
+/** The template for a range: "p. {page}" (LaTeX's "p.~{page}") becomes "pp. {page}" (and "S. {page}" stays, other languages' styles being the user's). */
 function rangeTemplate(template: string, range: boolean): string {
-  return range ? template.replace(/(^|[^\p{L}])p\. \{page\}/gu, '$1pp. {page}') : template;
+  return range ? template.replace(/(^|[^\p{L}])p\.([ ~])\{page\}/gu, '$1pp.$2{page}') : template;
 }
 
 /**

@@ -5,6 +5,7 @@
  * analysis. Sections are numbered as a reader counts them: a lone top heading
  * that opens the draft is its title, not § 1.
  */
+import { isCrossReference } from './crossref';
 
 export interface DraftSection {
   /** "§ 2", "§ 2.1"; "" before the first numbered heading. */
@@ -58,7 +59,10 @@ export function proseLines(lines: string[]): boolean[] {
 function headingText(s: string): string {
   let end = s.length;
   while (end > 0 && (s[end - 1] === ' ' || s[end - 1] === '\t' || s[end - 1] === '#')) end--;
-  return s.slice(0, end).trim();
+  // Pandoc's attributes closing a heading (`## Prices {#sec-prices .unnumbered}`) are not its text.
+  const text = s.slice(0, end).trim();
+  const attrs = text.endsWith('}') ? text.lastIndexOf(' {') : -1;
+  return attrs > 0 && /^ \{([#.]|-\}$)/.test(text.slice(attrs)) ? text.slice(0, attrs).trim() : text;
 }
 
 /** The draft's headings, numbered. */
@@ -98,7 +102,8 @@ export function draftCitations(text: string): Citing[] {
     while (s + 1 < sections.length && sections[s + 1].line <= i) s++;
     if (!prose[i] || !l.includes('@')) return;
     // "[@a]", "[see @a, p. 3; @b]", and Pandoc's in-text "@a says" (an e-mail address is not a citation).
-    for (const m of l.matchAll(KEY)) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
+    // Quarto's cross-references (`@fig-map`, `@sec-intro`) name the draft's own figures and sections.
+    for (const m of l.matchAll(KEY)) if (!isCrossReference(m[1])) out.push({ key: m[1], line: i, section: s >= 0 ? sections[s] : before });
   });
   return out;
 }

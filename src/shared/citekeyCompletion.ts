@@ -4,6 +4,8 @@
  * paragraph being written around it, as a query (citations taken out).
  */
 
+import { isCrossReference } from './crossref';
+
 const KEY_CHAR = /[\p{L}\p{N}_:.#$%&+?<>~/-]/u;
 
 export interface CitekeyAtCursor {
@@ -24,7 +26,8 @@ export function citekeyAt(line: string, col: number): CitekeyAtCursor | undefine
   const open = before.lastIndexOf('[');
   if (open < 0 || before.indexOf(']', open) >= 0) return undefined;
   const m = /(?:^|[\s;\[])-?@([\p{L}\p{N}_:.#$%&+?<>~/-]*)$/u.exec(before.slice(open));
-  if (!m) return undefined;
+  // A Quarto cross-reference being typed (`[@fig-`) is no citekey.
+  if (!m || isCrossReference(m[1])) return undefined;
   let end = col;
   while (end < line.length && KEY_CHAR.test(line[end]) && line[end] !== ']') end++;
   return { prefix: m[1], start: col - m[1].length, end };

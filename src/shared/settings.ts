@@ -76,6 +76,8 @@ export const SETTINGS = {
   watchLibrary: { type: 'boolean', default: true },
   /** Check the draft's citations against the library when it is saved (once indexed), or only on the command. */
   citationCheck: { type: 'string', default: 'onSave', enum: ['onSave', 'manual'], enumDescriptions: true },
+  /** Language ids read as drafts besides markdown, quarto and rmd (shared/draftLanguages.ts). */
+  draftLanguages: { type: 'array', default: [] },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolAnswer, WorkspaceEngine } from '../engine';
+import { isDraft } from './drafts';
 import { loadEngine } from './engine';
 import type { Services } from './services';
 
@@ -18,8 +19,6 @@ function short(value: unknown, max = 60): string {
   const s = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
-
-const MARKDOWN_IDS = new Set(['markdown', 'quarto', 'rmd']);
 
 class LibraryTool implements vscode.LanguageModelTool<Input> {
   constructor(
@@ -72,7 +71,7 @@ async function draftOf(input: Input): Promise<vscode.TextDocument> {
   if (!target) throw new ToolInputError('no draft: pass "uri", or open the Markdown draft in the editor');
   if (target.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(target)) throw new ToolInputError(`the draft must be a file inside the workspace: ${short(target.toString(), 200)}`);
   const doc = await vscode.workspace.openTextDocument(target);
-  if (!MARKDOWN_IDS.has(doc.languageId)) throw new ToolInputError(`not a Markdown draft: ${path.basename(target.fsPath)}`);
+  if (!isDraft(doc)) throw new ToolInputError(`not a Markdown draft: ${path.basename(target.fsPath)}`);
   return doc;
 }
 

@@ -10,6 +10,7 @@ import { needsIndexing, type IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
+import { isDraft } from './drafts';
 import { indexQuestion, panelStateOf, semanticNote } from './healthText';
 import type { AnalysisResult, EmbeddingProvider } from '../engine';
 import type { Services } from './services';
@@ -22,8 +23,8 @@ export interface FindResult {
 
 export async function findSimilarSources(s: Services, target?: vscode.TextDocument): Promise<FindResult | undefined> {
   const document = target ?? vscode.window.activeTextEditor?.document;
-  if (!document || document.languageId !== 'markdown') {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Open a Markdown document to find similar sources.'));
+  if (!document || !isDraft(document)) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open a Markdown, Quarto or R Markdown document to find similar sources.'));
     return undefined;
   }
   if (!s.trust.check()) return undefined;
@@ -174,7 +175,7 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
  * settings: no index load, no analysis, nothing shown when they are not there.
  */
 export async function restoreFromCache(s: Services, document: vscode.TextDocument): Promise<boolean> {
-  if (document.languageId !== 'markdown' || !s.trust.trusted || s.results.get(document.uri)) return false;
+  if (!isDraft(document) || !s.trust.trusted || s.results.get(document.uri)) return false;
   const folder = s.library.workspaceFolder(document.uri);
   if (!folder || s.library.isIndexing()) return false;
   const settings = readSettings(folder.uri, s.log);

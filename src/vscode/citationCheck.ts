@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import type { CheckedCitation } from '../engine';
 import { citationFixes, pageLocator } from '../shared/citationFixes';
 import { readSettings } from './config';
+import { isDraft } from './drafts';
 import { loadEngine } from './engine';
 import type { Services } from './services';
 
@@ -27,9 +28,9 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
 
   constructor(private readonly s: Pick<Services, 'library' | 'log' | 'trust'>) {}
 
-  /** Checks a Markdown document; `explicit`: the command (says why when it cannot), not a save. */
+  /** Checks a draft (Markdown, Quarto, R Markdown); `explicit`: the command (says why when it cannot), not a save. */
   async check(doc: vscode.TextDocument, explicit: boolean): Promise<number | undefined> {
-    if (doc.languageId !== 'markdown') return undefined;
+    if (!isDraft(doc)) return undefined;
     if (!explicit && (!this.s.trust.trusted || readSettings(doc.uri).citationCheck !== 'onSave')) return undefined;
     const folder = this.s.library.workspaceFolder(doc.uri);
     if (!folder) return undefined;
@@ -44,7 +45,8 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
       // Matched in the engine's citation worker: typing stays responsive on a thesis of 1,000 citations.
       result = await engine.checkCitationsOffThread(doc.getText(), {
         workspace: library.workspace,
-        bibliography: library.bibliography,
+        // A Quarto / R Markdown draft's own `bibliography:` when the settings name none.
+        bibliography: engine.draftBibliography(library, doc.getText(), doc.uri.fsPath),
         ocrLanguages: library.ocr.languages,
         // A PDF whose page texts are missing is read again in the PDF workers, never on this thread.
         workerDir: engine.bundleDir,

@@ -42,7 +42,7 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
       const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
       const paragraph = paragraphAround(lines, position.line);
       const [ranked, indexed] = await this.fromIndex(folder, paragraph, ac.signal);
-      const listed = await this.fromBibliography(folder);
+      const listed = await this.fromBibliography(folder, document);
       if (token.isCancellationRequested) return undefined;
       const range = new vscode.Range(position.line, at.start, position.line, at.end);
       const items: vscode.CompletionItem[] = [];
@@ -82,9 +82,9 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
     }
   }
 
-  /** The Better BibTeX export's keys, alphabetical, read again when the file changes. */
-  private async fromBibliography(folder: vscode.WorkspaceFolder): Promise<CitekeyEntry[]> {
-    const file = this.s.library.library(folder).bibliography;
+  /** The Better BibTeX export's keys (else the draft's front-matter `bibliography:`), alphabetical, read again when the file changes. */
+  private async fromBibliography(folder: vscode.WorkspaceFolder, document: vscode.TextDocument): Promise<CitekeyEntry[]> {
+    const file = loadEngine().draftBibliography(this.s.library.library(folder), document.getText(), document.uri.fsPath);
     if (!file) return [];
     try {
       const { mtimeMs } = await fs.stat(file);

@@ -517,6 +517,34 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runControl('similarSourcesIt.revertDraft', 'Similar Sources IT: Revert Draft');
   });
 
+  await check('a Quarto draft (draft.qmd): CodeLenses above its prose, then citekeys offered after [@', async () => {
+    if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
+    await dismissOverlays();
+    const prepared = await runControl('similarSourcesIt.prepareQuarto', 'Similar Sources IT: Analyse The Quarto Draft', T.analysis);
+    if (prepared?.languageId !== 'quarto') throw new Error(`draft.qmd opened as ${prepared?.languageId}, not quarto`);
+    const lenses = page.locator('.codelens-decoration');
+    await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.qmd');
+    log(`  draft.qmd: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
+    await sleep(500);
+    await screenshot('quarto.png');
+    await runControl('similarSourcesIt.typeQuartoCitekey', 'Similar Sources IT: Type A Citation In The Quarto Draft');
+    const rows = page.locator('.suggest-widget.visible .monaco-list-row');
+    try {
+      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+    } catch {
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('@');
+      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+    }
+    const first = (await rows.first().innerText()).trim();
+    log(`  draft.qmd: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
+    if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
+    await sleep(500);
+    await screenshot('quarto-completion.png');
+    await page.keyboard.press('Escape');
+    await runControl('similarSourcesIt.revertQuarto', 'Similar Sources IT: Revert The Quarto Draft');
+  });
+
   await check('Check Citations: the Problems panel lists a quotation cited at the wrong page and a mistyped key', async () => {
     // A draft of the workspace with two wrong citations (the library is indexed by now).
     const name = 'citations-to-check.md';

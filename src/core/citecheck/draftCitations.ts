@@ -7,6 +7,7 @@
  * code are skipped. Pure: no I/O.
  */
 import { proseLines } from '../../shared/citedIn';
+import { isCrossReference } from '../../shared/crossref';
 
 export interface Locator {
   /** As written: "p. 12", "pp. 12–14", "chap. 3". */
@@ -260,6 +261,7 @@ function citationsOf(p: Para, out: DraftCitation[]): void {
   for (const m of text.matchAll(KEY_AT)) {
     const at = (m.index ?? 0) + m[0].indexOf('@');
     const key = m[2].replace(/[.:]+$/, '');
+    if (isCrossReference(key)) continue;
     const end = at + 1 + key.length;
     // The innermost group around the key.
     const { inner, foot: footAround } = around.get(at) ?? {};

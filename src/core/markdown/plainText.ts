@@ -3,6 +3,7 @@
  * images, HTML, footnote references and Pandoc citations dropped.
  */
 import type { PhrasingContent } from 'mdast';
+import { isCrossReference } from '../../shared/crossref';
 
 export function plainInline(nodes: readonly PhrasingContent[]): string {
   // Iterative (emphasis can nest thousands deep in a hostile draft); each nested node's text is
@@ -85,6 +86,6 @@ function removeFootnoteMarks(text: string): string {
 /** Citekeys cited in a text (Pandoc `@key`), for "already cited" flags. */
 export function citedKeys(text: string): Set<string> {
   const keys = new Set<string>();
-  for (const m of text.matchAll(/(?:^|[\s\[;(])-?@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu)) keys.add(m[1]);
+  for (const m of text.matchAll(/(?:^|[\s\[;(])-?@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu)) if (!isCrossReference(m[1])) keys.add(m[1]);
   return keys;
 }

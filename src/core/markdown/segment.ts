@@ -9,6 +9,7 @@ import * as crypto from 'node:crypto';
 import { sha256 } from '../util/hash';
 import { EngineError } from '../../shared/errors';
 import { splitSentences } from '../text/sentences';
+import { pandocAsMarkdown } from './pandoc';
 import { parseDraft } from './parse';
 import { plainInline, stripCitationMarkup } from './plainText';
 
@@ -77,6 +78,8 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
   // The parser drops a byte-order mark from its offsets: every segment's text would be off by one.
   // Segments are reported by line, and a BOM is on no line of its own, so it is simply removed.
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
+  // Quarto / R Markdown: fenced div marks, shortcodes, inline chunks and attributes are no prose (blanked in place).
+  source = pandocAsMarkdown(source);
   checkNesting(source);
   const { tree, warnings } = await parseDraft(source, { maxBlock: options.blockBytes, plain: options.plainBlocks });
   const minWords = options.minWords ?? DEFAULT_MIN_WORDS;

@@ -58,6 +58,8 @@ async function openDraft(): Promise<vscode.TextEditor> {
 
 /** The draft's text before similarSourcesIt.typeCitekey typed into it. */
 let draftBefore: string | undefined;
+/** draft.qmd's text before similarSourcesIt.prepareQuarto typed into it. */
+let quartoBefore: string | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   setExtensionLogDir(context.logUri.fsPath);
@@ -129,6 +131,38 @@ export function activate(context: vscode.ExtensionContext): void {
       editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
       await vscode.commands.executeCommand('editor.action.triggerSuggest');
       return { line: line + 2 };
+    }),
+    controlCommand('similarSourcesIt.prepareQuarto', async () => {
+      // draft.qmd analysed, its Feeding paragraph on screen with the lenses above it (no panel: the later checks expect draft.md's).
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
+      const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      const line = findLine(doc, FEEDING_PARAGRAPH);
+      editor.selection = new vscode.Selection(line, 0, line, 0);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      return { languageId: doc.languageId, result };
+    }),
+    controlCommand('similarSourcesIt.typeQuartoCitekey', async () => {
+      // "[@" typed in a new paragraph under the Feeding one: the suggestions open.
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
+      const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      const line = findLine(doc, FEEDING_PARAGRAPH);
+      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
+      quartoBefore = doc.getText();
+      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
+      const at = new vscode.Position(line + 2, typed.length);
+      editor.selection = new vscode.Selection(at, at);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+      await vscode.commands.executeCommand('editor.action.triggerSuggest');
+      return { line: line + 2 };
+    }),
+    controlCommand('similarSourcesIt.revertQuarto', async () => {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
+      const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      if (quartoBefore !== undefined && doc.getText() !== quartoBefore) await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), quartoBefore!));
+      await doc.save();
+      return { restored: doc.getText() === quartoBefore };
     }),
     controlCommand('similarSourcesIt.revertDraft', async () => {
       // The draft as it was before typeCitekey, saved (auto-save may have written the typing to disk).
