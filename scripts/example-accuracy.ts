@@ -31,7 +31,8 @@ async function providerOf(): Promise<EmbeddingProvider> {
   const model = opt('--model');
   if (!model) throw new Error('--provider local needs --model <folder>');
   const dir = path.resolve(model);
-  return new LocalProvider({ model: dir, modelDir: dir, workerFile: path.resolve(__dirname, '../dist/local-embed-worker.js') });
+  // Named by its folder, as `analyze --provider local --model <folder>` names it (the same vectors).
+  return new LocalProvider({ model: path.basename(dir), modelDir: dir, workerFile: path.resolve(__dirname, '../dist/local-embed-worker.js') });
 }
 
 async function main() {
