@@ -106,6 +106,8 @@ export const DEFAULT_HYBRID: HybridParams = {
  * the previous rule, equal-weight RRF with k = 60: 0.7216), fr2en 0.8206 (0.8110 alone; 0.6995
  * before); Tatoeba sentences 0.9249 / 0.9347 (0.9269 / 0.9356 alone: a hair below, where the
  * function words of a short sentence cannot tell its language and BM25 keeps its full weight).
+ * With its queries embedded twice (models.ts, queryAlsoAsPassage) the same fusion gives it xling
+ * en2fr 0.864, fr2en 0.858 (BENCHMARKS.md, "Queries embedded twice").
  */
 export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25 };
 
