@@ -285,7 +285,8 @@ function fitCuts(cards: Array<{ p: number; y: number }>): BandCuts {
 }
 
 async function fitModelBands(dir: string, ws: string, modelDir: string) {
-  const provider = new LocalProvider({ model: modelDir, modelDir, workerFile: resolve('dist/local-embed-worker.js') });
+  // Named by its folder, as the CLI names it (`--provider local --model <folder>`): an `eval` workspace's vectors are reused.
+  const provider = new LocalProvider({ model: basename(modelDir), modelDir, workerFile: resolve('dist/local-embed-worker.js') });
   try {
     const all = await scifactQueries(dir, ws, provider);
     const curve = CALIBRATIONS['embedded-hashgram-v2'];

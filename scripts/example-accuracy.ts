@@ -4,18 +4,41 @@
  * of the draft, before any system output), and how the strength bands read
  * there: the band of each right source, and how often a strong card is right.
  * Run after `npm run demo`:
- *   npx tsx scripts/example-accuracy.ts [--provider embedded] [--json]
+ *   npx tsx scripts/example-accuracy.ts [--provider embedded | --provider local --model <folder>] [--json]
+ * With a local model, the example library's passages it lacks are embedded first (kept in
+ * examples/.similar-sources beside the embedded model's vectors), as `analyze` does.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { analyze, createProvider, openIndex } from '../src/engine';
+import { analyze, createProvider, embedPending, openIndex } from '../src/engine';
 import type { Band } from '../src/shared/bands';
+import type { EmbeddingProvider } from '../src/engine';
+
+const argv = process.argv.slice(2);
+const opt = (n: string) => {
+  const i = argv.indexOf(n);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+
+async function providerOf(): Promise<EmbeddingProvider> {
+  const kind = opt('--provider') ?? 'embedded';
+  if (kind !== 'embedded' && kind !== 'local') throw new Error(`--provider embedded or local (got ${kind})`);
+  const model = opt('--model');
+  if (kind === 'local' && !model) throw new Error('--provider local needs --model <folder>');
+  // A folder as `analyze --provider local --model <folder>` takes it (the same vectors).
+  const { provider } = await createProvider({ provider: kind, localModel: model && path.resolve(model), workerDir: path.resolve(__dirname, '../dist') });
+  return provider;
+}
 
 async function main() {
   const ws = path.resolve('examples');
   const expected = JSON.parse(readFileSync(path.join(ws, 'expected.json'), 'utf8')) as { paragraphs: Array<{ startsWith: string; sources: string[] }> };
   const draft = readFileSync(path.join(ws, 'draft.md'), 'utf8');
-  const { provider } = await createProvider({ provider: 'embedded' });
+  const provider = await providerOf();
+  if (provider.id !== 'embedded') {
+    const r = await embedPending({ workspace: ws, provider });
+    if (!r.complete) throw new Error(`the example's passages were not all embedded (${r.covered} of ${r.total})`);
+  }
   const index = await openIndex(ws, provider);
   const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean; rightBands: Band[] }> = [];
   const shown: Array<{ band: Band; right: boolean }> = [];
@@ -38,7 +61,8 @@ async function main() {
   }));
   const best = (r: (typeof rows)[number]) => (r.rightBands.includes('strong') ? 'strong' : r.rightBands.includes('related') ? 'related' : r.rightBands.length ? 'weak' : 'not shown');
   const bestBands = Object.fromEntries(['strong', 'related', 'weak', 'not shown'].map((b) => [b, rows.filter((r) => best(r) === b).length]));
-  if (process.argv.includes('--json')) console.log(JSON.stringify({ paragraphs: rows.length, first, top3, bands, rightSourceBand: bestBands, rows }, null, 2));
+  await (provider as { close?: () => Promise<void> }).close?.();
+  if (argv.includes('--json')) console.log(JSON.stringify({ paragraphs: rows.length, first, top3, bands, rightSourceBand: bestBands, rows }, null, 2));
   else {
     for (const r of rows) console.log(`${r.first ? 'ok ' : r.top3 ? '~  ' : 'no '} ${r.paragraph.slice(0, 50).padEnd(50)} expected ${r.expected.join('+')}  got ${r.got.join(', ')}  (right: ${best(r)})`);
     console.log(`\nright source first: ${first} of ${rows.length}; within the top 3: ${top3} of ${rows.length}`);

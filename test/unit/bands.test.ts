@@ -38,7 +38,8 @@ describe('strength bands', () => {
       assert.equal(bandsFor(`/home/me/models/Xenova/${name}/`), cuts);
     }
     assert.equal(bandsFor('Xenova/all-MiniLM-L6-v2'), BANDS_BY_MODEL['all-minilm-l6-v2'], 'case does not matter');
-    assert.equal(bandsFor('Xenova/multilingual-e5-small'), BANDS, 'not fitted: not taken for e5-small-v2');
+    assert.equal(bandsFor('Xenova/multilingual-e5-small'), BANDS_BY_MODEL['multilingual-e5-small'], 'its own row, not e5-small-v2\'s');
+    assert.equal(bandsFor('Xenova/multilingual-e5-base'), BANDS, 'a name that only shares a suffix with none');
     const cuts = { strong: 0.6, related: 0.3 };
     assert.equal(bandOf(0.5, cuts), 'related');
     assert.equal(bandOf(0.5), 'strong');

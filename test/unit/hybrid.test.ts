@@ -119,6 +119,26 @@ describe('fusion for neural models (issue 27)', () => {
     assert.equal(full[0].row, 0);
   });
 
+  it('in a library of both languages, a passage in the other language is not outranked for the BM25 support it cannot get', () => {
+    // English query. Vectors: passage 1 (French) first, passage 2 (English) well below; BM25: passage 2 only.
+    const c = collectionOf([[0, 0, 0, 1], [1, 0, 0, 0], [0.5, 0.866, 0, 0], [0, 0, 0, 1]]);
+    const query = { text: 'The first clinical trials on patients in the hospital.', vector: Float32Array.from([1, 0, 0, 0]) };
+    assert.deepEqual(c.lexical.search(queryTerms(query.text), 4).map((h) => h.id), [2]);
+    const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
+    assert.equal(res[0].row, 1, 'scored against the most a French passage can reach, the vectors\' first comes first');
+    // Against the most an English passage can reach, the English one would win on BM25 alone.
+    const unscaled = rankPassages(c, query, { k: 4, params: { ...fusionFor('local'), crossLanguageRescale: false } });
+    assert.equal(unscaled[0].row, 2);
+    // Where every passage is in the other language, one factor for all: the order is the same with it or without.
+    const allFrench = collectionOf([[1, 0, 0, 0], [0.8, 0.6, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1]]);
+    const fr = { ...allFrench, count: 2, sourceOfRow: Int32Array.from([0, 1]), vectors: allFrench.vectors.slice(0, 8) };
+    fr.lexical = new Bm25Index();
+    texts.slice(0, 2).forEach((t, i) => fr.lexical.add(i, tokenize(t)));
+    const q2 = { text: 'How Pasteur made the vaccine against rabies in 1885.', vector: Float32Array.from([1, 0, 0, 0]) };
+    const order = (rescale: boolean) => rankPassages(fr, q2, { k: 2, params: { ...fusionFor('local'), crossLanguageRescale: rescale } }).map((r) => r.row);
+    assert.deepEqual(order(true), order(false));
+  });
+
   it('in the same language, both lists count: a passage first in BM25 and second in the vectors wins over one first in the vectors alone', () => {
     // English query; passages 2 (English) and 3 (English). BM25: only 2 matches. Vectors: 3 a little above 2.
     const c = collectionOf([[0, 0, 0, 1], [0, 0, 0, 1], [0.9, 0.436, 0, 0], [1, 0, 0, 0]]);

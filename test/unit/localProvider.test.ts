@@ -154,6 +154,29 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     assert.equal(e5.key, 'local-multilingual-e5-small');
   });
 
+  it('embeds a query also as a passage and averages the two when the model says so', async () => {
+    const spec = { onnxFile: 'onnx/model.onnx', queryPrefix: 'query: ', passagePrefix: 'passage: ' };
+    const p = make({ spec: { ...spec, queryAlsoAsPassage: true } });
+    const plain = make();
+    const texts = ['grain licences', TEXTS[2]];
+    const qs = await p.embed(texts, { kind: 'query' });
+    const refs = await plain.embed(texts.flatMap((t) => [`query: ${t}`, `passage: ${t}`]));
+    texts.forEach((_, i) => {
+      const mean = refs[2 * i].map((x, d) => (x + refs[2 * i + 1][d]) / 2);
+      const norm = Math.hypot(...mean);
+      assert.ok(maxDiff(qs[i], mean.map((x) => x / norm)) < 1e-5, `query ${i}`);
+    });
+    // Passages are embedded once, as before; the query vectors get a key of their own.
+    const [d] = await p.embed(['grain licences'], { kind: 'passage' });
+    assert.ok(maxDiff(d, refs[1]) < 1e-5);
+    const once = make({ spec });
+    assert.equal(p.key, once.key);
+    assert.notEqual(p.queryKey, once.queryKey);
+    // The default model's table entry asks for it; the English e5 keeps one query vector.
+    assert.equal(new LocalProvider({ model: 'multilingual-e5-small', modelDir: model, workerFile: WORKER }).spec.queryAlsoAsPassage, true);
+    assert.notEqual(new LocalProvider({ model: 'e5-small-v2', modelDir: model, workerFile: WORKER }).spec.queryAlsoAsPassage, true);
+  });
+
   it('truncates long texts at the model’s max tokens instead of failing', async () => {
     const p = make({ spec: { onnxFile: 'onnx/model.onnx', maxTokens: 16 } });
     const long = TEXTS.join(' ').repeat(50);

@@ -40,8 +40,8 @@ export interface Calibration {
   weights: Record<FeatureName, number>;
 }
 
-/** Bump when the curve or the ranking changes: cached analyses hold both. */
-export const SIMILARITY_VERSION = 6;
+/** Bump when the curve or the ranking changes: cached analyses hold both (7: the neural fusion's cross-language rescale). */
+export const SIMILARITY_VERSION = 7;
 
 export const CALIBRATIONS: Record<string, Calibration> = {
   'embedded-hashgram-v2': {

@@ -69,6 +69,14 @@ export interface HybridParams {
    * known): across languages BM25 matches only names, numbers and cognates. 1: no change.
    */
   crossLanguageLexical: number;
+  /**
+   * Convex fusion: a passage in another language than the query's is scored against the most it
+   * can reach (vector weight + lexical weight × crossLanguageLexical) rather than the most a
+   * passage in the query's language can (vector weight + lexical weight), so that it is not
+   * outranked for the BM25 support it cannot get. Where every passage is in the other language the
+   * ranking is unchanged (one factor for all).
+   */
+  crossLanguageRescale?: boolean;
 }
 
 // Tuned on SciFact train (nDCG@10, 809 claims): the hashed vectors are weaker than BM25
@@ -106,8 +114,14 @@ export const DEFAULT_HYBRID: HybridParams = {
  * the previous rule, equal-weight RRF with k = 60: 0.7216), fr2en 0.8206 (0.8110 alone; 0.6995
  * before); Tatoeba sentences 0.9249 / 0.9347 (0.9269 / 0.9356 alone: a hair below, where the
  * function words of a short sentence cannot tell its language and BM25 keeps its full weight).
+ * With its queries embedded twice (models.ts, queryAlsoAsPassage) the same fusion gives it xling
+ * en2fr 0.864, fr2en 0.858 (BENCHMARKS.md, "Queries embedded twice").
+ * crossLanguageRescale: in a library of both languages the discount alone left a passage in the
+ * other language behind those in the query's for the BM25 they could match (the example's first
+ * paragraph, English, and Dubreuil's French article: first for the vectors, fourth fused; first with
+ * it). One factor for every passage where all are in the other language: the xling rows do not move.
  */
-export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25 };
+export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25, crossLanguageRescale: true };
 
 /** The fusion parameters for an index's provider ('embedded' = the offline hashed vectors). */
 export function fusionFor(providerId: string): Partial<HybridParams> {
@@ -289,5 +303,12 @@ function convexFusion(lexical: ScoredId[], vector: ScoredId[], p: HybridParams, 
   const f = lexFactor ?? (() => 1);
   add(lexical, 0, (row) => p.lexicalWeight * f(row));
   add(vector, 1, () => p.vectorWeight);
+  if (p.crossLanguageRescale && lexFactor) {
+    const full = p.vectorWeight + p.lexicalWeight;
+    for (const item of byId.values()) {
+      const x = lexFactor(item.id);
+      if (x < 1) item.score *= full / (p.vectorWeight + p.lexicalWeight * x);
+    }
+  }
   return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
 }

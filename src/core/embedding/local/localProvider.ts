@@ -77,7 +77,8 @@ export class LocalProvider implements EmbeddingProvider {
     const hasDefault = existsSync(join(this.modelDir, table.onnxFile));
     const weights = prefixedKey(storageKey('local', options.model), 'w', this.spec.onnxFile, hasDefault ? table.onnxFile : this.spec.onnxFile);
     this.key = prefixedKey(weights, 'p', this.spec.passagePrefix, table.passagePrefix);
-    this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix, table.queryPrefix);
+    // Queries embedded twice make other query vectors: another key (an analysis cached before is not reused).
+    this.queryKey = prefixedKey(this.key, 'q', this.spec.queryPrefix + (this.blendsQueries() ? '\u0000+passage' : ''), table.queryPrefix);
     this.workerFile = resolve(options.workerFile ?? join(typeof __dirname === 'string' ? __dirname : '.', LOCAL_WORKER_FILE));
     this.threads = Math.max(1, Math.floor(options.threads ?? defaultThreads()));
   }
@@ -101,11 +102,24 @@ export class LocalProvider implements EmbeddingProvider {
     await this.abortable(this.start(), signal);
     const size = Math.max(1, this.options.requestSize ?? 64);
     const out: Float32Array[] = [];
+    const blend = options.kind === 'query' && this.blendsQueries();
     for (let i = 0; i < texts.length; i += size) {
-      const chunk = texts.slice(i, i + size).map((t) => prefix + t);
-      out.push(...(await this.request(chunk, signal, options.kind === 'query')));
+      const slice = texts.slice(i, i + size);
+      const chunk = slice.map((t) => prefix + t);
+      if (!blend) {
+        out.push(...(await this.request(chunk, signal, options.kind === 'query')));
+        continue;
+      }
+      // The query read both ways in one request: its query-prefixed and passage-prefixed vectors, averaged.
+      const both = await this.request([...chunk, ...slice.map((t) => this.spec.passagePrefix + t)], signal, true);
+      out.push(...slice.map((_, j) => averaged(both[j], both[j + slice.length], this.spec.normalize)));
     }
     return out;
+  }
+
+  /** Whether queries are embedded twice (spec.queryAlsoAsPassage, with two different prefixes). */
+  private blendsQueries(): boolean {
+    return this.spec.queryAlsoAsPassage === true && this.spec.queryPrefix !== this.spec.passagePrefix;
   }
 
   /** Stops the worker. A later call starts it again. */
@@ -250,4 +264,19 @@ export class LocalProvider implements EmbeddingProvider {
   private aborted(): ProviderError {
     return new ProviderError(`Embedding with the local model "${this.model}" was cancelled.`, 'local', this.model, undefined, 'aborted');
   }
+}
+
+/** The mean of two vectors, L2-normalised when the model's vectors are. */
+function averaged(a: Float32Array, b: Float32Array, normalize: boolean): Float32Array {
+  const out = new Float32Array(a.length);
+  let norm = 0;
+  for (let i = 0; i < a.length; i++) {
+    out[i] = (a[i] + b[i]) / 2;
+    norm += out[i] * out[i];
+  }
+  if (normalize && norm > 0) {
+    const k = 1 / Math.sqrt(norm);
+    for (let i = 0; i < out.length; i++) out[i] *= k;
+  }
+  return out;
 }
