@@ -12,6 +12,7 @@
 import type { getParser } from '@unified-latex/unified-latex-util-parse';
 import { EngineError } from '../../shared/errors';
 import { sha256 } from '../util/hash';
+import { lineOf, lineStarts } from '../text/lines';
 import { splitSentences } from '../text/sentences';
 import type { Granularity, Segment, SegmentedDocument, SegmentOptions, SegmentType } from '../markdown/segment';
 
@@ -220,7 +221,7 @@ async function segmentParsed(source: string, granularity: Granularity, options: 
   flush();
 
   const lines = lineStarts(source);
-  const lineOf = (offset: number) => lineAt(lines, offset);
+  const lineAt = (offset: number) => lineOf(lines, offset);
   const raw: Array<Omit<Segment, 'id' | 'searchable'>> = [];
   if (granularity === 'section') {
     const bounds = [{ start: 0, title: undefined as string | undefined, path: [] as string[], headingStart: -1 }, ...headings.map((h) => ({ start: h.end, title: h.title, path: h.path, headingStart: h.start }))];
@@ -231,11 +232,11 @@ async function segmentParsed(source: string, granularity: Granularity, options: 
       const from = b.headingStart >= 0 ? b.headingStart : inside[0].start;
       const to = inside[inside.length - 1].end;
       const query = [b.title, inside.map((x) => x.query).join(' ')].filter(Boolean).join('. ');
-      raw.push({ type: 'section', startLine: lineOf(from), endLine: lineOf(to - 1), title: b.title ?? firstWords(query), text: source.slice(from, to), query, headingPath: b.path });
+      raw.push({ type: 'section', startLine: lineAt(from), endLine: lineAt(to - 1), title: b.title ?? firstWords(query), text: source.slice(from, to), query, headingPath: b.path });
     });
   } else {
     for (const b of blocks) {
-      const base = { startLine: lineOf(b.start), endLine: lineOf(b.end - 1), headingPath: b.headingPath };
+      const base = { startLine: lineAt(b.start), endLine: lineAt(b.end - 1), headingPath: b.headingPath };
       if (granularity === 'paragraph') {
         raw.push({ ...base, type: b.type, title: firstWords(b.query), text: source.slice(b.start, b.end), query: b.query });
         continue;
@@ -305,22 +306,6 @@ function assignIds(raw: Array<Omit<Segment, 'id' | 'searchable'>>, minWords: num
   });
 }
 
-function lineStarts(s: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < s.length; i++) if (s[i] === '\n' || (s[i] === '\r' && s[i + 1] !== '\n')) starts.push(i + 1);
-  return starts;
-}
-
-function lineAt(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
 
 /**
  * The citation template of a LaTeX draft, from its preamble: biblatex `\autocite[p.~214]{key}`,

@@ -8,6 +8,7 @@ import type { Root, RootContent, Heading, Parent, PhrasingContent, ListItem } fr
 import * as crypto from 'node:crypto';
 import { sha256 } from '../util/hash';
 import { EngineError } from '../../shared/errors';
+import { lineOf, lineStarts } from '../text/lines';
 import { splitSentences } from '../text/sentences';
 import { pandocAsMarkdown } from './pandoc';
 import { parseDraft } from './parse';
@@ -383,23 +384,3 @@ export function firstWords(text: string, n = 8): string {
   return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
 }
 
-/** Offsets where lines start: after LF, CRLF or a lone CR (a line break for the Markdown parser and for VS Code alike). */
-function lineStarts(s: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 10 || (c === 13 && s.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
-  }
-  return starts;
-}
-
-function lineOf(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
