@@ -79,7 +79,9 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
   // The parser drops a byte-order mark from its offsets: every segment's text would be off by one.
   // Segments are reported by line, and a BOM is on no line of its own, so it is simply removed.
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
-  // Quarto / R Markdown: fenced div marks, shortcodes, inline chunks and attributes are no prose (blanked in place).
+  // Quarto / R Markdown: fenced div marks, shortcodes, inline chunks and attributes are no prose
+  // (blanked in place, for the parser and the queries); a segment's text stays what the author wrote.
+  const written = source;
   source = pandocAsMarkdown(source);
   checkNesting(source);
   const { tree, warnings } = await parseDraft(source, { maxBlock: options.blockBytes, plain: options.plainBlocks });
@@ -89,12 +91,12 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
   const raw: Array<Omit<Segment, 'id' | 'searchable'>> = [];
 
   if (granularity === 'section') {
-    for (const s of sections(tree, source)) raw.push(s);
+    for (const s of sections(tree, written)) raw.push(s);
   } else {
     const blocks = collectBlocks(tree, source);
     for (const b of blocks) {
       if (granularity === 'paragraph') {
-        const text = source.slice(b.start, b.end);
+        const text = written.slice(b.start, b.end);
         raw.push({ type: b.type, startLine: b.startLine, endLine: b.endLine, title: firstWords(b.query), text, query: b.query, headingPath: b.headingPath });
         continue;
       }
@@ -110,7 +112,7 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
             startLine: lineOf((lines ??= lineStarts(source)), start),
             endLine: lineOf(lines, end - 1),
             title: firstWords(query),
-            text: s.text,
+            text: written.slice(start, end),
             query,
             headingPath: b.headingPath,
           });
