@@ -281,6 +281,20 @@ async function screenshot(name) {
   return file;
 }
 
+/** The first row of the suggest widget, once it shows, and how many rows are on screen. */
+async function firstSuggestion() {
+  const rows = page.locator('.suggest-widget.visible .monaco-list-row');
+  try {
+    await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+  } catch {
+    // The suggest widget opens on the trigger character as a user types it.
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('@');
+    await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+  }
+  return { first: (await rows.first().innerText()).trim(), rows: await rows.count() };
+}
+
 async function dismissOverlays() {
   for (let i = 0; i < 3; i++) {
     await page.keyboard.press('Escape').catch(() => undefined);
@@ -493,17 +507,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     if (!analysisOk) throw new Error('needs the analysis of the CodeLens check');
     await dismissOverlays();
     await runControl('similarSourcesIt.typeCitekey', 'Similar Sources IT: Type A Citation In A New Paragraph');
-    const rows = page.locator('.suggest-widget.visible .monaco-list-row');
-    try {
-      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
-    } catch {
-      // The suggest widget opens on the trigger character as a user types it.
-      await page.keyboard.press('Backspace');
-      await page.keyboard.type('@');
-      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
-    }
-    const first = (await rows.first().innerText()).trim();
-    log(`  first suggestion: ${JSON.stringify(first.split('\n').join(' · '))}; ${await rows.count()} row(s) on screen`);
+    const { first, rows } = await firstSuggestion();
+    log(`  first suggestion: ${JSON.stringify(first.split('\n').join(' · '))}; ${rows} row(s) on screen`);
     if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
     // The details (title, authors, best page and passage) beside the list, as a user opens them.
     const details = page.locator('.suggest-details-container .suggest-details, .suggest-widget .details');
@@ -528,15 +533,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await sleep(500);
     await screenshot('quarto.png');
     await runControl('similarSourcesIt.typeQuartoCitekey', 'Similar Sources IT: Type A Citation In The Quarto Draft');
-    const rows = page.locator('.suggest-widget.visible .monaco-list-row');
-    try {
-      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
-    } catch {
-      await page.keyboard.press('Backspace');
-      await page.keyboard.type('@');
-      await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
-    }
-    const first = (await rows.first().innerText()).trim();
+    const { first } = await firstSuggestion();
     log(`  draft.qmd: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
     if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
     await sleep(500);

@@ -57,6 +57,18 @@ async function openDraft(): Promise<vscode.TextEditor> {
 }
 
 /** The draft's text before similarSourcesIt.typeCitekey typed into it. */
+/** A new paragraph under the Feeding one, about its subject, with "[@" just typed, and the suggestions asked for. */
+async function typeCitekeyUnderFeeding(editor: vscode.TextEditor): Promise<{ line: number }> {
+  const line = findLine(editor.document, FEEDING_PARAGRAPH);
+  const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
+  await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
+  const at = new vscode.Position(line + 2, typed.length);
+  editor.selection = new vscode.Selection(at, at);
+  editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+  await vscode.commands.executeCommand('editor.action.triggerSuggest');
+  return { line: line + 2 };
+}
+
 let draftBefore: string | undefined;
 /** draft.qmd's text before similarSourcesIt.prepareQuarto typed into it. */
 let quartoBefore: string | undefined;
@@ -122,15 +134,8 @@ export function activate(context: vscode.ExtensionContext): void {
     controlCommand('similarSourcesIt.typeCitekey', async () => {
       // A new paragraph under the Feeding one, about its subject, with "[@" just typed: the suggestions open.
       const editor = await openDraft();
-      const line = findLine(editor.document, FEEDING_PARAGRAPH);
-      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
       draftBefore = editor.document.getText();
-      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
-      const at = new vscode.Position(line + 2, typed.length);
-      editor.selection = new vscode.Selection(at, at);
-      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
-      await vscode.commands.executeCommand('editor.action.triggerSuggest');
-      return { line: line + 2 };
+      return typeCitekeyUnderFeeding(editor);
     }),
     controlCommand('similarSourcesIt.prepareQuarto', async () => {
       // draft.qmd analysed, its Feeding paragraph on screen with the lenses above it (no panel: the later checks expect draft.md's).
@@ -147,15 +152,8 @@ export function activate(context: vscode.ExtensionContext): void {
       // "[@" typed in a new paragraph under the Feeding one: the suggestions open.
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
       const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
-      const line = findLine(doc, FEEDING_PARAGRAPH);
-      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
       quartoBefore = doc.getText();
-      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
-      const at = new vscode.Position(line + 2, typed.length);
-      editor.selection = new vscode.Selection(at, at);
-      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
-      await vscode.commands.executeCommand('editor.action.triggerSuggest');
-      return { line: line + 2 };
+      return typeCitekeyUnderFeeding(editor);
     }),
     controlCommand('similarSourcesIt.revertQuarto', async () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
