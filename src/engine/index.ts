@@ -74,7 +74,7 @@ export {
   type SearchOptions,
   type SourceFields,
 } from './search';
-export type { Present } from './nulls';
+export type { Present } from '../shared/nulls';
 export { analyze, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';

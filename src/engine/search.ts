@@ -10,7 +10,7 @@ import { loadBibliography } from '../core/library/bibliography';
 import { queryTerms } from '../core/retrieval/representation';
 import { EngineError } from '../shared/errors';
 import type { SemanticProgress } from '../shared/health';
-import { present, type Present } from './nulls';
+import { present, SOURCE_FIELDS, type Present } from '../shared/nulls';
 import { embedsInBackground } from './provider';
 
 export type { SearchFilter } from '../core/index/search/libraryIndex';
@@ -50,8 +50,7 @@ export function indexCollections(index: SearchIndex): string[] {
   return [...new Set(coreIndex(index).sources.flatMap((s) => s.collections))].sort((a, b) => a.localeCompare(b));
 }
 
-/** What a result says of its source, and of a passage (absent fields are null: nulls.ts). */
-const SOURCE_FIELDS = ['path', 'title', 'authors', 'year', 'citekey'] as const;
+/** What a result says of its source, and of a passage (absent fields are null: shared/nulls.ts). */
 const PASSAGE_FIELDS = ['page', 'pageLabel', 'heading'] as const;
 export type SourceFields = Pick<Present<SourceRecord>, (typeof SOURCE_FIELDS)[number]>;
 export type PassageFields = Pick<Present<PassageRecord>, (typeof PASSAGE_FIELDS)[number]>;

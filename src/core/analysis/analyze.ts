@@ -8,9 +8,9 @@
 import type { SemanticProgress } from '../../shared/health';
 import { EngineError } from '../../shared/errors';
 import type { Recommendation, SegmentStatus } from '../../shared/results';
+import { present, SOURCE_FIELDS } from '../../shared/nulls';
 import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
 import type { LibraryIndex, SearchHit } from '../index/search/libraryIndex';
-import { sourceFields } from '../index/store/manifest';
 import { loadMarkdownParser } from '../markdown/parse';
 import { segmentMarkdown, type Segment } from '../markdown/segment';
 import { citedKeys } from '../markdown/plainText';
@@ -309,7 +309,7 @@ async function recommend(
       const language = languageOf(best.text);
       return {
         sourceId: r.id,
-        ...sourceFields(r),
+        ...present(r, SOURCE_FIELDS),
         sourceType: r.sourceType,
         page: best.page,
         pageLabel: best.pageLabel ?? null,

@@ -43,11 +43,6 @@ export interface SourceRecord extends SourceMetadata {
   ocrPages?: number;
 }
 
-/** What a result shows of its source (JSON-friendly: absent fields are null). */
-export function sourceFields(r: SourceRecord): { path: string; title: string; authors: string[]; year: number | null; citekey: string | null } {
-  return { path: r.path, title: r.title, authors: r.authors, year: r.year ?? null, citekey: r.citekey ?? null };
-}
-
 export interface SkipRecord {
   path: string;
   size: number;

@@ -1,5 +1,5 @@
 /**
- * The engine API's one convention for what the core leaves out: a field is
+ * The one convention of results (the engine API's, the analysis cards') for what the core leaves out: a field is
  * there and null (JSON keeps the key, and `year: null` says "no year", where an
  * absent key would say nothing); a flag (`ocr?: true`) is absent when false.
  * The API's result types are the core's, picked and passed through `Present`,
@@ -15,3 +15,6 @@ export function present<T extends object, K extends keyof T>(o: T, keys: readonl
   for (const k of keys) out[k] = o[k] ?? null;
   return out as Pick<Present<T>, K>;
 }
+
+/** What a result says of its source: a search hit, a completion entry, an analysis card. */
+export const SOURCE_FIELDS = ['path', 'title', 'authors', 'year', 'citekey'] as const;
