@@ -21,9 +21,9 @@ import type { IndexHealth, SemanticProgress } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { analyze, cachedAnalysis, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
 import { bundleDir } from './bundle';
-import { checkCitations, type CitationCheckResult } from './citations';
+import { checkCitations, checkCitationsOffThread, type CitationCheckResult } from './citations';
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
-import { resolveLibrary, type LibrarySpec } from './library';
+import { draftBibliography, resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
 import { indexCollections, openIndex, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
@@ -382,12 +382,16 @@ export class WorkspaceEngine {
     return cachedAnalysis(document, options, { ...r, workspace: this.workspace, modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
   }
 
-  /** The draft's citations against the library (keys, pages, quotations). */
-  checkCitations(draft: string, opts: { signal?: AbortSignal } = {}): Promise<CitationCheckResult> {
+  /**
+   * The draft's citations against the library (keys, pages, quotations). With `draftPath`, a
+   * Quarto / R Markdown draft's own `bibliography:` serves when the settings name none;
+   * `offThread`: matched in the citation-check worker beside the bundle (an editor's thread stays free).
+   */
+  checkCitations(draft: string, opts: { signal?: AbortSignal; draftPath?: string; offThread?: boolean } = {}): Promise<CitationCheckResult> {
     const library = this.library();
-    return checkCitations(draft, {
+    return (opts.offThread ? checkCitationsOffThread : checkCitations)(draft, {
       workspace: this.workspace,
-      bibliography: library.bibliography,
+      bibliography: opts.draftPath === undefined ? library.bibliography : draftBibliography(library, draft, opts.draftPath),
       ocrLanguages: library.ocr.languages,
       // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
       workerDir: bundleDir,

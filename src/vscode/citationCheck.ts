@@ -39,20 +39,11 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
     const ac = new AbortController();
     this.running.set(key, ac);
     const engine = loadEngine();
-    const library = this.s.library.library(folder);
     let result;
     try {
       // Matched in the engine's citation worker: typing stays responsive on a thesis of 1,000 citations.
-      result = await engine.checkCitationsOffThread(doc.getText(), {
-        workspace: library.workspace,
-        // A Quarto / R Markdown draft's own `bibliography:` when the settings name none.
-        bibliography: engine.draftBibliography(library, doc.getText(), doc.uri.fsPath),
-        ocrLanguages: library.ocr.languages,
-        // A PDF whose page texts are missing is read again in the PDF workers, never on this thread.
-        workerDir: engine.bundleDir,
-        signal: ac.signal,
-        onWarning: (w) => this.s.log.warn(w),
-      });
+      // A Quarto / R Markdown draft's own `bibliography:` serves when the settings name none.
+      result = await this.s.library.engine(folder).checkCitations(doc.getText(), { draftPath: doc.uri.fsPath, offThread: true, signal: ac.signal });
     } catch (err) {
       if (ac.signal.aborted) return undefined;
       if (engine.errorHealth(err)) {
