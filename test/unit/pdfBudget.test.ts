@@ -146,7 +146,10 @@ describe('PDF read budget (issue 28)', function () {
       const dir = join(root, name.replace(/\W+/g, '-'));
       const lib = await library(dir, bad());
       const workspace = join(dir, 'ws');
-      const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, budget: { ...SMALL, baseMs: 3_000, capMs: 8_000 } }).warm();
+      // A worker starts beside the crafted file after 250 ms (not the product's 3 s), and the budget
+      // (6 s) leaves the good files time to be read, overtake it (2 s) and be committed (1 s idle)
+      // on a slow machine: CI once saw only 2 of 3 committed when the budget and the start raced.
+      const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, slowMs: 250, budget: { ...SMALL, baseMs: 6_000, capMs: 8_000 } }).warm();
       const { inputs, dispose } = await libraryInputs({ folders: [lib], baseDir: lib, extractor: (b) => pool.extract(b), ocr: 'off' });
       let committedEarly = 0;
       const t = Date.now();
