@@ -11,6 +11,7 @@ import { queryTerms } from '../core/retrieval/representation';
 import { EngineError } from '../shared/errors';
 import type { SemanticProgress } from '../shared/health';
 import { present, SOURCE_FIELDS, type Present } from '../shared/nulls';
+import type { HighlightMark } from '../shared/results';
 import { embedsInBackground } from './provider';
 
 export type { SearchFilter } from '../core/index/search/libraryIndex';
@@ -60,6 +61,8 @@ export interface PassageHit extends SourceFields, PassageFields, Pick<SearchHit,
   /** Fused rank score, and the cosine of the passage's vector with the query's. */
   score: number;
   cosine: number;
+  /** The user's Zotero highlight on this passage; null when none. Untrusted text. */
+  highlight: HighlightMark | null;
 }
 
 export interface SearchOptions {
@@ -76,7 +79,7 @@ export async function search(index: SearchIndex, text: string, opts: SearchOptio
 
 function toPassageHit(h: SearchHit): PassageHit {
   // Keys in the order the CLI's --json has always printed them.
-  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}) };
+  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}), ...present(h, ['highlight']) };
 }
 
 const ENTRY_FIELDS = ['title', 'authors', 'year'] as const;

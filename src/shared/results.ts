@@ -5,6 +5,18 @@
  */
 import type { Band } from './bands';
 
+/** A passage the user highlighted in Zotero: a card says "you highlighted this, p. 12". Untrusted text (Zotero's). */
+export interface HighlightMark {
+  /** The page as Zotero shows it (page label, else PDF page number). */
+  page: string;
+  /** The highlighted text. */
+  text: string;
+  /** The user's comment on the highlight. */
+  comment?: string;
+  /** Zotero's colour, a hex colour ("#ffd400"). */
+  color?: string;
+}
+
 export interface PassageResult {
   page: number;
   pageLabel: string | null;
@@ -56,6 +68,8 @@ export interface Recommendation {
   ocr?: true;
   /** The best passage's language, when it differs from the segment's (a French source for an English paragraph). */
   language?: 'en' | 'fr';
+  /** The user highlighted the best passage in Zotero (absent when not). */
+  highlight?: HighlightMark;
 }
 
 export type SegmentStatus = 'analysed' | 'too-short';

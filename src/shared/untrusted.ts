@@ -40,7 +40,7 @@ export function markdownText(s: string, max: number): string {
 }
 
 /** Bounds for the fields of a card, generous enough for any real title or excerpt. */
-export const LIMITS = { title: 400, author: 120, authors: 30, heading: 200, preview: 1200, label: 40, highlight: 80, duplicates: 20 } as const;
+export const LIMITS = { title: 400, author: 120, authors: 30, heading: 200, preview: 1200, label: 40, highlight: 80, duplicates: 20, comment: 400 } as const;
 
 interface CardText {
   title: string;
@@ -51,6 +51,12 @@ interface CardText {
   duplicates: string[];
   citekey: string | null;
   passages: Array<{ pageLabel: string | null; heading: string | null; preview: string }>;
+  highlight?: { page: string; text: string; comment?: string; color?: string };
+}
+
+/** A hex colour ("#ffd400"), else undefined: it is written into a style. */
+export function safeColor(c: string | undefined): string | undefined {
+  return typeof c === 'string' && /^#[0-9a-f]{3,8}$/i.test(c.trim()) ? c.trim().toLowerCase() : undefined;
 }
 
 /** A card's untrusted fields made visible and bounded (its path is left as it is: it names the file). */
@@ -67,5 +73,14 @@ export function safeCard<T extends CardText>(c: T): T {
     duplicates: c.duplicates.slice(0, LIMITS.duplicates).map((d) => line(d, LIMITS.title)),
     citekey: opt(c.citekey, LIMITS.title),
     passages: c.passages.map((p) => ({ ...p, pageLabel: opt(p.pageLabel, LIMITS.label), heading: opt(p.heading, LIMITS.heading), preview: line(p.preview, LIMITS.preview) })),
+    ...(c.highlight ? { highlight: safeHighlight(c.highlight) } : {}),
   };
+}
+
+/** A Zotero highlight made visible and bounded, its colour kept only when it is a hex colour. */
+export function safeHighlight<H extends { page: string; text: string; comment?: string; color?: string }>(h: H): H {
+  const color = safeColor(h.color);
+  const comment = h.comment === undefined ? '' : lineText(h.comment, LIMITS.comment);
+  const { comment: _c, color: _k, ...rest } = h;
+  return { ...rest, page: lineText(h.page, LIMITS.label), text: lineText(h.text, LIMITS.preview), ...(comment ? { comment } : {}), ...(color ? { color } : {}) } as H;
 }

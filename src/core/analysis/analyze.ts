@@ -326,6 +326,8 @@ async function recommend(
         ...(best.ocr ? { ocr: true as const } : {}),
         // Only when it differs from the segment's: an English paragraph finding a French passage, or the reverse.
         ...(language && segmentLanguage && language !== segmentLanguage ? { language } : {}),
+        // The user highlighted the best passage in Zotero (core/zotero/highlights.ts).
+        ...(best.highlight ? { highlight: { ...best.highlight } } : {}),
       };
     });
 

@@ -24,6 +24,8 @@ export interface PassageCollection {
    * lets the fusion discount BM25 between a query and a passage in different languages.
    */
   languageOfRow?: (row: number) => Lang | undefined;
+  /** Rows the user highlighted in Zotero (1): they get the bounded `highlightBoost`. Absent: none. */
+  highlighted?: Uint8Array;
 }
 
 /** The vector scan's filter: the caller's, and only rows that have a vector. */
@@ -77,7 +79,17 @@ export interface HybridParams {
    * ranking is unchanged (one factor for all).
    */
   crossLanguageRescale?: boolean;
+  /**
+   * A passage the user highlighted (PassageCollection.highlighted) has its fused score raised by
+   * this fraction of itself, after fusion and only among the candidates already retrieved: it
+   * passes only passages scored less than (1 + boost) times its own, and a passage the query does
+   * not retrieve gets nothing. 0: highlights do not move rankings.
+   */
+  highlightBoost: number;
 }
+
+/** The highlight boost (HybridParams.highlightBoost); measured with scripts/measure-highlights.ts (README, "Highlights"). */
+export const HIGHLIGHT_BOOST = 0.1;
 
 // Tuned on SciFact train (nDCG@10, 809 claims): the hashed vectors are weaker than BM25
 // there, so they only break ties and add recall at the tail. Measured 2026-12-03:
@@ -95,6 +107,7 @@ export const DEFAULT_HYBRID: HybridParams = {
   sourceBonusPassages: 2,
   fusion: 'rrf',
   crossLanguageLexical: 1,
+  highlightBoost: HIGHLIGHT_BOOST,
 };
 
 /**
@@ -224,7 +237,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
       }
     }
   }
-  const fused = combine(c, query.text, lexical, vector, p);
+  const fused = boostHighlighted(c, combine(c, query.text, lexical, vector, p), p.highlightBoost);
   return fused.map((f) => ({
     row: f.id,
     score: f.score,
@@ -232,6 +245,24 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
     lexicalRank: f.ranks[0],
     vectorRank: f.ranks[1],
   }));
+}
+
+/**
+ * Highlighted passages' fused scores raised by `boost` times themselves, the list re-sorted.
+ * Bounded: only rows already fused (retrieved for this query) move, and a row passes another only
+ * when that one's score was below (1 + boost) times its own.
+ */
+export function boostHighlighted(c: Pick<PassageCollection, 'highlighted'>, fused: FusedItem[], boost: number): FusedItem[] {
+  const h = c.highlighted;
+  if (!h || !(boost > 0)) return fused;
+  let moved = false;
+  for (const f of fused) {
+    if (h[f.id] === 1 && f.score > 0) {
+      f.score *= 1 + boost;
+      moved = true;
+    }
+  }
+  return moved ? fused.sort((a, b) => b.score - a.score || a.id - b.id) : fused;
 }
 
 /** The language a query is written in (languageHint: sentence-long queries too). */

@@ -18,6 +18,7 @@ import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRe
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import { readPassageShard, readVectorShard } from '../store/shards';
+import { readHighlights, type PassageHighlight } from '../../zotero/highlights';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
@@ -67,6 +68,8 @@ export interface SearchHit extends PassageRecord {
   standout: number;
   lexicalRank?: number;
   vectorRank?: number;
+  /** The user highlighted (part of) this passage in Zotero. */
+  highlight?: PassageHighlight;
 }
 
 export interface SourceHit {
@@ -105,10 +108,47 @@ export class LibraryIndex {
     readonly sources: SourceRecord[],
     readonly passages: PassageRecord[],
     private readonly collection: PassageCollection,
+    /** Content hash → the row of the first passage of each source with that content (a source's passages are consecutive rows). */
+    private readonly firstRows: Map<string, number[]>,
     /** Set while the model's vectors are being computed: passages without one are matched by their words only. */
     readonly semantic?: SemanticProgress,
   ) {
     this.fusion = fusionFor(provider.id);
+  }
+
+  /** Row → the user's Zotero highlight there (highlights.json beside the index). */
+  private highlightOfRow = new Map<number, PassageHighlight>();
+  /** Why the highlights sidecar was not used, when it was damaged (it is rebuilt with the next highlightsForIndex). */
+  highlightsProblem?: string;
+
+  /** Passages the user highlighted. */
+  get highlightedPassages(): number {
+    return this.highlightOfRow.size;
+  }
+
+  /**
+   * Reads the highlights sidecar again (after highlightsForIndex wrote a new one): marks and
+   * boosts follow it without reloading the passages. A damaged sidecar leaves no highlight.
+   */
+  async reloadHighlights(): Promise<void> {
+    const h = await readHighlights(indexDir(this.workspace));
+    const rows = new Map<number, PassageHighlight>();
+    const marked = new Uint8Array(this.passages.length);
+    for (const [hash, byIndex] of h.byHash) {
+      for (const first of this.firstRows.get(hash) ?? []) {
+        const source = this.passages[first].source;
+        for (const [i, hl] of byIndex) {
+          const row = first + i;
+          // A sidecar from before the PDF changed names passages it no longer has.
+          if (row >= this.passages.length || this.passages[row].source !== source || this.passages[row].index !== i) continue;
+          rows.set(row, hl);
+          marked[row] = 1;
+        }
+      }
+    }
+    this.highlightOfRow = rows;
+    this.highlightsProblem = h.problem;
+    this.collection.highlighted = rows.size ? marked : undefined;
   }
 
   /** How the vector ranking weighs against BM25: depends on what kind of vectors the provider makes. */
@@ -167,6 +207,7 @@ export class LibraryIndex {
     const sources: SourceRecord[] = [];
     const sourceNo = new Map<string, number>();
     const passages: PassageRecord[] = [];
+    const firstRows = new Map<string, number[]>();
     let row = 0;
     for (const key of shardKeys) {
       const vectorShard = set?.shards[key];
@@ -182,6 +223,7 @@ export class LibraryIndex {
           no = sources.push(rec) - 1;
           sourceNo.set(s.id, no);
         }
+        if (s.passages.length) firstRows.set(s.contentHash, [...(firstRows.get(s.contentHash) ?? []), row]);
         s.passages.forEach((p, i) => {
           const v = shardVectors.get(`${s.contentHash}:${i}`);
           if (row >= total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
@@ -199,7 +241,9 @@ export class LibraryIndex {
     quantizeVectors(vectors, dim, row);
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
     collection.languageOfRow = rowLanguages(passages);
-    return new LibraryIndex(workspace, m, provider, sources, passages, collection, health.semantic);
+    const index = new LibraryIndex(workspace, m, provider, sources, passages, collection, firstRows, health.semantic);
+    await index.reloadHighlights();
+    return index;
   }
 
   /**
@@ -306,7 +350,8 @@ export class LibraryIndex {
   private hit(r: RankedPassage, stats: { mean: number; sd: number }): SearchHit {
     const p = this.passages[r.row];
     const standout = (r.cosine - stats.mean) / stats.sd;
-    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, standout, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
+    const highlight = this.highlightOfRow.get(r.row);
+    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, standout, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank, ...(highlight ? { highlight } : {}) };
   }
 
   private acceptor(filter?: SearchFilter): ((row: number) => boolean) | undefined {
