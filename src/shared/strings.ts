@@ -91,6 +91,8 @@ export const PANEL_STRING_KEYS = {
   'card.languageFrTitle': 'This passage is in French, the paragraph in English.',
   'card.languageEn': 'in English',
   'card.languageEnTitle': 'This passage is in English, the paragraph in French.',
+  'card.highlighted': 'you highlighted this, p. {page}',
+  'card.highlightedTitle': 'Highlighted in Zotero: “{text}”',
   'card.ocrTitle': 'This passage was read from a scanned page by OCR: check the quotation against the page (Open PDF).',
   'options.title': 'Options',
   'options.granularity': 'Granularity',

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
+import type { HighlightMark } from '../shared/results';
 import { markdownText } from '../shared/untrusted';
 import type { ResultStore } from './results';
 import { bandWord, strengthText } from './strength';
@@ -33,12 +34,19 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
       if (c.citedIn?.length) marks.push(citedInText(c.citedIn));
       md.appendMarkdown(`_${markdownText(marks.join(' '), 400)}_\n\n`);
       md.appendMarkdown(`> ${markdownText(excerpt(c.preview, 240), 260)}\n\n`);
+      if (c.highlight) md.appendMarkdown(`${highlightText(c.highlight)}\n\n`);
       const open = commandLink('similarSources.openPdf', { path: c.path, page: c.page, highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' ') });
       const insert = commandLink('similarSources.insertCitation', { uri: document.uri.toString(), segmentId: seg.id, sourceId: c.sourceId, page: c.page });
       md.appendMarkdown(`[$(file-pdf) ${markdownText(vscode.l10n.t('Open PDF at p. {0}', page), 60)}](${open}) · [$(quote) ${markdownText(vscode.l10n.t('Insert citation'), 60)}](${insert})\n\n`);
     }
     return new vscode.Hover(md, new vscode.Range(seg.start, 0, seg.end, Number.MAX_SAFE_INTEGER));
   }
+}
+
+/** "$(edit) _You highlighted this, p. 12._ Your comment: …" (Zotero's text: written as plain text). */
+export function highlightText(h: HighlightMark): string {
+  const said = `$(edit) _${markdownText(vscode.l10n.t('You highlighted this, p. {0}.', h.page), 80)}_`;
+  return h.comment ? `${said} ${markdownText(vscode.l10n.t('Your comment: {0}', h.comment), 300)}` : said;
 }
 
 /** "Cited in § 2 and § 3." ("" names the text before the first heading). */

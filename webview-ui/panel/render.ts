@@ -213,6 +213,29 @@ function renderBadges(card: Recommendation, strings: UiStrings): string {
   return badges.length ? `<div class="badges">${badges.join('')}</div>` : '';
 }
 
+/** Zotero's highlight colours (the annotation palette), by class: the panel's policy allows no inline style. */
+const HIGHLIGHT_COLORS: Record<string, string> = {
+  '#ffd400': 'yellow',
+  '#ff6666': 'red',
+  '#5fb236': 'green',
+  '#2ea8e5': 'blue',
+  '#a28ae5': 'purple',
+  '#e56eee': 'magenta',
+  '#f19837': 'orange',
+  '#aaaaaa': 'gray',
+};
+
+/** "you highlighted this, p. 12" and the user's comment, when the best passage is highlighted in Zotero. */
+function renderHighlight(card: Recommendation, strings: UiStrings): string {
+  const h = card.highlight;
+  if (!h || typeof h.page !== 'string' || typeof h.text !== 'string') return '';
+  const color = HIGHLIGHT_COLORS[String(h.color ?? '').toLowerCase()] ?? 'default';
+  const excerpt = h.text.length > 300 ? `${h.text.slice(0, 299)}…` : h.text;
+  const comment = h.comment ? `<span class="sep" aria-hidden="true"> — </span><q class="highlight-comment" data-testid="highlight-comment">${escapeHtml(h.comment)}</q>` : '';
+  return `<p class="card-highlight" data-testid="card-highlight" title="${escapeHtml(t(strings, 'card.highlightedTitle', { text: excerpt }))}"><span class="highlight-swatch highlight-${color}" aria-hidden="true"></span>${escapeHtml(t(strings, 'card.highlighted', { page: h.page }))}${comment}</p>
+`;
+}
+
 function renderPassages(card: Recommendation, index: number, strings: UiStrings): string {
   const passages: PassageResult[] = (card.passages ?? []).slice(0, 2);
   if (passages.length === 0) return '';
@@ -264,7 +287,7 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
 <p class="card-meta"><span class="card-authors">${escapeHtml(authors)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-year">${escapeHtml(year)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-page" data-testid="card-page"${pageTitle}>${escapeHtml(page)}</span>${citekey ? `<span class="sep" aria-hidden="true"> · </span>${citekey}` : ''}</p>
 ${renderBadges(card, strings)}
 <blockquote class="card-preview" data-testid="card-preview">${markWordsHtml(card.preview, card.highlights ?? [])}</blockquote>
-${renderPassages(card, index, strings)}${duplicates}
+${renderHighlight(card, strings)}${renderPassages(card, index, strings)}${duplicates}
 <div class="card-actions">
   ${button(t(strings, 'action.openPdf'), `${data('action', 'open-pdf')}${data('path', card.path)}${data('page', card.page)}${data('highlight', firstWords(card.preview))}${data('focus-key', `open:${card.sourceId}`)}`, 'primary', ` data-testid="open-pdf" aria-label="${escapeHtml(t(strings, 'action.openPdfLabel', { title, page }))}"`)}
   ${button(t(strings, 'action.insertCitation'), `${data('action', 'insert-citation')}${common}${data('focus-key', `insert:${card.sourceId}`)}`, 'secondary', ` data-testid="insert-citation" aria-label="${escapeHtml(t(strings, 'action.insertCitationLabel', { title }))}"`)}
