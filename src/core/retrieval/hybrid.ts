@@ -26,6 +26,11 @@ export interface PassageCollection {
   languageOfRow?: (row: number) => Lang | undefined;
   /** Rows the user highlighted in Zotero (1): they get the bounded `highlightBoost`. Absent: none. */
   highlighted?: Uint8Array;
+  /**
+   * The words the user highlighted in a highlighted row (queryTerms of the highlight's text): the
+   * boost is scaled by how much of them the query uses. Absent: the full boost for every highlighted row.
+   */
+  highlightTerms?: (row: number) => readonly string[];
 }
 
 /** The vector scan's filter: the caller's, and only rows that have a vector. */
@@ -81,9 +86,11 @@ export interface HybridParams {
   crossLanguageRescale?: boolean;
   /**
    * A passage the user highlighted (PassageCollection.highlighted) has its fused score raised by
-   * this fraction of itself, after fusion and only among the candidates already retrieved: it
-   * passes only passages scored less than (1 + boost) times its own, and a passage the query does
-   * not retrieve gets nothing. 0: highlights do not move rankings.
+   * at most this fraction of itself — the fraction scaled by the share (idf-weighted) of the
+   * highlighted words the query uses — after fusion and only among the candidates already
+   * retrieved: it passes only passages scored less than (1 + boost) times its own, and a passage
+   * the query does not retrieve, or whose highlighted words it does not use, gets nothing.
+   * 0: highlights do not move rankings.
    */
   highlightBoost: number;
 }
@@ -237,7 +244,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
       }
     }
   }
-  const fused = boostHighlighted(c, combine(c, query.text, lexical, vector, p), p.highlightBoost);
+  const fused = boostHighlighted(c, combine(c, query.text, lexical, vector, p), p.highlightBoost, terms);
   return fused.map((f) => ({
     row: f.id,
     score: f.score,
@@ -248,17 +255,40 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
 }
 
 /**
- * Highlighted passages' fused scores raised by `boost` times themselves, the list re-sorted.
+ * Highlighted passages' fused scores raised by at most `boost` times themselves (scaled by the
+ * idf-weighted share of the highlighted words found among the query's terms), the list re-sorted.
  * Bounded: only rows already fused (retrieved for this query) move, and a row passes another only
  * when that one's score was below (1 + boost) times its own.
  */
-export function boostHighlighted(c: Pick<PassageCollection, 'highlighted'>, fused: FusedItem[], boost: number): FusedItem[] {
+export function boostHighlighted(
+  c: Pick<PassageCollection, 'highlighted' | 'highlightTerms'> & { lexical?: Pick<Bm25Index, 'idf'> },
+  fused: FusedItem[],
+  boost: number,
+  queryTerms?: readonly string[],
+): FusedItem[] {
   const h = c.highlighted;
   if (!h || !(boost > 0)) return fused;
+  const inQuery = new Set(queryTerms ?? []);
+  const idf = (t: string) => (c.lexical ? Math.max(c.lexical.idf(t), 0) : 1);
+  /** How much of the highlighted words the query uses, 0–1 (1 when the words are not known). */
+  const share = (row: number): number => {
+    const words = c.highlightTerms?.(row);
+    if (!words) return 1;
+    let all = 0;
+    let used = 0;
+    for (const w of new Set(words)) {
+      const x = idf(w);
+      all += x;
+      if (inQuery.has(w)) used += x;
+    }
+    return all > 0 ? used / all : 0;
+  };
   let moved = false;
   for (const f of fused) {
-    if (h[f.id] === 1 && f.score > 0) {
-      f.score *= 1 + boost;
+    if (h[f.id] !== 1 || !(f.score > 0)) continue;
+    const s = share(f.id);
+    if (s > 0) {
+      f.score *= 1 + boost * Math.min(1, s);
       moved = true;
     }
   }

@@ -149,6 +149,15 @@ export class LibraryIndex {
     this.highlightOfRow = rows;
     this.highlightsProblem = h.problem;
     this.collection.highlighted = rows.size ? marked : undefined;
+    // The highlighted words, in the query's representation, computed when the fusion first asks.
+    const termsOf = new Map<number, readonly string[]>();
+    this.collection.highlightTerms = rows.size
+      ? (row) => {
+          let t = termsOf.get(row);
+          if (!t) termsOf.set(row, (t = queryTerms(rows.get(row)?.text ?? '')));
+          return t;
+        }
+      : undefined;
   }
 
   /** How the vector ranking weighs against BM25: depends on what kind of vectors the provider makes. */
