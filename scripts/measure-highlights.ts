@@ -9,8 +9,11 @@
  *  - unrelated N %: N % of the library's passages highlighted at random, none of them in a source
  *    judged relevant to any query measured (the worst case: every boosted passage is a wrong one);
  *  - relevant: for half of the queries (chosen at random), one passage of each relevant source
- *    highlighted, on top of 10 % unrelated ones.
- * For each boost, nDCG@10 and MRR@10 over the same queries; a boost of 0 is the baseline.
+ *    highlighted, on top of 10 % unrelated ones: either a random span of it ("random span"), or
+ *    the sentence of it that shares most (idf-weighted) with the claim ("claim's sentence": the
+ *    user highlighted the finding the paragraph is about).
+ * For each boost, nDCG@10 and MRR@10 over the same queries (a boost of 0 is the baseline), and,
+ * for the relevant conditions, over the queries whose sources were highlighted alone.
  *
  *   npx tsx scripts/measure-highlights.ts [--scifact DIR] [--ws .tmp/highlights-ws] [--queries 300]
  *     [--boosts 0,0.05,0.1,0.2,0.3] [--whole-passage] [--json]
@@ -83,23 +86,7 @@ async function main() {
     for (let row = 0; row < c.count; row++) if (!relevantDocs.has(docOf(c.sourceOfRow[row])) && r() < share) h[row] = 1;
     return h;
   };
-  /** One passage of each relevant source of half the queries, on top of 10 % unrelated ones. */
-  const relevant = () => {
-    const r = rng(7);
-    const h = unrelated(0.1, 3);
-    let queriesHighlighted = 0;
-    for (const q of judged) {
-      if (r() >= 0.5) continue;
-      queriesHighlighted++;
-      for (const [d, g] of qrels.get(q)!) {
-        const rows = g > 0 ? rowsOfDoc.get(d) : undefined;
-        if (rows?.length) h[rows[Math.floor(r() * rows.length)]] = 1;
-      }
-    }
-    return { h, queriesHighlighted };
-  };
-
-  /** The highlighted words of a row: a span of ~25 words of its text, at random (fixed per row). */
+  /** The highlighted words of a row: a span of ~25 words of its text, at random (fixed per row), unless set. */
   const spanTerms = new Map<number, string[]>();
   const termsOf = (row: number) => {
     let t = spanTerms.get(row);
@@ -112,6 +99,38 @@ async function main() {
     }
     return t;
   };
+  /** The sentence of a row sharing most (idf-weighted) with a claim. */
+  const claimSentence = (row: number, claim: string) => {
+    const q = new Set(queryTerms(claim));
+    let best: string[] = [];
+    let bestScore = -1;
+    for (const s of index.passages[row].text.match(/[^.!?]+[.!?]*/g) ?? []) {
+      const t = queryTerms(s);
+      const score = [...new Set(t)].filter((w) => q.has(w)).reduce((a, w) => a + c.lexical.idf(w), 0);
+      if (score > bestScore) [best, bestScore] = [t, score];
+    }
+    return best;
+  };
+  /** One passage of each relevant source of half the queries, on top of 10 % unrelated ones. */
+  const relevant = (sentence: boolean) => {
+    const r = rng(7);
+    const h = unrelated(0.1, 3);
+    const set: Array<[number, string[]]> = [];
+    const queriesHighlighted = new Set<string>();
+    for (const q of judged) {
+      if (r() >= 0.5) continue;
+      queriesHighlighted.add(q);
+      for (const [d, g] of qrels.get(q)!) {
+        const rows = g > 0 ? rowsOfDoc.get(d) : undefined;
+        if (!rows?.length) continue;
+        const row = rows[Math.floor(r() * rows.length)];
+        h[row] = 1;
+        if (sentence) set.push([row, claimSentence(row, queries.get(q)!)]);
+      }
+    }
+    return { h, queriesHighlighted, set };
+  };
+
   c.highlightTerms = argv.includes('--whole-passage') ? undefined : termsOf;
   const fusion = fusionFor(provider.id);
   const score = (highlighted: Uint8Array | undefined, boost: number, only?: Set<string>) => {
@@ -131,21 +150,31 @@ async function main() {
     return { 'ndcg@10': r4(ndcg), 'mrr@10': r4(mrr), queries: n };
   };
 
-  const rel = relevant();
-  const conditions: Array<{ name: string; highlighted?: Uint8Array; marked: number }> = [
+  const relSpan = relevant(false);
+  const relSentence = relevant(true);
+  const conditions: Array<{ name: string; highlighted?: Uint8Array; marked: number; only?: Set<string>; before?: () => void }> = [
     { name: 'none', marked: 0 },
     ...[0.1, 0.3].map((s) => {
       const h = unrelated(s, Math.round(s * 1000));
       return { name: `unrelated ${s * 100} %`, highlighted: h, marked: h.reduce((a, b) => a + b, 0) };
     }),
-    { name: `relevant (${rel.queriesHighlighted} of ${judged.length} queries) + 10 % unrelated`, highlighted: rel.h, marked: rel.h.reduce((a, b) => a + b, 0) },
+    { name: 'relevant: random span + 10 % unrelated', highlighted: relSpan.h, marked: relSpan.h.reduce((a, b) => a + b, 0) },
+    { name: `  the same, its ${relSpan.queriesHighlighted.size} queries`, highlighted: relSpan.h, marked: relSpan.h.reduce((a, b) => a + b, 0), only: relSpan.queriesHighlighted },
+    {
+      name: "relevant: claim's sentence + 10 % unrelated",
+      highlighted: relSentence.h,
+      marked: relSentence.h.reduce((a, b) => a + b, 0),
+      before: () => relSentence.set.forEach(([row, t]) => spanTerms.set(row, t)),
+    },
+    { name: `  the same, its ${relSentence.queriesHighlighted.size} queries`, highlighted: relSentence.h, marked: relSentence.h.reduce((a, b) => a + b, 0), only: relSentence.queriesHighlighted },
   ];
   const rows: Array<Record<string, unknown>> = [];
   const t0 = Date.now();
   for (const cond of conditions) {
+    cond.before?.();
     for (const boost of BOOSTS) {
       if (cond.name === 'none' && boost !== 0) continue;
-      rows.push({ condition: cond.name, passagesHighlighted: cond.marked, boost, ...score(cond.highlighted, boost) });
+      rows.push({ condition: cond.name, passagesHighlighted: cond.marked, boost, ...score(cond.highlighted, boost, cond.only) });
     }
   }
   const result = { set: 'scifact train', provider: provider.key, passages: c.count, sources: index.sources.length, queries: judged.length, seconds: Math.round((Date.now() - t0) / 1000), rows };
