@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { errorCode, errorHealth, latexCitationTemplate, segmentLatex, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import type { Granularity } from '../shared/settings';
+import { lineText } from '../shared/untrusted';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 import { OCR_OPTS } from './indexCommand';
@@ -150,6 +151,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
       out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
       out(`          ${rec.citation}`);
       out(`          “${excerpt(rec.preview, 200)}”`);
+      if (rec.highlight) out(`          you highlighted this, p. ${lineText(rec.highlight.page, 40)}${rec.highlight.comment ? ` — ${lineText(rec.highlight.comment, 200)}` : ''}`);
     });
   }
 }

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { embedsInBackground, errorCode, runBeirEval, type BeirEvalResult } from '../engine';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
+import { lineText } from '../shared/untrusted';
 import { excerpt, round, semanticNote } from './text';
 import { cliEngine, err, out, providerFrom, vectorsBeforeScoring } from './workspace';
 
@@ -34,6 +35,7 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
     out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
     out(`   ${h.path}`);
     out(`   ${excerpt(h.text, 260)}`);
+    if (h.highlight) out(`   you highlighted this in Zotero, p. ${lineText(h.highlight.page, 40)}${h.highlight.comment ? ` — ${lineText(h.highlight.comment, 200)}` : ''}`);
   });
   return 0;
 }
