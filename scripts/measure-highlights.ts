@@ -16,7 +16,7 @@
  * for the relevant conditions, over the queries whose sources were highlighted alone.
  *
  *   npx tsx scripts/measure-highlights.ts [--scifact DIR] [--ws .tmp/highlights-ws] [--queries 300]
- *     [--boosts 0,0.05,0.1,0.2,0.3] [--whole-passage] [--json]
+ *     [--boosts 0,0.05,0.1,0.2,0.3] [--whole-passage] [--fusion product|neural] [--json]
  *
  * --whole-passage: the boost in full for every highlighted passage (no scaling by the highlighted words).
  *
@@ -31,7 +31,7 @@ import { mrrAt, ndcgAt } from '../src/core/eval/metrics';
 import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import { indexDir } from '../src/core/index/store/manifest';
 import { updateIndex } from '../src/core/index/write/indexer';
-import { fusionFor, rankSources, type HybridParams } from '../src/core/retrieval/hybrid';
+import { fusionFor, NEURAL_FUSION, rankSources, type HybridParams } from '../src/core/retrieval/hybrid';
 import { queryTerms } from '../src/core/retrieval/representation';
 
 const argv = process.argv.slice(2);
@@ -132,7 +132,9 @@ async function main() {
   };
 
   c.highlightTerms = argv.includes('--whole-passage') ? undefined : termsOf;
-  const fusion = fusionFor(provider.id);
+  // --fusion neural: the neural models' convex fusion on the same (embedded) vectors: how the boost
+  // meets min-max normalised scores, where no neural model is at hand.
+  const fusion = opt('fusion', 'product') === 'neural' ? { ...NEURAL_FUSION } : fusionFor(provider.id);
   const score = (highlighted: Uint8Array | undefined, boost: number, only?: Set<string>) => {
     c.highlighted = highlighted;
     const params: Partial<HybridParams> = { ...fusion, highlightBoost: boost };
@@ -182,6 +184,7 @@ async function main() {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
   }
+  log(`fusion: ${JSON.stringify(fusion)}`);
   log(`SciFact train, ${judged.length} queries, ${c.count} passages of ${index.sources.length} abstracts, ${provider.key}`);
   console.table(rows);
 }
