@@ -10,6 +10,7 @@ import { healthOf } from '../core/index/health';
 import { indexDir, readManifest } from '../core/index/store/manifest';
 import { segmentLatex } from '../core/latex/segment';
 import { SegmentThread } from '../core/markdown/segmentThread';
+import { highlightsFingerprint, readHighlights } from '../core/zotero/highlights';
 import { bundleDir } from './bundle';
 import { embedsInBackground } from './provider';
 import { coreIndex, type SearchIndex } from './search';
@@ -87,7 +88,8 @@ export async function cachedAnalysis(document: string, options: AnalysisOptionsI
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
     segmenter: segmenterOf(r),
-    fingerprint: m.fingerprint,
+    // With the Zotero highlights' stamp, as the loaded index's fingerprint (they change rankings and cards).
+    fingerprint: highlightsFingerprint(m.fingerprint, (await readHighlights(dir)).stamp),
     model: r.modelKey,
     queryKey: r.queryKey,
     semantic: health.semantic,

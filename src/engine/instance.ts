@@ -25,7 +25,7 @@ import { checkCitations, checkCitationsOffThread, type CitationCheckResult } fro
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
 import { draftBibliography, resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
-import { indexCollections, openIndex, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
+import { indexCollections, openIndex, refreshHighlights, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
 
 /** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
@@ -354,7 +354,11 @@ export class WorkspaceEngine {
     const p = provider ?? (await this.provider());
     const state = await indexState(this.workspace);
     const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
-    if (this.loaded?.key === key) return this.loaded.index;
+    if (this.loaded?.key === key) {
+      // New Zotero highlights need no reload of the passages.
+      await refreshHighlights(this.loaded.index);
+      return this.loaded.index;
+    }
     const index = await openIndex(this.workspace, p);
     this.loaded = { key, index };
     return index;

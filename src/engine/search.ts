@@ -46,6 +46,14 @@ export async function openIndex(workspace: string, provider: EmbeddingProvider):
   return core;
 }
 
+/**
+ * Reads the Zotero highlights beside the index again when highlightsForIndex replaced them, so a
+ * loaded index follows new highlights without reloading its passages; says whether they changed.
+ */
+export function refreshHighlights(index: SearchIndex): Promise<boolean> {
+  return coreIndex(index).refreshHighlights();
+}
+
 /** Collections named in a loaded index (for a filter's choices), sorted. */
 export function indexCollections(index: SearchIndex): string[] {
   return [...new Set(coreIndex(index).sources.flatMap((s) => s.collections))].sort((a, b) => a.localeCompare(b));

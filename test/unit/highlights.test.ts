@@ -132,6 +132,28 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
     assert.equal(index.highlightsProblem, undefined);
   });
 
+  it('changes the index fingerprint (the analysis cache key) when the marks change, not when they are written again alike', async () => {
+    await highlightsForIndex(root, annotations, { ATT1: pdf });
+    const index = await LibraryIndex.open(root, provider);
+    const marked = index.fingerprint;
+    assert.notEqual(marked, index.manifest.fingerprint);
+    await highlightsForIndex(root, annotations, { ATT1: pdf });
+    await index.refreshHighlights();
+    assert.equal(index.fingerprint, marked);
+    assert.equal(await index.refreshHighlights(), false, 'an unchanged file is not read again');
+
+    const more: ZoteroAnnotation = { key: 'H4', attachmentKey: 'ATT1', type: 'highlight', text: 'Pilgrim badges were cast in lead and tin', pageIndex: 2, pageLabel: '13' };
+    await highlightsForIndex(root, [...annotations, more], { ATT1: pdf });
+    assert.equal(await index.refreshHighlights(), true);
+    assert.equal(index.highlightedPassages, 2);
+    assert.notEqual(index.fingerprint, marked);
+
+    await highlightsForIndex(root, [], {});
+    await index.refreshHighlights();
+    assert.equal(index.highlightedPassages, 0);
+    assert.equal(index.fingerprint, index.manifest.fingerprint);
+  });
+
   it('puts the highlight on the analysis card and the search hit (null where there is none), shown safely in the panel', async () => {
     await highlightsForIndex(root, annotations, { ATT1: pdf });
     const handle = await openIndex(root, provider);

@@ -15,6 +15,7 @@ import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRe
 import { readPassageShard, type ShardSource } from '../index/store/shards';
 import { foldText } from '../text/tokenize';
 import { writeFileAtomic } from '../util/atomicWrite';
+import { sha256 } from '../util/hash';
 import type { HighlightMark } from '../../shared/results';
 import { safeColor } from '../../shared/untrusted';
 import type { ZoteroAnnotation } from './model';
@@ -41,6 +42,8 @@ interface HighlightsFile {
   /** Passage indices are the chunker's: another chunker version's file means nothing. */
   chunker: number;
   updatedAt: string;
+  /** Hash of `sources`: changes exactly when the marks do (the analysis cache and loaded indexes follow it). */
+  stamp: string;
   /** Content hash of the PDF → its highlights. */
   sources: Record<string, { path: string; highlights: StoredHighlight[] }>;
 }
@@ -306,7 +309,7 @@ async function buildSidecar(
     if (!rec) continue;
     for (const s of await readPassageShard(dir, rec)) stored.set(s.id, s);
   }
-  const out: HighlightsFile = { format: HIGHLIGHTS_FORMAT, chunker: CHUNKER_VERSION, updatedAt: new Date().toISOString(), sources: {} };
+  const out: HighlightsFile = { format: HIGHLIGHTS_FORMAT, chunker: CHUNKER_VERSION, updatedAt: new Date().toISOString(), stamp: '', sources: {} };
   for (const [rec, list] of bySource) {
     const shard = stored.get(rec.id);
     if (!shard) {
@@ -345,6 +348,7 @@ async function buildSidecar(
       out.sources[shard.contentHash] = { path: rec.path, highlights };
     }
   }
+  out.stamp = sha256(JSON.stringify(out.sources)).slice(0, 16);
   return out;
 }
 
@@ -353,6 +357,16 @@ export interface IndexHighlights {
   byHash: Map<string, Map<number, PassageHighlight>>;
   /** Why the sidecar was not used (damaged, another version's): it is rebuilt by the next highlightsForIndex. */
   problem?: string;
+  /** The sidecar's stamp when it marks any passage (highlightsFingerprint). */
+  stamp?: string;
+}
+
+/**
+ * The index fingerprint with the highlights' stamp: analyses cached before the marks changed
+ * (a new highlight, one removed) no longer match. Unchanged without highlights.
+ */
+export function highlightsFingerprint(fingerprint: string, stamp: string | undefined): string {
+  return stamp ? `${fingerprint}+h${stamp}` : fingerprint;
 }
 
 const isStr = (x: unknown): x is string => typeof x === 'string';
@@ -387,5 +401,5 @@ export async function readHighlights(dir: string): Promise<IndexHighlights> {
     }
     if (map.size) byHash.set(hash, map);
   }
-  return { byHash };
+  return byHash.size ? { byHash, stamp: isStr(f.stamp) && f.stamp ? f.stamp : sha256(JSON.stringify(f.sources)).slice(0, 16) } : { byHash };
 }

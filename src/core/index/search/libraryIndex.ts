@@ -18,7 +18,7 @@ import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRe
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import { readPassageShard, readVectorShard } from '../store/shards';
-import { readHighlights, type PassageHighlight } from '../../zotero/highlights';
+import { HIGHLIGHTS_FILE, highlightsFingerprint, readHighlights, type PassageHighlight } from '../../zotero/highlights';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
@@ -84,6 +84,12 @@ async function manifestStamp(dir: string): Promise<string> {
   return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
 }
 
+/** Changes whenever the highlights sidecar is replaced ('none' when there is none). */
+async function highlightsFileStamp(dir: string): Promise<string> {
+  const st = await fs.stat(path.join(dir, HIGHLIGHTS_FILE)).catch(() => undefined);
+  return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
+}
+
 /** Each passage's language (languageHint of its text), computed when the fusion first asks for it. */
 function rowLanguages(passages: readonly PassageRecord[]): (row: number) => Lang | undefined {
   const known = new Int8Array(passages.length); // 0 not yet, 1 en, 2 fr, 3 undecided
@@ -120,6 +126,16 @@ export class LibraryIndex {
   private highlightOfRow = new Map<number, PassageHighlight>();
   /** Why the highlights sidecar was not used, when it was damaged (it is rebuilt with the next highlightsForIndex). */
   highlightsProblem?: string;
+  private highlightsStamp?: string;
+  /** The sidecar file as last read (inode, time, size): refreshHighlights reads it again only when it changed. */
+  private highlightsFile = '';
+
+  /** Reads the highlights sidecar again when the file changed since it was read; says whether it did. */
+  async refreshHighlights(): Promise<boolean> {
+    if ((await highlightsFileStamp(indexDir(this.workspace))) === this.highlightsFile) return false;
+    await this.reloadHighlights();
+    return true;
+  }
 
   /** Passages the user highlighted. */
   get highlightedPassages(): number {
@@ -131,7 +147,9 @@ export class LibraryIndex {
    * boosts follow it without reloading the passages. A damaged sidecar leaves no highlight.
    */
   async reloadHighlights(): Promise<void> {
-    const h = await readHighlights(indexDir(this.workspace));
+    const dir = indexDir(this.workspace);
+    const file = await highlightsFileStamp(dir);
+    const h = await readHighlights(dir);
     const rows = new Map<number, PassageHighlight>();
     const marked = new Uint8Array(this.passages.length);
     for (const [hash, byIndex] of h.byHash) {
@@ -148,6 +166,8 @@ export class LibraryIndex {
     }
     this.highlightOfRow = rows;
     this.highlightsProblem = h.problem;
+    this.highlightsStamp = rows.size ? h.stamp : undefined;
+    this.highlightsFile = file;
     this.collection.highlighted = rows.size ? marked : undefined;
     // The highlighted words, in the query's representation, computed when the fusion first asks.
     const termsOf = new Map<number, readonly string[]>();
@@ -168,8 +188,9 @@ export class LibraryIndex {
     return this.collection;
   }
 
+  /** The manifest's fingerprint, with the Zotero highlights' stamp when there are any (they change rankings and cards). */
   get fingerprint(): string {
-    return this.manifest.fingerprint;
+    return highlightsFingerprint(this.manifest.fingerprint, this.highlightsStamp);
   }
 
   get size(): number {
