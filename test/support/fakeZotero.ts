@@ -160,7 +160,7 @@ export class FakeZotero {
       if (!Number.isFinite(since)) return send(400, { 'Content-Type': 'text/plain' }, `Invalid 'since' value '${q.get('since')}'`);
       if (since !== 0) list = list.filter((o) => o.version > since);
     }
-    list.sort((a, b) => a.dateAdded.localeCompare(b.dateAdded));
+    list.sort((a, b) => (a.dateAdded < b.dateAdded ? -1 : a.dateAdded > b.dateAdded ? 1 : 0));
     const total = list.length;
     const start = Math.min(Math.max(0, Number(q.get('start')) || 0), total);
     const limit = Number(q.get('limit')) || total - start;

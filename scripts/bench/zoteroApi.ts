@@ -1,0 +1,81 @@
+/**
+ * `npm run bench`'s Zotero local API rows (issue 24): the metadata of a 10,000-item library
+ * (each item with a PDF attachment, one in ten with a highlight, in nested collections) read
+ * through LocalApiReader from a fake local API on the loopback, beside the time to fetch the
+ * same pages of JSON in the same run (what any reader must do); then a re-read after one change
+ * (incremental: `since=`), and a look for a change as watchZotero makes it.
+ */
+import { LocalApiReader } from '../../src/core/zotero/localApi';
+import { zoteroRequest } from '../../src/core/zotero/http';
+import { zoteroStamp } from '../../src/core/zotero/watch';
+import { FakeZotero } from '../../test/support/fakeZotero';
+import { rng } from './corpus';
+import type { Row } from './row';
+
+const ITEMS = 10_000;
+const PAGE = 1000;
+
+export async function benchZoteroApi(o: { runs: number; add(r: Row): void; log(s: string): void }): Promise<void> {
+  o.log('Zotero local API: 10,000 items');
+  const z = new FakeZotero();
+  await z.start();
+  try {
+    const rand = rng(24);
+    const cols = [z.putCollection('users/0', 'Thesis')];
+    for (let i = 0; i < 20; i++) cols.push(z.putCollection('users/0', `Chapter ${i}`, cols[Math.floor(rand() * cols.length)]));
+    for (let i = 0; i < ITEMS; i++) {
+      const key = z.put('users/0', {
+        itemType: 'journalArticle',
+        title: `Synthetic source number ${i} on reading and writing`,
+        creators: [{ creatorType: 'author', firstName: 'Ann', lastName: `Author${i % 997}` }],
+        date: `${1950 + (i % 70)}-01-01`,
+        DOI: `10.1000/${i}`,
+        tags: [{ tag: `t${i % 50}` }],
+        collections: [cols[i % cols.length]],
+        ...(i % 3 === 0 ? { citationKey: `author${i}` } : {}),
+      });
+      const pdf = z.put('users/0', { itemType: 'attachment', linkMode: 'imported_file', contentType: 'application/pdf', filename: 'a.pdf', parentItem: key }, `/nonexistent/storage/${key}/a.pdf`);
+      if (i % 10 === 0) z.put('users/0', { itemType: 'annotation', parentItem: pdf, annotationType: 'highlight', annotationText: 'a passage', annotationPosition: '{"pageIndex":3}' });
+    }
+    const objects = z.libraries.get('users/0')!.items.size;
+
+    const fetchMs: number[] = [];
+    const readMs: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      // Baseline: every page of the items as JSON, fetched and read, nothing more.
+      let t = performance.now();
+      for (let start = 0; start < objects; start += PAGE) {
+        const res = await zoteroRequest(`${z.url}/api/users/0/items?start=${start}&limit=${PAGE}`, {});
+        JSON.parse(res.body);
+      }
+      fetchMs.push(performance.now() - t);
+      t = performance.now();
+      const s = await new LocalApiReader({ baseUrl: z.url, pageSize: PAGE }).read();
+      readMs.push(performance.now() - t);
+      if (s.items.length !== ITEMS) throw new Error(`read ${s.items.length} items, expected ${ITEMS}`);
+    }
+    const reader = new LocalApiReader({ baseUrl: z.url, pageSize: PAGE });
+    await reader.read();
+    const incMs: number[] = [];
+    const lookMs: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      z.put('users/0', { itemType: 'book', title: `Added during the run ${r}`, creators: [] });
+      let t = performance.now();
+      await zoteroStamp({ localApi: { baseUrl: z.url } });
+      lookMs.push(performance.now() - t);
+      t = performance.now();
+      await reader.read();
+      incMs.push(performance.now() - t);
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const [fetch, read, inc, look] = [med(fetchMs), med(readMs), med(incMs), med(lookMs)];
+    const size = '10k';
+    const note = `${objects} objects (items, PDF attachments, highlights) in pages of ${PAGE}; the fake server's own time is in both figures`;
+    o.add({ size, metric: 'Zotero local API read (metadata)', value: read, unit: 'ms', baselineName: 'fetch the JSON pages', baseline: fetch, ratio: read / fetch, runs: o.runs, note });
+    o.add({ size, metric: 'Zotero local API read vs the goal', value: read, unit: 'ms', baselineName: 'target 2000 ms', baseline: 2000, ratio: read / 2000, target: '≤ 2 s', limit: 1, runs: o.runs });
+    o.add({ size, metric: 'Zotero local API re-read after one change', value: inc, unit: 'ms', baselineName: 'full read', baseline: read, ratio: inc / read, runs: o.runs, note: 'since=<version>: only the changed item is fetched' });
+    o.add({ size, metric: 'Zotero change look (watch)', value: look, unit: 'ms', baselineName: 'full read', baseline: read, ratio: look / read, runs: o.runs, note: 'one look every 2 s while VS Code is open' });
+  } finally {
+    await z.close();
+  }
+}
