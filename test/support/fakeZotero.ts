@@ -37,6 +37,10 @@ export class FakeZotero {
   /** Better BibTeX's citekeys by item key ("KEY" or "libraryID:KEY"); undefined: Better BibTeX not installed (404). */
   bbt: Map<string, string> | undefined;
   readonly libraries = new Map<string, FakeLibrary>([['users/0', { name: 'My Library', version: 0, items: new Map(), collections: new Map() }]]);
+  /** Requests whose path matches are answered 500 (a library Zotero fails to serve). */
+  failPaths: RegExp | undefined;
+  /** Requests whose path matches are never answered (until close()). */
+  hangPaths: RegExp | undefined;
   /** Every request path (with its query), in order. */
   readonly requests: string[] = [];
   url = '';
@@ -124,6 +128,8 @@ export class FakeZotero {
       res.writeHead(status, { 'Zotero-API-Version': 3, 'Zotero-Server-ID': this.serverId, ...headers });
       res.end(body);
     };
+    if (this.hangPaths?.test(url.pathname)) return;
+    if (this.failPaths?.test(url.pathname)) return send(500, { 'Content-Type': 'text/plain' }, 'An error occurred');
     if (!url.pathname.startsWith('/api/')) return send(404, { 'Content-Type': 'text/plain' }, 'Not found');
     if (!this.enabled) return send(403, { 'Content-Type': 'text/plain' }, 'Local API is not enabled');
     const m = /^\/api\/(users\/0|groups\/(\d+))\/(.*)$/.exec(url.pathname);

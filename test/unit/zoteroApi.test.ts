@@ -184,6 +184,29 @@ describe('Zotero local API reader', function () {
     assert.match(other.stamp, /^local-api:OTHERSERVER:/);
   });
 
+  it('reads the rest when a group library fails, and keeps that group as last read', async () => {
+    const reader = new LocalApiReader({ baseUrl: z.url });
+    const first = await reader.read();
+    z.put('groups/4711', article('Second Group Paper'));
+    z.failPaths = /^\/api\/groups\/4711\//;
+    const s = await reader.read();
+    assert.ok(s.warnings.some((w) => w.includes('"Reading Group"') && w.includes('500')), s.warnings.join('\n'));
+    assert.ok(s.items.some((i) => i.title === 'Group Paper'));
+    assert.ok(!s.items.some((i) => i.title === 'Second Group Paper'));
+    assert.equal(s.items.length, first.items.length);
+    z.failPaths = /^\/api\/users\/0\/items/;
+    await assert.rejects(reader.read(), (e: Error) => e instanceof ZoteroUnavailable && /500/.test(e.message));
+  });
+
+  it('gives up on a server that does not answer, and on a cancelled read', async () => {
+    z.hangPaths = /\/items$/;
+    await assert.rejects(new LocalApiReader({ baseUrl: z.url, timeoutMs: 300 }).read(), (e: Error) => e instanceof ZoteroUnavailable && /did not answer within 300 ms/.test(e.message));
+    const cancel = new AbortController();
+    const reading = new LocalApiReader({ baseUrl: z.url }).read({ signal: cancel.signal });
+    setTimeout(() => cancel.abort(), 50);
+    await assert.rejects(reading, (e: Error) => !(e instanceof ZoteroUnavailable) && /cancelled/.test(e.message));
+  });
+
   it('bounds what it reads from the server', async () => {
     await assert.rejects(new LocalApiReader({ baseUrl: z.url, maxBytes: 200 }).read(), (e: Error) => e instanceof ZoteroUnavailable && /bytes/.test(e.message));
   });

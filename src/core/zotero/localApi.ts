@@ -112,7 +112,7 @@ export class LocalApiReader implements ZoteroReader {
     const versionsRes = await this.get(
       `${prefix}/items?format=versions`,
       signal,
-      info.type === 'user',
+      true,
       prev?.info.version !== undefined ? { 'If-Modified-Since-Version': String(prev.info.version) } : undefined,
     );
     if (versionsRes.status === 304 && prev) return { ...prev, info: { ...info, version: prev.info.version } };
@@ -140,6 +140,8 @@ export class LocalApiReader implements ZoteroReader {
     await inPool(unresolved, PATH_CONCURRENCY, (a) => this.resolvePath(prefix, a, signal));
     const collections = new Map<string, { key: string; name: string; parentKey?: string }>();
     for (const c of await this.getAll(`${prefix}/collections`, signal)) {
+      // Zotero 7 keeps trashed collections with `deleted` set: their items are not filed there any more.
+      if (c.data.deleted === true || c.data.deleted === 1) continue;
       const parent = c.data.parentCollection;
       collections.set(c.key, { key: c.key, name: String(c.data.name ?? c.key), parentKey: typeof parent === 'string' ? parent : undefined });
     }
