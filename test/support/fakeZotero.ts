@@ -157,6 +157,7 @@ export class FakeZotero {
     if (rest === 'items') list = [...lib.items.values()].filter((o) => !o.deleted || q.get('includeTrashed') === '1');
     else if (rest === 'items/trash') list = [...lib.items.values()].filter((o) => o.deleted);
     else if (rest === 'collections') list = [...lib.collections.values()];
+    else if (rest === 'searches') list = [];
     else return send(404, { 'Content-Type': 'text/plain' }, 'Not found');
     const headers: Record<string, string | number> = { 'Last-Modified-Version': lib.version };
     const ims = Number(req.headers['if-modified-since-version']);

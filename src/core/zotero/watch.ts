@@ -115,8 +115,9 @@ async function localApiStamp(baseUrl: string, timeoutMs: number, signal?: AbortS
     const ids = ['users/0', ...Object.keys(JSON.parse(groups.body) as Record<string, unknown>).map((id) => `groups/${id}`)];
     const versions: string[] = [];
     for (const id of ids) {
-      // limit=1 and keys only: the answer is a few bytes; the header carries the library version.
-      const res = await get(`${id}/items?format=keys&limit=1`);
+      // The saved searches: a list Zotero holds in memory and a few bytes as keys, whose answer
+      // carries the library's version (any list does) without Zotero searching its items.
+      const res = await get(`${id}/searches?format=keys`);
       if (res.status !== 200) return undefined;
       versions.push(`${id}@${res.headers.get('last-modified-version') ?? '?'}`);
     }
