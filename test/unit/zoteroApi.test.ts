@@ -273,6 +273,22 @@ describe('Zotero reader chain and Better BibTeX', function () {
     assert.ok(leftover.includes('Group Paper'));
   });
 
+  it('on an incremental read from the last snapshot, gives keys again rather than keeping stale ones', async () => {
+    z.bbt = new Map([[ids.b, 'turing1936']]);
+    const generate = (s: ZoteroSnapshot) => {
+      for (const i of s.items) if (!i.citekey) Object.assign(i, { citekey: `gen-${i.title}`, citekeyFrom: 'generated' });
+    };
+    const first = await readZotero([new LocalApiReader({ baseUrl: z.url })], { betterBibtex: { baseUrl: z.url }, fillCitekeys: generate });
+    z.bbt = new Map([[ids.b, 'turing1936computable'], [ids.c, 'missing2020']]);
+    z.put('users/0', article('Another'));
+    const second = await readZotero([new LocalApiReader({ baseUrl: z.url })], { previous: first.snapshot, betterBibtex: { baseUrl: z.url }, fillCitekeys: generate });
+    const key = (k: string) => second.snapshot.items.find((i) => i.key === k)!;
+    assert.equal(key(ids.b).citekey, 'turing1936computable', 'a key changed in Better BibTeX is seen');
+    assert.deepEqual([key(ids.c).citekey, key(ids.c).citekeyFrom], ['missing2020', 'better-bibtex']);
+    assert.deepEqual([key(ids.a).citekey, key(ids.a).citekeyFrom], ['lovelace1843', 'zotero']);
+    assert.equal(key(ids.gi).citekey, 'gen-Group Paper');
+  });
+
   it('asks Better BibTeX with the keys given and is silent when it is not installed', async () => {
     z.bbt = new Map([['ABCD2345', 'a2020'], ['3:EFGH6789', 'g2021']]);
     const got = await betterBibtexKeys(['ABCD2345', '3:EFGH6789', 'NOPE2345'], { baseUrl: z.url, batchSize: 2 });

@@ -55,7 +55,7 @@ export async function betterBibtexKeys(itemKeys: string[], o: BetterBibtexOption
 }
 
 /**
- * Fills, from Better BibTeX, the citekeys of the items that have none yet (`citekey` empty).
+ * Fills, from Better BibTeX, the citekeys of the items without a key of Zotero's own.
  * Items of the user's library are asked by their key; items read from the database carry Zotero's
  * numeric libraryID and are asked as "<libraryID>:<key>"; group items read through the local API
  * (whose libraryID the API does not give) are left to the next source. Returns how many were filled.
@@ -63,7 +63,9 @@ export async function betterBibtexKeys(itemKeys: string[], o: BetterBibtexOption
 export async function fillBetterBibtexKeys(items: ZoteroItem[], o: BetterBibtexOptions = {}): Promise<number> {
   const wanted = new Map<string, ZoteroItem>();
   for (const item of items) {
-    if (item.citekey || item.itemType === 'attachment') continue;
+    // Zotero's own field wins; any other key (one pinned in Extra, one from an earlier read) is
+    // asked again, so a key changed in Better BibTeX is seen.
+    if ((item.citekey && item.citekeyFrom === 'zotero') || item.itemType === 'attachment') continue;
     const id = rpcKey(item);
     if (id) wanted.set(id, item);
   }

@@ -397,7 +397,10 @@ function fromSnapshot(prev: ZoteroSnapshot | undefined, serverId: string): Serve
       }
       if (standalone) continue;
       const collectionKeys = item.collections.map((p) => keyOfPath.get(p)).filter((k): k is string => !!k);
-      entries.set(item.key, { kind: 'item', item: { ...item, collections: [], attachments: [] }, collectionKeys });
+      // Keys given after the read (an export's, generated ones) are given again; the item's own stay.
+      const own = item.citekeyFrom === 'zotero' || item.citekeyFrom === 'better-bibtex';
+      const keyed = own ? {} : { citekey: '', citekeyFrom: 'generated' as const };
+      entries.set(item.key, { kind: 'item', item: { ...item, ...keyed, collections: [], attachments: [] }, collectionKeys });
     }
     for (const a of prev.annotations) if (attachmentKeys.has(a.attachmentKey)) entries.set(a.key, { kind: 'annotation', annotation: a });
     state.libraries.set(info.id, {
