@@ -334,6 +334,28 @@ describe('Zotero watch', function () {
     assert.equal(changes.length, 1);
   });
 
+  it('gives changes that keep coming as one, with the last stamp, and says nothing once stopped', async () => {
+    const changes: string[] = [];
+    let noticed!: () => void;
+    const changed = new Promise<void>((resolve) => (noticed = resolve));
+    const w = watchZotero({ localApi: { baseUrl: z.url }, intervalMs: 20, debounceMs: 1500, maxWaitMs: 60_000, onChange: (s) => (changes.push(s), noticed()) });
+    while (w.stamp === undefined) await new Promise((r) => setTimeout(r, 10));
+    // Three writes, each seen by a look of its own (an import of three items).
+    for (let i = 0; i < 3; i++) {
+      const seen: string | undefined = w.stamp;
+      z.put('users/0', article(`Imported ${i}`));
+      while (w.stamp === seen) await new Promise((r) => setTimeout(r, 10));
+    }
+    const final = w.stamp;
+    await changed;
+    assert.deepEqual(changes, [final]);
+    w.stop();
+    z.put('users/0', article('After stop'));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(changes.length, 1);
+    assert.equal(w.stamp, final, 'no look after stop');
+  });
+
   it('watches the database and its WAL when the local API does not answer', async () => {
     z.enabled = false;
     mkdirSync(join(dir, 'storage'));

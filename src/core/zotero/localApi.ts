@@ -109,22 +109,22 @@ export class LocalApiReader implements ZoteroReader {
 
   private async readLibrary(info: ZoteroLibraryInfo, prev: LibraryState | undefined, signal?: AbortSignal): Promise<LibraryState> {
     const prefix = info.id;
-    const versionsRes = await this.get(
-      `${prefix}/items?format=versions`,
-      signal,
-      true,
-      prev?.info.version !== undefined ? { 'If-Modified-Since-Version': String(prev.info.version) } : undefined,
-    );
-    if (versionsRes.status === 304 && prev) return { ...prev, info: { ...info, version: prev.info.version } };
-    const version = Number(versionsRes.headers.get('last-modified-version'));
-    const live = parseJson(versionsRes, `${prefix}/items?format=versions`) as Record<string, number>;
     const entries = new Map<string, Entry>();
+    let version: number | undefined;
+    let since = '';
     if (prev?.info.version !== undefined) {
+      const versionsRes = await this.get(`${prefix}/items?format=versions`, signal, true, { 'If-Modified-Since-Version': String(prev.info.version) });
+      if (versionsRes.status === 304) return { ...prev, info: { ...info, version: prev.info.version } };
+      version = Number(versionsRes.headers.get('last-modified-version'));
+      const live = parseJson(versionsRes, `${prefix}/items?format=versions`) as Record<string, number>;
       // Unchanged objects are kept; those no longer listed were trashed or deleted.
-      for (const [key, entry] of prev.entries) if (key in live) entries.set(key, entry);
+      for (const [key, entry] of prev.entries) if (Object.hasOwn(live, key)) entries.set(key, entry);
+      since = `&since=${prev.info.version}`;
     }
-    const since = prev?.info.version !== undefined ? `&since=${prev.info.version}` : '';
-    const changed = await this.getAll(`${prefix}/items?sort=dateAdded&direction=asc${since}`, signal);
+    // Oldest first: an item added while the pages are read lands on the last page, shifting none.
+    const { objects: changed, version: listVersion } = await this.getAll(`${prefix}/items?sort=dateAdded&direction=asc${since}`, signal);
+    // A full read takes the version its first page was answered at: what changes during the read is fetched again next time.
+    version ??= listVersion;
     const unresolved: ZoteroAttachment[] = [];
     for (const obj of changed) {
       const entry = toEntry(obj, prefix);
@@ -139,13 +139,13 @@ export class LocalApiReader implements ZoteroReader {
     }
     await inPool(unresolved, PATH_CONCURRENCY, (a) => this.resolvePath(prefix, a, signal));
     const collections = new Map<string, { key: string; name: string; parentKey?: string }>();
-    for (const c of await this.getAll(`${prefix}/collections`, signal)) {
+    for (const c of (await this.getAll(`${prefix}/collections`, signal)).objects) {
       // Zotero 7 keeps trashed collections with `deleted` set: their items are not filed there any more.
       if (c.data.deleted === true || c.data.deleted === 1) continue;
       const parent = c.data.parentCollection;
       collections.set(c.key, { key: c.key, name: String(c.data.name ?? c.key), parentKey: typeof parent === 'string' ? parent : undefined });
     }
-    return { info: { ...info, version: Number.isFinite(version) ? version : undefined }, entries, collections };
+    return { info: { ...info, version: version !== undefined && Number.isFinite(version) ? version : undefined }, entries, collections };
   }
 
   /** The file behind an attachment the item JSON gives no local path for (linked files relative to the base directory, files without an enclosure). */
@@ -159,18 +159,20 @@ export class LocalApiReader implements ZoteroReader {
   }
 
   /** Every page of a list: `start`/`limit` until `Total-Results` are read (or a short page says the end). */
-  private async getAll(pathAndQuery: string, signal?: AbortSignal): Promise<ApiObject[]> {
+  private async getAll(pathAndQuery: string, signal?: AbortSignal): Promise<{ objects: ApiObject[]; version?: number }> {
     const limit = this.o.pageSize ?? 1000;
-    const out: ApiObject[] = [];
+    const objects: ApiObject[] = [];
+    let version: number | undefined;
     const sep = pathAndQuery.includes('?') ? '&' : '?';
     for (let start = 0; ; ) {
       const res = await this.get(`${pathAndQuery}${sep}start=${start}&limit=${limit}`, signal, true);
+      if (start === 0) version = Number(res.headers.get('last-modified-version'));
       const page = parseArray(res, pathAndQuery);
-      out.push(...page);
+      for (const o of page) objects.push(o);
       start += page.length;
       const total = Number(res.headers.get('total-results'));
       const hasNext = /rel="next"/.test(res.headers.get('link') ?? '');
-      if (page.length === 0 || (!hasNext && !(Number.isFinite(total) && start < total))) return out;
+      if (page.length === 0 || (!hasNext && !(Number.isFinite(total) && start < total))) return { objects, version };
     }
   }
 
