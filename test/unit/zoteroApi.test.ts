@@ -207,6 +207,17 @@ describe('Zotero local API reader', function () {
     await assert.rejects(reading, (e: Error) => !(e instanceof ZoteroUnavailable) && /cancelled/.test(e.message));
   });
 
+  it('says where the running Zotero keeps its files, and steps aside when that is not the data directory chosen', async () => {
+    const dataDir = join(dir, 'Zotero');
+    const item = z.put('users/0', article('Stored'));
+    const att = z.newKey();
+    mkdirSync(join(dataDir, 'storage', att), { recursive: true });
+    writeFileSync(join(dataDir, 'storage', att, 'stored.pdf'), '%PDF-1.4\n');
+    z.put('users/0', { ...pdfAttachment(item, 'Stored PDF'), key: att }, join(dataDir, 'storage', att, 'stored.pdf'));
+    assert.equal((await new LocalApiReader({ baseUrl: z.url, dataDir }).read()).dataDir, dataDir);
+    await assert.rejects(new LocalApiReader({ baseUrl: z.url, dataDir: join(dir, 'Other') }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.message.includes(dataDir) && !e.hint);
+  });
+
   it('bounds what it reads from the server', async () => {
     await assert.rejects(new LocalApiReader({ baseUrl: z.url, maxBytes: 200 }).read(), (e: Error) => e instanceof ZoteroUnavailable && /bytes/.test(e.message));
   });

@@ -37,6 +37,11 @@ export interface LocalApiOptions {
   maxBytes?: number;
   /** Objects asked per page (default 1000): bounds each response. */
   pageSize?: number;
+  /**
+   * The data directory the user chose: when the Zotero that answers keeps its files elsewhere
+   * (another profile, another data directory), this path is not used and the next one reads the one chosen.
+   */
+  dataDir?: string;
 }
 
 /** One object of an API answer, as the web API v3 shapes it. */
@@ -103,8 +108,13 @@ export class LocalApiReader implements ZoteroReader {
         if (old) next.libraries.set(info.id, old);
       }
     }
+    const snapshot = assemble(next, warnings);
+    snapshot.dataDir = dataDirOf(snapshot.items);
+    if (this.o.dataDir && snapshot.dataDir && path.resolve(snapshot.dataDir) !== path.resolve(this.o.dataDir)) {
+      throw new ZoteroUnavailable(`The Zotero that is running keeps its library in ${snapshot.dataDir}, not in ${this.o.dataDir}.`);
+    }
     this.states.set(serverId, next);
-    return assemble(next, warnings);
+    return snapshot;
   }
 
   private async readLibrary(info: ZoteroLibraryInfo, prev: LibraryState | undefined, signal?: AbortSignal): Promise<LibraryState> {
@@ -371,6 +381,18 @@ function assemble(state: ServerState, warnings: string[]): ZoteroSnapshot {
     for (const e of lib.entries.values()) if (e.kind === 'annotation' && pdfKeys.has(e.annotation.attachmentKey)) annotations.push(e.annotation);
   }
   return { via: 'local-api', libraries, items, collections, annotations, stamp: stampOf(state), warnings };
+}
+
+/** Where Zotero keeps its files, from a stored attachment's path (<dataDir>/storage/<attachment key>/<file>). */
+function dataDirOf(items: ZoteroItem[]): string | undefined {
+  for (const item of items) {
+    for (const a of item.attachments) {
+      if (!a.path || !a.linkMode.startsWith('imported')) continue;
+      const keyDir = path.dirname(a.path);
+      if (path.basename(keyDir) === a.key && path.basename(path.dirname(keyDir)) === 'storage') return path.dirname(path.dirname(keyDir));
+    }
+  }
+  return undefined;
 }
 
 export function stampOf(state: { serverId: string; libraries: Map<string, { info: ZoteroLibraryInfo }> }): string {
