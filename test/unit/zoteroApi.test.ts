@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalApiReader, ENABLE_LOCAL_API_HINT } from '../../src/core/zotero/localApi';
+import { LocalApiReader, ENABLE_LOCAL_API_HINT, sharedLocalApiReader } from '../../src/core/zotero/localApi';
 import { betterBibtexKeys } from '../../src/core/zotero/betterBibtexRpc';
 import { readZotero } from '../../src/core/zotero/open';
 import { watchZotero, zoteroStamp } from '../../src/core/zotero/watch';
@@ -167,6 +167,17 @@ describe('Zotero local API reader', function () {
     const third = await new LocalApiReader({ baseUrl: z.url }).read({ previous: second });
     assert.ok(z.requests.some((r) => r.includes(`since=${second.libraries[0].version}`)), z.requests.join('\n'));
     assert.deepEqual(canonical(third), canonical(await new LocalApiReader({ baseUrl: z.url }).read()));
+  });
+
+  it('keeps one reader per address and data directory in the process, so each index run reads only the changes', async () => {
+    const first = sharedLocalApiReader({ baseUrl: z.url, dataDir: dir });
+    assert.equal(sharedLocalApiReader({ baseUrl: z.url, dataDir: join(dir, '.') }), first);
+    assert.notEqual(sharedLocalApiReader({ baseUrl: z.url }), first);
+    await first.read();
+    z.put('users/0', article('Later'));
+    z.requests.length = 0;
+    await sharedLocalApiReader({ baseUrl: z.url, dataDir: dir }).read();
+    assert.ok(z.requests.some((r) => r.includes('since=')), z.requests.join('\n'));
   });
 
   it('asks nothing more than the versions when nothing changed, and reads everything again from another Zotero', async () => {

@@ -44,6 +44,19 @@ export interface LocalApiOptions {
   dataDir?: string;
 }
 
+const shared = new Map<string, LocalApiReader>();
+
+/**
+ * One reader per address and data directory for the whole process: a host that re-reads Zotero
+ * on every index run (the VS Code extension) reads only what changed since its last run.
+ */
+export function sharedLocalApiReader(o: LocalApiOptions = {}): LocalApiReader {
+  const id = JSON.stringify([o.baseUrl ?? ZOTERO_BASE_URL, o.dataDir ? path.resolve(o.dataDir) : '', o.timeoutMs, o.maxBytes, o.pageSize]);
+  let reader = shared.get(id);
+  if (!reader) shared.set(id, (reader = new LocalApiReader(o)));
+  return reader;
+}
+
 /** One object of an API answer, as the web API v3 shapes it. */
 interface ApiObject {
   key: string;
