@@ -385,7 +385,7 @@ describe('Zotero watch', function () {
     let noticed!: (s: string) => void;
     const changed = new Promise<string>((resolve) => (noticed = resolve));
     const errors: Error[] = [];
-    const w = watchZotero({ localApi: { baseUrl: z.url }, dataDir: dir, intervalMs: 50, debounceMs: 50, onChange: (s) => noticed(s), onError: (e) => errors.push(e) });
+    const w = watchZotero({ localApi: { baseUrl: z.url }, dataDir: async () => dir, intervalMs: 50, debounceMs: 50, onChange: (s) => noticed(s), onError: (e) => errors.push(e) });
     try {
       // Let the first look take the baseline, then Zotero writes to its WAL.
       while (w.stamp === undefined) await new Promise((r) => setTimeout(r, 20));

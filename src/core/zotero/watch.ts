@@ -12,8 +12,11 @@ import { ZOTERO_BASE_URL, ZoteroHttpError, zoteroRequest } from './http';
 export interface WatchZoteroOptions {
   /** Zotero's local API (default: at Zotero's address); false: watch the database files only. */
   localApi?: { baseUrl?: string; timeoutMs?: number } | false;
-  /** Zotero's data directory: its database files are watched when the API does not answer. */
-  dataDir?: string;
+  /**
+   * Zotero's data directory: its database files are watched when the API does not answer. A
+   * function is asked on each look that needs it (the directory found from Zotero's profile can change).
+   */
+  dataDir?: string | (() => Promise<string | undefined>);
   /** Between two looks (default 2 s). */
   intervalMs?: number;
   /** Quiet time after a change before the callback (default 1.5 s): a sync or an import is one change. */
@@ -102,7 +105,8 @@ export async function zoteroStamp(o: Pick<WatchZoteroOptions, 'localApi' | 'data
     const api = await localApiStamp(o.localApi?.baseUrl ?? ZOTERO_BASE_URL, o.localApi?.timeoutMs ?? 5000, signal);
     if (api) return api;
   }
-  return o.dataDir ? databaseStamp(o.dataDir) : undefined;
+  const dataDir = typeof o.dataDir === 'function' ? await o.dataDir() : o.dataDir;
+  return dataDir ? databaseStamp(dataDir) : undefined;
 }
 
 async function localApiStamp(baseUrl: string, timeoutMs: number, signal?: AbortSignal): Promise<string | undefined> {
