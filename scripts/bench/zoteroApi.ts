@@ -5,6 +5,9 @@
  * same pages of JSON in the same run (what any reader must do); then a re-read after one change
  * (incremental: `since=`), and a look for a change as watchZotero makes it.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LocalApiReader, watchZotero, zoteroStamp } from '../../src/engine';
 import { FakeZotero } from '../../test/support/fakeZotero';
 import { rng } from './corpus';
@@ -17,6 +20,8 @@ export async function benchZoteroApi(o: { runs: number; add(r: Row): void; log(s
   o.log('Zotero local API: 10,000 items');
   const z = new FakeZotero();
   await z.start();
+  // The stored files exist, as in a real data directory (empty: only the metadata is read).
+  const dataDir = mkdtempSync(join(tmpdir(), 'zotero-bench-'));
   try {
     const rand = rng(24);
     const cols = [z.putCollection('users/0', 'Thesis')];
@@ -32,7 +37,11 @@ export async function benchZoteroApi(o: { runs: number; add(r: Row): void; log(s
         collections: [cols[i % cols.length]],
         ...(i % 3 === 0 ? { citationKey: `author${i}` } : {}),
       });
-      const pdf = z.put('users/0', { itemType: 'attachment', linkMode: 'imported_file', contentType: 'application/pdf', filename: 'a.pdf', parentItem: key }, `/nonexistent/storage/${key}/a.pdf`);
+      const pdfKey = z.newKey();
+      const file = join(dataDir, 'storage', pdfKey, 'a.pdf');
+      mkdirSync(join(dataDir, 'storage', pdfKey), { recursive: true });
+      writeFileSync(file, '');
+      const pdf = z.put('users/0', { key: pdfKey, itemType: 'attachment', linkMode: 'imported_file', contentType: 'application/pdf', filename: 'a.pdf', parentItem: key }, file);
       if (i % 10 === 0) z.put('users/0', { itemType: 'annotation', parentItem: pdf, annotationType: 'highlight', annotationText: 'a passage', annotationPosition: '{"pageIndex":3}' });
     }
     const objects = z.libraries.get('users/0')!.items.size;
@@ -50,7 +59,7 @@ export async function benchZoteroApi(o: { runs: number; add(r: Row): void; log(s
       t = performance.now();
       const s = await new LocalApiReader({ baseUrl: z.url, pageSize: PAGE }).read();
       readMs.push(performance.now() - t);
-      if (s.items.length !== ITEMS) throw new Error(`read ${s.items.length} items, expected ${ITEMS}`);
+      if (s.items.length !== ITEMS || s.warnings.length) throw new Error(`read ${s.items.length} items (expected ${ITEMS}), ${s.warnings.length} warnings`);
     }
     const reader = new LocalApiReader({ baseUrl: z.url, pageSize: PAGE });
     await reader.read();
@@ -92,5 +101,6 @@ export async function benchZoteroApi(o: { runs: number; add(r: Row): void; log(s
     o.add({ size, metric: 'Zotero change look (watch)', value: look, unit: 'ms', baselineName: 'full read', baseline: read, ratio: look / read, runs: o.runs, note: 'one look every 2 s while VS Code is open' });
   } finally {
     await z.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -69,7 +69,15 @@ interface ApiObject {
 /** What a library holds, per object key: the state merged from one read to the next. */
 type Entry =
   | { kind: 'item'; item: ZoteroItem; collectionKeys: string[] }
-  | { kind: 'attachment'; parentKey?: string; attachment: ZoteroAttachment; dateAdded?: string; dateModified?: string }
+  | {
+      kind: 'attachment';
+      parentKey?: string;
+      attachment: ZoteroAttachment;
+      dateAdded?: string;
+      dateModified?: string;
+      /** Zotero gave the file's size in this very answer (it does only for a file on disk): no need to look again now. */
+      onDisk?: boolean;
+    }
   | { kind: 'annotation'; annotation: ZoteroAnnotation };
 
 interface LibraryState {
@@ -282,9 +290,13 @@ function toEntry(obj: ApiObject, libraryId: string): Entry | undefined {
     if (linkMode === 'linked_url' || linkMode === 'embedded_image') return undefined;
     const attachment: ZoteroAttachment = { key: obj.key, libraryId, linkMode, contentType, title: str(d.title) };
     const href = obj.links?.enclosure?.href;
-    if (href?.startsWith('file:')) attachment.path = fileURLToPath(href);
+    let onDisk = false;
+    if (href?.startsWith('file:')) {
+      attachment.path = fileURLToPath(href);
+      onDisk = typeof obj.links?.enclosure?.length === 'number';
+    }
     else if (linkMode === 'linked_file' && str(d.path) && path.isAbsolute(String(d.path))) attachment.path = String(d.path);
-    return { kind: 'attachment', parentKey: str(d.parentItem), attachment, dateAdded: str(d.dateAdded), dateModified: str(d.dateModified) };
+    return { kind: 'attachment', parentKey: str(d.parentItem), attachment, dateAdded: str(d.dateAdded), dateModified: str(d.dateModified), onDisk };
   }
   const creators: ZoteroCreator[] = Array.isArray(d.creators)
     ? (d.creators as Record<string, unknown>[]).map((c) => ({
@@ -375,7 +387,10 @@ function assemble(state: ServerState, warnings: string[]): ZoteroSnapshot {
       const parent = e.parentKey ? byKey.get(e.parentKey) : undefined;
       // A parent not listed is in the trash: its files are not indexed either.
       if (e.parentKey && !parent) continue;
-      if (!a.path || !existsSync(a.path)) {
+      // Files known from an earlier read are looked at again: one may have gone since.
+      const onDisk = e.onDisk;
+      e.onDisk = false;
+      if (!a.path || (!onDisk && !existsSync(a.path))) {
         a.missing = true;
         const owner = parent?.title ? ` of "${parent.title}"` : '';
         warnings.push(`Zotero attachment ${a.key}${a.title ? ` ("${a.title}")` : ''}${owner}: ${a.path ? `file not found: ${a.path}` : 'no local file (not downloaded?)'}`);
