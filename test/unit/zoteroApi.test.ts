@@ -169,6 +169,17 @@ describe('Zotero local API reader', function () {
     assert.deepEqual(canonical(third), canonical(await new LocalApiReader({ baseUrl: z.url }).read()));
   });
 
+  it('sees a stored file gone from the disk on the next read, though Zotero did not change', async () => {
+    const reader = new LocalApiReader({ baseUrl: z.url });
+    const first = await reader.read();
+    assert.equal(first.items.find((i) => i.key === ids.a)!.attachments[0].missing, undefined);
+    rmSync(join(dir, 'ae.pdf'));
+    const second = await reader.read();
+    assert.equal(second.stamp, first.stamp);
+    assert.equal(second.items.find((i) => i.key === ids.a)!.attachments[0].missing, true);
+    assert.ok(second.warnings.some((w) => w.includes('ae.pdf')));
+  });
+
   it('keeps one reader per address and data directory in the process, so each index run reads only the changes', async () => {
     const first = sharedLocalApiReader({ baseUrl: z.url, dataDir: dir });
     assert.equal(sharedLocalApiReader({ baseUrl: z.url, dataDir: join(dir, '.') }), first);
