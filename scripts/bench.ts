@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations] [--no-zotero]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -29,6 +29,7 @@ import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
 import { rankCitekeys } from '../src/engine';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { benchCitationCheck } from './bench/citations';
+import { benchZoteroApi } from './bench/zoteroApi';
 import { ocrThroughput, sampleImages } from './bench/ocr';
 import type { Row } from './bench/row';
 import { makePdfs } from './bench/pdfs';
@@ -512,6 +513,7 @@ async function main() {
     await benchOcr();
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-citations')) await benchCitationCheck(tmp, { root: ROOT, engine: ENGINE, runs: RUNS, add, log });
+    if (!flag('--no-zotero')) await benchZoteroApi({ runs: RUNS, add, log });
     if (!flag('--no-local')) benchLocalModel();
     if (!flag('--no-background')) benchBackgroundEmbedding();
   } finally {

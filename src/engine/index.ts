@@ -116,3 +116,9 @@ export {
   type ToolAnswer,
   type ToolSchema,
 } from './agentTools';
+
+// Zotero, directly (issue 24): the local API reader, the reader chain, the live watch.
+export { LocalApiReader, sharedLocalApiReader, ENABLE_LOCAL_API_HINT, type LocalApiOptions } from '../core/zotero/localApi';
+export { readZotero, type ReadZoteroOptions, type ZoteroRead } from '../core/zotero/open';
+export { watchZotero, zoteroStamp, type WatchZoteroOptions, type ZoteroWatch } from '../core/zotero/watch';
+export { ZoteroUnavailable, type ZoteroReader, type ZoteroSnapshot } from '../core/zotero/model';

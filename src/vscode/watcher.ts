@@ -1,16 +1,21 @@
 /**
- * Watches the library folders for added, changed and removed PDFs and
+ * Watches the library folders for added, changed and removed PDFs, and Zotero's
+ * library (its local API's version, or its database files) when Zotero is used, and
  * re-indexes in the background (debounced; progress in the status bar only,
  * so typing is never blocked).
  */
 import * as vscode from 'vscode';
+import type { ZoteroWatch } from '../engine';
 import { readSettings } from './config';
+import { loadEngine } from './engine';
 import type { LibraryService } from './library';
 
 const DEBOUNCE_MS = 2500;
 
 export class LibraryWatcher implements vscode.Disposable {
   private watchers: vscode.FileSystemWatcher[] = [];
+  /** Zotero's library version (local API) or database stamp, polled while Zotero is used. */
+  private zotero?: ZoteroWatch;
   private timer?: NodeJS.Timeout;
   private started = false;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -21,7 +26,8 @@ export class LibraryWatcher implements vscode.Disposable {
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('similarSources.libraryFolders') || e.affectsConfiguration('similarSources.watchLibrary')) this.rewatch();
+        const keys = ['libraryFolders', 'watchLibrary', 'zotero', 'zoteroDataDir'];
+        if (keys.some((k) => e.affectsConfiguration(`similarSources.${k}`))) this.rewatch();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.rewatch()),
     );
@@ -36,9 +42,19 @@ export class LibraryWatcher implements vscode.Disposable {
   private rewatch(): void {
     for (const w of this.watchers) w.dispose();
     this.watchers = [];
+    this.zotero?.stop();
+    this.zotero = undefined;
     if (!this.started) return;
     const folder = this.library.workspaceFolder();
     if (!folder || !vscode.workspace.isTrusted || !readSettings(folder.uri).watchLibrary) return;
+    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
+    if (config.get<string>('zotero', 'auto') !== 'off') {
+      this.zotero = loadEngine().watchZotero({
+        dataDir: config.get<string>('zoteroDataDir') || undefined,
+        onChange: () => this.schedule(),
+        onError: (e) => this.log.debug(`Zotero watch: ${e.message}`),
+      });
+    }
     for (const dir of this.library.library(folder).folders) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.{pdf,PDF}'));
       const onEvent = (uri: vscode.Uri) => this.schedule(uri);
@@ -49,8 +65,8 @@ export class LibraryWatcher implements vscode.Disposable {
     }
   }
 
-  private schedule(uri: vscode.Uri): void {
-    if (uri.fsPath.includes('.similar-sources')) return;
+  private schedule(uri?: vscode.Uri): void {
+    if (uri?.fsPath.includes('.similar-sources')) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.run(), DEBOUNCE_MS);
   }
@@ -67,6 +83,7 @@ export class LibraryWatcher implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.timer);
+    this.zotero?.stop();
     for (const w of this.watchers) w.dispose();
     for (const s of this.subscriptions) s.dispose();
   }
