@@ -11,6 +11,7 @@ import {
   createProvider,
   indexDir,
   indexedModel,
+  locateZotero,
   PROVIDER_NAMES,
   readWorkspaceSettings,
   type EmbeddingProvider,
@@ -74,6 +75,12 @@ async function settingsOf(args: ParsedArgs, workspace: string): Promise<Settings
   if (all(args, 'include').length) settings.include = all(args, 'include');
   if (all(args, 'exclude').length) settings.exclude = all(args, 'exclude');
   if (all(args, 'primary').length) settings.primarySourceFolders = all(args, 'primary');
+  const zotero = one(args, 'zotero');
+  if (zotero !== undefined) {
+    // Asked for by name: Zotero is read even when the settings turn it off, and not finding it is said.
+    settings.zotero = 'auto';
+    settings.zoteroDataDir = zotero ? fromCwd(zotero) : (await locateZotero()).dataDir;
+  }
   const ocr = settingOption(args, 'ocr', 'ocr');
   if (ocr !== undefined) settings.ocr = ocr;
   const lang = one(args, 'ocr-lang');

@@ -29,6 +29,7 @@ export { bundleDir } from './bundle';
 
 // Settings → library.
 export { resolveLibrary, expandHome, draftBibliography, type LibrarySpec } from './library';
+export { locateZotero, type ZoteroLocation } from '../core/zotero/dataDir';
 export { readWorkspaceSettings } from './settingsFile';
 
 // The embedding provider, and local models.

@@ -361,8 +361,8 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
     } else standalone.push({ raw, att });
   }
   await Promise.all(checks);
-  if (missingFiles.length) warnings.push(named('Zotero attachment files not found (not indexed; in Zotero, "Show File" or sync the library)', missingFiles));
-  if (unresolved.length) warnings.push(named("Zotero linked files relative to the linked-attachment base directory, which Zotero's prefs.js does not name (not indexed)", unresolved));
+  if (missingFiles.length) warnings.push(named('attachment files not found (not indexed; in Zotero, "Show File" or sync the library)', missingFiles));
+  if (unresolved.length) warnings.push(named("linked files relative to the linked-attachment base directory, which Zotero's prefs.js does not name (not indexed)", unresolved));
 
   const annotations: ZoteroAnnotation[] = [];
   if (has('itemAnnotations')) {
