@@ -32,6 +32,7 @@ import { benchCitationCheck } from './bench/citations';
 import { ocrThroughput, sampleImages } from './bench/ocr';
 import type { Row } from './bench/row';
 import { makePdfs } from './bench/pdfs';
+import { benchZotero } from './bench/zotero';
 
 // ---------------------------------------------------------------- arguments
 const argv = process.argv.slice(2);
@@ -512,6 +513,7 @@ async function main() {
     await benchOcr();
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-citations')) await benchCitationCheck(tmp, { root: ROOT, engine: ENGINE, runs: RUNS, add, log });
+    if (!flag('--no-zotero')) await benchZotero(tmp, { runs: RUNS, add, log });
     if (!flag('--no-local')) benchLocalModel();
     if (!flag('--no-background')) benchBackgroundEmbedding();
   } finally {

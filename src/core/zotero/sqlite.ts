@@ -46,8 +46,15 @@ export function rows<T = Record<string, unknown>>(db: Database, sql: string, par
   const stmt = db.prepare(sql);
   try {
     stmt.bind(params);
+    const names = stmt.getColumnNames();
     const out: T[] = [];
-    while (stmt.step()) out.push(stmt.getAsObject() as T);
+    while (stmt.step()) {
+      // get() and the names once: getAsObject asks SQLite for the names again on every row.
+      const values = stmt.get();
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      out.push(row as T);
+    }
     return out;
   } finally {
     stmt.free();
