@@ -65,6 +65,7 @@ export {
   openIndex,
   rankCitekeys,
   readBibliography,
+  zoteroCitekeys,
   search,
   type CitekeyEntry,
   type CitekeyHit,

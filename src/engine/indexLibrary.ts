@@ -13,6 +13,7 @@ import { libraryInputs } from '../core/library/pdfSource';
 import { PdfExtractPool, type ReadBudget } from '../core/pdf/extractPool';
 import { loadBibliography } from '../core/library/bibliography';
 import type { ExtraFile } from '../core/library/pdfSource';
+import { removeZoteroEntries, writeZoteroEntries } from '../core/zotero/entriesFile';
 import { loadZoteroLibrary } from '../core/zotero/library';
 import type { LibrarySpec } from './library';
 
@@ -99,11 +100,21 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
  * metadata, primary when one of its collections or tags is named among the primary sources.
  */
 async function zoteroFiles(library: LibrarySpec, signal?: AbortSignal): Promise<{ files: ExtraFile[]; warnings: string[]; used: boolean }> {
-  if (!library.zotero) return { files: [], warnings: [], used: false };
+  const dir = indexDir(library.workspace);
+  if (!library.zotero) {
+    await removeZoteroEntries(dir);
+    return { files: [], warnings: [], used: false };
+  }
   // Items without Zotero's own citation key take the export's, when the settings name one.
-  const exportEntries = library.bibliography ? await loadBibliography(library.bibliography, { cacheDir: indexDir(library.workspace) }).then((b) => b.entries, () => undefined) : undefined;
+  const exportEntries = library.bibliography ? await loadBibliography(library.bibliography, { cacheDir: dir }).then((b) => b.entries, () => undefined) : undefined;
   const { loaded, warnings } = await loadZoteroLibrary(library.zotero, { citekeys: { exportEntries }, signal });
-  if (!loaded) return { files: [], warnings, used: false };
+  if (!loaded) {
+    // No Zotero here (auto): its old entries go; Zotero unreadable for now: they stay until it is read again.
+    if (!warnings.length) await removeZoteroEntries(dir);
+    return { files: [], warnings, used: false };
+  }
+  // Items without a PDF too: the citation check and completion know their keys.
+  await writeZoteroEntries(dir, loaded.content.entries, loaded.location.dataDir);
   const primary = new Set(library.primary.map((p) => p.toLowerCase()));
   const files = loaded.content.files.map((f): ExtraFile => ({
     path: f.path,

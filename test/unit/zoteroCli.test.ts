@@ -86,6 +86,18 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     assert.equal(sha256File(path.join(lib.dataDir, 'zotero.sqlite')), hash);
   });
 
+  it('check knows the keys of items without a PDF, not those of trashed items', () => {
+    const draft = path.join(root, 'draft.md');
+    writeFileSync(draft, '# Draft\n\nPrinting changed everything [@eisenstein1979PrintingReformationFiles]. The Commune [@lissagaray1876]. Bread [@kaplan1971].\n');
+    const r = cli('check', draft, '--workspace', ws, '--zotero', lib.dataDir, '--json');
+    const verdicts = (JSON.parse(r.stdout) as { citations: { key: string; status: string }[] }).citations.map((c) => [c.key, c.status]);
+    assert.deepEqual(verdicts, [
+      ['eisenstein1979PrintingReformationFiles', 'ok'],
+      ['lissagaray1876', 'ok'],
+      ['kaplan1971', 'unknown-key'],
+    ]);
+  });
+
   it('--zotero with a folder that holds no Zotero database says so and indexes the rest', () => {
     const empty = path.join(root, 'no-zotero');
     mkdirSync(empty);
