@@ -137,7 +137,9 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
     return;
   }
   const file = p.file ? path.basename(p.file) : '';
-  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${library.folders.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
+  // A Zotero folder named (setting or --zotero) joins the folders set, or stands for the library alone.
+  const from = library.zotero?.dataDir ? [...(library.fromSettings ? library.folders : []), `Zotero (${library.zotero.dataDir})`] : library.folders;
+  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${from.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
   else if (p.phase === 'read') err(`  [${p.done + 1}/${p.total}] ${file}`);
   else if (p.phase === 'ocr' && p.done > 0) err(`  OCR: page ${p.done} of ${p.total}, ${file}`);
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ZoteroDatabaseReader } from '../../src/core/zotero/database';
 import { ZoteroUnavailable, type ZoteroSnapshot } from '../../src/core/zotero/model';
+import { openDatabase } from '../../src/core/zotero/sqlite';
 import { applyWal } from '../../src/core/zotero/wal';
 import { holdInWal, makeZoteroLibrary, sha256File, type GeneratedLibrary } from '../support/zotero/library';
 
@@ -127,6 +128,18 @@ describe('Zotero database reader', function () {
       for (const a of added) assert.ok(titles.has(a.title), `${a.title} read from the WAL`);
       assert.ok(!s.items.some((i) => i.key === 'UNCOMMIT'), 'an uncommitted item is not read');
       assert.ok(reader.lastTimings!.walFrames > 0);
+      // A damaged frame ends the log there: the transactions committed before it are applied, none after.
+      const walBytes = new Uint8Array(readFileSync(wal));
+      const pageSize = new DataView(walBytes.buffer).getUint32(8);
+      const frames = (walBytes.length - 32) / (24 + pageSize);
+      const cut = Math.floor(frames / 2);
+      walBytes[32 + cut * (24 + pageSize) + 24 + 100] ^= 0xff;
+      const partial = applyWal(new Uint8Array(readFileSync(db)), walBytes);
+      assert.ok(partial.frames > 0 && partial.frames <= cut, `${partial.frames} frames applied, before the damaged frame ${cut}`);
+      const copy = await openDatabase(partial.db);
+      const n = Number(copy.exec("SELECT count(*) FROM items WHERE key LIKE 'WAL%'")[0].values[0][0]);
+      copy.close();
+      assert.ok(n > 0 && n < added.length, `${n} of ${added.length} WAL items before the damage`);
       assert.equal(sha256File(db), dbHash, 'zotero.sqlite unchanged');
       assert.equal(sha256File(wal), walHash, 'zotero.sqlite-wal unchanged');
     } finally {
