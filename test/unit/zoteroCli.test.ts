@@ -47,7 +47,7 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('indexes every PDF attachment of the items not in the trash, and no other file', () => {
-    const expected = ['commune', 'commune2', 'exode', 'railway', 'hanse', 'iceage'].map((n) => lib.attachments[n]).sort();
+    const expected = ['commune', 'commune2', 'exode', 'railway', 'hanse', 'iceage', 'standalone'].map((n) => lib.attachments[n]).sort();
     assert.deepEqual([...indexed.files].sort(), expected);
     assert.ok(!indexed.files.includes(lib.attachments.grain), 'the trashed item is not indexed');
     assert.ok(indexed.warnings.some((w) => w.includes(lib.attachments.maximum)), 'the missing file is named');

@@ -29,8 +29,10 @@ describe('Zotero database reader', function () {
   };
 
   it('reads every regular item of the user and group libraries, not notes, attachments, annotations or feeds', () => {
-    // 8 named + 2000 filler items; notes, attachments and annotations are not items of their own.
-    assert.equal(snap.items.length, 2008);
+    // 8 named + 2000 filler items + a PDF without a parent; notes, child attachments and annotations are not items of their own.
+    assert.equal(snap.items.length, 2009);
+    const standalone = item('standalone');
+    assert.deepEqual([standalone.itemType, standalone.title, standalone.attachments.map((a) => a.path)], ['attachment', 'Printing and the Reformation (standalone PDF)', [lib.attachments.standalone]]);
     assert.deepEqual(snap.libraries.map((l) => [l.id, l.type, l.name, l.groupId]), [
       ['1', 'user', 'My Library', undefined],
       ['2', 'group', 'Lab Group', 4242],
@@ -105,6 +107,12 @@ describe('Zotero database reader', function () {
     assert.ok(s.warnings.some((w) => w.includes('base directory') && w.includes('papers/hanse-kontore.pdf')), s.warnings.join('\n'));
   });
 
+  it('an unchanged database is not read again: the previous snapshot is returned', async () => {
+    const reader = new ZoteroDatabaseReader({ dataDir: lib.dataDir, baseAttachmentPath: path.join(root, 'base') });
+    assert.equal(await reader.read({ previous: snap }), snap);
+    assert.notEqual(await reader.read({ previous: { ...snap, stamp: 'db:0:0/-' } }), snap);
+  });
+
   it('never writes zotero.sqlite and leaves no copy behind', async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'zdb-tmp-'));
     await new ZoteroDatabaseReader({ dataDir: lib.dataDir, tempDir: tmp }).read();
@@ -176,7 +184,7 @@ describe('Zotero database reader: failures', function () {
   it('a database from a newer Zotero is read, with a warning naming its schema', async () => {
     const lib = makeZoteroLibrary(root, { schemaVersion: 999 });
     const s = await new ZoteroDatabaseReader({ dataDir: lib.dataDir }).read();
-    assert.equal(s.items.length, 8);
+    assert.equal(s.items.length, 9);
     assert.ok(s.warnings.some((w) => w.includes('newer Zotero') && w.includes('999')), s.warnings.join('\n'));
   });
 

@@ -61,6 +61,8 @@ export class ZoteroDatabaseReader implements ZoteroReader {
 
   async read(o: { signal?: AbortSignal; previous?: ZoteroSnapshot } = {}): Promise<ZoteroSnapshot> {
     const { dataDir } = this.opts;
+    // Nothing changed since the previous read (same sizes and times of the database and its WAL): it stands.
+    if (o.previous?.via === 'database' && o.previous.dataDir === dataDir && o.previous.stamp === (await stampOf(dataDir))) return o.previous;
     const t0 = performance.now();
     const copy = await copyDatabase(dataDir, this.opts.tempDir);
     const copyMs = performance.now() - t0;

@@ -232,6 +232,13 @@ for name, itype, title, date, creators, citekey, colls, pdf, how in named:
         nid, _ = add_item("note")
         cur.execute("INSERT INTO itemNotes VALUES (?, ?, 'a note', 'a note')", (nid, iid))
 
+# A PDF with no parent item: a top-level item of its own in Zotero.
+if "printing-reformation.pdf" in pdfs:
+    sid, skey = add_attachment(None, 0, "storage:printing-reformation.pdf", title="Printing and the Reformation (standalone PDF)")
+    store_file(skey, pdfs["printing-reformation.pdf"], "printing-reformation.pdf")
+    summary["items"]["standalone"] = skey
+    summary["attachments"]["standalone"] = os.path.join(out, "storage", skey, "printing-reformation.pdf")
+
 # A trashed collection: its items stay, the collection is not listed.
 old = collection("Old Stuff")
 cur.execute("INSERT INTO deletedCollections (collectionID) VALUES (?)", (old,))
