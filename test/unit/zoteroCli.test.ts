@@ -86,6 +86,17 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     assert.equal(sha256File(path.join(lib.dataDir, 'zotero.sqlite')), hash);
   });
 
+  it('analyze: one card per Zotero item, though each of its PDFs is indexed', () => {
+    const draft = path.join(root, 'commune.md');
+    writeFileSync(draft, '# Draft\n\nThe Paris Commune of 1871 was a municipal revolution, proclaimed in March after the siege; the Annales later wrote its long history.\n');
+    const r = cli('analyze', draft, '--workspace', ws, '--json', '--no-cache', '--threshold', '0');
+    assert.equal(r.status, 0, r.stderr);
+    const recs = (JSON.parse(r.stdout) as { segments: { recommendations: { citekey: string | null; path: string }[] }[] }).segments[0].recommendations;
+    const keys = recs.map((x) => x.citekey);
+    assert.equal(keys.filter((k) => k === 'lissagaray1876').length, 1, keys.join(', '));
+    assert.equal(new Set(keys).size, keys.length);
+  });
+
   it('check knows the keys of items without a PDF, not those of trashed items', () => {
     const draft = path.join(root, 'draft.md');
     writeFileSync(draft, '# Draft\n\nPrinting changed everything [@eisenstein1979PrintingReformationFiles]. The Commune [@lissagaray1876]. Bread [@kaplan1971].\n');
