@@ -101,6 +101,7 @@ describe('Zotero: citation keys', () => {
       item('K4', { title: 'Pinned elsewhere' }),
       item('K5', { attachments: [{ key: 'A5', libraryId: '1', linkMode: 'imported_file', path: '/z/storage/A5/paper.pdf' }] }),
       item('K6', { title: 'The Same Title', year: 1999 }),
+      item('K7', { title: 'The same title', year: 1999 }),
     ];
     assignCitekeys(items, {
       betterBibtex: new Map([['1:K4', 'bbtKey']]),
@@ -118,6 +119,7 @@ describe('Zotero: citation keys', () => {
         ['bbtKey', 'better-bibtex'],
         ['fromFile', 'export'],
         ['fromTitle', 'export'],
+        ['1999SameTitle', 'generated'],
       ],
     );
   });

@@ -46,7 +46,8 @@ export function assignCitekeys(items: ZoteroItem[], sources: CitekeySources = {}
       continue;
     }
     const fromExport = exportEntry(item, exportIndex, byTitleYear);
-    if (fromExport) {
+    // An export entry matched by two items (same title and year) names the first only.
+    if (fromExport && !taken.has(fromExport.citekey)) {
       item.citekey = fromExport.citekey;
       item.citekeyFrom = 'export';
       taken.add(fromExport.citekey);
