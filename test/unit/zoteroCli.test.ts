@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { zoteroCitekeys } from '../../src/engine/search';
 import { makeZoteroLibrary, profilePrefs, sha256File, type GeneratedLibrary } from '../support/zotero/library';
 
 const CLI = path.resolve('dist/cli.js');
@@ -107,6 +108,15 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
       ['lissagaray1876', 'ok'],
       ['kaplan1971', 'unknown-key'],
     ]);
+  });
+
+  it('completion lists every item not in the trash, those without a PDF included', async () => {
+    const entries = await zoteroCitekeys(ws);
+    const keys = entries.map((e) => e.citekey);
+    assert.ok(keys.includes('eisenstein1979PrintingReformationFiles') && keys.includes('lissagaray1876'));
+    assert.ok(!keys.includes('kaplan1971'), 'not the trashed item');
+    assert.equal(entries.length, 1 + 8 + 1500 - 1 - 1500 / 50, 'named items, the standalone PDF and the filler, less the trashed');
+    assert.deepEqual(entries.find((e) => e.citekey === 'lissagaray1876'), { citekey: 'lissagaray1876', title: 'The Paris Commune of 1871', authors: ['Lissagaray, Prosper-Olivier'], year: 1871 });
   });
 
   it('--zotero with a folder that holds no Zotero database says so and indexes the rest', () => {
