@@ -33,6 +33,7 @@ import { benchZoteroApi } from './bench/zoteroApi';
 import { ocrThroughput, sampleImages } from './bench/ocr';
 import type { Row } from './bench/row';
 import { makePdfs } from './bench/pdfs';
+import { benchZotero } from './bench/zotero';
 
 // ---------------------------------------------------------------- arguments
 const argv = process.argv.slice(2);
@@ -514,6 +515,7 @@ async function main() {
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-citations')) await benchCitationCheck(tmp, { root: ROOT, engine: ENGINE, runs: RUNS, add, log });
     if (!flag('--no-zotero')) await benchZoteroApi({ runs: RUNS, add, log });
+    if (!flag('--no-zotero')) await benchZotero(tmp, { runs: RUNS, add, log });
     if (!flag('--no-local')) benchLocalModel();
     if (!flag('--no-background')) benchBackgroundEmbedding();
   } finally {

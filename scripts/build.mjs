@@ -56,6 +56,8 @@ if (existsSync('scripts/build-webview.mjs')) {
 // Files the bundled libraries read beside themselves at run time.
 const pdfParseDir = dirname(require.resolve('pdf-parse'));
 copyFileSync(join(pdfParseDir, 'pdf.worker.mjs'), 'dist/pdf.worker.mjs');
+// sql.js (Zotero's database, src/core/zotero/sqlite.ts) loads its WebAssembly from dist/sql-wasm.wasm.
+copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 const coreDir = dirname(require.resolve('tesseract.js-core/package.json'));
 // In Node, tesseract.js 7 picks the full (not "-lstm") cores: its getCore tests the engine mode
 // against the boolean lstmOnly it is handed, so only these three are ever loaded.

@@ -86,6 +86,7 @@ const ALLOWED_EXACT = new Set([
   'extension/dist/engine.js', // required by dist/extension.js on first use (src/vscode/engine.ts)
   'extension/dist/pdf-extract-worker.js', // worker_threads entry for PDF extraction (src/core/pdf/extractPool.ts)
   'extension/dist/pdf.worker.mjs', // pdf.js worker for pdf-parse (src/core/pdf/runtime.ts)
+  'extension/dist/sql-wasm.wasm', // sql.js's WebAssembly, for Zotero's database (src/core/zotero/sqlite.ts)
   'extension/dist/local-embed-worker.js', // worker_threads entry for the local embedding model (src/core/embedding/local/localProvider.ts)
   'extension/dist/segment-worker.js', // worker_threads entry for Markdown segmentation (src/core/markdown/segmentThread.ts)
   'extension/dist/citation-check-worker.js', // worker_threads entry for the citation check (src/engine/citationThread.ts)
@@ -110,6 +111,7 @@ function requiredEntries(manifest) {
     'extension/dist/engine.js',
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
+    'extension/dist/sql-wasm.wasm',
     'extension/dist/local-embed-worker.js',
     'extension/dist/segment-worker.js',
     'extension/dist/citation-check-worker.js',

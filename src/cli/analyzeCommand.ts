@@ -38,12 +38,12 @@ export async function cmdSegment(args: ParsedArgs): Promise<number> {
 }
 
 export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', 'format', ...OCR_OPTS, ...providerOpts]);
+  checkKnown(args, ['workspace', 'library', 'bib', 'zotero', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', 'format', ...OCR_OPTS, ...providerOpts]);
   const { file, text, format } = await readDraft(args, 'analyze');
   const cli = await cliEngine(args, { library: true });
   await cli.provider();
   // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
-  if (cli.library.fromSettings) {
+  if (cli.library.fromSettings || args.options.has('zotero')) {
     const report = await runIndex(args, cli);
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);

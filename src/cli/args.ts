@@ -25,12 +25,18 @@ export class UsageError extends Error {
 export interface OptionNames {
   booleans: readonly string[];
   strings: readonly string[];
+  /**
+   * Options whose value may be left out (`--zotero`, `--zotero <dir>`, `--zotero=<dir>`): the next
+   * argument is the value unless it starts with "-"; left out, the value is ''.
+   */
+  optionalValues?: readonly string[];
 }
 
 export function parseArgs(argv: string[], names: OptionNames): ParsedArgs {
   const options = Object.fromEntries([
     ...names.booleans.map((n) => [n, { type: 'boolean' as const }]),
     ...names.strings.map((n) => [n, { type: 'string' as const, multiple: true }]),
+    ...(names.optionalValues ?? []).map((n) => [n, { type: 'boolean' as const }]),
   ]);
   // Not strict: an unknown option is reported by the command (checkKnown), with the command's usage.
   const { tokens } = parseArgv({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
@@ -41,13 +47,23 @@ export function parseArgs(argv: string[], names: OptionNames): ParsedArgs {
     else out.positionals.push(value);
   };
   let shortAt = -1;
+  let awaiting: { name: string; index: number } | undefined;
   for (const t of tokens) {
+    const waiting = awaiting;
+    awaiting = undefined;
+    if (waiting && t.kind === 'positional' && t.index === waiting.index + 1 && out.command !== undefined && !t.value.startsWith('-')) {
+      out.options.set(waiting.name, [...(out.options.get(waiting.name) ?? []).slice(0, -1), t.value]);
+      continue;
+    }
     if (t.kind === 'option-terminator') terminated = true;
     else if (t.kind === 'positional') positional(t.value);
     else if (!t.rawName.startsWith('--')) {
       // No short options: "-x" is a positional, as the user wrote it (once for a group like "-ab").
       if (t.index !== shortAt) positional(argv[t.index]);
       shortAt = t.index;
+    } else if (names.optionalValues?.includes(t.name)) {
+      out.options.set(t.name, [...(out.options.get(t.name) ?? []), t.value ?? '']);
+      if (t.value === undefined) awaiting = { name: t.name, index: t.index };
     } else if (names.booleans.includes(t.name)) {
       if (t.value !== undefined) throw new UsageError(`--${t.name} takes no value`);
       out.flags.add(t.name);

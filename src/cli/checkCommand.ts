@@ -11,7 +11,7 @@ import { lineText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 
-export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
+export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--zotero [<dataDir>]] [--json]
           Checks the draft's citations against the library: unknown keys, pages the source lacks,
           quotations not found, on another page, or not word for word. Indexes the library first
           (as analyze). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
@@ -27,7 +27,7 @@ export interface CheckHelpers {
   out(line: string): void;
 }
 
-export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
+export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
 
 export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
   checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
@@ -35,7 +35,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
   if (format === 'latex') throw new UsageError('check reads Pandoc citations ([@key, p. 12]): the citations of a LaTeX draft are not checked yet');
   const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
   const { library, settings } = await h.librarySpec(args, workspace);
-  if (library.fromSettings) {
+  if (library.fromSettings || args.options.has('zotero')) {
     const provider = await h.providerFrom(args);
     const report = await h.runIndex(args, library, provider);
     h.err(`library: ${report.sources} sources${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);

@@ -13,11 +13,11 @@ import { cliEngine, out, runIndex, workspaceOf } from './workspace';
 export const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
 
 export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'json', 'jobs', 'defer-embedding', ...OCR_OPTS, ...providerOpts]);
+  checkKnown(args, ['library', 'workspace', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'defer-embedding', ...OCR_OPTS, ...providerOpts]);
   const cli = await cliEngine(args, { library: true });
   // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
-  if (!cli.library.fromSettings && one(args, 'workspace') === undefined) {
-    throw new UsageError('index needs --library <dir>, or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
+  if (!cli.library.fromSettings && !args.options.has('zotero') && one(args, 'workspace') === undefined) {
+    throw new UsageError('index needs --library <dir> or --zotero [<dataDir>], or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
   }
   const report = await runIndex(args, cli);
   if (args.flags.has('json')) out(JSON.stringify(report, null, 2));

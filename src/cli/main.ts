@@ -21,23 +21,26 @@ Commands:
   index   --library <dir> [--library <dir>…] [--workspace <dir>] [--bib <file>]
           [--include <glob>…] [--exclude <glob>…] [--primary <dir|glob>…]
           [--provider …] [--jobs N] [--ocr auto|off] [--ocr-lang eng+fra]
-          [--ocr-lang-dir <dir>] [--defer-embedding] [--json]
-          Builds or updates the index in <workspace>/.similar-sources. PDFs are read in
+          [--ocr-lang-dir <dir>] [--zotero [<dataDir>]] [--defer-embedding] [--json]
+          Builds or updates the index in <workspace>/.similar-sources. --zotero adds Zotero's
+          library (its PDF attachments, with Zotero's titles, citekeys and collections; nothing
+          is written into Zotero) from <dataDir>, else the folder Zotero's profile names, else ~/Zotero. PDFs are read in
           N worker threads (default: cores - 1, at least 1; 0 = one worker, one file at a time).
           Scanned pages are recognised (OCR, offline) after the other files. With a
           neural model (local, ollama, openai), passages are committed first (searchable
           by their words), then embedded, committed every few seconds: Ctrl-C keeps what
           is done and the next run goes on; --defer-embedding stops after the first part.
   search  "<text>" [--workspace <dir>] [--k N] [--source-type secondary|primary|both]
-          [--collection <name>…] [--provider …] [--partial] [--json]
-          Prints the top passages with their pages.
+          [--collection <name>…] [--zotero[=<dataDir>]] [--provider …] [--partial] [--json]
+          Prints the top passages with their pages. --collection takes a Zotero collection by its
+          path ("Thesis/Chapter 1"); search reads the index, built with --zotero by index.
   eval    --beir <dir> [--split train|test] [--workspace <dir>] [--provider …] [--partial] [--json]
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
   segment <file.md|.qmd|.Rmd|.tex> [--granularity section|paragraph|sentence] [--format md|qmd|rmd|tex] [--json]
           Prints the segments of a Markdown, Quarto, R Markdown or LaTeX draft (the format by extension).
-  analyze <file.md|.qmd|.Rmd|.tex> [--format md|qmd|rmd|tex] [--workspace <dir>] [--library <dir>…] [--bib <file>] [--primary <dir|glob>…]
+  analyze <file.md|.qmd|.Rmd|.tex> [--format md|qmd|rmd|tex] [--workspace <dir>] [--library <dir>…] [--bib <file>] [--zotero [<dataDir>]] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
           [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
           [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
@@ -64,6 +67,7 @@ ${LOCAL_PROVIDER_USAGE}`;
 /** Every option of every command (which command takes which is checked by each: checkKnown). */
 const OPTIONS = {
   booleans: ['json', 'fallback', 'help', 'no-rerank', 'no-context', 'no-cache', 'defer-embedding', 'partial'],
+  optionalValues: ['zotero'],
   strings: [
     ...['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'],
     ...['k', 'source-type', 'collection', 'beir', 'split', 'granularity', 'max-results', 'threshold', 'min-words', 'citation-template', 'rerank-model', 'format'],

@@ -11,7 +11,8 @@ import { excerpt, round, semanticNote } from './text';
 import { cliEngine, err, out, providerFrom, vectorsBeforeScoring } from './workspace';
 
 export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['workspace', 'k', 'json', 'source-type', 'collection', 'partial', ...providerOpts]);
+  // --zotero: accepted as for index; the hits carry the Zotero metadata the index was built with.
+  checkKnown(args, ['workspace', 'k', 'json', 'source-type', 'collection', 'partial', 'zotero', ...providerOpts]);
   const text = args.positionals.join(' ').trim();
   if (!text) throw new UsageError('search needs the text to look for, e.g. search "grain trade in the Mediterranean"');
   const k = intOption(args, 'k', 10, 1, 200);

@@ -11,6 +11,7 @@ import {
   createProvider,
   indexDir,
   indexedModel,
+  locateZotero,
   PROVIDER_NAMES,
   readWorkspaceSettings,
   type EmbeddingProvider,
@@ -74,6 +75,12 @@ async function settingsOf(args: ParsedArgs, workspace: string): Promise<Settings
   if (all(args, 'include').length) settings.include = all(args, 'include');
   if (all(args, 'exclude').length) settings.exclude = all(args, 'exclude');
   if (all(args, 'primary').length) settings.primarySourceFolders = all(args, 'primary');
+  const zotero = one(args, 'zotero');
+  if (zotero !== undefined) {
+    // Asked for by name: Zotero is read even when the settings turn it off, and not finding it is said.
+    settings.zotero = 'auto';
+    settings.zoteroDataDir = zotero ? fromCwd(zotero) : (await locateZotero()).dataDir;
+  }
   const ocr = settingOption(args, 'ocr', 'ocr');
   if (ocr !== undefined) settings.ocr = ocr;
   const lang = one(args, 'ocr-lang');
@@ -130,7 +137,9 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
     return;
   }
   const file = p.file ? path.basename(p.file) : '';
-  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${library.folders.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
+  // A Zotero folder named (setting or --zotero) joins the folders set, or stands for the library alone.
+  const from = library.zotero?.dataDir ? [...(library.fromSettings ? library.folders : []), `Zotero (${library.zotero.dataDir})`] : library.folders;
+  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${from.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
   else if (p.phase === 'read') err(`  [${p.done + 1}/${p.total}] ${file}`);
   else if (p.phase === 'ocr' && p.done > 0) err(`  OCR: page ${p.done} of ${p.total}, ${file}`);
 }

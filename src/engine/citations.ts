@@ -13,6 +13,7 @@ import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';
+import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { OcrCache } from '../core/ocr/ocrCache';
 import { cleanPages } from '../core/pdf/cleanPages';
 import { extractPdf, type RawPdf } from '../core/pdf/extract';
@@ -75,10 +76,13 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       opts.onWarning?.(`cannot read the bibliography ${opts.bibliography}: ${(err as Error).message}; only the library's keys are known`);
     }
   }
+  // Zotero's items, those without a PDF included, as of the last indexing run.
+  const zotero = await readZoteroEntries(dir);
+  for (const e of zotero?.entries ?? []) keys.add(e.citekey);
   // The last check's sources and verdicts, kept while the index and the bibliography are the same:
   // an editor re-checking after an edit judges only the citations the edit changed.
   const bibStamp = opts.bibliography ? await fs.stat(opts.bibliography).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none') : 'none';
-  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${opts.bibliography ?? ''}\u0000${bibStamp}`;
+  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${opts.bibliography ?? ''}\u0000${bibStamp}\u0000${zotero?.stamp ?? ''}`;
   if (lastMemo?.id !== memoId) lastMemo = { id: memoId, memo: newCheckMemo() };
   const memo = lastMemo.memo;
   let pool: PdfExtractPool | undefined;

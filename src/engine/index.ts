@@ -29,6 +29,7 @@ export { bundleDir } from './bundle';
 
 // Settings → library.
 export { resolveLibrary, expandHome, draftBibliography, type LibrarySpec } from './library';
+export { locateZotero, type ZoteroLocation } from '../core/zotero/dataDir';
 export { readWorkspaceSettings } from './settingsFile';
 
 // The embedding provider, and local models.
@@ -64,6 +65,7 @@ export {
   openIndex,
   rankCitekeys,
   readBibliography,
+  zoteroCitekeys,
   search,
   type CitekeyEntry,
   type CitekeyHit,

@@ -11,6 +11,10 @@ import { removeIndex } from '../core/index/store/maintenance';
 import { indexDir } from '../core/index/store/manifest';
 import { libraryInputs } from '../core/library/pdfSource';
 import { PdfExtractPool, type ReadBudget } from '../core/pdf/extractPool';
+import { loadBibliography } from '../core/library/bibliography';
+import type { ExtraFile } from '../core/library/pdfSource';
+import { removeZoteroEntries, writeZoteroEntries } from '../core/zotero/entriesFile';
+import { loadZoteroLibrary } from '../core/zotero/library';
 import type { LibrarySpec } from './library';
 
 export interface IndexLibraryOptions {
@@ -50,6 +54,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
   o.signal?.addEventListener('abort', stopPool, { once: true });
   try {
     if (o.rebuild) await removeIndex(library.workspace);
+    const zotero = await zoteroFiles(library, o.signal);
     const { inputs, warnings, dispose } = await libraryInputs({
       extractor: pool && ((bytes) => pool.extract(bytes)),
       // Page images for OCR are made in the PDF workers too, never on the calling thread.
@@ -57,7 +62,9 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       ocr: library.ocr.mode,
       ocrLanguages: library.ocr.languages,
       ocrLanguageDir: library.ocr.languageDir,
-      folders: library.folders,
+      // Zotero joins the folders set; without any, it is the library (the workspace is not searched).
+      folders: zotero.used && !library.fromSettings ? [] : library.folders,
+      extraFiles: zotero.files,
       include: library.include,
       exclude: library.exclude,
       primary: library.primary,
@@ -66,6 +73,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       // A large export takes the parser seconds: its parse is kept in the index folder.
       bibliographyCacheDir: indexDir(library.workspace),
     });
+    warnings.unshift(...zotero.warnings);
     for (const w of warnings) o.onWarning?.(w);
     o.onProgress?.({ phase: 'scan', done: inputs.length, total: inputs.length });
     const report = await updateIndex(inputs, {
@@ -86,3 +94,32 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
   }
 }
 
+
+/**
+ * The PDF attachments of the Zotero library, when the settings read it: each with its item's
+ * metadata, primary when one of its collections or tags is named among the primary sources.
+ */
+async function zoteroFiles(library: LibrarySpec, signal?: AbortSignal): Promise<{ files: ExtraFile[]; warnings: string[]; used: boolean }> {
+  const dir = indexDir(library.workspace);
+  if (!library.zotero) {
+    await removeZoteroEntries(dir);
+    return { files: [], warnings: [], used: false };
+  }
+  // Items without Zotero's own citation key take the export's, when the settings name one.
+  const exportEntries = library.bibliography ? await loadBibliography(library.bibliography, { cacheDir: dir }).then((b) => b.entries, () => undefined) : undefined;
+  const { loaded, warnings } = await loadZoteroLibrary(library.zotero, { citekeys: { exportEntries }, signal });
+  if (!loaded) {
+    // No Zotero here (auto): its old entries go; Zotero unreadable for now: they stay until it is read again.
+    if (!warnings.length) await removeZoteroEntries(dir);
+    return { files: [], warnings, used: false };
+  }
+  // Items without a PDF too: the citation check and completion know their keys.
+  await writeZoteroEntries(dir, loaded.content.entries, loaded.location.dataDir);
+  const primary = new Set(library.primary.map((p) => p.toLowerCase()));
+  const files = loaded.content.files.map((f): ExtraFile => ({
+    path: f.path,
+    bib: f.bib,
+    sourceType: [...f.bib.collections, ...f.tags].some((c) => primary.has(c.toLowerCase())) ? 'primary' : 'secondary',
+  }));
+  return { files, warnings, used: true };
+}

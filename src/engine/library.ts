@@ -22,11 +22,18 @@ export interface LibrarySpec {
   primary: string[];
   /** Absolute path of the Better BibTeX export, if any. */
   bibliography?: string;
+  /**
+   * Zotero's library, which joins the folders (its PDF attachments are indexed with its metadata);
+   * undefined when `similarSources.zotero` is off. `dataDir`: the folder set (else found from
+   * Zotero's profile, else ~/Zotero); `home`: where the profile is looked for.
+   */
+  zotero?: { dataDir?: string; home: string };
   /** OCR of pages without a usable text layer: mode, Tesseract languages ("eng+fra"), a folder of extra .traineddata. */
   ocr: { mode: 'auto' | 'off'; languages: string; languageDir?: string };
 }
 
-export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude' | 'ocr' | 'ocrLanguages' | 'ocrLanguageFolder'>;
+export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude' | 'ocr' | 'ocrLanguages' | 'ocrLanguageFolder'> &
+  Partial<Pick<Settings, 'zotero' | 'zoteroDataDir'>>;
 
 export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.homedir()): LibrarySpec {
   const root = path.resolve(workspace);
@@ -40,6 +47,7 @@ export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.
     exclude: [...s.exclude],
     primary: s.primarySourceFolders.filter((f) => f.trim()).map((p) => expandHome(p, home)),
     bibliography: s.bibliographyFile.trim() ? abs(s.bibliographyFile.trim()) : undefined,
+    zotero: (s.zotero ?? 'auto') === 'off' ? undefined : { dataDir: s.zoteroDataDir?.trim() ? abs(s.zoteroDataDir.trim()) : undefined, home },
     ocr: { mode: s.ocr, languages: s.ocrLanguages.trim() || 'eng+fra', languageDir: s.ocrLanguageFolder.trim() ? abs(s.ocrLanguageFolder.trim()) : undefined },
   };
 }

@@ -5,9 +5,10 @@
 import { preview } from '../core/analysis/analyze';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { LibraryIndex, type PassageRecord, type SearchFilter, type SearchHit } from '../core/index/search/libraryIndex';
-import type { SourceRecord } from '../core/index/store/manifest';
+import { indexDir, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';
 import { queryTerms } from '../core/retrieval/representation';
+import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { EngineError } from '../shared/errors';
 import type { SemanticProgress } from '../shared/health';
 import { present, SOURCE_FIELDS, type Present } from '../shared/nulls';
@@ -149,6 +150,15 @@ export async function readBibliography(file: string): Promise<{ entries: Citekey
   // An entry without a title lists as '' (completion shows its key), as a source's title is never absent.
   const entries = parsed.entries.map((e) => ({ citekey: e.citekey, title: e.title ?? '', ...present(e, ['authors', 'year']) }));
   return { entries: sortEntries(entries), warnings: parsed.warnings };
+}
+
+/**
+ * The Zotero library's entries as of the last indexing run (items without a PDF included),
+ * alphabetical: completion lists them beside the index's keys. Empty without Zotero.
+ */
+export async function zoteroCitekeys(workspace: string): Promise<CitekeyEntry[]> {
+  const read = await readZoteroEntries(indexDir(workspace));
+  return sortEntries((read?.entries ?? []).map((e) => ({ citekey: e.citekey, title: e.title ?? '', ...present(e, ['authors', 'year']) })));
 }
 
 function sortEntries(entries: CitekeyEntry[]): CitekeyEntry[] {

@@ -37,6 +37,10 @@ export const SETTINGS = {
   libraryFolders: { type: 'array', default: [], scope: 'resource', restricted: true },
   primarySourceFolders: { type: 'array', default: [], scope: 'resource', restricted: true },
   bibliographyFile: { type: 'string', default: '', scope: 'resource', restricted: true },
+  /** 'auto': Zotero's library joins the library folders when its data directory exists; 'off': never read. */
+  zotero: { type: 'string', default: 'auto', enum: ['auto', 'off'], enumDescriptions: true, scope: 'resource', restricted: true },
+  /** Zotero's data directory; '' = the profile's prefs.js, else ~/Zotero. */
+  zoteroDataDir: { type: 'string', default: '', scope: 'resource', restricted: true },
   include: { type: 'array', default: [], scope: 'resource' },
   exclude: { type: 'array', default: [], scope: 'resource' },
   provider: { type: 'string', default: 'auto', enum: ['auto', 'embedded', 'local', 'ollama', 'openai'], enumDescriptions: true, restricted: true },

@@ -43,6 +43,10 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
       const paragraph = paragraphAround(lines, position.line);
       const [ranked, indexed] = await this.fromIndex(folder, paragraph, ac.signal);
       const listed = await this.fromBibliography(folder, document);
+      // Zotero's items without a PDF too (as of the last indexing run).
+      const zotero = await loadEngine()
+        .zoteroCitekeys(this.s.library.library(folder).workspace)
+        .catch(() => []);
       if (token.isCancellationRequested) return undefined;
       const range = new vscode.Range(position.line, at.start, position.line, at.end);
       const items: vscode.CompletionItem[] = [];
@@ -55,6 +59,7 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
       ranked.forEach(add);
       indexed.forEach(add);
       listed.forEach(add);
+      zotero.forEach(add);
       if (items[0] && ranked.length) items[0].preselect = true;
       return new vscode.CompletionList(items, false);
     } finally {

@@ -298,6 +298,9 @@ async function recommend(
   let recs: Recommendation[] = [...cards.values()]
     .sort((a, b) => b[0].similarity - a[0].similarity)
     .filter((ps) => ps[0].similarity >= o.similarityThreshold)
+    // One card per work: the PDFs of one Zotero item (or one export entry) share its citekey, and the
+    // card shows the one whose passage matched best.
+    .filter(firstOfEachKey())
     // Only cards that can be shown get previews and highlights (the reranker sees its top ones).
     .slice(0, reranker ? Math.max(o.maxResults, RERANK_TOP) : o.maxResults)
     .map((ps) => {
@@ -446,4 +449,16 @@ export function wordsToHighlight(text: string, terms: Set<string>, idf: IdfLooku
   const kept = matched.filter((m) => m.idf >= floor).slice(0, MAX_HIGHLIGHTS);
   // Every form of a kept term in the text ("harvest", "harvests"): the webview highlights words as given.
   return [...new Set(kept.flatMap((m) => m.words))];
+}
+
+/** Keeps the first card of each citekey (cards without one are all kept). */
+function firstOfEachKey(): (ps: { sourceRecord: { citekey?: string } }[]) => boolean {
+  const seen = new Set<string>();
+  return (ps) => {
+    const key = ps[0].sourceRecord.citekey;
+    if (!key) return true;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
 }

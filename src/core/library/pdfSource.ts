@@ -3,7 +3,7 @@
  * (Better BibTeX entry when one matches the file).
  */
 import { promises as fs } from 'node:fs';
-import type { OcrRunContext, SourceInput } from '../index/source';
+import type { OcrRunContext, SourceInput, SourceType } from '../index/source';
 import type { SourceRecord } from '../index/store/manifest';
 import { OcrCache } from '../ocr/ocrCache';
 import { OcrPool } from '../ocr/ocrPool';
@@ -11,7 +11,7 @@ import { pageImages, type PageImage } from '../pdf/pageImages';
 import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
-import { discoverPdfs, type LibraryConfig } from './discover';
+import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
 import { resolveMetadata, type BibMatch } from './metadata';
 
 /** PDFs larger than this are skipped with a reason rather than exhausting memory. */
@@ -43,6 +43,17 @@ export interface LibraryInputOptions {
   bibliographyCacheDir?: string;
   /** Where page images come from: in this thread by default, or a PdfExtractPool's workers. */
   pageImager?: (bytes: Uint8Array, pages: number[]) => Promise<PageImage[]>;
+  /**
+   * Files from elsewhere than the library folders (a Zotero library's PDF attachments), with their
+   * metadata; a file also found in a folder is indexed once, with this metadata.
+   */
+  extraFiles?: ExtraFile[];
+}
+
+export interface ExtraFile {
+  path: string;
+  bib: BibMatch;
+  sourceType: SourceType;
 }
 
 export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): Promise<LibraryInputs> {
@@ -53,7 +64,11 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   const ownEngine = ocrOn && !cfg.ocrEngine ? new OcrPool({ languages: languagesOf(cfg.ocrLanguages), extraLanguageDir: cfg.ocrLanguageDir }) : undefined;
   ownEngine?.check();
   const engine = ocrOn ? (cfg.ocrEngine ?? ownEngine) : undefined;
-  const { files, warnings } = await discoverPdfs(cfg);
+  const found = await discoverPdfs(cfg);
+  const { warnings } = found;
+  const extra = await statExtraFiles(cfg.extraFiles ?? [], warnings);
+  const extraPaths = new Set(extra.map((f) => f.path));
+  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
     try {
@@ -65,14 +80,14 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
     }
   }
   const inputs = files.map((f): SourceInput => {
-    const entry = bibIndex ? findEntryForFile(bibIndex, f.path) : undefined;
-    const bib: BibMatch | undefined = entry && {
+    const entry = bibIndex && !f.bib ? findEntryForFile(bibIndex, f.path) : undefined;
+    const bib: BibMatch | undefined = f.bib ?? (entry && {
       citekey: entry.citekey,
       title: entry.title,
       authors: entry.authors,
       year: entry.year,
       collections: entry.collections,
-    };
+    });
     return {
       path: f.path,
       size: f.size,
@@ -122,6 +137,21 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
     };
   });
   return { inputs, warnings, dispose: async () => ownEngine?.close() };
+}
+
+/** The extra files that exist, with their size and time; those that do not are said, each by name. */
+async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(Omit<DiscoveredFile, 'root' | 'rel'> & { bib: BibMatch })[]> {
+  const out = await Promise.all(
+    extra.map(async (f) => {
+      const st = await fs.stat(f.path).catch(() => undefined);
+      if (!st?.isFile()) {
+        warnings.push(`file not found: ${f.path} (${f.bib.citekey})`);
+        return undefined;
+      }
+      return { path: f.path, size: st.size, mtimeMs: st.mtimeMs, sourceType: f.sourceType, bib: f.bib };
+    }),
+  );
+  return out.filter((f) => f !== undefined);
 }
 
 /** The pages' texts with the set-aside text layers of `pages` put back. */

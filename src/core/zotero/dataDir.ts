@@ -1,0 +1,111 @@
+/**
+ * Where Zotero keeps its data (zotero.sqlite and storage/): the `similarSources.zoteroDataDir`
+ * setting when given, else the `extensions.zotero.dataDir` of the Zotero profile's prefs.js
+ * (the profile named Default in profiles.ini, else the first), else ~/Zotero, Zotero's own
+ * default on every platform. The prefs also give the linked-attachment base directory
+ * (`extensions.zotero.baseAttachmentPath`) that `attachments:` paths are relative to.
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface ZoteroLocation {
+  dataDir: string;
+  /** How it was found: the setting, the profile's prefs.js, or Zotero's default. */
+  from: 'setting' | 'prefs' | 'default';
+  /** The prefs.js read, when one was found. */
+  prefsFile?: string;
+  /** Base folder of linked files stored as `attachments:<relative path>`. */
+  baseAttachmentPath?: string;
+  /** True when dataDir holds a zotero.sqlite. */
+  exists: boolean;
+}
+
+export interface LocateOptions {
+  /** The `similarSources.zoteroDataDir` setting (or the CLI's --zotero <dir>); empty: not set. */
+  setting?: string;
+  home?: string;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The folder holding Zotero's profiles.ini on each platform. */
+export function profilesRoot(home: string, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string {
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Zotero');
+  if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Zotero', 'Zotero');
+  return path.join(home, '.zotero', 'zotero');
+}
+
+export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLocation> {
+  const home = opts.home ?? os.homedir();
+  const platform = opts.platform ?? process.platform;
+  const env = opts.env ?? process.env;
+  const prefsFile = await findPrefsFile(profilesRoot(home, platform, env));
+  const prefs = prefsFile ? parsePrefs(await fs.readFile(prefsFile, 'utf8').catch(() => '')) : new Map<string, unknown>();
+  const base = prefs.get('extensions.zotero.baseAttachmentPath');
+  const baseAttachmentPath = typeof base === 'string' && base ? base : undefined;
+  const setting = opts.setting?.trim();
+  let dataDir: string;
+  let from: ZoteroLocation['from'];
+  const pref = prefs.get('extensions.zotero.dataDir');
+  // Zotero uses the pref only with useDataDir on (a custom folder); an older prefs.js may lack useDataDir.
+  if (setting) {
+    dataDir = path.resolve(setting === '~' ? home : /^~[\\/]/.test(setting) ? path.join(home, setting.slice(2)) : setting);
+    from = 'setting';
+  } else if (typeof pref === 'string' && pref && prefs.get('extensions.zotero.useDataDir') !== false) {
+    dataDir = pref;
+    from = 'prefs';
+  } else {
+    dataDir = path.join(home, 'Zotero');
+    from = 'default';
+  }
+  const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then((s) => s.isFile(), () => false);
+  return { dataDir, from, prefsFile, baseAttachmentPath, exists };
+}
+
+/** The default profile's prefs.js under `root` (profiles.ini's Default=1, else its first profile), if any. */
+async function findPrefsFile(root: string): Promise<string | undefined> {
+  const ini = await fs.readFile(path.join(root, 'profiles.ini'), 'utf8').catch(() => undefined);
+  if (ini === undefined) return undefined;
+  const profiles = parseProfilesIni(ini);
+  const chosen = profiles.find((p) => p.isDefault) ?? profiles[0];
+  if (!chosen) return undefined;
+  const dir = chosen.isRelative ? path.join(root, ...chosen.path.split(/[\\/]/)) : chosen.path;
+  const file = path.join(dir, 'prefs.js');
+  return (await fs.stat(file).then((s) => s.isFile(), () => false)) ? file : undefined;
+}
+
+export function parseProfilesIni(text: string): { path: string; isRelative: boolean; isDefault: boolean }[] {
+  const out: { path: string; isRelative: boolean; isDefault: boolean }[] = [];
+  let cur: Record<string, string> | undefined;
+  const flush = () => {
+    if (cur?.Path) out.push({ path: cur.Path, isRelative: cur.IsRelative !== '0', isDefault: cur.Default === '1' });
+  };
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const section = /^\[(.+)\]$/.exec(line);
+    if (section) {
+      flush();
+      cur = /^Profile\d+$/i.test(section[1]) ? {} : undefined;
+    } else if (cur) {
+      const eq = line.indexOf('=');
+      if (eq > 0) cur[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+    }
+  }
+  flush();
+  return out;
+}
+
+/** `user_pref("name", value);` lines of a prefs.js: strings (JavaScript-escaped), numbers, booleans. */
+export function parsePrefs(text: string): Map<string, unknown> {
+  const prefs = new Map<string, unknown>();
+  const re = /^\s*user_pref\(\s*("(?:[^"\\]|\\.)*")\s*,\s*("(?:[^"\\]|\\.)*"|true|false|-?\d+(?:\.\d+)?)\s*\)\s*;/gm;
+  for (const m of text.matchAll(re)) {
+    try {
+      prefs.set(JSON.parse(m[1]) as string, JSON.parse(m[2]));
+    } catch {
+      // A value JSON cannot read (a JavaScript-only escape such as \x41) is left out, not guessed.
+    }
+  }
+  return prefs;
+}
