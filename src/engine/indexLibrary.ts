@@ -15,6 +15,8 @@ import { loadBibliography } from '../core/library/bibliography';
 import type { ExtraFile } from '../core/library/pdfSource';
 import { removeZoteroEntries, writeZoteroEntries } from '../core/zotero/entriesFile';
 import { loadZoteroLibrary } from '../core/zotero/library';
+import { highlightsForIndex } from '../core/zotero/highlights';
+import type { ZoteroAnnotation } from '../core/zotero/model';
 import type { LibrarySpec } from './library';
 
 export interface IndexLibraryOptions {
@@ -87,6 +89,11 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       onWarning: o.onWarning,
     }).finally(dispose);
     report.warnings.unshift(...warnings);
+    // Zotero's highlights, matched to the passages just indexed (the sidecar the search reads).
+    if (zotero.highlights && !report.cancelled) {
+      const h = await highlightsForIndex(library.workspace, zotero.highlights.annotations, zotero.highlights.pathByKey);
+      if (h.dropped) o.onWarning?.(`Zotero: ${h.dropped} of ${h.highlights} highlights were not found in their PDF's text (a scanned page, or a PDF changed since): they are not shown on cards.`);
+    }
     return { ...report, files: inputs.map((i) => i.path) };
   } finally {
     o.signal?.removeEventListener('abort', stopPool);
@@ -99,7 +106,10 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
  * The PDF attachments of the Zotero library, when the settings read it: each with its item's
  * metadata, primary when one of its collections or tags is named among the primary sources.
  */
-async function zoteroFiles(library: LibrarySpec, signal?: AbortSignal): Promise<{ files: ExtraFile[]; warnings: string[]; used: boolean }> {
+async function zoteroFiles(
+  library: LibrarySpec,
+  signal?: AbortSignal,
+): Promise<{ files: ExtraFile[]; warnings: string[]; used: boolean; highlights?: { annotations: ZoteroAnnotation[]; pathByKey: Map<string, string> } }> {
   const dir = indexDir(library.workspace);
   if (!library.zotero) {
     await removeZoteroEntries(dir);
@@ -121,5 +131,7 @@ async function zoteroFiles(library: LibrarySpec, signal?: AbortSignal): Promise<
     bib: f.bib,
     sourceType: [...f.bib.collections, ...f.tags].some((c) => primary.has(c.toLowerCase())) ? 'primary' : 'secondary',
   }));
-  return { files, warnings, used: true };
+  const pathByKey = new Map<string, string>();
+  for (const item of loaded.snapshot.items) for (const a of item.attachments) if (a.path && !a.missing) pathByKey.set(a.key, a.path);
+  return { files, warnings, used: true, highlights: { annotations: loaded.snapshot.annotations, pathByKey } };
 }

@@ -47,10 +47,13 @@ export class LibraryWatcher implements vscode.Disposable {
     if (!this.started) return;
     const folder = this.library.workspaceFolder();
     if (!folder || !vscode.workspace.isTrusted || !readSettings(folder.uri).watchLibrary) return;
-    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
-    if (config.get<string>('zotero', 'auto') !== 'off') {
-      this.zotero = loadEngine().watchZotero({
-        dataDir: config.get<string>('zoteroDataDir') || undefined,
+    const settings = readSettings(folder.uri);
+    if (settings.zotero !== 'off') {
+      const engine = loadEngine();
+      // The folder found as indexing finds it (setting, Zotero's profile, ~/Zotero), looked up on each poll.
+      const setting = settings.zoteroDataDir.trim() || undefined;
+      this.zotero = engine.watchZotero({
+        dataDir: async () => (await engine.locateZotero({ setting })).dataDir,
         onChange: () => this.schedule(),
         onError: (e) => this.log.debug(`Zotero watch: ${e.message}`),
       });

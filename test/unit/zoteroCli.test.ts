@@ -26,7 +26,7 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
   const search = (q: string, ...more: string[]) => {
     const r = cli('search', q, '--workspace', ws, '--json', '--k', '20', ...more);
     assert.equal(r.status, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { results: { path: string; title: string; citekey: string | null; authors: string[]; year: number | null }[] }).results;
+    return (JSON.parse(r.stdout) as { results: { path: string; title: string; citekey: string | null; authors: string[]; year: number | null; highlight: { text: string; comment?: string } | null }[] }).results;
   };
 
   before(function () {
@@ -70,6 +70,16 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     assert.equal(rural?.citekey, 'chevalier1962RuralExodusMaking');
     const hanse = search('Hanse Kontor').find((h) => h.path === lib.attachments.hanse);
     assert.equal(hanse?.citekey, 'dollinger1964');
+  });
+
+  it('a passage the user highlighted in Zotero carries the highlight on its hit', () => {
+    const hits = search('les électeurs parisiens désignent un conseil municipal');
+    const marked = hits.find((h) => h.path === lib.attachments.commune && h.highlight);
+    assert.ok(marked, 'the highlighted passage of the Commune PDF is found, marked');
+    assert.equal(marked.highlight?.comment, 'key passage');
+    assert.match(marked.highlight?.text ?? '', /conseil municipal/);
+    // Only that passage: the other PDFs' hits carry none.
+    assert.ok(hits.filter((h) => h.path !== lib.attachments.commune).every((h) => h.highlight === null));
   });
 
   it('--collection filters by Zotero collection path', () => {

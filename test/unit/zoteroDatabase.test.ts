@@ -96,7 +96,7 @@ describe('Zotero database reader', function () {
     const commune = item('commune').attachments[0];
     assert.deepEqual(
       { ...a, dateModified: undefined },
-      { key: lib.annotations[0], attachmentKey: commune.key, type: 'highlight', text: 'the Commune proclaimed on 28 March', comment: 'key passage', pageLabel: '12', pageIndex: 0, color: '#ffd400', dateModified: undefined },
+      { key: lib.annotations[0], attachmentKey: commune.key, type: 'highlight', text: 'les électeurs parisiens désignent un conseil municipal', comment: 'key passage', pageLabel: '12', pageIndex: 0, color: '#ffd400', dateModified: undefined },
     );
     assert.equal(snap.annotations.find((x) => x.key === lib.annotations[1])!.type, 'underline');
   });

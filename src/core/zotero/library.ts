@@ -7,10 +7,12 @@
  */
 import type { BibEntry } from '../library/bibEntry';
 import type { BibMatch } from '../library/metadata';
-import type { CitekeySources } from './citekey';
+import { assignCitekeys, type CitekeySources } from './citekey';
 import { ZoteroDatabaseReader } from './database';
 import { locateZotero, type ZoteroLocation } from './dataDir';
+import { sharedLocalApiReader } from './localApi';
 import { ZoteroUnavailable, type ZoteroCreator, type ZoteroItem, type ZoteroReader, type ZoteroSnapshot } from './model';
+import { readZotero } from './open';
 
 export interface ZoteroFile {
   path: string;
@@ -98,17 +100,31 @@ export async function loadZoteroLibrary(req: ZoteroRequest, opts: LoadZoteroOpti
     const from = location.from === 'setting' ? 'the folder set for Zotero' : `Zotero's profile (${location.prefsFile})`;
     return { warnings: [`Zotero: no zotero.sqlite in ${location.dataDir}, ${from}. Set similarSources.zoteroDataDir (or --zotero <dir>) to the folder Zotero shows in Settings → Advanced → Files and Folders.`] };
   }
-  const readers = opts.readers?.(location) ?? [new ZoteroDatabaseReader({ dataDir: location.dataDir, baseAttachmentPath: location.baseAttachmentPath, citekeys: opts.citekeys })];
-  const said: string[] = [];
-  for (const reader of readers) {
-    try {
-      const snapshot = await reader.read({ signal: opts.signal });
-      const content = zoteroLibraryContent(snapshot);
-      return { loaded: { location, snapshot, content }, warnings: [...said, ...content.warnings.map((w) => `Zotero: ${w}`)] };
-    } catch (err) {
-      if (!(err instanceof ZoteroUnavailable)) throw err;
-      said.push(`Zotero (${reader.name}): ${err.message}${err.hint ? ` ${err.hint}` : ''}`);
-    }
+  // The local API first (Zotero running, with it enabled: incremental, nothing copied), then the
+  // database copy; Better BibTeX's keys, then the export's and generated ones, fill what is empty.
+  const readers = opts.readers?.(location) ?? [
+    sharedLocalApiReader({ dataDir: location.dataDir }),
+    new ZoteroDatabaseReader({ dataDir: location.dataDir, baseAttachmentPath: location.baseAttachmentPath, citekeys: opts.citekeys }),
+  ];
+  try {
+    const read = await readZotero(readers, {
+      signal: opts.signal,
+      previous: lastSnapshot.get(location.dataDir),
+      shownHints,
+      fillCitekeys: (s) => assignCitekeys(s.items, opts.citekeys),
+    });
+    lastSnapshot.set(location.dataDir, read.snapshot);
+    const content = zoteroLibraryContent(read.snapshot);
+    return { loaded: { location, snapshot: read.snapshot, content }, warnings: [...read.hints.map((h) => `Zotero: ${h}`), ...content.warnings.map((w) => `Zotero: ${w}`)] };
+  } catch (err) {
+    if (!(err instanceof ZoteroUnavailable)) throw err;
+    return { warnings: [`Zotero: ${err.message}${err.hint ? ` ${err.hint}` : ''}`] };
   }
-  return { warnings: said };
 }
+
+/**
+ * Per process: the last snapshot of each data directory (a re-read asks only what changed), and
+ * the hints already given (how to enable the local API is said once, not on every re-index).
+ */
+const lastSnapshot = new Map<string, ZoteroSnapshot>();
+const shownHints = new Set<string>();

@@ -220,7 +220,7 @@ for name, itype, title, date, creators, citekey, colls, pdf, how in named:
             nid, nkey = add_item("annotation")
             cur.execute(
                 "INSERT INTO itemAnnotations (itemID, parentItemID, type, text, comment, color, pageLabel, sortIndex, position, isExternal) VALUES (?, ?, 1, ?, ?, '#ffd400', '12', '00000|000000|00000', ?, 0)",
-                (nid, aid, "the Commune proclaimed on 28 March", "key passage", json.dumps({"pageIndex": 0, "rects": [[10, 10, 100, 20]]})),
+                (nid, aid, "les électeurs parisiens désignent un conseil municipal", "key passage", json.dumps({"pageIndex": 0, "rects": [[10, 10, 100, 20]]})),
             )
             uid, ukey = add_item("annotation")
             cur.execute(
