@@ -10,7 +10,7 @@ import { healthOf } from '../core/index/health';
 import { indexDir, readManifest } from '../core/index/store/manifest';
 import { segmentLatex } from '../core/latex/segment';
 import { SegmentThread } from '../core/markdown/segmentThread';
-import { highlightsFingerprint, readHighlights } from '../core/zotero/highlights';
+import { highlightsFingerprint, readHighlights } from '../core/index/store/highlights';
 import { bundleDir } from './bundle';
 import { embedsInBackground } from './provider';
 import { coreIndex, type SearchIndex } from './search';

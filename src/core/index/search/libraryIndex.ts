@@ -18,7 +18,7 @@ import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRe
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import { readPassageShard, readVectorShard } from '../store/shards';
-import { HIGHLIGHTS_FILE, highlightsFingerprint, readHighlights, type PassageHighlight } from '../../zotero/highlights';
+import { HIGHLIGHTS_FILE, highlightsFingerprint, readHighlights, type PassageHighlight } from '../store/highlights';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
