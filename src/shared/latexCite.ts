@@ -110,9 +110,10 @@ export function skipOpaque(text: string, i: number): number {
   }
   const verb = /^\\verb\*?([^a-zA-Z\s*])/.exec(text.slice(i, i + 8));
   if (verb) {
-    const e = text.indexOf(verb[1], i + verb[0].length);
-    const nl = text.indexOf('\n', i);
-    return e < 0 || (nl >= 0 && nl < e) ? (nl < 0 ? text.length : nl) : e + 1;
+    // To its delimiter, on its line (an unclosed one ends there, as TeX says).
+    let j = i + verb[0].length;
+    while (j < text.length && text[j] !== verb[1] && text[j] !== '\n') j++;
+    return text[j] === verb[1] ? j + 1 : j;
   }
   if (text.startsWith('\\begin', i)) {
     const m = /^\\begin\s*\{([^{}]+)\}/.exec(text.slice(i, i + 60));
@@ -135,13 +136,20 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** A bracketed argument at `i` (`[…]`, `(…)`, `{…}`), braces nested: its content and the offset after it; undefined when unclosed. */
+/** How far a note `[…]` or `(…)` is looked for: an unclosed one is not read to the end of a long text for each command. */
+const NOTE_REACH = 500;
+
+/**
+ * A bracketed argument at `i` (`[…]`, `(…)`, `{…}`), braces nested: its content and the offset after it;
+ * undefined when unclosed (a note within NOTE_REACH characters, a group by the paragraph's end).
+ */
 export function delimited(text: string, i: number, open: string, close: string): { content: string; end: number } | undefined {
   if (text[i] !== open) return undefined;
+  const stop = open === '{' ? text.length : Math.min(text.length, i + NOTE_REACH);
   let depth = 0;
   // Brackets nested too (`[\cite[12]{a}]`, which LaTeX wants braced): forgiving what is typed.
   let nested = 0;
-  for (let j = i + 1; j < text.length; j++) {
+  for (let j = i + 1; j < stop; j++) {
     const c = text[j];
     if (c === '\\') j++;
     else if (c === close && depth <= 0 && nested === 0) return { content: text.slice(i + 1, j), end: j + 1 };

@@ -111,8 +111,8 @@ class Projector {
   private offs: number[] = [];
   private blockQuote = false;
   private quoteDepth = 0;
-  /** Closing actions of the open groups `{…}`, innermost last. */
-  private frames: Array<(() => void) | undefined> = [];
+  /** Closing actions of the open groups `{…}`, innermost last, given the offset of their `}`. */
+  private frames: Array<((close: number) => void) | undefined> = [];
   /** The citation of each open quotation environment (`\begin{displayquote}[\cite{a}]`). */
   private envs: Array<{ name: string; cite?: { start: number; end: number } }> = [];
   readonly paras: Para[] = [];
@@ -175,7 +175,7 @@ class Projector {
           this.frames.push(undefined);
           continue;
         case '}':
-          this.frames.pop()?.();
+          this.frames.pop()?.(i);
           continue;
         case '~':
           this.emit(' ', i);
@@ -275,7 +275,7 @@ class Projector {
       if (src[at] !== '{') return j;
       // A footnote is a Pandoc note `^[…]`: a citation in it anchors where the note is called.
       this.emit('^[', i);
-      this.frames.push(() => this.emit(']', groupEnd(src, at) - 1));
+      this.frames.push((close) => this.emit(']', close));
       return at + 1;
     }
     if (QUOTE_COMMANDS.has(name)) return this.quote(name, i, j);
@@ -305,9 +305,10 @@ class Projector {
     let letter: string;
     let end: number;
     if (src[at] === '{') {
-      const d = delimited(src, at, '{', '}');
-      letter = (d?.content ?? '').replace(/^\\i$/, 'i').replace(/^\\j$/, 'j');
-      end = d?.end ?? at + 1;
+      // One letter (or `\i`, `\j`) in braces; anything else is not an accent's argument.
+      const d = /^\{\s*(\\[ij]|[^{}\\\s]?)\s*\}/.exec(src.slice(at, at + 12));
+      letter = (d?.[1] ?? '').replace(/^\\i$/, 'i').replace(/^\\j$/, 'j');
+      end = d ? at + d[0].length : at + 1;
     } else {
       letter = src[at] ?? '';
       end = at + 1;
@@ -385,9 +386,8 @@ class Projector {
     }
     const at = after(src, j);
     if (src[at] !== '{') return j;
-    const close = groupEnd(src, at) - 1;
     this.emit('“', i);
-    this.frames.push(() => {
+    this.frames.push((close) => {
       this.emit('”', close);
       if (cite) {
         this.emit(' ', close);
