@@ -219,7 +219,8 @@ function latexEvents(parts: readonly LatexPart[]): Array<LatexHeading | { kind: 
         i++;
         continue;
       }
-      const arg = delimited(p.text, i + m[0].length, '{', '}');
+      // A title is short: an unclosed one is not looked for to the end of the draft at each heading.
+      const arg = delimited(p.text.slice(i + m[0].length, i + m[0].length + 2000), 0, '{', '}');
       flushCites(i);
       out.push({ kind: 'heading', level: LATEX_LEVELS[m[1]], star: m[2] === '*', title: latexTitle(arg?.content ?? ''), line: lineOf(i), file: p.file, matter });
       i += m[0].length;

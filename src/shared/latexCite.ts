@@ -274,6 +274,12 @@ function paragraphStart(text: string, offset: number, reach = 4000): number {
   return from + start;
 }
 
+/** Where the paragraph around `offset` ends (its blank line), at most `reach` on. */
+function paragraphEnd(text: string, offset: number, reach = 4000): number {
+  const m = /\n[ \t]*\n/.exec(text.slice(offset, offset + reach));
+  return m ? offset + m.index : Math.min(text.length, offset + reach);
+}
+
 export interface CiteAtOffset {
   cite: LatexCite;
   item: CiteItem;
@@ -289,8 +295,7 @@ export interface CiteAtOffset {
  */
 export function citeAtOffset(text: string, offset: number): CiteAtOffset | undefined {
   const from = paragraphStart(text, offset);
-  let to = text.indexOf('\n\n', offset);
-  to = to < 0 ? text.length : to;
+  const to = paragraphEnd(text, offset);
   for (const cite of scanLatexCites(text, from, to)) {
     if (cite.start >= offset) break;
     for (const item of cite.items) {
@@ -310,8 +315,7 @@ export function citeAtOffset(text: string, offset: number): CiteAtOffset | undef
  */
 export function adjacentLatexCite(text: string, offset: number): LatexCite | undefined {
   const from = paragraphStart(text, offset);
-  let to = text.indexOf('\n\n', offset);
-  to = to < 0 ? text.length : to;
+  const to = paragraphEnd(text, offset);
   let before: LatexCite | undefined;
   let after: LatexCite | undefined;
   for (const c of scanLatexCites(text, from, to)) {

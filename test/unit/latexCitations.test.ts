@@ -61,6 +61,8 @@ describe('LaTeX citations (core/latex/citations)', () => {
       'The years 1590--1600 were ``hard for the poor of the towns\'\'.\\footcite[9]{g} A sentence \\cite{h}.',
       '',
       '\\enquote{Les r\\\'ecoltes \\c{c}a et l\\`a manqu\\`erent} \\cite[2]{i}',
+      '',
+      'He wrote "the years 1590--1600 were hard~--- very hard" \\citep[p.~12]{j}.',
     ].join('\n');
     assert.deepEqual(cites(src), [
       ['a', 'p. 3', 'the sea was a plain of wheat'],
@@ -72,6 +74,7 @@ describe('LaTeX citations (core/latex/citations)', () => {
       ['g', '9', 'hard for the poor of the towns'],
       ['h', null, null],
       ['i', '2', 'Les récoltes ça et là manquèrent'],
+      ['j', 'p. 12', 'the years 1590–1600 were hard — very hard'],
     ]);
     const c = findLatexCitations(src)[0];
     assert.deepEqual(c.quoteRange, { line: 1, column: 3, endLine: 1, endColumn: 31 });

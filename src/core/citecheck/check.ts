@@ -19,7 +19,7 @@ export interface CheckedCitation {
   key: string;
   /** The file the citation is in, when not the draft itself (a LaTeX chapter read through `\input`). */
   file?: string;
-  /** 1-based line and column of the key's `@`; endColumn just after the key. */
+  /** 1-based line and column of the key's `@` (in LaTeX: of the key's first character); endColumn just after the key. */
   line: number;
   column: number;
   endColumn: number;
