@@ -56,6 +56,10 @@ describe('LaTeX citation commands (shared)', () => {
     c = citeAtOffset(text, at);
     assert.deepEqual(c?.partial, { text: 'lin', start: text.indexOf('lindqvist'), end: text.indexOf('lindqvist') + 9 });
     assert.deepEqual(c?.keys, ['a', 'lindqvist']);
+    for (const s of ['\\cite{|}', '\\parencite[see][]{a,|}', '\\citep*{|']) {
+      const k = cursor(s);
+      assert.equal(citeAtOffset(k.text, k.at)?.partial.text, '', s);
+    }
     // Not in the notes, not after the command, not in a comment.
     for (const s of ['\\autocite[p.|~12]{a}', '\\cite{a}|', '% \\cite{Bra|', '\\textbf{Bra|}', '$\\cite{x|}$']) {
       const k = cursor(s);
