@@ -19,6 +19,14 @@ export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
   'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum', 'citetext',
 ]);
 
+/**
+ * csquotes' quotations with their citation, `\textcquote[pre][post]{key}[punct]{text}` (the foreign and
+ * hyphen ones take a language first): read as citation commands, the quoted text after them.
+ */
+export const LATEX_CQUOTE_COMMANDS: ReadonlySet<string> = new Set([
+  'textcquote', 'blockcquote', 'foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote',
+]);
+
 /** Multicite commands of biblatex: `\cites(pre)(post)[pre][post]{a}[pre][post]{b}…`. */
 export const LATEX_MULTICITE_COMMANDS: ReadonlySet<string> = new Set([
   'cites', 'Cites', 'parencites', 'Parencites', 'footcites', 'footcitetexts', 'textcites', 'Textcites', 'smartcites', 'Smartcites',
@@ -200,9 +208,17 @@ export function parseCiteAt(text: string, i: number): LatexCite | undefined {
   if (!m) return undefined;
   const command = m[1];
   const multi = LATEX_MULTICITE_COMMANDS.has(command);
-  if (!multi && !LATEX_CITE_COMMANDS.has(command)) return undefined;
+  const cquote = LATEX_CQUOTE_COMMANDS.has(command);
+  if (!multi && !cquote && !LATEX_CITE_COMMANDS.has(command)) return undefined;
   const cite: LatexCite = { command, star: m[2] === '*', multi, start: i, end: i + m[0].length, items: [], closed: true };
   let j = cite.end;
+  if (cquote && !command.startsWith('text') && !command.startsWith('block')) {
+    // The language of `\foreigntextcquote{french}[…]{key}`.
+    const at = skipSpace(text, j);
+    const lang = at >= 0 ? delimited(text, at, '{', '}') : undefined;
+    if (!lang) return undefined;
+    j = lang.end;
+  }
   if (multi) {
     const globals: string[] = [];
     for (let k = 0; k < 2; k++) {
@@ -319,7 +335,8 @@ export function adjacentLatexCite(text: string, offset: number): LatexCite | und
   let before: LatexCite | undefined;
   let after: LatexCite | undefined;
   for (const c of scanLatexCites(text, from, to)) {
-    if (LATEX_SILENT_CITES.has(c.command)) continue;
+    // `\nocite` prints nothing, `\textcquote{key}{text}` holds its quotation: no citation is merged into them.
+    if (LATEX_SILENT_CITES.has(c.command) || LATEX_CQUOTE_COMMANDS.has(c.command)) continue;
     if (offset > c.start && offset < c.end) return c;
     if (offset >= c.end) before = c;
     else if (!after) after = c;

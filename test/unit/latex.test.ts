@@ -70,6 +70,11 @@ describe('LaTeX drafts', () => {
       const { segments } = await segmentLatex('Prices rose \\cites(see)()[12]{a}[14]{b}. They fell \\autocites[3]{c}{d} again.\n');
       assert.equal(segments[0].query, 'Prices rose. They fell again.');
     });
+
+    it('csquotes’ \\textcquote and \\foreignblockcquote keep their quotation, not their key or notes', async () => {
+      const { segments } = await segmentLatex('Braudel: \\textcquote[p.~214]{k}[.]{the sea was a plain of wheat} and \\foreignblockcquote{french}[see][12]{l}{la mer est une plaine} today.\n');
+      assert.equal(segments[0].query, 'Braudel: the sea was a plain of wheat and la mer est une plaine today.');
+    });
   });
 
   it('a draft nested thousands deep is refused as unreadable, not half read', async () => {

@@ -63,6 +63,8 @@ describe('LaTeX citations (core/latex/citations)', () => {
       '\\enquote{Les r\\\'ecoltes \\c{c}a et l\\`a manqu\\`erent} \\cite[2]{i}',
       '',
       'He wrote "the years 1590--1600 were hard~--- very hard" \\citep[p.~12]{j}.',
+      '',
+      'Braudel: \\textcquote[p.~214]{k}[.]{the sea was a plain of wheat} and \\foreignblockcquote{french}[see][12]{l}{la mer est une plaine}',
     ].join('\n');
     assert.deepEqual(cites(src), [
       ['a', 'p. 3', 'the sea was a plain of wheat'],
@@ -75,6 +77,8 @@ describe('LaTeX citations (core/latex/citations)', () => {
       ['h', null, null],
       ['i', '2', 'Les récoltes ça et là manquèrent'],
       ['j', 'p. 12', 'the years 1590–1600 were hard — very hard'],
+      ['k', 'p. 214', 'the sea was a plain of wheat'],
+      ['l', '12', 'la mer est une plaine'],
     ]);
     const c = findLatexCitations(src)[0];
     assert.deepEqual(c.quoteRange, { line: 1, column: 3, endLine: 1, endColumn: 31 });

@@ -70,6 +70,10 @@ describe('LaTeX citation commands (shared)', () => {
   it('finds the command a new citation joins', () => {
     const { text, at } = cursor('Grain \\autocite[3]{a} | and more.');
     assert.equal(adjacentLatexCite(text, at)?.items[0].keys[0].key, 'a');
+    // A quotation with its citation (`\textcquote`) is not joined.
+    const q = cursor('Grain \\textcquote[3]{a}{the sea} |');
+    assert.equal(adjacentLatexCite(q.text, q.at), undefined);
+    assert.deepEqual(scanLatexCites(q.text).map((c) => c.items[0].keys[0].key), ['a']);
     const k = cursor('Grain \\autocite[3]{a} and | more.');
     assert.equal(adjacentLatexCite(k.text, k.at), undefined);
   });

@@ -14,7 +14,7 @@
  */
 import { citationsOf, parseLocator, type DraftCitation, type Para } from '../citecheck/draftCitations';
 import { lineStarts } from '../text/lines';
-import { delimited, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
+import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
 
 export interface LatexCitation extends DraftCitation {
   /** The command's name ("autocite") and its offsets in the source (end exclusive). */
@@ -232,6 +232,7 @@ class Projector {
     }
     const cite = parseCiteAt(src, i);
     if (cite) {
+      if (LATEX_CQUOTE_COMMANDS.has(cite.command) && cite.closed) return this.cquote(cite);
       this.cite(cite);
       return cite.end;
     }
@@ -393,6 +394,24 @@ class Projector {
         this.emit(' ', close);
         this.walk(cite.start, cite.end);
       }
+    });
+    return at + 1;
+  }
+
+  /** `\textcquote[p.~12]{key}[punct]{text}`: “text” and its citation after it. */
+  private cquote(cite: LatexCite): number {
+    const src = this.src;
+    const j = optionals(src, cite.end, 1).end;
+    const at = after(src, j);
+    if (src[at] !== '{') {
+      this.cite(cite);
+      return j;
+    }
+    this.emit('“', cite.start);
+    this.frames.push((close) => {
+      this.emit('”', close);
+      this.emit(' ', close);
+      this.cite(cite);
     });
     return at + 1;
   }

@@ -24,7 +24,7 @@ const SECTIONS: Record<string, number> = { part: 0, chapter: 1, section: 2, subs
 const CITES = ['cite', 'citep', 'citet', 'parencite', 'textcite', 'autocite', 'footcite', 'smartcite', 'supercite', 'citeauthor', 'citeyear', 'citetitle', 'nocite', 'Cite', 'Parencite', 'Textcite', 'Autocite', 'citealp', 'citealt'];
 const MULTI_CITES = ['cites', 'parencites', 'textcites', 'autocites', 'footcites', 'Cites', 'Parencites', 'Textcites', 'Autocites'];
 /** Macros whose last argument is prose. */
-const TEXT = ['emph', 'textit', 'textbf', 'textsc', 'textsl', 'textup', 'textrm', 'textsf', 'texttt', 'textmd', 'underline', 'enquote', 'mbox', 'textquote', 'foreignquote', 'hyphenquote', 'foreignlanguage', 'footnote', 'footnotetext', 'caption', 'hbox', 'uline', 'textnormal', 'emph*'];
+const TEXT = ['textcquote', 'blockcquote', 'foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote', 'emph', 'textit', 'textbf', 'textsc', 'textsl', 'textup', 'textrm', 'textsf', 'texttt', 'textmd', 'underline', 'enquote', 'mbox', 'textquote', 'foreignquote', 'hyphenquote', 'foreignlanguage', 'footnote', 'footnotetext', 'caption', 'hbox', 'uline', 'textnormal', 'emph*'];
 /** Macros whose arguments are no prose (read, so their braces are not taken for text). */
 const DROPPED: Record<string, string> = {
   label: 'm',
@@ -65,6 +65,9 @@ async function parseLatex(source: string): Promise<Node> {
       ...Object.fromEntries(MULTI_CITES.map((m) => [m, { signature: `d() d() ${'o o d{} '.repeat(8).trim()}` }])),
       ...Object.fromEntries(Object.entries(DROPPED).map(([m, signature]) => [m, { signature }])),
       textquote: { signature: 'o o m o' },
+      // csquotes' quotation with its citation: `\textcquote[pre][post]{key}[punct]{text}`, the text kept.
+      ...Object.fromEntries(['textcquote', 'blockcquote'].map((m) => [m, { signature: 's o o m o m' }])),
+      ...Object.fromEntries(['foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote'].map((m) => [m, { signature: 's m o o m o m' }])),
       foreignquote: { signature: 'm o o m o' },
       foreignlanguage: { signature: 'o m m' },
       enquote: { signature: 's m' },
