@@ -16,7 +16,7 @@ export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
   'cite', 'Cite', 'parencite', 'Parencite', 'footcite', 'footcitetext', 'textcite', 'Textcite', 'smartcite', 'Smartcite',
   'autocite', 'Autocite', 'supercite', 'fullcite', 'footfullcite', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle',
   'citeyear', 'citedate', 'citeurl', 'nocite', 'volcite', 'Volcite', 'pvolcite', 'Pvolcite', 'fvolcite', 'tvolcite', 'avolcite',
-  'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum', 'citetext',
+  'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum',
 ]);
 
 /**
