@@ -37,11 +37,11 @@ const TOOLS: Record<string, { title: string; description: string; inputSchema: o
   sources_for: { title: 'Sources for a paragraph', description: TOOL_DESCRIPTIONS.sourcesFor, inputSchema: TOOL_SCHEMAS.sourcesFor, run: (e, a, signal) => sourcesForTool(e, a, { signal }) },
   check_citations: {
     title: 'Check citations',
-    description: `${TOOL_DESCRIPTIONS.checkCitations} The draft is a Markdown file inside the workspace.`,
+    description: `${TOOL_DESCRIPTIONS.checkCitations} The draft is a Markdown, Quarto, R Markdown or LaTeX file inside the workspace (a LaTeX draft's \\input files are checked too).`,
     inputSchema: TOOL_SCHEMAS.checkCitationsPath,
     run: async (e, a, signal) => {
       const draft = await readDraft(e, a);
-      return checkCitationsTool(e, draft.text, { name: draft.path, signal });
+      return checkCitationsTool(e, draft.text, { name: draft.path, signal, draftPath: draft.file });
     },
   },
 };

@@ -258,10 +258,12 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
  * A draft's citations checked against the library: each citation's status, problems first.
  * `draft` is the draft's text (the host reads it: the editor's unsaved text, or a file `readDraft` allows).
  */
-export async function checkCitationsTool(engine: WorkspaceEngine, draft: string, opts: { name: string; signal?: AbortSignal }): Promise<ToolAnswer> {
-  const r = await engine.checkCitations(draft, { signal: opts.signal });
+export async function checkCitationsTool(engine: WorkspaceEngine, draft: string, opts: { name: string; signal?: AbortSignal; draftPath?: string }): Promise<ToolAnswer> {
+  // With its path, a LaTeX draft is read as LaTeX (its \input files too) and a draft's own bibliography serves.
+  const r = await engine.checkCitations(draft, { signal: opts.signal, ...(opts.draftPath !== undefined ? { draftPath: opts.draftPath } : {}) });
   const ordered = [...r.citations].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok') || a.line - b.line || a.column - b.column);
   const citations = ordered.slice(0, TOOL_LIMITS.findings).map((c) => ({
+    ...(c.file !== undefined ? { file: lineText(c.file, 200) } : {}),
     line: c.line,
     key: lineText(c.key, 200),
     locator: line(c.locator, 60),
@@ -279,13 +281,13 @@ export async function checkCitationsTool(engine: WorkspaceEngine, draft: string,
   return answer(sentence, { citations, errors: r.errors, warnings: r.warnings });
 }
 
-const DRAFT_EXTENSIONS = new Set(['.md', '.markdown', '.qmd', '.rmd']);
+const DRAFT_EXTENSIONS = new Set(['.md', '.markdown', '.qmd', '.rmd', '.tex', '.ltx']);
 
 /**
- * The text of the draft `input.path` names, when it is a Markdown file inside the workspace
+ * The text of the draft `input.path` names, when it is a Markdown or LaTeX file inside the workspace
  * (symbolic links followed first): a tool never reads a file elsewhere.
  */
-export async function readDraft(engine: WorkspaceEngine, input: unknown): Promise<{ path: string; text: string }> {
+export async function readDraft(engine: WorkspaceEngine, input: unknown): Promise<{ path: string; text: string; file: string }> {
   const { path: asked } = checkInput<CheckPathInput>(CHECK_PATH, input);
   const root = await fs.realpath(engine.workspace);
   const outside = (p: string) => {
@@ -303,10 +305,10 @@ export async function readDraft(engine: WorkspaceEngine, input: unknown): Promis
   }
   if (outside(file)) throw refused();
   const rel = path.relative(root, file);
-  if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown draft (.md, .markdown, .qmd, .Rmd): ${lineText(rel, 200)}`);
+  if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown or LaTeX draft (.md, .markdown, .qmd, .Rmd, .tex): ${lineText(rel, 200)}`);
   const stat = await fs.stat(file);
   if (stat.size > TOOL_LIMITS.draftBytes) throw new ToolInputError(`the draft is larger than ${TOOL_LIMITS.draftBytes / 1_000_000} MB`);
-  return { path: rel, text: await fs.readFile(file, 'utf8') };
+  return { path: rel, text: await fs.readFile(file, 'utf8'), file };
 }
 
 /** What a failed call tells the model: a wrong call, an index to build first, or what went wrong. */

@@ -122,6 +122,15 @@ describe('agent tools: answers on the example library', function () {
       [1, 'whitfield2019grain', 'ok'],
     ]);
     assert.equal(errors, 1);
+    // A LaTeX draft, with the chapter it \input s.
+    writeFileSync(join(ws, 'thesis.tex'), "``no grain could leave a port without a tratta'' \\autocite[p.~214]{whitfield2019grain}.\n\\input{ch2}\n");
+    writeFileSync(join(ws, 'ch2.tex'), 'And \\cite[p.~3]{whitfeld2019grain}.\n');
+    const tex = await readDraft(engine, { path: 'thesis.tex' });
+    const t = dataOf((await checkCitationsTool(engine, tex.text, { name: tex.path, draftPath: tex.file })).text) as { citations: Array<{ file?: string; key: string; status: string; line: number }> };
+    assert.deepEqual(t.citations.map((c) => [c.file ?? '', c.line, c.key, c.status]), [
+      ['ch2.tex', 1, 'whitfeld2019grain', 'unknown-key'],
+      ['', 1, 'whitfield2019grain', 'ok'],
+    ]);
     // Refused alike whether the file exists or not: no answer tells what lies outside.
     await rejects(readDraft(engine, { path: '../outside.md' }), /inside the workspace/);
     await rejects(readDraft(engine, { path: 'missing.md' }), /no such file in the workspace: missing\.md/);
@@ -130,7 +139,7 @@ describe('agent tools: answers on the example library', function () {
     await rejects(readDraft(engine, { path: join(root, 'outside.md') }), /inside the workspace/);
     symlinkSync(join(root, 'outside.md'), join(ws, 'link.md'));
     await rejects(readDraft(engine, { path: 'link.md' }), /inside the workspace/);
-    await rejects(readDraft(engine, { path: 'library/library.bib' }), /not a Markdown draft/);
+    await rejects(readDraft(engine, { path: 'library/library.bib' }), /not a Markdown or LaTeX draft/);
   });
 
   it('the index status, and errors a model can act on: an index to build, a wrong call', async () => {

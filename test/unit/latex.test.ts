@@ -70,6 +70,11 @@ describe('LaTeX drafts', () => {
       const { segments } = await segmentLatex('Prices rose \\cites(see)()[12]{a}[14]{b}. They fell \\autocites[3]{c}{d} again.\n');
       assert.equal(segments[0].query, 'Prices rose. They fell again.');
     });
+
+    it('csquotes’ \\textcquote and \\foreignblockcquote keep their quotation, not their key or notes', async () => {
+      const { segments } = await segmentLatex('Braudel: \\textcquote[p.~214]{k}[.]{the sea was a plain of wheat} and \\foreignblockcquote{french}[see][12]{l}{la mer est une plaine} today.\n');
+      assert.equal(segments[0].query, 'Braudel: the sea was a plain of wheat and la mer est une plaine today.');
+    });
   });
 
   it('a draft nested thousands deep is refused as unreadable, not half read', async () => {
@@ -123,10 +128,11 @@ describe('LaTeX drafts', () => {
       assert.match(bad.stderr, /--format must be one of md, qmd, rmd, tex/);
     });
 
-    it('check refuses a LaTeX draft with the reason (exit 2)', () => {
+    it('check reads a LaTeX draft (without a library: exit 2 with the hint, not a refusal of the format)', () => {
       const r = cli(['check', 'test/fixtures/drafts/thesis.tex', '--workspace', root]);
       assert.equal(r.code, 2);
-      assert.match(r.stderr, /citations of a LaTeX draft are not checked yet/);
+      assert.match(r.stderr, /--library/);
+      assert.doesNotMatch(r.stderr, /not checked yet/);
     });
 
     it('analyze examples/draft.tex: cards cite in biblatex’s \\autocite[p.~…]{…}', () => {

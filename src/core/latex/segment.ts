@@ -11,6 +11,7 @@
  */
 import type { getParser } from '@unified-latex/unified-latex-util-parse';
 import { EngineError } from '../../shared/errors';
+import { latexCiteStyle } from '../../shared/latexCite';
 import { sha256 } from '../util/hash';
 import { lineOf, lineStarts } from '../text/lines';
 import { splitSentences } from '../text/sentences';
@@ -23,7 +24,7 @@ const SECTIONS: Record<string, number> = { part: 0, chapter: 1, section: 2, subs
 const CITES = ['cite', 'citep', 'citet', 'parencite', 'textcite', 'autocite', 'footcite', 'smartcite', 'supercite', 'citeauthor', 'citeyear', 'citetitle', 'nocite', 'Cite', 'Parencite', 'Textcite', 'Autocite', 'citealp', 'citealt'];
 const MULTI_CITES = ['cites', 'parencites', 'textcites', 'autocites', 'footcites', 'Cites', 'Parencites', 'Textcites', 'Autocites'];
 /** Macros whose last argument is prose. */
-const TEXT = ['emph', 'textit', 'textbf', 'textsc', 'textsl', 'textup', 'textrm', 'textsf', 'texttt', 'textmd', 'underline', 'enquote', 'mbox', 'textquote', 'foreignquote', 'hyphenquote', 'foreignlanguage', 'footnote', 'footnotetext', 'caption', 'hbox', 'uline', 'textnormal', 'emph*'];
+const TEXT = ['textcquote', 'blockcquote', 'foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote', 'emph', 'textit', 'textbf', 'textsc', 'textsl', 'textup', 'textrm', 'textsf', 'texttt', 'textmd', 'underline', 'enquote', 'mbox', 'textquote', 'foreignquote', 'hyphenquote', 'foreignlanguage', 'footnote', 'footnotetext', 'caption', 'hbox', 'uline', 'textnormal', 'emph*'];
 /** Macros whose arguments are no prose (read, so their braces are not taken for text). */
 const DROPPED: Record<string, string> = {
   label: 'm',
@@ -64,6 +65,9 @@ async function parseLatex(source: string): Promise<Node> {
       ...Object.fromEntries(MULTI_CITES.map((m) => [m, { signature: `d() d() ${'o o d{} '.repeat(8).trim()}` }])),
       ...Object.fromEntries(Object.entries(DROPPED).map(([m, signature]) => [m, { signature }])),
       textquote: { signature: 'o o m o' },
+      // csquotes' quotation with its citation: `\textcquote[pre][post]{key}[punct]{text}`, the text kept.
+      ...Object.fromEntries(['textcquote', 'blockcquote'].map((m) => [m, { signature: 's o o m o m' }])),
+      ...Object.fromEntries(['foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote'].map((m) => [m, { signature: 's m o o m o m' }])),
       foreignquote: { signature: 'm o o m o' },
       foreignlanguage: { signature: 'o m m' },
       enquote: { signature: 's m' },
@@ -312,8 +316,6 @@ function assignIds(raw: Array<Omit<Segment, 'id' | 'searchable'>>, minWords: num
  * natbib `\citep[p.~214]{key}`, plain `\cite[p.~214]{key}` otherwise.
  */
 export function latexCitationTemplate(source: string): string {
-  const preamble = source.split(/\\begin\s*\{document\}/)[0].replace(/(^|[^\\])%.*$/gm, '$1');
-  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bbiblatex\b/.test(preamble)) return '\\autocite[p.~{page}]{{key}}';
-  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bnatbib\b/.test(preamble)) return '\\citep[p.~{page}]{{key}}';
-  return '\\cite[p.~{page}]{{key}}';
+  const style = latexCiteStyle(source);
+  return style === 'biblatex' ? '\\autocite[p.~{page}]{{key}}' : style === 'natbib' ? '\\citep[p.~{page}]{{key}}' : '\\cite[p.~{page}]{{key}}';
 }
