@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
-  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd}', true, true, false);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd,tex}', true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { CheckedCitation } from '../engine';
 import { citationFixes, pageLocator } from '../shared/citationFixes';
 import { readSettings } from './config';
-import { isDraft } from './drafts';
+import { draftFormat } from './drafts';
 import { loadEngine } from './engine';
 import type { Services } from './services';
 
@@ -30,7 +30,13 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
 
   /** Checks a draft (Markdown, Quarto, R Markdown); `explicit`: the command (says why when it cannot), not a save. */
   async check(doc: vscode.TextDocument, explicit: boolean): Promise<number | undefined> {
-    if (!isDraft(doc)) return undefined;
+    const format = draftFormat(doc);
+    if (format === 'latex') {
+      // The check reads Pandoc citations: a LaTeX draft is never given to it as Markdown.
+      if (explicit) void vscode.window.showInformationMessage(vscode.l10n.t('Checking citations is not available for LaTeX drafts yet: only Markdown, Quarto and R Markdown citations are checked.'));
+      return undefined;
+    }
+    if (format !== 'markdown') return undefined;
     if (!explicit && (!this.s.trust.trusted || readSettings(doc.uri).citationCheck !== 'onSave')) return undefined;
     const folder = this.s.library.workspaceFolder(doc.uri);
     if (!folder) return undefined;

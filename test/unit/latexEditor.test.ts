@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { citedElsewhere, sectionName } from '../../src/shared/citedIn';
+import { latexDraftCitations, latexProse, latexSections } from '../../src/shared/latexCitedIn';
+import { draftCitationTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle, latexStyleOfTemplate } from '../../src/shared/latexStyle';
+import { latexCitationTemplate } from '../../src/core/latex/segment';
+
+const tex = [
+  '\\documentclass{article}', // 0
+  '\\usepackage[style=authoryear]{biblatex} % \\cite{preamblecomment}', // 1
+  '\\begin{document}', // 2
+  '\\section*{Preface}', // 3
+  'Opening \\autocite[p.~3]{a}. % \\cite{commented}', // 4
+  '\\section{Grain}', // 5
+  'Ships \\parencite[see][12]{b, a} and \\textcite{c}.', // 6
+  '\\begin{verbatim}', // 7
+  '\\cite{verbatimkey}', // 8
+  '\\end{verbatim}', // 9
+  '\\subsection[Short]{Permits and \\emph{licences}}', // 10
+  'Sold \\autocites(see)()[14]{d}[16]{a}, \\nocite{silent}', // 11
+  '\\section{Weather}', // 12
+  'Cold \\citep[p.~5]{e} and 50\\% \\cite', // 13
+  '{f}.', // 14
+  '\\end{document}', // 15
+].join('\n');
+
+describe('LaTeX drafts in the editor', () => {
+  describe('citation style (shared/latexStyle.ts)', () => {
+    it('the setting wins over the preamble; auto asks the preamble', () => {
+      let asked = 0;
+      const detect = () => (asked++, 'natbib' as const);
+      assert.equal(latexCitationStyle('biblatex', detect), 'biblatex');
+      assert.equal(latexCitationStyle('plain', detect), 'plain');
+      assert.equal(asked, 0);
+      assert.equal(latexCitationStyle('auto', detect), 'natbib');
+      assert.equal(latexCitationStyle('nonsense', detect), 'natbib');
+    });
+
+    it("a LaTeX draft's template: its style's, the user's own LaTeX template, never the Pandoc one", () => {
+      const pandoc = { citationTemplate: '[@{key}, p. {page}]', latexCitationStyle: 'auto' };
+      assert.equal(draftCitationTemplate('markdown', pandoc, () => 'biblatex'), '[@{key}, p. {page}]');
+      assert.equal(draftCitationTemplate('latex', pandoc, () => 'biblatex'), '\\autocite[p.~{page}]{{key}}');
+      assert.equal(draftCitationTemplate('latex', { ...pandoc, latexCitationStyle: 'natbib' }, () => 'biblatex'), '\\citep[p.~{page}]{{key}}');
+      assert.equal(draftCitationTemplate('latex', { ...pandoc, citationTemplate: '\\footcite[{page}]{{key}}' }, () => 'biblatex'), '\\footcite[{page}]{{key}}');
+    });
+
+    it("reads the core's preamble detection back as a style", () => {
+      const doc = (pre: string) => `\\documentclass{article}\n${pre}\n\\begin{document}\nText.\n\\end{document}`;
+      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('\\usepackage[backend=biber]{biblatex}'))), 'biblatex');
+      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('\\usepackage[round]{natbib}'))), 'natbib');
+      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('% \\usepackage{biblatex}'))), 'plain');
+      for (const [style, template] of Object.entries(LATEX_CITATION_TEMPLATES)) assert.equal(latexStyleOfTemplate(template), style);
+    });
+  });
+
+  describe('"cited in § n" (shared/latexCitedIn.ts)', () => {
+    it('blanks comments and verbatim, keeping every offset', () => {
+      const prose = latexProse(tex);
+      assert.equal(prose.length, tex.length);
+      assert.doesNotMatch(prose, /commented|preamblecomment|verbatimkey/);
+      assert.match(prose, /50\\%/);
+    });
+
+    it('numbers sections as LaTeX does: starred ones unnumbered, optional titles skipped, commands taken out of headings', () => {
+      assert.deepEqual(latexSections(tex).map((s) => [s.number, s.heading, s.line]), [
+        ['', 'Preface', 3],
+        ['§ 1', 'Grain', 5],
+        ['§ 1.1', 'Permits and licences', 10],
+        ['§ 2', 'Weather', 12],
+      ]);
+    });
+
+    it('numbers from chapters when the draft has them', () => {
+      const book = '\\chapter{One}\n\\section{A}\n\\chapter{Two}\n\\section{B}\n\\section{C}';
+      assert.deepEqual(latexSections(book).map((s) => s.number), ['§ 1', '§ 1.1', '§ 2', '§ 2.1', '§ 2.2']);
+    });
+
+    it('finds every key of every cite command, multi-cites and a key list over two lines included, by section', () => {
+      const cited = latexDraftCitations(tex).map((c) => [c.key, c.line, sectionName(c.section)]);
+      assert.deepEqual(cited, [
+        ['a', 4, 'Preface'],
+        ['b', 6, '§ 1'],
+        ['a', 6, '§ 1'],
+        ['c', 6, '§ 1'],
+        ['d', 11, '§ 1.1'],
+        ['a', 11, '§ 1.1'],
+        ['e', 13, '§ 2'],
+        ['f', 14, '§ 2'],
+      ]);
+      const elsewhere = citedElsewhere(latexDraftCitations(tex), 6, 6);
+      assert.deepEqual(elsewhere.get('a')?.map(sectionName), ['Preface', '§ 1.1']);
+      assert.equal(elsewhere.get('silent'), undefined, '\\nocite prints no citation');
+    });
+
+    it('reads the example draft: its one citation stands in § 2', () => {
+      const draft = readFileSync(resolve('examples/draft.tex'), 'utf8');
+      const cited = latexDraftCitations(draft);
+      assert.ok(cited.length >= 1);
+      assert.deepEqual(
+        cited.filter((c) => c.key === 'whitfield2019grain').map((c) => sectionName(c.section)),
+        ['§ 2'],
+      );
+    });
+  });
+});
