@@ -11,6 +11,7 @@
  */
 import type { getParser } from '@unified-latex/unified-latex-util-parse';
 import { EngineError } from '../../shared/errors';
+import { latexCiteStyle } from '../../shared/latexCite';
 import { sha256 } from '../util/hash';
 import { lineOf, lineStarts } from '../text/lines';
 import { splitSentences } from '../text/sentences';
@@ -312,8 +313,6 @@ function assignIds(raw: Array<Omit<Segment, 'id' | 'searchable'>>, minWords: num
  * natbib `\citep[p.~214]{key}`, plain `\cite[p.~214]{key}` otherwise.
  */
 export function latexCitationTemplate(source: string): string {
-  const preamble = source.split(/\\begin\s*\{document\}/)[0].replace(/(^|[^\\])%.*$/gm, '$1');
-  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bbiblatex\b/.test(preamble)) return '\\autocite[p.~{page}]{{key}}';
-  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bnatbib\b/.test(preamble)) return '\\citep[p.~{page}]{{key}}';
-  return '\\cite[p.~{page}]{{key}}';
+  const style = latexCiteStyle(source);
+  return style === 'biblatex' ? '\\autocite[p.~{page}]{{key}}' : style === 'natbib' ? '\\citep[p.~{page}]{{key}}' : '\\cite[p.~{page}]{{key}}';
 }

@@ -1,0 +1,424 @@
+/**
+ * LaTeX citation commands read and written without the LaTeX parser (issue 25):
+ * `\autocite[see][p.~12]{a,b}`, `\cites(pre)(post)[12]{a}[14]{b}`, natbib's
+ * `\citep`/`\citet`, with the offset of every key. Hand-read rather than
+ * parsed with @unified-latex because the editor asks about text being typed
+ * (`\cite{Bra` has no closing brace yet) and needs each key's exact offsets;
+ * comments, verbatim and math are skipped as TeX would. Also the writing side:
+ * a citation in the project's style (biblatex, natbib, plain) as snippet text,
+ * and the merge of a new citation into an adjacent command. Pure: no I/O.
+ */
+
+export type LatexCiteStyle = 'biblatex' | 'natbib' | 'plain';
+
+/** Commands with one key list: biblatex's and natbib's (starred and capitalised forms included). */
+export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
+  'cite', 'Cite', 'parencite', 'Parencite', 'footcite', 'footcitetext', 'textcite', 'Textcite', 'smartcite', 'Smartcite',
+  'autocite', 'Autocite', 'supercite', 'fullcite', 'footfullcite', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle',
+  'citeyear', 'citedate', 'citeurl', 'nocite', 'volcite', 'Volcite', 'pvolcite', 'Pvolcite', 'fvolcite', 'tvolcite', 'avolcite',
+  'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum', 'citetext',
+]);
+
+/** Multicite commands of biblatex: `\cites(pre)(post)[pre][post]{a}[pre][post]{b}…`. */
+export const LATEX_MULTICITE_COMMANDS: ReadonlySet<string> = new Set([
+  'cites', 'Cites', 'parencites', 'Parencites', 'footcites', 'footcitetexts', 'textcites', 'Textcites', 'smartcites', 'Smartcites',
+  'autocites', 'Autocites', 'supercites',
+]);
+
+/** The multicite form of a biblatex command, for merging. */
+const MULTI_OF: Record<string, string> = {
+  cite: 'cites', Cite: 'Cites', parencite: 'parencites', Parencite: 'Parencites', footcite: 'footcites', footcitetext: 'footcitetexts',
+  textcite: 'textcites', Textcite: 'Textcites', smartcite: 'smartcites', Smartcite: 'Smartcites', autocite: 'autocites', Autocite: 'Autocites', supercite: 'supercites',
+};
+
+/** Commands that print no citation in the text (`\nocite`): keys for the bibliography only. */
+export const LATEX_SILENT_CITES: ReadonlySet<string> = new Set(['nocite']);
+
+/** Commands that cite in the running text ("Braudel (1949) writes"), as Pandoc's `@key` does. */
+export const LATEX_TEXTUAL_CITES: ReadonlySet<string> = new Set(['textcite', 'Textcite', 'textcites', 'Textcites', 'citet', 'Citet', 'citealt', 'Citealt', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle', 'citeyear', 'citedate', 'tvolcite', 'avolcite']);
+
+/** Commands whose citation is a footnote. */
+export const LATEX_FOOTNOTE_CITES: ReadonlySet<string> = new Set(['footcite', 'footcitetext', 'footcites', 'footcitetexts', 'footfullcite', 'fvolcite']);
+
+export interface CiteKey {
+  key: string;
+  /** Offsets of the key in the text (end exclusive). */
+  start: number;
+  end: number;
+}
+
+/** One key list with its notes: the whole of `\cite[…][…]{…}`, one of several in a multicite. */
+export interface CiteItem {
+  prenote?: string;
+  postnote?: string;
+  keys: CiteKey[];
+  /** Offsets of the key list's `{` and just after its `}` (or where an unclosed list stops). */
+  argStart: number;
+  argEnd: number;
+}
+
+export interface LatexCite {
+  /** The command's name without backslash or star: "autocite". */
+  command: string;
+  star: boolean;
+  multi: boolean;
+  /** Offsets of the backslash and just after the last argument. */
+  start: number;
+  end: number;
+  /** A multicite's global notes `(pre)(post)`. */
+  prenote?: string;
+  postnote?: string;
+  items: CiteItem[];
+  /** False when the last key list is not closed (text being typed). */
+  closed: boolean;
+}
+
+/** Math and verbatim environments: no citation in them. */
+const OPAQUE_ENVS = new Set([
+  'verbatim', 'verbatim*', 'Verbatim', 'lstlisting', 'minted', 'comment', 'equation', 'equation*', 'align', 'align*', 'gather', 'gather*',
+  'multline', 'multline*', 'eqnarray', 'eqnarray*', 'displaymath', 'math', 'flalign', 'flalign*', 'alignat', 'alignat*', 'tikzpicture',
+]);
+
+/**
+ * Where a region TeX does not read as text ends, when one starts at `i`: a comment (`%` to the line's
+ * end), `\verb|…|`, math (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) or a math/verbatim environment; -1 when none does.
+ */
+export function skipOpaque(text: string, i: number): number {
+  const c = text[i];
+  if (c === '%') {
+    const nl = text.indexOf('\n', i);
+    return nl < 0 ? text.length : nl + 1;
+  }
+  if (c === '$') {
+    if (text[i + 1] === '$') {
+      const e = text.indexOf('$$', i + 2);
+      return e < 0 ? text.length : e + 2;
+    }
+    for (let j = i + 1; j < text.length; j++) {
+      if (text[j] === '\\') j++;
+      else if (text[j] === '$') return j + 1;
+      else if (text[j] === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 40))) return j; // a paragraph ends an unclosed $
+    }
+    return text.length;
+  }
+  if (c !== '\\') return -1;
+  const n = text[i + 1];
+  if (n === '(' || n === '[') {
+    const close = n === '(' ? '\\)' : '\\]';
+    const e = text.indexOf(close, i + 2);
+    return e < 0 ? text.length : e + 2;
+  }
+  const verb = /^\\verb\*?([^a-zA-Z\s*])/.exec(text.slice(i, i + 8));
+  if (verb) {
+    const e = text.indexOf(verb[1], i + verb[0].length);
+    const nl = text.indexOf('\n', i);
+    return e < 0 || (nl >= 0 && nl < e) ? (nl < 0 ? text.length : nl) : e + 1;
+  }
+  if (text.startsWith('\\begin', i)) {
+    const m = /^\\begin\s*\{([^{}]+)\}/.exec(text.slice(i, i + 60));
+    if (m && OPAQUE_ENVS.has(m[1])) {
+      const endTag = `\\end{${m[1]}}`;
+      const e = text.indexOf(endTag, i + m[0].length);
+      return e < 0 ? text.length : e + endTag.length;
+    }
+  }
+  return -1;
+}
+
+/** Spaces and at most one line break (a blank line ends a paragraph, and with it a command's arguments). */
+function skipSpace(text: string, i: number): number {
+  let breaks = 0;
+  while (i < text.length && /\s/.test(text[i])) {
+    if (text[i] === '\n' && ++breaks > 1) return -1;
+    i++;
+  }
+  return i;
+}
+
+/** A bracketed argument at `i` (`[…]` or `(…)`), braces nested: its content and the offset after it; undefined when unclosed. */
+function delimited(text: string, i: number, open: string, close: string): { content: string; end: number } | undefined {
+  if (text[i] !== open) return undefined;
+  let depth = 0;
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text[j];
+    if (c === '\\') j++;
+    else if (c === '{') depth++;
+    else if (c === '}') depth--;
+    else if (c === close && depth <= 0) return { content: text.slice(i + 1, j), end: j + 1 };
+    else if (c === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 40))) return undefined;
+  }
+  return undefined;
+}
+
+/** A key list `{a, b}` at `i`; an unclosed one runs to where a key cannot go on (text being typed). */
+function keyList(text: string, i: number): { keys: CiteKey[]; end: number; closed: boolean } | undefined {
+  if (text[i] !== '{') return undefined;
+  const keys: CiteKey[] = [];
+  let j = i + 1;
+  let start = -1;
+  const push = (end: number) => {
+    if (start >= 0) keys.push({ key: text.slice(start, end), start, end });
+    start = -1;
+  };
+  for (; j < text.length; j++) {
+    const c = text[j];
+    if (c === '}') {
+      push(j);
+      return { keys, end: j + 1, closed: true };
+    }
+    if (c === ',' || /\s/.test(c)) {
+      push(j);
+      if (c === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 40))) break;
+      continue;
+    }
+    if (c === '{' || c === '\\' || c === '%' || c === '[' || c === ']') break;
+    if (start < 0) start = j;
+  }
+  push(j);
+  return { keys, end: j, closed: false };
+}
+
+/**
+ * The citation command whose backslash is at `i`, or undefined when none is there. A command whose
+ * last key list is not closed is returned with `closed: false` (and ends where its keys stop).
+ */
+export function parseCiteAt(text: string, i: number): LatexCite | undefined {
+  if (text[i] !== '\\') return undefined;
+  const m = /^\\([a-zA-Z]+)(\*?)/.exec(text.slice(i, i + 40));
+  if (!m) return undefined;
+  const command = m[1];
+  const multi = LATEX_MULTICITE_COMMANDS.has(command);
+  if (!multi && !LATEX_CITE_COMMANDS.has(command)) return undefined;
+  const cite: LatexCite = { command, star: m[2] === '*', multi, start: i, end: i + m[0].length, items: [], closed: true };
+  let j = cite.end;
+  if (multi) {
+    const globals: string[] = [];
+    for (let k = 0; k < 2; k++) {
+      const at = skipSpace(text, j);
+      const d = at >= 0 ? delimited(text, at, '(', ')') : undefined;
+      if (!d) break;
+      globals.push(d.content);
+      j = d.end;
+    }
+    if (globals.length === 1) cite.postnote = globals[0];
+    if (globals.length === 2) [cite.prenote, cite.postnote] = globals;
+  }
+  for (;;) {
+    const notes: string[] = [];
+    let k = j;
+    for (let n = 0; n < 2; n++) {
+      const at = skipSpace(text, k);
+      const d = at >= 0 ? delimited(text, at, '[', ']') : undefined;
+      if (!d) break;
+      notes.push(d.content);
+      k = d.end;
+    }
+    const at = skipSpace(text, k);
+    const list = at >= 0 ? keyList(text, at) : undefined;
+    if (!list) break;
+    const item: CiteItem = { keys: list.keys, argStart: at, argEnd: list.end };
+    if (notes.length === 1) item.postnote = notes[0];
+    if (notes.length === 2) [item.prenote, item.postnote] = notes;
+    cite.items.push(item);
+    j = list.end;
+    if (!list.closed) {
+      cite.closed = false;
+      break;
+    }
+    if (!multi) break;
+  }
+  if (!cite.items.length) return undefined;
+  cite.end = j;
+  return cite;
+}
+
+/** Every citation command of a text (or of `from`–`to`), comments, verbatim and math skipped. */
+export function scanLatexCites(text: string, from = 0, to = text.length): LatexCite[] {
+  const out: LatexCite[] = [];
+  for (let i = from; i < to; i++) {
+    const c = text[i];
+    if (c !== '\\' && c !== '%' && c !== '$') continue;
+    const skip = skipOpaque(text, i);
+    if (skip >= 0) {
+      i = skip - 1;
+      continue;
+    }
+    if (c !== '\\') continue;
+    const cite = parseCiteAt(text, i);
+    if (cite) {
+      out.push(cite);
+      i = cite.end - 1;
+    } else i++; // `\\`, `\%`: the escaped character is not read again
+  }
+  return out;
+}
+
+/** Where the paragraph around `offset` starts (after the last blank line before it, at most `reach` back). */
+function paragraphStart(text: string, offset: number, reach = 4000): number {
+  const from = Math.max(0, offset - reach);
+  const before = text.slice(from, offset);
+  let start = 0;
+  for (const m of before.matchAll(/\n[ \t]*\n/g)) start = (m.index ?? 0) + m[0].length;
+  return from + start;
+}
+
+export interface CiteAtOffset {
+  cite: LatexCite;
+  item: CiteItem;
+  /** Every key of the command (the one being typed included). */
+  keys: string[];
+  /** The key around the offset: what is typed of it before the offset, and its offsets ("" at `{` or after a comma). */
+  partial: { text: string; start: number; end: number };
+}
+
+/**
+ * Whether `offset` (a cursor) is inside a citation command's key list (`\cite{Bra|`, `\autocite[12]{a, |}`),
+ * and which keys and partial key are there; undefined outside one, in a comment, or in math.
+ */
+export function citeAtOffset(text: string, offset: number): CiteAtOffset | undefined {
+  const from = paragraphStart(text, offset);
+  let to = text.indexOf('\n\n', offset);
+  to = to < 0 ? text.length : to;
+  for (const cite of scanLatexCites(text, from, to)) {
+    if (cite.start >= offset) break;
+    for (const item of cite.items) {
+      const inside = offset > item.argStart && (offset < item.argEnd || (!cite.closed && item === cite.items[cite.items.length - 1] && offset <= item.argEnd));
+      if (!inside) continue;
+      const key = item.keys.find((k) => k.start <= offset && offset <= k.end);
+      const partial = key ? { text: text.slice(key.start, offset), start: key.start, end: key.end } : { text: '', start: offset, end: offset };
+      return { cite, item, keys: cite.items.flatMap((x) => x.keys.map((k) => k.key)), partial };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The citation command a new citation at `offset` should join: the one the offset is in, or the one
+ * ending right before it (blanks between allowed), or beginning right after it; undefined when none.
+ */
+export function adjacentLatexCite(text: string, offset: number): LatexCite | undefined {
+  const from = paragraphStart(text, offset);
+  let to = text.indexOf('\n\n', offset);
+  to = to < 0 ? text.length : to;
+  let before: LatexCite | undefined;
+  let after: LatexCite | undefined;
+  for (const c of scanLatexCites(text, from, to)) {
+    if (LATEX_SILENT_CITES.has(c.command)) continue;
+    if (offset > c.start && offset < c.end) return c;
+    if (offset >= c.end) before = c;
+    else if (!after) after = c;
+  }
+  if (before && !/\S/.test(text.slice(before.end, offset))) return before;
+  if (after && !/\S/.test(text.slice(offset, after.start))) return after;
+  return undefined;
+}
+
+/** The preamble's citation package: biblatex, natbib, or neither (plain `\cite`). */
+export function latexCiteStyle(source: string): LatexCiteStyle {
+  const preamble = source.split(/\\begin\s*\{document\}/)[0].replace(/(^|[^\\])%.*$/gm, '$1');
+  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bbiblatex\b/.test(preamble)) return 'biblatex';
+  if (/\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\bnatbib\b/.test(preamble)) return 'natbib';
+  return 'plain';
+}
+
+const STYLE_COMMAND: Record<LatexCiteStyle, string> = { biblatex: 'autocite', natbib: 'citep', plain: 'cite' };
+
+/** Escapes text for a VS Code snippet: `$`, `}` and `\` are literal. */
+function snippetText(s: string): string {
+  return s.replace(/[$}\\]/g, (c) => '\\' + c);
+}
+
+/** A page label as LaTeX writes it: "214–216" → "214--216". */
+function texPages(page: string): { pages: string; range: boolean } {
+  const range = /^\s*\S+\s*[–—-]+\s*\S+\s*$/.test(page);
+  return { pages: page.trim().replace(/\s*[–—-]+\s*/, '--'), range };
+}
+
+export interface LatexFormatOptions {
+  /** Snippet text, the page a tab stop (default); false: plain text. */
+  snippet?: boolean;
+  /** Another command than the style's (`\textcite`, `\footcite`). */
+  command?: string;
+}
+
+/** A post-note with a page: "p.~214", "pp.~214--216"; `bare` for biblatex's multicite items ("214", biblatex adds "p."). */
+function pageNote(page: string, snippet: boolean, bare = false): string {
+  const { pages, range } = texPages(page);
+  const stop = snippet ? `\${1:${snippetText(pages)}}` : pages;
+  return bare ? stop : `${range ? 'pp.' : 'p.'}~${stop}`;
+}
+
+/**
+ * A citation in the style's command: `\autocite[p.~${1:214}]{key}` (biblatex),
+ * `\citep[p.~${1:214}]{key}` (natbib), `\cite[p.~${1:214}]{key}` (plain); without a page, `\autocite{key}`.
+ * As a snippet the page is the first tab stop; a range is written `pp.~214--216`.
+ */
+export function formatLatexCitation(style: LatexCiteStyle, key: string, page?: string, opts: LatexFormatOptions = {}): string {
+  const snippet = opts.snippet ?? true;
+  const esc = snippet ? snippetText : (s: string) => s;
+  const command = opts.command ?? STYLE_COMMAND[style];
+  const note = page && page.trim() ? `[${pageNote(page, snippet)}]` : '';
+  return `${esc('\\' + command)}${note}{${esc(key)}${snippet ? '\\}' : '}'}`;
+}
+
+export interface LatexMerge {
+  /** What replaces the existing command (snippet text unless `snippet: false`). */
+  text: string;
+  /**
+   * How it was merged: `keys`, the key added to the key list (`\cite{a,b}`: no locator on either side);
+   * `multicite`, biblatex's multicite with each key's own notes (`\autocites[3]{a}[214]{b}`);
+   * `alongside`, locators that one command cannot hold: natbib's `\citep` becomes
+   * `(\citealp[p.~3]{a}; \citealp[p.~214]{b})`, any other command is followed by a command of its own.
+   */
+  how: 'keys' | 'multicite' | 'alongside';
+}
+
+/** The notes of an item as written: `[post]`, `[pre][post]`, `[pre][]`. */
+function notesOf(x: { prenote?: string; postnote?: string }): string {
+  if (x.prenote !== undefined) return `[${x.prenote}][${x.postnote ?? ''}]`;
+  return x.postnote !== undefined ? `[${x.postnote}]` : '';
+}
+
+const hasNotes = (x: { prenote?: string; postnote?: string }) => !!(x.prenote?.trim() || x.postnote?.trim());
+
+/**
+ * Merges a citation of `key` (at `page`, if any) into an existing citation command (its whole text, as
+ * `adjacentLatexCite` finds it): see LatexMerge for what is done in each style. Undefined when `existing`
+ * is not one citation command.
+ */
+export function mergeLatexCitation(existing: string, key: string, page: string | undefined, style: LatexCiteStyle, opts: { snippet?: boolean } = {}): LatexMerge | undefined {
+  const snippet = opts.snippet ?? true;
+  const esc = snippet ? snippetText : (s: string) => s;
+  const trimmed = existing.trim();
+  const cite = parseCiteAt(trimmed, 0);
+  if (!cite || !cite.closed || cite.end !== trimmed.length) return undefined;
+  const withPage = !!page?.trim();
+  const keyArg = `{${esc(key)}${snippet ? '\\}' : '}'}`;
+  const noteFree = !withPage && !hasNotes(cite) && cite.items.every((x) => !hasNotes(x));
+  if (noteFree && (!cite.multi || cite.items.length === 1)) {
+    // No locator anywhere: one key list (`\cite{a,b}`, `\autocites{a,b}`).
+    const last = cite.items[cite.items.length - 1];
+    const sep = last.keys.length ? ',' : '';
+    return { text: esc(trimmed.slice(0, last.argEnd - 1)) + sep + esc(key) + esc(trimmed.slice(last.argEnd - 1)), how: 'keys' };
+  }
+  if (style === 'biblatex') {
+    const multi = cite.multi ? cite.command : cite.star ? undefined : MULTI_OF[cite.command];
+    if (multi) {
+      // The new page as the command's post-notes write theirs: "p.~3" → "p.~214", "3" (biblatex adds "p.") → "214".
+      const notes = [cite.postnote, ...cite.items.map((x) => x.postnote)].filter((x): x is string => !!x?.trim());
+      const bare = !notes.some((n) => /^\s*pp?\.\s*(~|\\,|\s)/.test(n));
+      const added = (withPage ? `[${pageNote(page!, snippet, bare)}]` : '') + keyArg;
+      if (cite.multi) return { text: esc(trimmed) + added, how: 'multicite' };
+      const item = cite.items[0];
+      const head = `\\${multi}${notesOf(item)}{${item.keys.map((k) => k.key).join(',')}}`;
+      return { text: esc(head) + added, how: 'multicite' };
+    }
+  }
+  const newNote = withPage ? `[${pageNote(page!, snippet)}]` : '';
+  if (style === 'natbib' && cite.command === 'citep' && !cite.star) {
+    const item = cite.items[0];
+    const old = `\\citealp${notesOf(item)}{${item.keys.map((k) => k.key).join(',')}}`;
+    return { text: `(${esc(old)}; ${esc('\\citealp')}${newNote}${keyArg})`, how: 'alongside' };
+  }
+  return { text: `${esc(trimmed)}${esc('\\' + cite.command)}${newNote}${keyArg}`, how: 'alongside' };
+}
