@@ -3,23 +3,13 @@
  * citedIn.ts does for Markdown. Read from the text on every edit, without the
  * LaTeX parser (which loads with the engine and takes seconds on a thesis):
  * comments and verbatim environments are skipped, `\cite…{a,b}` commands
- * (biblatex, natbib and plain, multi-cites `\cites(…)[12]{a}[14]{b}` too) give
- * the keys, `\chapter` … `\subsubsection` the sections, numbered as LaTeX
+ * (biblatex, natbib and plain, multi-cites `\cites(…)[12]{a}[14]{b}` too, read
+ * by latexCite.ts) give the keys, `\chapter` … `\subsubsection` the sections, numbered as LaTeX
  * numbers them (starred ones unnumbered; `\part` apart, as LaTeX counts it).
  */
 import type { Citing, DraftSection } from './citedIn';
+import { LATEX_SILENT_CITES, scanLatexCites } from './latexCite';
 
-/** A cite command in the text: `\autocite[p.~3]{a,b}`; offsets of `\` and one past the last `}`. */
-export interface LatexCiteSpan {
-  start: number;
-  end: number;
-  command: string;
-  /** Each key with its offsets (inside the braces). */
-  keys: Array<{ key: string; start: number; end: number }>;
-}
-
-/** Cite commands: biblatex's and natbib's families (`\parencite`, `\Textcite`, `\citep`, `\citealp`, `\autocites`…). */
-const CITE = /\\((?:[A-Za-z]*cite[A-Za-z]*)|nocite)\b\*?/g;
 const SECTION = /\\(part|chapter|section|subsection|subsubsection)\b(\*?)/g;
 const LEVELS: Record<string, number> = { part: 0, chapter: 1, section: 2, subsection: 3, subsubsection: 4 };
 const VERBATIM = /\\begin\s*\{(verbatim\*?|Verbatim|lstlisting|minted|comment)\}/g;
@@ -63,40 +53,6 @@ function skipBlanks(text: string, i: number): number {
     i++;
   }
   return i;
-}
-
-/** Every cite command of `text` (give it latexProse's text to skip comments), with its keys. */
-export function latexCiteSpans(text: string): LatexCiteSpan[] {
-  const spans: LatexCiteSpan[] = [];
-  for (const m of text.matchAll(CITE)) {
-    const multi = /cites$/i.test(m[1]);
-    const keys: LatexCiteSpan['keys'] = [];
-    let i = m.index + m[0].length;
-    let end = -1;
-    for (;;) {
-      const j = skipBlanks(text, i);
-      const c = text[j];
-      if (c === '[' || (c === '(' && multi)) {
-        const k = closeOf(text, j);
-        if (k < 0) break;
-        i = k;
-      } else if (c === '{') {
-        const k = closeOf(text, j);
-        if (k < 0) break;
-        let at = j + 1;
-        for (const part of text.slice(j + 1, k - 1).split(',')) {
-          const lead = part.length - part.trimStart().length;
-          const key = part.trim();
-          if (key) keys.push({ key, start: at + lead, end: at + lead + key.length });
-          at += part.length + 1;
-        }
-        i = end = k;
-        if (!multi) break;
-      } else break;
-    }
-    if (end > 0) spans.push({ start: m.index, end, command: m[1], keys });
-  }
-  return spans;
 }
 
 function lineStartsOf(text: string): number[] {
@@ -148,14 +104,13 @@ export function latexSections(text: string): DraftSection[] {
 
 /** Every citation of the LaTeX draft (`\nocite` is none: it prints nothing there), with the section it stands in. */
 export function latexDraftCitations(text: string): Citing[] {
-  const prose = latexProse(text);
-  const starts = lineStartsOf(prose);
+  const starts = lineStartsOf(text);
   const sections = latexSections(text);
   const before: DraftSection = { number: '', heading: '', line: -1 };
   const out: Citing[] = [];
-  for (const span of latexCiteSpans(prose)) {
-    if (span.command === 'nocite') continue;
-    for (const k of span.keys) {
+  for (const cite of scanLatexCites(text)) {
+    if (LATEX_SILENT_CITES.has(cite.command)) continue;
+    for (const k of cite.items.flatMap((x) => x.keys)) {
       const line = lineAt(starts, k.start);
       let s = -1;
       while (s + 1 < sections.length && sections[s + 1].line <= line) s++;

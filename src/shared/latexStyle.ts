@@ -7,8 +7,9 @@
  * user's own LaTeX form and wins.
  */
 import type { DraftFormat } from './draftLanguages';
+import { latexCiteStyle, type LatexCiteStyle } from './latexCite';
 
-export type LatexCitationStyle = 'biblatex' | 'natbib' | 'plain';
+export type LatexCitationStyle = LatexCiteStyle;
 
 /** The template of each style (placeholders as in shared/citation.ts); the page is a post-note. */
 export const LATEX_CITATION_TEMPLATES: Readonly<Record<LatexCitationStyle, string>> = {
@@ -17,23 +18,21 @@ export const LATEX_CITATION_TEMPLATES: Readonly<Record<LatexCitationStyle, strin
   plain: '\\cite[p.~{page}]{{key}}',
 };
 
-/** The style a template is (the preamble's detection gives a template); plain for any other. */
-export function latexStyleOfTemplate(template: string): LatexCitationStyle {
-  const hit = (Object.entries(LATEX_CITATION_TEMPLATES) as Array<[LatexCitationStyle, string]>).find(([, t]) => t === template);
-  return hit ? hit[0] : 'plain';
+/** The setting's style, or the one the draft's preamble loads when it says `auto` (or holds no known style). */
+export function latexCitationStyle(setting: string, source: string): LatexCitationStyle {
+  return setting === 'biblatex' || setting === 'natbib' || setting === 'plain' ? setting : latexCiteStyle(source);
 }
 
-/** The setting's style, or the one `detect()` finds in the preamble when it says `auto` (or holds no known style). */
-export function latexCitationStyle(setting: string, detect: () => LatexCitationStyle): LatexCitationStyle {
-  return setting === 'biblatex' || setting === 'natbib' || setting === 'plain' ? setting : detect();
+/** Whether a `citationTemplate` is the user's own LaTeX form (it starts with a command). */
+export function isLatexTemplate(template: string): boolean {
+  return template.trimStart().startsWith('\\');
 }
 
 /**
  * The citation template of a draft of `format`: the setting's for Markdown; for
  * LaTeX, the setting's when it is LaTeX already, else the style's.
  */
-export function draftCitationTemplate(format: DraftFormat, settings: { citationTemplate: string; latexCitationStyle: string }, detect: () => LatexCitationStyle): string {
-  if (format === 'markdown') return settings.citationTemplate;
-  if (settings.citationTemplate.trimStart().startsWith('\\')) return settings.citationTemplate;
-  return LATEX_CITATION_TEMPLATES[latexCitationStyle(settings.latexCitationStyle, detect)];
+export function draftCitationTemplate(format: DraftFormat, settings: { citationTemplate: string; latexCitationStyle: string }, source: string): string {
+  if (format === 'markdown' || isLatexTemplate(settings.citationTemplate)) return settings.citationTemplate;
+  return LATEX_CITATION_TEMPLATES[latexCitationStyle(settings.latexCitationStyle, source)];
 }

@@ -6,10 +6,9 @@
  */
 import * as vscode from 'vscode';
 import { allDraftLanguageIds, draftFormatOf, type DraftFormat } from '../shared/draftLanguages';
-import { draftCitationTemplate, latexStyleOfTemplate } from '../shared/latexStyle';
+import { draftCitationTemplate } from '../shared/latexStyle';
 import type { Settings } from '../shared/settings';
 import { readSettings } from './config';
-import { loadEngine } from './engine';
 
 /** Every draft language id: Markdown's (with the user's extra ones), then LaTeX's. */
 export function draftLanguages(): string[] {
@@ -31,7 +30,8 @@ export function isDraft(document: vscode.TextDocument): boolean {
  * (the preamble's, or `latexCitationStyle`).
  */
 export function draftTemplate(document: vscode.TextDocument, settings: Pick<Settings, 'citationTemplate' | 'latexCitationStyle'>): string {
-  return draftCitationTemplate(draftFormat(document) ?? 'markdown', settings, () => latexStyleOfTemplate(loadEngine().latexCitationTemplate(document.getText())));
+  const format = draftFormat(document) ?? 'markdown';
+  return draftCitationTemplate(format, settings, format === 'latex' ? document.getText() : '');
 }
 
 /** Saved and untitled documents of every draft language. */

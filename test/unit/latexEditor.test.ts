@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { citedElsewhere, sectionName } from '../../src/shared/citedIn';
+import { latexParagraphAround } from '../../src/shared/citekeyCompletion';
 import { latexDraftCitations, latexProse, latexSections } from '../../src/shared/latexCitedIn';
-import { draftCitationTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle, latexStyleOfTemplate } from '../../src/shared/latexStyle';
+import { draftCitationTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../../src/shared/latexStyle';
 import { latexCitationTemplate } from '../../src/core/latex/segment';
 
 const tex = [
@@ -27,30 +28,31 @@ const tex = [
 
 describe('LaTeX drafts in the editor', () => {
   describe('citation style (shared/latexStyle.ts)', () => {
-    it('the setting wins over the preamble; auto asks the preamble', () => {
-      let asked = 0;
-      const detect = () => (asked++, 'natbib' as const);
-      assert.equal(latexCitationStyle('biblatex', detect), 'biblatex');
-      assert.equal(latexCitationStyle('plain', detect), 'plain');
-      assert.equal(asked, 0);
-      assert.equal(latexCitationStyle('auto', detect), 'natbib');
-      assert.equal(latexCitationStyle('nonsense', detect), 'natbib');
+    const doc = (pre: string) => `\\documentclass{article}\n${pre}\n\\begin{document}\nText.\n\\end{document}`;
+
+    it('the setting wins over the preamble; auto reads the preamble', () => {
+      const natbib = doc('\\usepackage[round]{natbib}');
+      assert.equal(latexCitationStyle('biblatex', natbib), 'biblatex');
+      assert.equal(latexCitationStyle('plain', natbib), 'plain');
+      assert.equal(latexCitationStyle('auto', natbib), 'natbib');
+      assert.equal(latexCitationStyle('nonsense', natbib), 'natbib');
+      assert.equal(latexCitationStyle('auto', doc('\\usepackage[backend=biber]{biblatex}')), 'biblatex');
+      assert.equal(latexCitationStyle('auto', doc('% \\usepackage{biblatex}')), 'plain');
     });
 
     it("a LaTeX draft's template: its style's, the user's own LaTeX template, never the Pandoc one", () => {
       const pandoc = { citationTemplate: '[@{key}, p. {page}]', latexCitationStyle: 'auto' };
-      assert.equal(draftCitationTemplate('markdown', pandoc, () => 'biblatex'), '[@{key}, p. {page}]');
-      assert.equal(draftCitationTemplate('latex', pandoc, () => 'biblatex'), '\\autocite[p.~{page}]{{key}}');
-      assert.equal(draftCitationTemplate('latex', { ...pandoc, latexCitationStyle: 'natbib' }, () => 'biblatex'), '\\citep[p.~{page}]{{key}}');
-      assert.equal(draftCitationTemplate('latex', { ...pandoc, citationTemplate: '\\footcite[{page}]{{key}}' }, () => 'biblatex'), '\\footcite[{page}]{{key}}');
+      const biblatex = doc('\\usepackage{biblatex}');
+      assert.equal(draftCitationTemplate('markdown', pandoc, biblatex), '[@{key}, p. {page}]');
+      assert.equal(draftCitationTemplate('latex', pandoc, biblatex), '\\autocite[p.~{page}]{{key}}');
+      assert.equal(draftCitationTemplate('latex', { ...pandoc, latexCitationStyle: 'natbib' }, biblatex), '\\citep[p.~{page}]{{key}}');
+      assert.equal(draftCitationTemplate('latex', { ...pandoc, citationTemplate: '\\footcite[{page}]{{key}}' }, biblatex), '\\footcite[{page}]{{key}}');
     });
 
-    it("reads the core's preamble detection back as a style", () => {
-      const doc = (pre: string) => `\\documentclass{article}\n${pre}\n\\begin{document}\nText.\n\\end{document}`;
-      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('\\usepackage[backend=biber]{biblatex}'))), 'biblatex');
-      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('\\usepackage[round]{natbib}'))), 'natbib');
-      assert.equal(latexStyleOfTemplate(latexCitationTemplate(doc('% \\usepackage{biblatex}'))), 'plain');
-      for (const [style, template] of Object.entries(LATEX_CITATION_TEMPLATES)) assert.equal(latexStyleOfTemplate(template), style);
+    it("the cards' template is the CLI's for the same preamble", () => {
+      const pandoc = { citationTemplate: '[@{key}, p. {page}]', latexCitationStyle: 'auto' };
+      for (const pre of ['\\usepackage{biblatex}', '\\usepackage{natbib}', '']) assert.equal(draftCitationTemplate('latex', pandoc, doc(pre)), latexCitationTemplate(doc(pre)));
+      assert.deepEqual(Object.keys(LATEX_CITATION_TEMPLATES), ['biblatex', 'natbib', 'plain']);
     });
   });
 
@@ -101,6 +103,22 @@ describe('LaTeX drafts in the editor', () => {
         cited.filter((c) => c.key === 'whitfield2019grain').map((c) => sectionName(c.section)),
         ['§ 2'],
       );
+    });
+  });
+
+  describe('completion query (latexParagraphAround)', () => {
+    it('is the paragraph as written: cite commands, comments, labels and command names out, emphasised words kept', () => {
+      const lines = [
+        'Before.',
+        '',
+        'The \\emph{permit}, not the wheat, % a note to self',
+        'was scarce \\autocite[p.~214]{whitfield2019grain}\\label{x} in 50\\% of ports~\\cite{',
+        '',
+        'After.',
+      ];
+      assert.equal(latexParagraphAround(lines, 3), 'The permit , not the wheat, was scarce in 50% of ports');
+      assert.equal(latexParagraphAround(lines, 0), 'Before.');
+      assert.equal(latexParagraphAround(lines, 9), '');
     });
   });
 });
