@@ -180,7 +180,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return { languageId: editor.document.languageId, result };
     }),
     controlCommand('similarSourcesIt.insertLatexCitation', async () => {
-      // The hover's first Insert citation with the cursor right after the paragraph's \autocite: merged into it, page selected.
+      // The hover's Insert citation with the cursor right after the paragraph's \autocite: merged into it, page selected.
       const editor = await openLatex();
       latexBefore ??= editor.document.getText();
       const line = findLine(editor.document, FEEDING_PARAGRAPH);
@@ -190,7 +190,8 @@ export function activate(context: vscode.ExtensionContext): void {
       const existing = '\\autocite[p.~214]{whitfield2019grain}';
       const col = editor.document.lineAt(line).text.indexOf(existing) + existing.length;
       editor.selection = new vscode.Selection(line, col, line, col);
-      await vscode.commands.executeCommand('similarSources.insertCitation', ...links[0]);
+      // The second card when there is one: a source other than the one the paragraph cites already.
+      await vscode.commands.executeCommand('similarSources.insertCitation', ...(links[1] ?? links[0]));
       const text = editor.document.lineAt(line).text;
       const at = text.indexOf('\\autocites');
       editor.revealRange(new vscode.Range(line, Math.max(0, at), line, Math.max(0, at)), vscode.TextEditorRevealType.InCenter);
