@@ -552,6 +552,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await dismissOverlays();
     const prepared = await runControl('similarSourcesIt.prepareLatex', 'Similar Sources IT: Analyse The LaTeX Draft', T.analysis);
     if (prepared?.languageId !== 'latex') throw new Error(`draft.tex opened as ${prepared?.languageId}, not latex`);
+    log(`  draft.tex: ${prepared.lenses} CodeLenses from the provider`);
     const lenses = page.locator('.codelens-decoration');
     await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.tex');
     log(`  draft.tex: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);

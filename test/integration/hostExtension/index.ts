@@ -174,10 +174,13 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       const editor = await openLatex();
       const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
-      const line = findLine(editor.document, FEEDING_PARAGRAPH);
-      editor.selection = new vscode.Selection(line, 0, line, 0);
-      editor.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line, 0), vscode.TextEditorRevealType.AtTop);
-      return { languageId: editor.document.languageId, result };
+      // The panel took the focus: give it back to the draft so its CodeLenses are on screen beside the panel.
+      const shown = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+      const line = findLine(shown.document, FEEDING_PARAGRAPH);
+      shown.selection = new vscode.Selection(line, 0, line, 0);
+      shown.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', shown.document.uri, 100)) ?? [];
+      return { languageId: shown.document.languageId, result, lenses: lenses.length };
     }),
     controlCommand('similarSourcesIt.insertLatexCitation', async () => {
       // The hover's Insert citation with the cursor right after the paragraph's \autocite: merged into it, page selected.
