@@ -1,20 +1,21 @@
 /**
- * `check <draft.md>`: the draft's citations against the library (keys, pages,
+ * `check <draft.md|.tex>`: the draft's citations against the library (keys, pages,
  * quotations), for scripts and a thesis's CI. Indexes the library first when
  * one is named (as `analyze` does). One line per problem, or --json with every
  * citation; exit 0 when none is wrong, 1 when one is, 2 on bad usage.
  */
 import * as path from 'node:path';
-import { bundleDir, checkCitations, draftBibliography, errorHealth, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
+import { bundleDir, checkCitations, draftBibliographies, errorHealth, isLatexPath, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
 import type { Settings } from '../shared/settings';
 import { lineText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 
-export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
+export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd|.tex> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--json]
           Checks the draft's citations against the library: unknown keys, pages the source lacks,
           quotations not found, on another page, or not word for word. Indexes the library first
-          (as analyze). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
+          (as analyze). A LaTeX draft's \\input/\\include files are checked too (within the
+          workspace). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
 
 /** What `check` borrows from the CLI's main module (passed in: no import cycle). */
 export interface CheckHelpers {
@@ -32,7 +33,6 @@ export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'include', '
 export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
   checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
   const { file: abs, text, format } = await readDraftFile(args, 'check', 'usage');
-  if (format === 'latex') throw new UsageError('check reads Pandoc citations ([@key, p. 12]): the citations of a LaTeX draft are not checked yet');
   const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
   const { library, settings } = await h.librarySpec(args, workspace);
   if (library.fromSettings) {
@@ -48,7 +48,10 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
   try {
     result = await checkCitations(text, {
       workspace,
-      bibliography: draftBibliography(library, text, abs),
+      // A LaTeX draft's `\addbibresource`/`\bibliography` files, a Quarto draft's front matter, unless the settings name one.
+      bibliography: draftBibliographies(library, text, format === 'latex' && !isLatexPath(abs) ? `${abs}.tex` : abs),
+      format,
+      draftPath: abs,
       workerDir: bundleDir,
       ocrLanguages: settings.ocrLanguages,
       onWarning: (w) => h.err(`warning: ${w}`),
@@ -62,11 +65,14 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
     throw e;
   }
   const shown = path.relative(process.cwd(), abs) || abs;
+  // A citation in a file the LaTeX draft `\input`s is named by that file (workspace-relative in the result).
+  const fileOf = (c: CheckedCitation) => (c.file === undefined ? shown : path.relative(process.cwd(), path.resolve(workspace, c.file)) || c.file);
   if (args.flags.has('json')) {
     h.out(
       JSON.stringify(
         {
           citations: result.citations.map((c) => ({
+            file: fileOf(c),
             line: c.line,
             column: c.column,
             key: c.key,
@@ -92,10 +98,10 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
       ),
     );
   } else {
-    for (const c of result.citations) if (c.status !== 'ok') h.out(problemLine(shown, c));
+    for (const c of result.citations) if (c.status !== 'ok') h.out(problemLine(fileOf(c), c));
     // Hints are not problems: on stderr, so that a script counting stdout's lines counts problems.
     const hints = result.citations.filter((c) => c.hint);
-    for (const c of hints) h.err(hintLine(shown, c));
+    for (const c of hints) h.err(hintLine(fileOf(c), c));
     const n = result.citations.length;
     h.err(
       `${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}${hints.length ? `, ${hints.length} page hint${hints.length === 1 ? '' : 's'}` : ''}`,

@@ -7,7 +7,9 @@
  */
 import { promises as fs } from 'node:fs';
 import { checkCitationList, newCheckMemo, statusSeverity, type CheckedCitation, type CheckMemo, type CheckSources } from '../core/citecheck/check';
-import { findCitations } from '../core/citecheck/draftCitations';
+import { findCitations, type DraftCitation } from '../core/citecheck/draftCitations';
+import { findLatexCitations } from '../core/latex/citations';
+import { readLatexProject } from '../core/latex/project';
 import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
@@ -30,8 +32,12 @@ export { findCitations, type DraftCitation, type Locator } from '../core/citeche
 export interface CheckCitationsOptions {
   /** The workspace whose index (`.similar-sources/`) holds the library. */
   workspace: string;
-  /** The Better BibTeX export: its keys are known even without a PDF. */
-  bibliography?: string;
+  /** The Better BibTeX export (or a LaTeX draft's `.bib` files): its keys are known even without a PDF. */
+  bibliography?: string | string[];
+  /** How the draft is written (default Markdown: Pandoc citations). */
+  format?: 'markdown' | 'latex';
+  /** The draft's file: a LaTeX draft's `\input`/`\include` files are read from its folder (within `workspace`). */
+  draftPath?: string;
   /** Where the PDF worker lies (the bundle's folder); without it, PDFs are read in this thread. */
   workerDir?: string;
   /** OCR languages of the cache to read scanned pages from (default eng+fra). */
@@ -67,18 +73,19 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     byKey.set(s.citekey, list);
   }
   const keys = new Set(byKey.keys());
-  if (opts.bibliography) {
+  const bibliographies = opts.bibliography === undefined ? [] : typeof opts.bibliography === 'string' ? [opts.bibliography] : opts.bibliography;
+  for (const file of bibliographies) {
     try {
-      const bib = await loadBibliography(opts.bibliography, { cacheDir: dir });
+      const bib = await loadBibliography(file, { cacheDir: dir });
       for (const e of bib.entries) keys.add(e.citekey);
     } catch (err) {
-      opts.onWarning?.(`cannot read the bibliography ${opts.bibliography}: ${(err as Error).message}; only the library's keys are known`);
+      opts.onWarning?.(`cannot read the bibliography ${file}: ${(err as Error).message}; only the library's keys are known`);
     }
   }
   // The last check's sources and verdicts, kept while the index and the bibliography are the same:
   // an editor re-checking after an edit judges only the citations the edit changed.
-  const bibStamp = opts.bibliography ? await fs.stat(opts.bibliography).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none') : 'none';
-  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${opts.bibliography ?? ''}\u0000${bibStamp}`;
+  const bibStamp = (await Promise.all(bibliographies.map((f) => fs.stat(f).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none')))).join('\u0001') || 'none';
+  const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${bibliographies.join('\u0001')}\u0000${bibStamp}`;
   if (lastMemo?.id !== memoId) lastMemo = { id: memoId, memo: newCheckMemo() };
   const memo = lastMemo.memo;
   let pool: PdfExtractPool | undefined;
@@ -121,7 +128,7 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   try {
     // Untrusted text (the PDF's words, the draft's) made visible and bounded once, here (SECURITY.md).
     const shown = (t: string) => bounded(visibleText(t), 4000);
-    const citations = (await checkCitationList(findCitations(draft), sources, { signal: opts.signal, memo })).map((c) => ({
+    const citations = (await checkCitationList(draftCitationsOf(draft, opts), sources, { signal: opts.signal, memo })).map((c) => ({
       ...c,
       key: shown(c.key),
       quote: c.quote === null ? null : shown(c.quote),
@@ -141,6 +148,18 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     await pool?.close();
     if (memo.verdicts.size > 20000) memo.verdicts.clear();
   }
+}
+
+/**
+ * The citations to check: a Markdown draft's, or a LaTeX draft's with those of the files it reads
+ * through `\input`/`\include` (each named by its `file`), files not read said through onWarning.
+ */
+export function draftCitationsOf(draft: string, opts: Pick<CheckCitationsOptions, 'format' | 'draftPath' | 'workspace' | 'onWarning'>): DraftCitation[] {
+  if (opts.format !== 'latex') return findCitations(draft);
+  if (opts.draftPath === undefined) return findLatexCitations(draft);
+  const project = readLatexProject(opts.draftPath, draft, opts.workspace);
+  for (const w of project.warnings) opts.onWarning?.(w);
+  return project.files.flatMap((f, i) => findLatexCitations(f.text, i === 0 ? {} : { file: f.name }));
 }
 
 let thread: { dir: string; thread: CitationThread } | undefined;

@@ -28,7 +28,10 @@ export {
 export { bundleDir } from './bundle';
 
 // Settings → library.
-export { resolveLibrary, expandHome, draftBibliography, type LibrarySpec } from './library';
+export { resolveLibrary, expandHome, draftBibliography, draftBibliographies, isLatexPath, type LibrarySpec } from './library';
+// LaTeX drafts: their citations, and the files they read through `\input`/`\include` ("cited in", the check).
+export { findLatexCitations, type LatexCitation } from '../core/latex/citations';
+export { readLatexProject, latexBibliographies, type LatexProject, type LatexFile } from '../core/latex/project';
 export { readWorkspaceSettings } from './settingsFile';
 
 // The embedding provider, and local models.
@@ -89,6 +92,7 @@ export { loadBeir, runBeirEval } from '../core/eval/beir';
 export {
   checkCitations,
   checkCitationsOffThread,
+  draftCitationsOf,
   findCitations,
   statusSeverity,
   type CheckCitationsOptions,

@@ -23,7 +23,7 @@ import { analyze, cachedAnalysis, type AnalysisRequest, type CachedAnalysisReque
 import { bundleDir } from './bundle';
 import { checkCitations, checkCitationsOffThread, type CitationCheckResult } from './citations';
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
-import { draftBibliography, resolveLibrary, type LibrarySpec } from './library';
+import { draftBibliographies, isLatexPath, resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
 import { indexCollections, openIndex, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
@@ -384,14 +384,17 @@ export class WorkspaceEngine {
 
   /**
    * The draft's citations against the library (keys, pages, quotations). With `draftPath`, a
-   * Quarto / R Markdown draft's own `bibliography:` serves when the settings name none;
+   * Quarto / R Markdown draft's own `bibliography:` serves when the settings name none, and a
+   * LaTeX draft (`.tex`) is read as LaTeX, with its `\input` files and `\addbibresource` `.bib` files;
    * `offThread`: matched in the citation-check worker beside the bundle (an editor's thread stays free).
    */
   checkCitations(draft: string, opts: { signal?: AbortSignal; draftPath?: string; offThread?: boolean } = {}): Promise<CitationCheckResult> {
     const library = this.library();
     return (opts.offThread ? checkCitationsOffThread : checkCitations)(draft, {
       workspace: this.workspace,
-      bibliography: opts.draftPath === undefined ? library.bibliography : draftBibliography(library, draft, opts.draftPath),
+      bibliography: opts.draftPath === undefined ? library.bibliography : draftBibliographies(library, draft, opts.draftPath),
+      // A LaTeX draft (by its extension) is read as LaTeX, with the files it `\input`s.
+      ...(opts.draftPath !== undefined && isLatexPath(opts.draftPath) ? { format: 'latex' as const, draftPath: opts.draftPath } : {}),
       ocrLanguages: library.ocr.languages,
       // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
       workerDir: bundleDir,

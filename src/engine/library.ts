@@ -5,6 +5,7 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { latexBibliographies } from '../core/latex/project';
 import { draftFrontMatter } from '../core/markdown/pandoc';
 import type { Settings } from '../shared/settings';
 
@@ -52,11 +53,23 @@ export function expandHome(p: string, home = os.homedir()): string {
 
 /**
  * The bibliography a draft uses: the settings' (`bibliographyFile`) when they name one, else the
- * first file its front matter names (`bibliography:` of a Quarto or R Markdown draft), resolved
- * against the draft's folder as Quarto and Pandoc do; undefined when neither names one.
+ * first file the draft names, resolved against its folder: a Quarto or R Markdown draft's front
+ * matter `bibliography:` (as Quarto and Pandoc do), a LaTeX draft's (`.tex`) `\addbibresource{}` or
+ * `\bibliography{}`; undefined when none is named. draftBibliographies gives all of a LaTeX draft's.
  */
 export function draftBibliography(library: Pick<LibrarySpec, 'bibliography'>, draft: string, draftPath: string): string | undefined {
-  if (library.bibliography) return library.bibliography;
+  return draftBibliographies(library, draft, draftPath)[0];
+}
+
+/** Every bibliography file of the draft, by draftBibliography's rules (a LaTeX draft may name several). */
+export function draftBibliographies(library: Pick<LibrarySpec, 'bibliography'>, draft: string, draftPath: string): string[] {
+  if (library.bibliography) return [library.bibliography];
+  if (isLatexPath(draftPath)) return latexBibliographies(draft, draftPath);
   const named = draftFrontMatter(draft).bibliography[0];
-  return named ? path.resolve(path.dirname(path.resolve(draftPath)), named) : undefined;
+  return named ? [path.resolve(path.dirname(path.resolve(draftPath)), named)] : [];
+}
+
+/** A LaTeX draft by its extension (`.tex`, `.ltx`), as the CLI tells the format. */
+export function isLatexPath(p: string): boolean {
+  return /\.(tex|ltx)$/i.test(p);
 }

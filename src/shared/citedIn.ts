@@ -6,6 +6,7 @@
  * that opens the draft is its title, not § 1.
  */
 import { isCrossReference } from './crossref';
+import { delimited, LATEX_SILENT_CITES, scanLatexCites, skipOpaque } from './latexCite';
 
 export interface DraftSection {
   /** "§ 2", "§ 2.1"; "" before the first numbered heading. */
@@ -13,6 +14,8 @@ export interface DraftSection {
   heading: string;
   /** 0-based line of the heading (-1: the text before any heading). */
   line: number;
+  /** The file the heading is in, when not the draft itself (a LaTeX chapter read through `\input`). */
+  file?: string;
 }
 
 export interface Citing {
@@ -20,6 +23,8 @@ export interface Citing {
   /** 0-based line of the citation. */
   line: number;
   section: DraftSection;
+  /** The file the citation is in, when not the draft itself. */
+  file?: string;
 }
 
 /** An ATX heading's marks and text; the closing run of spaces and `#` is taken off by `headingText` (`(.*?)[ \t#]*$` was quadratic in a long run of them). */
@@ -114,16 +119,169 @@ export function sectionName(s: DraftSection): string {
 }
 
 /**
- * For each key, the sections citing it outside lines `from`–`to` (a segment),
- * in draft order, each once.
+ * For each key, the sections citing it outside lines `from`–`to` (a segment of the draft, or of
+ * `file` when the segment is in a file the draft includes), in draft order, each once.
  */
-export function citedElsewhere(citations: readonly Citing[], from: number, to: number): Map<string, DraftSection[]> {
+export function citedElsewhere(citations: readonly Citing[], from: number, to: number, file?: string): Map<string, DraftSection[]> {
   const out = new Map<string, DraftSection[]>();
   for (const c of citations) {
-    if (c.line >= from && c.line <= to) continue;
+    if (c.file === file && c.line >= from && c.line <= to) continue;
     const list = out.get(c.key) ?? [];
-    if (!list.some((x) => x.line === c.section.line)) list.push(c.section);
+    if (!list.some((x) => x.line === c.section.line && x.file === c.section.file)) list.push(c.section);
     out.set(c.key, list);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// LaTeX drafts
+
+/**
+ * A stretch of a LaTeX file in reading order: the draft up to an `\input`, the file read there,
+ * the rest of the draft (core/latex/project.ts). `file` is absent for the draft itself.
+ */
+export interface LatexPart {
+  file?: string;
+  text: string;
+  /** Offsets of the stretch (default: the whole text). */
+  from?: number;
+  to?: number;
+}
+
+/** Sectioning commands by depth; `\part` is not counted in a section's number (LaTeX numbers chapters across parts). */
+const LATEX_LEVELS: Record<string, number> = { part: 0, chapter: 1, section: 2, subsection: 3, subsubsection: 4 };
+const LATEX_HEADING = /^\\(part|chapter|section|subsection|subsubsection)(\*?)\s*(?:\[[^\]]*\])?\s*(?=\{)/;
+/** What changes how headings are numbered: a book's front and back matter are not, an appendix counts A, B… */
+const LATEX_MATTER = /^\\(frontmatter|mainmatter|backmatter|appendix)(?![a-zA-Z])/;
+
+type LatexHeading = { kind: 'heading'; level: number; star: boolean; title: string; line: number; file?: string; matter: 'front' | 'main' | 'back' | 'appendix' };
+
+function lineCounter(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+}
+
+/** A heading's title as text: commands and braces dropped, `~` a space. */
+function latexTitle(s: string): string {
+  return s
+    .replace(/\\[a-zA-Z]+\*?/g, '')
+    .replace(/[{}]/g, '')
+    .replace(/~/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function asParts(draft: string | readonly LatexPart[]): readonly LatexPart[] {
+  return typeof draft === 'string' ? [{ text: draft }] : draft;
+}
+
+/** Headings and citations of LaTeX parts, in reading order (comments, verbatim and math skipped). */
+function latexEvents(parts: readonly LatexPart[]): Array<LatexHeading | { kind: 'cite'; keys: string[]; line: number; file?: string }> {
+  const out: ReturnType<typeof latexEvents> = [];
+  const counters = new Map<string, (o: number) => number>();
+  let matter: LatexHeading['matter'] = 'main';
+  for (const p of parts) {
+    const lineOf = counters.get(p.text) ?? lineCounter(p.text);
+    counters.set(p.text, lineOf);
+    const from = p.from ?? 0;
+    const to = p.to ?? p.text.length;
+    const cites = scanLatexCites(p.text, from, to);
+    let c = 0;
+    const flushCites = (upTo: number) => {
+      for (; c < cites.length && cites[c].start < upTo; c++) {
+        if (LATEX_SILENT_CITES.has(cites[c].command)) continue;
+        out.push({ kind: 'cite', keys: cites[c].items.flatMap((x) => x.keys.map((k) => k.key)), line: lineOf(cites[c].start), file: p.file });
+      }
+    };
+    for (let i = from; i < to; i++) {
+      const ch = p.text[i];
+      if (ch !== '\\' && ch !== '%' && ch !== '$') continue;
+      const skip = skipOpaque(p.text, i);
+      if (skip >= 0) {
+        i = skip - 1;
+        continue;
+      }
+      if (ch !== '\\') continue;
+      const m = LATEX_HEADING.exec(p.text.slice(i, i + 200));
+      if (!m) {
+        const mm = LATEX_MATTER.exec(p.text.slice(i, i + 20));
+        if (mm) matter = mm[1] === 'appendix' ? 'appendix' : (mm[1].replace('matter', '') as LatexHeading['matter']);
+        i++;
+        continue;
+      }
+      const arg = delimited(p.text, i + m[0].length, '{', '}');
+      flushCites(i);
+      out.push({ kind: 'heading', level: LATEX_LEVELS[m[1]], star: m[2] === '*', title: latexTitle(arg?.content ?? ''), line: lineOf(i), file: p.file, matter });
+      i += m[0].length;
+    }
+    flushCites(Infinity);
+  }
+  return out;
+}
+
+/**
+ * A LaTeX draft's headings, numbered as LaTeX numbers them: from the top level used (chapters in a
+ * book, sections in an article), `\\part`, starred headings and a book's front and back matter
+ * unnumbered, an appendix's top level lettered (§ A, § A.1). `draft`: its text, or its parts in
+ * reading order with the files it includes.
+ */
+export function latexDraftSections(draft: string | readonly LatexPart[]): DraftSection[] {
+  return numberLatex(latexEvents(asParts(draft)).filter((e): e is LatexHeading => e.kind === 'heading'));
+}
+
+function numberLatex(found: LatexHeading[]): DraftSection[] {
+  const counted = (h: LatexHeading) => h.level > 0 && !h.star && (h.matter === 'main' || h.matter === 'appendix');
+  const numbered = found.filter(counted);
+  const top = numbered.length ? Math.min(...numbered.map((h) => h.level)) : 1;
+  const counters: number[] = [];
+  let appendix = false;
+  return found.map((h) => {
+    const base = { heading: h.title, line: h.line, ...(h.file !== undefined ? { file: h.file } : {}) };
+    if (!counted(h) || h.level < top) return { number: '', ...base };
+    if (h.matter === 'appendix' && !appendix) {
+      // LaTeX's \appendix starts the top level again, in letters.
+      appendix = true;
+      counters.length = 0;
+    }
+    const depth = h.level - top;
+    counters.length = depth + 1;
+    for (let d = 0; d < depth; d++) counters[d] ??= 0;
+    counters[depth] = (counters[depth] ?? 0) + 1;
+    const parts = counters.map((n, d) => (d === 0 && appendix ? letter(n) : String(n)));
+    return { number: `§ ${parts.join('.')}`, ...base };
+  });
+}
+
+/** 1 → A, 26 → Z, 27 → AA. */
+function letter(n: number): string {
+  let s = '';
+  for (; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+  return s;
+}
+
+/** Every citation of a LaTeX draft (`\cite{a,b}`, `\autocites{a}{b}`…; not `\nocite`), with the section it stands in. */
+export function latexDraftCitations(draft: string | readonly LatexPart[]): Citing[] {
+  const events = latexEvents(asParts(draft));
+  const sections = numberLatex(events.filter((e): e is LatexHeading => e.kind === 'heading'));
+  const before: DraftSection = { number: '', heading: '', line: -1 };
+  const out: Citing[] = [];
+  let s = -1;
+  for (const e of events) {
+    if (e.kind === 'heading') {
+      s++;
+      continue;
+    }
+    for (const key of e.keys) out.push({ key, line: e.line, section: s >= 0 ? sections[s] : before, ...(e.file !== undefined ? { file: e.file } : {}) });
   }
   return out;
 }

@@ -135,16 +135,20 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** A bracketed argument at `i` (`[…]` or `(…)`), braces nested: its content and the offset after it; undefined when unclosed. */
-function delimited(text: string, i: number, open: string, close: string): { content: string; end: number } | undefined {
+/** A bracketed argument at `i` (`[…]`, `(…)`, `{…}`), braces nested: its content and the offset after it; undefined when unclosed. */
+export function delimited(text: string, i: number, open: string, close: string): { content: string; end: number } | undefined {
   if (text[i] !== open) return undefined;
   let depth = 0;
+  // Brackets nested too (`[\cite[12]{a}]`, which LaTeX wants braced): forgiving what is typed.
+  let nested = 0;
   for (let j = i + 1; j < text.length; j++) {
     const c = text[j];
     if (c === '\\') j++;
+    else if (c === close && depth <= 0 && nested === 0) return { content: text.slice(i + 1, j), end: j + 1 };
+    else if (c === close && depth <= 0) nested--;
+    else if (c === open && open !== '{' && depth <= 0) nested++;
     else if (c === '{') depth++;
     else if (c === '}') depth--;
-    else if (c === close && depth <= 0) return { content: text.slice(i + 1, j), end: j + 1 };
     else if (c === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 40))) return undefined;
   }
   return undefined;
@@ -421,4 +425,34 @@ export function mergeLatexCitation(existing: string, key: string, page: string |
     return { text: `(${esc(old)}; ${esc('\\citealp')}${newNote}${keyArg})`, how: 'alongside' };
   }
   return { text: `${esc(trimmed)}${esc('\\' + cite.command)}${newNote}${keyArg}`, how: 'alongside' };
+}
+
+export interface LatexInclude {
+  /** The file as written: `chapters/intro` (`.tex` not added). */
+  name: string;
+  command: 'input' | 'include' | 'subfile';
+  /** Offsets of the command. */
+  start: number;
+  end: number;
+}
+
+/** The `\input{…}`, `\include{…}` and `\subfile{…}` of a text, in order; comments, verbatim and math skipped. */
+export function latexIncludes(text: string): LatexInclude[] {
+  const out: LatexInclude[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c !== '\\' && c !== '%' && c !== '$') continue;
+    const skip = skipOpaque(text, i);
+    if (skip >= 0) {
+      i = skip - 1;
+      continue;
+    }
+    if (c !== '\\') continue;
+    const m = /^\\(input|include|subfile)\s*\{([^{}\n]+)\}/.exec(text.slice(i, i + 300));
+    if (m) {
+      out.push({ name: m[2].trim(), command: m[1] as LatexInclude['command'], start: i, end: i + m[0].length });
+      i += m[0].length - 1;
+    } else i++;
+  }
+  return out;
 }

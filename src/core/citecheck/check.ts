@@ -17,6 +17,8 @@ export function statusSeverity(s: CitationStatus): 'error' | 'warning' | 'ok' {
 
 export interface CheckedCitation {
   key: string;
+  /** The file the citation is in, when not the draft itself (a LaTeX chapter read through `\input`). */
+  file?: string;
   /** 1-based line and column of the key's `@`; endColumn just after the key. */
   line: number;
   column: number;
@@ -99,12 +101,14 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
     const sig = `${c.key}\u0000${c.locator?.text ?? ''}\u0000${c.quote ?? `\u0001${c.context ?? ''}`}`;
     const seen = memo.verdicts.get(sig);
     if (seen) {
-      out.push({ ...seen, line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
+      const { file: _file, ...verdict } = seen;
+      out.push({ ...verdict, ...(c.file !== undefined ? { file: c.file } : {}), line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
       continue;
     }
     const at = out.length;
     const base: CheckedCitation = {
       key: c.key,
+      ...(c.file !== undefined ? { file: c.file } : {}),
       line: c.line,
       column: c.column,
       endColumn: c.endColumn,

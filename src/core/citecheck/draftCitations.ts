@@ -19,7 +19,9 @@ export interface Locator {
 
 export interface DraftCitation {
   key: string;
-  /** 1-based line and column of the `@` of the key. */
+  /** The file the citation is in, when not the draft itself (a LaTeX chapter read through `\input`). */
+  file?: string;
+  /** 1-based line and column of the `@` of the key (in LaTeX: of the key's first character). */
   line: number;
   column: number;
   /** 1-based column just after the key. */
@@ -37,8 +39,8 @@ export interface DraftCitation {
 
 const KEY_AT = /(?:^|[\s\[;(])(-?)@([\p{L}\p{N}_](?:[\p{L}\p{N}_:.#$%&+?<>~/-]*[\p{L}\p{N}_])?)/gu;
 
-/** A paragraph's text with each character's place in the draft. */
-interface Para {
+/** A paragraph's text with each character's place in the draft (the LaTeX reader builds them too). */
+export interface Para {
   text: string;
   /** For each character of `text`: 0-based line and column in the draft. */
   line: Int32Array;
@@ -245,7 +247,8 @@ export function findCitations(draft: string): DraftCitation[] {
   return out;
 }
 
-function citationsOf(p: Para, out: DraftCitation[]): void {
+/** The citations of one paragraph, appended to `out`. */
+export function citationsOf(p: Para, out: DraftCitation[]): void {
   const text = p.text;
   if (!text.includes('@')) return;
   const { groups, around } = bracketGroups(text);
