@@ -5,10 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { citationSpans } from '../shared/citation';
-import { citedElsewhere, draftCitations, sectionName } from '../shared/citedIn';
+import { citedElsewhere, draftCitations, latexDraftCitations, sectionName } from '../shared/citedIn';
 import type { DraftFormat } from '../shared/draftLanguages';
 import { scanLatexCites } from '../shared/latexCite';
-import { latexDraftCitations } from '../shared/latexCitedIn';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 

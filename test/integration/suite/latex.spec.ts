@@ -5,7 +5,8 @@
  * prose and none on its verbatim block or float, Insert citation writing biblatex's
  * `\autocite[p.~…]{key}` as a snippet (page selected) and merging into the adjacent
  * `\autocite` as `\autocites`, and citekey completion inside `\autocite{` and after a comma of
- * a key list, not in a comment. Runs after extension.spec.ts (files run in name order), whose
+ * a key list, not in a comment, and Check Citations reading LaTeX (a mistyped key, a quotation at the
+ * wrong page, Quick Fixes written in LaTeX). Runs after extension.spec.ts (files run in name order), whose
  * first analysis indexed the library; alone (`--grep LaTeX`) it indexes first (autoIndex).
  */
 import * as assert from 'node:assert/strict';
@@ -171,10 +172,47 @@ describe('A LaTeX draft (draft.tex)', function () {
     }
   });
 
-  it('Check Citations leaves a LaTeX draft alone (its citations are not read as Markdown)', async () => {
-    const editor = await openLatex();
-    const problems = await vscode.commands.executeCommand('similarSources.checkCitations');
-    assert.equal(problems, undefined);
-    assert.deepEqual(vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.source === 'Similar Sources'), []);
+  it('Check Citations reads a LaTeX draft: a mistyped key and a quotation at the wrong page, with LaTeX Quick Fixes', async () => {
+    const file = vscode.Uri.file(path.join(workspaceRoot(), 'citations-to-check.tex'));
+    const text = [
+      '\\documentclass{article}',
+      '\\usepackage{csquotes}',
+      '\\usepackage{biblatex}',
+      '\\addbibresource{library/library.bib}',
+      '\\begin{document}',
+      'The system \\enquote{came close to breaking in the last decade of the sixteenth century} \\autocite[p.~214]{whitfield2019grain}.',
+      '',
+      'See also \\autocite[p.~214]{whitfeld2019grain}.',
+      '\\end{document}',
+      '',
+    ].join('\n');
+    await vscode.workspace.fs.writeFile(file, Buffer.from(text, 'utf8'));
+    try {
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      assert.equal(doc.languageId, 'latex');
+      const problems = await withTimeout(Promise.resolve(vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations')), 60_000, 'Check Citations on a .tex draft');
+      const ours = vscode.languages.getDiagnostics(file).filter((d) => d.source === 'Similar Sources');
+      assert.ok(problems !== undefined && problems >= 2, `problems: ${problems}; ${ours.map((d) => `${d.code}: ${d.message}`).join(' | ')}`);
+      const unknown = ours.find((d) => d.code === 'unknown-key');
+      assert.ok(unknown, `an unknown-key diagnostic: ${ours.map((d) => d.code).join(', ')}`);
+      assert.equal(doc.getText(unknown.range), 'whitfeld2019grain', 'the diagnostic covers the key');
+      const wrong = ours.find((d) => d.code === 'wrong-page');
+      assert.ok(wrong, `a wrong-page diagnostic: ${ours.map((d) => `${d.code}: ${d.message}`).join(' | ')}`);
+      const fixes = async (d: vscode.Diagnostic) =>
+        ((await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, d.range, vscode.CodeActionKind.QuickFix.value)) ?? []).filter((a) => a.diagnostics?.includes(d) || a.diagnostics?.some((x) => x.code === d.code));
+      const useKey = (await fixes(unknown)).find((a) => /whitfield2019grain/.test(a.title));
+      assert.ok(useKey?.edit, 'a Quick Fix using the closest key');
+      await vscode.workspace.applyEdit(useKey.edit);
+      assert.match(doc.lineAt(7).text, /^See also \\autocite\[p\.~214\]\{whitfield2019grain\}\.$/);
+      const page = (await fixes(wrong)).find((a) => /locator/i.test(a.title));
+      assert.ok(page?.edit, 'a Quick Fix changing the locator');
+      await vscode.workspace.applyEdit(page.edit);
+      assert.match(doc.lineAt(5).text, /\\autocite\[pp?\.~\d+(--\d+)?\]\{whitfield2019grain\}\.$/, 'the post-note written in LaTeX');
+      assert.doesNotMatch(doc.lineAt(5).text, /\[p\.~214\]/);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await vscode.workspace.fs.delete(file);
+    }
   });
 });
