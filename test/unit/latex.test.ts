@@ -123,10 +123,11 @@ describe('LaTeX drafts', () => {
       assert.match(bad.stderr, /--format must be one of md, qmd, rmd, tex/);
     });
 
-    it('check refuses a LaTeX draft with the reason (exit 2)', () => {
+    it('check reads a LaTeX draft (without a library: exit 2 with the hint, not a refusal of the format)', () => {
       const r = cli(['check', 'test/fixtures/drafts/thesis.tex', '--workspace', root]);
       assert.equal(r.code, 2);
-      assert.match(r.stderr, /citations of a LaTeX draft are not checked yet/);
+      assert.match(r.stderr, /--library/);
+      assert.doesNotMatch(r.stderr, /not checked yet/);
     });
 
     it('analyze examples/draft.tex: cards cite in biblatex’s \\autocite[p.~…]{…}', () => {
