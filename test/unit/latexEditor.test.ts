@@ -87,14 +87,11 @@ describe('LaTeX drafts in the editor', () => {
       assert.equal(elsewhere.get('silent'), undefined, '\\nocite prints no citation');
     });
 
-    it('reads the example draft: its one citation stands in § 2', () => {
+    it('reads the example draft: Whitfield is cited in § 2 only', () => {
       const draft = readFileSync(resolve('examples/draft.tex'), 'utf8');
       const cited = latexDraftCitations(draft);
       assert.ok(cited.length >= 1);
-      assert.deepEqual(
-        cited.filter((c) => c.key === 'whitfield2019grain').map((c) => sectionName(c.section)),
-        ['§ 2'],
-      );
+      assert.deepEqual([...new Set(cited.filter((c) => c.key === 'whitfield2019grain').map((c) => sectionName(c.section)))], ['§ 2']);
     });
   });
 
