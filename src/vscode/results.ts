@@ -8,6 +8,7 @@ import { citationSpans } from '../shared/citation';
 import { citedElsewhere, draftCitations, latexDraftCitations, sectionName } from '../shared/citedIn';
 import type { DraftFormat } from '../shared/draftLanguages';
 import { scanLatexCites } from '../shared/latexCite';
+import { isLatexCitationText } from '../shared/latexEdits';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 
@@ -39,26 +40,9 @@ export interface DocumentResults {
 
 /** An inserted Pandoc citation or a citation link, alone, or a key joined to a citation ("; @b, p. 3"). */
 const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\)|;\s*-?@[^\]\n;]*)\s*$/;
-/** A LaTeX fragment joined to a cite command (`,b`; `[214]{b}`), or a `\\href` to a PDF (a source without a key). */
-const LATEX_CITATION_PART = /^\s*(?:,\s*[^\s,{}\[\]\\%]+|(?:\[[^\]\n]*\])+\{[^}\n]*\}|\\href\{[^}\n]*\}\{[^}\n]*\})\s*$/;
-
-/** LaTeX cite commands and nothing else (`\\autocites{a}[214]{b}`, natbib's `(\\citealp{a}; \\citealp{b})`), or a part of one. */
-function isLatexCitation(text: string): boolean {
-  if (LATEX_CITATION_PART.test(text)) return true;
-  const cites = scanLatexCites(text);
-  if (!cites.length || cites.some((c) => !c.closed)) return false;
-  let rest = '';
-  let at = 0;
-  for (const c of cites) {
-    rest += text.slice(at, c.start);
-    at = c.end;
-  }
-  return /^[\s();~]*$/.test(rest + text.slice(at));
-}
-
 /** Whether `text` is a citation and nothing else, in the draft's format. */
 function isCitation(text: string, format: DraftFormat | undefined): boolean {
-  return format === 'latex' ? isLatexCitation(text) : CITATION_ONLY.test(text);
+  return format === 'latex' ? isLatexCitationText(text) : CITATION_ONLY.test(text);
 }
 
 /** The citations of a line, as offsets of their start and end. */

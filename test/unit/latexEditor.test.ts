@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { citedElsewhere, latexDraftCitations, latexDraftSections as latexSections, sectionName } from '../../src/shared/citedIn';
 import { latexParagraphAround } from '../../src/shared/citekeyCompletion';
+import { formatLatexCitation, mergeLatexCitation } from '../../src/shared/latexCite';
+import { isLatexCitationText } from '../../src/shared/latexEdits';
 import { draftCitationTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../../src/shared/latexStyle';
 import { latexCitationTemplate } from '../../src/core/latex/segment';
 
@@ -108,6 +110,25 @@ describe('LaTeX drafts in the editor', () => {
       assert.equal(latexParagraphAround(lines, 3), 'The permit , not the wheat, was scarce in 50% of ports');
       assert.equal(latexParagraphAround(lines, 0), 'Before.');
       assert.equal(latexParagraphAround(lines, 9), '');
+    });
+  });
+
+  describe('edits that only write a citation keep the results (isLatexCitationText)', () => {
+    it('what Insert citation writes, in every style, and what a merge writes', () => {
+      for (const style of ['biblatex', 'natbib', 'plain'] as const) {
+        assert.ok(isLatexCitationText(' ' + formatLatexCitation(style, 'whitfield2019grain', '214–216', { snippet: false })), style);
+        for (const existing of ['\\autocite{a}', '\\autocite[p.~3]{a}', '\\citep[p.~3]{a}', '\\cite{a}']) {
+          const merged = mergeLatexCitation(existing, 'b', style === 'plain' && existing === '\\cite{a}' ? undefined : '214', style, { snippet: false });
+          if (merged) assert.ok(isLatexCitationText(merged.text), `${style} ${existing} → ${merged.text}`);
+        }
+      }
+      assert.ok(isLatexCitationText(',b'));
+      assert.ok(isLatexCitationText('[214]{b}'));
+      assert.ok(isLatexCitationText('\\href{file:///x.pdf\\#page=3}{Whitfield 2019, p. 3}'));
+    });
+
+    it('prose, or prose beside a citation, is an edit of the text', () => {
+      for (const t of ['permits', 'the \\emph{tratta}', 'sold \\autocite{a}', '\\autocite{a} and more', '\\cite{unclosed', '{b}', '']) assert.equal(isLatexCitationText(t), false, t);
     });
   });
 });
