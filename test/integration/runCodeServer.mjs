@@ -553,6 +553,9 @@ async function uiChecks(manifest, { context, url, workspace }) {
     const prepared = await runControl('similarSourcesIt.prepareLatex', 'Similar Sources IT: Analyse The LaTeX Draft', T.analysis);
     if (prepared?.languageId !== 'latex') throw new Error(`draft.tex opened as ${prepared?.languageId}, not latex`);
     log(`  draft.tex: ${prepared.lenses} CodeLenses from the provider`);
+    // The panel's webview takes the focus once it has loaded its cards: back to the draft, as a user would click.
+    await waitUntil(async () => (await framesWith('[data-testid="card"]')).length > 0, T.element, 'the panel showing the cards of draft.tex').catch(() => log('  (the panel shows no card yet)'));
+    await page.locator('.monaco-editor .view-line', { hasText: 'Consider first the great Mediterranean' }).first().click();
     const lenses = page.locator('.codelens-decoration');
     await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.tex');
     log(`  draft.tex: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
