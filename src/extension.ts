@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
-  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd}', true, true, false);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd,tex}', true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
@@ -77,7 +77,8 @@ export function activate(context: vscode.ExtensionContext) {
     registerForDrafts((drafts) => [
       vscode.languages.registerCodeLensProvider(drafts, lenses),
       vscode.languages.registerHoverProvider(drafts, new SourcesHoverProvider(results)),
-      vscode.languages.registerCompletionItemProvider(drafts, citekeys, '@'),
+      // '@' opens a Pandoc key; '{' and ',' a LaTeX one (\cite{, \cite{a,).
+      vscode.languages.registerCompletionItemProvider(drafts, citekeys, '@', '{', ','),
       vscode.languages.registerCodeActionsProvider(drafts, citationChecker, { providedCodeActionKinds: CitationChecker.kinds }),
     ]),
     vscode.commands.registerCommand('similarSources.findSimilarSources', async (uri?: vscode.Uri) =>

@@ -5,6 +5,7 @@
  */
 
 import { isCrossReference } from './crossref';
+import { scanLatexCites } from './latexCite';
 
 const KEY_CHAR = /[\p{L}\p{N}_:.#$%&+?<>~/-]/u;
 
@@ -51,6 +52,38 @@ export function paragraphAround(lines: readonly string[], line: number): string 
     .replace(/(?:^|\s)-?@[\p{L}\p{N}_][^\s\]]*/gu, ' ')
     .replace(/^\s*#{1,6}\s+/, '')
     .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * The paragraph around `line` of a LaTeX draft, as plain text for a search:
+ * comments and cite commands taken out, other commands' names dropped (the
+ * text of `\emph{…}` kept), braces and ties made spaces.
+ */
+export function latexParagraphAround(lines: readonly string[], line: number): string {
+  if (line < 0 || line >= lines.length) return '';
+  let a = line;
+  let b = line;
+  while (a > 0 && lines[a - 1].trim() !== '') a--;
+  while (b < lines.length - 1 && lines[b + 1].trim() !== '') b++;
+  const text = lines
+    .slice(a, b + 1)
+    .map((l) => l.replace(/(^|[^\\])((?:\\\\)*)%.*$/, '$1$2'))
+    .join('\n');
+  let plain = '';
+  let at = 0;
+  for (const c of scanLatexCites(text)) {
+    plain += text.slice(at, c.start) + ' ';
+    at = c.end;
+  }
+  plain += text.slice(at);
+  return plain
+    .replace(/\\(?:begin|end)\s*\{[^}]*\}/g, ' ')
+    .replace(/\\(?:label|ref|eqref|cref|autoref|url|includegraphics)\s*(?:\[[^\]]*\])?\s*\{[^}]*\}/g, ' ')
+    .replace(/\\[A-Za-z]+\*?/g, ' ')
+    .replace(/\\(.)/g, '$1')
+    .replace(/[{}~]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -82,6 +82,8 @@ export const SETTINGS = {
   citationCheck: { type: 'string', default: 'onSave', enum: ['onSave', 'manual'], enumDescriptions: true },
   /** Language ids read as drafts besides markdown, quarto and rmd (shared/draftLanguages.ts). */
   draftLanguages: { type: 'array', default: [] },
+  /** How Insert citation cites in a LaTeX draft: from its preamble, or one style always (shared/latexStyle.ts). */
+  latexCitationStyle: { type: 'string', default: 'auto', enum: ['auto', 'biblatex', 'natbib', 'plain'], enumDescriptions: true },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolAnswer, WorkspaceEngine } from '../engine';
-import { isDraft } from './drafts';
+import { draftFormat } from './drafts';
 import { loadEngine } from './engine';
 import type { Services } from './services';
 
@@ -71,7 +71,8 @@ async function draftOf(input: Input): Promise<vscode.TextDocument> {
   if (!target) throw new ToolInputError('no draft: pass "uri", or open the Markdown draft in the editor');
   if (target.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(target)) throw new ToolInputError(`the draft must be a file inside the workspace: ${short(target.toString(), 200)}`);
   const doc = await vscode.workspace.openTextDocument(target);
-  if (!isDraft(doc)) throw new ToolInputError(`not a Markdown draft: ${path.basename(target.fsPath)}`);
+  // The check reads Pandoc citations: a LaTeX draft is never given to it as Markdown.
+  if (draftFormat(doc) !== 'markdown') throw new ToolInputError(`not a Markdown draft (Markdown, Quarto or R Markdown): ${path.basename(target.fsPath)}`);
   return doc;
 }
 

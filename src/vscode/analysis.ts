@@ -1,5 +1,5 @@
 /**
- * "Find Similar Sources": analyse the active Markdown document with the
+ * "Find Similar Sources": analyse the active draft (Markdown or LaTeX) with the
  * current settings, in a cancellable notification ("segment i of n"), after
  * making sure the index can serve it (offering to index the library first).
  * Results go to the ResultStore; the views follow it.
@@ -10,7 +10,7 @@ import { needsIndexing, type IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
-import { isDraft } from './drafts';
+import { draftFormat, draftTemplate, isDraft } from './drafts';
 import { indexQuestion, panelStateOf, semanticNote } from './healthText';
 import type { AnalysisResult, EmbeddingProvider } from '../engine';
 import type { Services } from './services';
@@ -24,7 +24,7 @@ export interface FindResult {
 export async function findSimilarSources(s: Services, target?: vscode.TextDocument): Promise<FindResult | undefined> {
   const document = target ?? vscode.window.activeTextEditor?.document;
   if (!document || !isDraft(document)) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Open a Markdown, Quarto or R Markdown document to find similar sources.'));
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open a Markdown, Quarto, R Markdown or LaTeX document to find similar sources.'));
     return undefined;
   }
   if (!s.trust.check()) return undefined;
@@ -146,9 +146,12 @@ function requestOf(s: Services, document: vscode.TextDocument, settings: Setting
     documentPath: document.uri.toString(),
     cache: { ttlHours: settings.cacheLifetimeHours },
     reranker: { host: settings.ollamaHost, model: settings.rerankModel },
-    citationTemplate: settings.citationTemplate,
+    // A LaTeX draft's cards cite in its project's style (biblatex, natbib or plain).
+    citationTemplate: draftTemplate(document, settings),
     // remark never runs on the extension host's thread: a large draft would hold the editor for seconds.
     segmentInWorker: true,
+    // LaTeX is segmented by the LaTeX parser: the Markdown one never sees it.
+    format: draftFormat(document) ?? 'markdown',
     log: (l: string) => s.log.info(l),
   };
 }
@@ -165,12 +168,13 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     rerankHint: result.reranking.hint,
     semanticNote: result.semantic && semanticNote(result.semantic),
     // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
+    format: draftFormat(document) ?? 'markdown',
     segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: lineText(x.title, LIMITS.heading), start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations.map(safeCard) })),
   });
 }
 
 /**
- * A Markdown document shown again (after a reload, or reopened) gets its
+ * A draft shown again (after a reload, or reopened) gets its
  * results back when the cache holds all of them for the current index and
  * settings: no index load, no analysis, nothing shown when they are not there.
  */

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { CheckedCitation } from '../engine';
 import { citationFixes, pageLocator } from '../shared/citationFixes';
 import { readSettings } from './config';
-import { isDraft } from './drafts';
+import { draftFormat } from './drafts';
 import { loadEngine } from './engine';
 import type { Services } from './services';
 
@@ -25,12 +25,23 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
   private readonly collection = vscode.languages.createDiagnosticCollection('similarSources.citations');
   private readonly verdicts = new WeakMap<vscode.Diagnostic, CheckedCitation>();
   private readonly running = new Map<string, AbortController>();
+  /** The files each draft's last check put diagnostics on (a LaTeX draft's `\\input` files too). */
+  private readonly touched = new Map<string, vscode.Uri[]>();
 
   constructor(private readonly s: Pick<Services, 'library' | 'log' | 'trust'>) {}
 
-  /** Checks a draft (Markdown, Quarto, R Markdown); `explicit`: the command (says why when it cannot), not a save. */
+  /**
+   * Checks a draft (Markdown, Quarto, R Markdown; LaTeX with the files it `\\input`s); `explicit`:
+   * the command (says why when it cannot), not a save.
+   */
   async check(doc: vscode.TextDocument, explicit: boolean): Promise<number | undefined> {
-    if (!isDraft(doc)) return undefined;
+    const format = draftFormat(doc);
+    if (!format) return undefined;
+    // The engine reads a draft as LaTeX by its file's extension: an untitled LaTeX buffer would be read as Markdown.
+    if (format === 'latex' && !(doc.uri.scheme === 'file' && loadEngine().isLatexPath(doc.uri.fsPath))) {
+      if (explicit) void vscode.window.showInformationMessage(vscode.l10n.t('Save the LaTeX draft as a .tex file to check its citations.'));
+      return undefined;
+    }
     if (!explicit && (!this.s.trust.trusted || readSettings(doc.uri).citationCheck !== 'onSave')) return undefined;
     const folder = this.s.library.workspaceFolder(doc.uri);
     if (!folder) return undefined;
@@ -58,6 +69,8 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
       if (this.running.get(key) === ac) this.running.delete(key);
     }
     const diagnostics: vscode.Diagnostic[] = [];
+    // A LaTeX draft's citations in the files it includes name their file (workspace-relative).
+    const elsewhere = new Map<string, vscode.Diagnostic[]>();
     for (const c of result.citations) {
       if (c.status === 'ok' && !c.hint) continue;
       const range = new vscode.Range(c.line - 1, Math.max(0, c.column - 1), c.line - 1, Math.max(0, c.endColumn - 1));
@@ -67,10 +80,15 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
       d.source = SOURCE;
       d.code = c.status === 'ok' ? 'page-hint' : c.status;
       this.verdicts.set(d, c);
-      diagnostics.push(d);
+      if (c.file) elsewhere.set(c.file, [...(elsewhere.get(c.file) ?? []), d]);
+      else diagnostics.push(d);
     }
+    for (const uri of this.touched.get(key) ?? []) this.collection.delete(uri);
+    const uris = [...elsewhere.keys()].map((f) => vscode.Uri.joinPath(folder.uri, ...f.split('/')));
+    uris.forEach((uri, i) => this.collection.set(uri, [...elsewhere.values()][i]));
+    this.touched.set(key, uris);
     this.collection.set(doc.uri, diagnostics);
-    const problems = diagnostics.filter((d) => d.severity !== vscode.DiagnosticSeverity.Information).length;
+    const problems = [...diagnostics, ...[...elsewhere.values()].flat()].filter((d) => d.severity !== vscode.DiagnosticSeverity.Information).length;
     if (explicit) {
       const n = result.citations.length;
       void vscode.window.setStatusBarMessage(vscode.l10n.t('Citations checked: {0}, problems: {1}', n, problems), 5000);
@@ -80,6 +98,8 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
 
   clear(uri: vscode.Uri): void {
     this.collection.delete(uri);
+    for (const u of this.touched.get(uri.toString()) ?? []) this.collection.delete(u);
+    this.touched.delete(uri.toString());
   }
 
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, ctx: vscode.CodeActionContext): vscode.CodeAction[] {
@@ -131,7 +151,7 @@ function message(c: CheckedCitation): string {
 /** The Quick Fixes of a verdict: each one replacement in the document. */
 export function quickFixes(doc: vscode.TextDocument, c: CheckedCitation): Array<{ title: string; range: vscode.Range; text: string }> {
   if (c.line - 1 >= doc.lineCount) return [];
-  return citationFixes(c, doc.lineAt(c.line - 1).text).map((f) => ({
+  return citationFixes(c, doc.lineAt(c.line - 1).text, draftFormat(doc) ?? 'markdown').map((f) => ({
     title:
       f.kind === 'locator'
         ? vscode.l10n.t('Change locator to {0}', f.label)

@@ -22,6 +22,11 @@ export class SourcesCodeLensProvider implements vscode.CodeLensProvider, vscode.
     this.subscriptions = [
       this.emitter,
       results.onDidChange(() => this.changed()),
+      // The panel opening beside the draft takes the focus, then gives it back: under load the editor
+      // can lay its lenses out during that and draw none; asking again as the focus moves costs little.
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (!e || this.results.get(e.document.uri)) this.changed();
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('similarSources.codeLens') || e.affectsConfiguration('similarSources.codeLensMinBand')) this.emitter.fire();
       }),

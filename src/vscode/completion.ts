@@ -1,6 +1,7 @@
 /**
  * Citekey completion in Markdown: typing `[@` (or `@` inside a citation's
- * brackets) offers the library's citekeys, those most relevant to the
+ * brackets), and in LaTeX inside a cite command's key list (`\cite{`,
+ * `\autocite[12]{a,`, `\cites{a}{`: latexCite.ts), offers the library's citekeys, those most relevant to the
  * paragraph being written first (the engine's search on it), each with its
  * author, year, title, best page and best passage; then the other keys of the
  * index and of the Better BibTeX export, alphabetical. Before the library is
@@ -9,8 +10,10 @@
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { shortAuthors } from '../shared/citation';
-import { citekeyAt, paragraphAround } from '../shared/citekeyCompletion';
+import { citekeyAt, latexParagraphAround, paragraphAround } from '../shared/citekeyCompletion';
+import { citeAtOffset } from '../shared/latexCite';
 import { readSettings } from './config';
+import { draftFormat } from './drafts';
 import type { CitekeyEntry, CitekeyHit, EmbeddingProvider } from '../engine';
 import { loadEngine } from './engine';
 import { markdownText } from '../shared/untrusted';
@@ -32,7 +35,8 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
   }
 
   async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.CompletionList | undefined> {
-    const at = citekeyAt(document.lineAt(position.line).text, position.character);
+    const latex = draftFormat(document) === 'latex';
+    const at = latex ? latexKeyAt(document, position) : citekeyAt(document.lineAt(position.line).text, position.character);
     if (!at || !this.s.trust.trusted) return undefined;
     const folder = this.s.library.workspaceFolder(document.uri);
     if (!folder) return undefined;
@@ -40,7 +44,7 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
     const cancel = token.onCancellationRequested(() => ac.abort());
     try {
       const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
-      const paragraph = paragraphAround(lines, position.line);
+      const paragraph = (latex ? latexParagraphAround : paragraphAround)(lines, position.line);
       const [ranked, indexed] = await this.fromIndex(folder, paragraph, ac.signal);
       const listed = await this.fromBibliography(folder, document);
       // Zotero's items without a PDF too (as of the last indexing run).
@@ -50,7 +54,8 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
       if (token.isCancellationRequested) return undefined;
       const range = new vscode.Range(position.line, at.start, position.line, at.end);
       const items: vscode.CompletionItem[] = [];
-      const seen = new Set<string>();
+      // A key the command already lists is not offered again.
+      const seen = new Set<string>('others' in at ? at.others : []);
       const add = (e: CitekeyEntry | CitekeyHit) => {
         if (seen.has(e.citekey)) return;
         seen.add(e.citekey);
@@ -108,6 +113,17 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
   dispose(): void {
     this.subscription.dispose();
   }
+}
+
+/** The key being typed in a LaTeX cite command's key list at `position` (on its line), with the command's other keys. */
+function latexKeyAt(document: vscode.TextDocument, position: vscode.Position): { start: number; end: number; others: string[] } | undefined {
+  const hit = citeAtOffset(document.getText(), document.offsetAt(position));
+  if (!hit) return undefined;
+  const start = document.positionAt(hit.partial.start);
+  const end = document.positionAt(hit.partial.end);
+  if (start.line !== position.line || end.line !== position.line) return undefined;
+  const partial = hit.partial.text;
+  return { start: start.character, end: end.character, others: hit.keys.filter((k) => k !== partial && k !== document.getText(new vscode.Range(start, end))) };
 }
 
 function completionItem(e: CitekeyEntry | CitekeyHit, rank: number, range: vscode.Range): vscode.CompletionItem {

@@ -1,19 +1,37 @@
 /**
- * Which open documents are drafts (shared/draftLanguages.ts), for the
- * commands and providers, and the `similarSources.draftLanguages` context key
- * that the menus' `when` clauses read. Providers registered through
+ * Which open documents are drafts, and in which format (shared/draftLanguages.ts),
+ * for the commands and providers, and the `similarSources.draftLanguages`
+ * context key that the menus' `when` clauses read. Providers registered through
  * `registerForDrafts` follow the setting: registered again when it changes.
  */
 import * as vscode from 'vscode';
-import { draftLanguageIds } from '../shared/draftLanguages';
+import { allDraftLanguageIds, draftFormatOf, type DraftFormat } from '../shared/draftLanguages';
+import { draftCitationTemplate } from '../shared/latexStyle';
+import type { Settings } from '../shared/settings';
 import { readSettings } from './config';
 
+/** Every draft language id: Markdown's (with the user's extra ones), then LaTeX's. */
 export function draftLanguages(): string[] {
-  return draftLanguageIds(readSettings().draftLanguages);
+  return allDraftLanguageIds(readSettings().draftLanguages);
+}
+
+/** The document's draft format; undefined when it is no draft. */
+export function draftFormat(document: vscode.TextDocument): DraftFormat | undefined {
+  return draftFormatOf(document.languageId, readSettings().draftLanguages);
 }
 
 export function isDraft(document: vscode.TextDocument): boolean {
-  return draftLanguages().includes(document.languageId);
+  return draftFormat(document) !== undefined;
+}
+
+/**
+ * The citation template of the document's cards and insertions: the
+ * `citationTemplate` setting's for Markdown; for LaTeX the project's style
+ * (the preamble's, or `latexCitationStyle`).
+ */
+export function draftTemplate(document: vscode.TextDocument, settings: Pick<Settings, 'citationTemplate' | 'latexCitationStyle'>): string {
+  const format = draftFormat(document) ?? 'markdown';
+  return draftCitationTemplate(format, settings, format === 'latex' ? document.getText() : '');
 }
 
 /** Saved and untitled documents of every draft language. */

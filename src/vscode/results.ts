@@ -5,7 +5,10 @@
  */
 import * as vscode from 'vscode';
 import { citationSpans } from '../shared/citation';
-import { citedElsewhere, draftCitations, sectionName } from '../shared/citedIn';
+import { citedElsewhere, draftCitations, latexDraftCitations, sectionName } from '../shared/citedIn';
+import type { DraftFormat } from '../shared/draftLanguages';
+import { scanLatexCites } from '../shared/latexCite';
+import { isLatexCitationText } from '../shared/latexEdits';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 
@@ -31,24 +34,35 @@ export interface DocumentResults {
   /** Results made while the model's vectors were being computed say so. */
   semanticNote?: string;
   segments: TrackedSegment[];
+  /** How the draft is written (its citations are read accordingly); Markdown when absent. */
+  format?: DraftFormat;
 }
 
 /** An inserted Pandoc citation or a citation link, alone, or a key joined to a citation ("; @b, p. 3"). */
 const CITATION_ONLY = /^\s*(?:\^?\[[^\]\n]*@[^\]\n]*\]|\[[^\]\n]*\]\(<[^>\n]*>\)|;\s*-?@[^\]\n;]*)\s*$/;
+/** Whether `text` is a citation and nothing else, in the draft's format. */
+function isCitation(text: string, format: DraftFormat | undefined): boolean {
+  return format === 'latex' ? isLatexCitationText(text) : CITATION_ONLY.test(text);
+}
+
+/** The citations of a line, as offsets of their start and end. */
+function spansOf(line: string, format: DraftFormat | undefined): Array<{ start: number; end: number }> {
+  return format === 'latex' ? scanLatexCites(line) : citationSpans(line);
+}
 
 /**
  * An edit that only adds or removes a citation (an insertion, or its undo), or
  * changes text inside one (a page adjusted at the snippet's tab stop).
  * `removed`: the text the edit replaced, when known.
  */
-function citationOnly(document: vscode.TextDocument, c: vscode.TextDocumentContentChangeEvent, removed: string | undefined): boolean {
-  const added = c.text === '' || CITATION_ONLY.test(c.text);
-  const gone = c.rangeLength === 0 || (removed !== undefined && CITATION_ONLY.test(removed));
+function citationOnly(document: vscode.TextDocument, c: vscode.TextDocumentContentChangeEvent, removed: string | undefined, format: DraftFormat | undefined): boolean {
+  const added = c.text === '' || isCitation(c.text, format);
+  const gone = c.rangeLength === 0 || (removed !== undefined && isCitation(removed, format));
   if (added && gone && (c.text !== '' || c.rangeLength > 0)) return true;
   if (c.range.start.line !== c.range.end.line || c.text.includes('\n') || c.range.start.line >= document.lineCount) return false;
   const start = c.range.start.character;
   const end = start + c.text.length;
-  return citationSpans(document.lineAt(c.range.start.line).text).some((s) => s.start < start && end < s.end);
+  return spansOf(document.lineAt(c.range.start.line).text, format).some((s) => s.start < start && end < s.end);
 }
 
 export class ResultStore implements vscode.Disposable {
@@ -128,7 +142,7 @@ export class ResultStore implements vscode.Disposable {
         // The edit touches the segment: its results no longer describe its text,
         // unless all it did was add a citation (ours, from "Insert citation").
         s.end = Math.max(s.start, s.end + delta);
-        if (!citationOnly(e.document, c, before?.slice(c.rangeOffset, c.rangeOffset + c.rangeLength))) s.status = 'outdated';
+        if (!citationOnly(e.document, c, before?.slice(c.rangeOffset, c.rangeOffset + c.rangeLength), doc.format)) s.status = 'outdated';
         changed = true;
       }
     }
@@ -151,7 +165,7 @@ export class ResultStore implements vscode.Disposable {
  * "" for the text before the first heading). True when a mark changed.
  */
 export function markCitations(doc: DocumentResults, text: string): boolean {
-  const citations = text.includes('@') ? draftCitations(text) : [];
+  const citations = doc.format === 'latex' ? (text.includes('\\') ? latexDraftCitations(text) : []) : text.includes('@') ? draftCitations(text) : [];
   let changed = false;
   for (const s of doc.segments) {
     const elsewhere = citedElsewhere(citations, s.start, s.end);

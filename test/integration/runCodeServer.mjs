@@ -2,7 +2,9 @@
 // Integration tests inside a real VS Code extension host, offline: code-server 4.100.3
 // (= VS Code 1.100.3) driven by Debian's Chromium through playwright-core. See README.md here.
 //
-//   node scripts/vscode/build-it.mjs && node test/integration/runCodeServer.mjs [--keep] [--grep TEXT] [--no-ui]
+//   node scripts/vscode/build-it.mjs && node test/integration/runCodeServer.mjs [--keep] [--grep TEXT] [--no-ui] [--ui-grep TEXT]
+//
+// --grep filters the in-host suite's tests by title; --ui-grep runs only the browser checks whose name holds TEXT.
 //
 // Needs `npm run build` first (dist/extension.js, dist/webview/*). Screenshots go to
 // test-results/screenshots/. Exit code 0 only when every check passed.
@@ -24,6 +26,8 @@ const NO_UI = args.includes('--no-ui');
 const WHOLE_DIST = args.includes('--whole-dist');
 const grepIdx = args.indexOf('--grep');
 const GREP = grepIdx >= 0 ? args[grepIdx + 1] : process.env.SIMILAR_SOURCES_IT_GREP;
+const uiGrepIdx = args.indexOf('--ui-grep');
+const UI_GREP = uiGrepIdx >= 0 ? args[uiGrepIdx + 1] : process.env.SIMILAR_SOURCES_IT_UI_GREP;
 
 // Time limits (ms).
 const T = {
@@ -282,14 +286,14 @@ async function screenshot(name) {
 }
 
 /** The first row of the suggest widget, once it shows, and how many rows are on screen. */
-async function firstSuggestion() {
+async function firstSuggestion(trigger = '@') {
   const rows = page.locator('.suggest-widget.visible .monaco-list-row');
   try {
     await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
   } catch {
     // The suggest widget opens on the trigger character as a user types it.
     await page.keyboard.press('Backspace');
-    await page.keyboard.type('@');
+    await page.keyboard.type(trigger);
     await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
   return { first: (await rows.first().innerText()).trim(), rows: await rows.count() };
@@ -390,6 +394,7 @@ async function framesWith(selector) {
 }
 
 async function check(name, fn) {
+  if (UI_GREP && !name.includes(UI_GREP)) return;
   const t0 = Date.now();
   log(`ui check: ${name}`);
   try {
@@ -540,6 +545,40 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await screenshot('quarto-completion.png');
     await page.keyboard.press('Escape');
     await runControl('similarSourcesIt.revertQuarto', 'Similar Sources IT: Revert The Quarto Draft');
+  });
+
+  await check('a LaTeX draft (draft.tex): CodeLenses above its prose, a biblatex citation merged into \\autocites, citekeys offered after \\autocite{', async () => {
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
+    await dismissOverlays();
+    const prepared = await runControl('similarSourcesIt.prepareLatex', 'Similar Sources IT: Analyse The LaTeX Draft', T.analysis);
+    if (prepared?.languageId !== 'latex') throw new Error(`draft.tex opened as ${prepared?.languageId}, not latex`);
+    log(`  draft.tex: ${prepared.lenses} CodeLenses from the provider`);
+    // The panel's webview takes the focus once it has loaded its cards: back to the draft, as a user would click.
+    await waitUntil(async () => (await framesWith('[data-testid="card"]')).length > 0, T.element, 'the panel showing the cards of draft.tex').catch(() => log('  (the panel shows no card yet)'));
+    await page.locator('.monaco-editor .view-line', { hasText: 'Consider first the great Mediterranean' }).first().click();
+    const lenses = page.locator('.codelens-decoration');
+    await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.tex');
+    log(`  draft.tex: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
+    await sleep(500);
+    await screenshot('latex.png');
+    const inserted = await runControl('similarSourcesIt.insertLatexCitation', 'Similar Sources IT: Insert A Citation In The LaTeX Draft');
+    log(`  draft.tex: inserted ${JSON.stringify(inserted)}`);
+    if (!/^\\autocites\[p\.~214\]\{whitfield2019grain\}\[pp?\.~[^\]]+\]\{[^}]+\}$/.test(inserted?.citation ?? '')) throw new Error(`not merged into \\autocites: ${JSON.stringify(inserted)}`);
+    if (!inserted.selected || !inserted.citation.includes(`~${inserted.selected}]`)) throw new Error(`the page is not the selected tab stop: ${JSON.stringify(inserted)}`);
+    // The editor shows the merged command with its page selected.
+    await page.locator('.monaco-editor .view-line', { hasText: '\\autocites' }).first().waitFor({ state: 'visible', timeout: T.element });
+    await sleep(500);
+    await screenshot('latex-insert.png');
+    await page.keyboard.press('Escape');
+    await runControl('similarSourcesIt.typeLatexCitekey', 'Similar Sources IT: Type A Citation In The LaTeX Draft');
+    const { first } = await firstSuggestion('{');
+    log(`  draft.tex: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
+    if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
+    await sleep(500);
+    await screenshot('latex-completion.png');
+    await page.keyboard.press('Escape');
+    const reverted = await runControl('similarSourcesIt.revertLatex', 'Similar Sources IT: Revert The LaTeX Draft');
+    if (!reverted?.restored) throw new Error('draft.tex was not restored');
   });
 
   await check('Check Citations: the Problems panel lists a quotation cited at the wrong page and a mistyped key', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { citationFixes, type FixableCitation } from '../../src/shared/citationFixes';
+import { findLatexCitations } from '../../src/core/latex/citations';
+import { citationFixes, latexText, type FixableCitation } from '../../src/shared/citationFixes';
 
 const base: FixableCitation = { status: 'ok', key: 'k', line: 3, column: 10, endColumn: 12, locator: null, foundPage: null, quote: null, quoteRange: null, sourceText: null, suggestions: [] };
 
@@ -32,5 +33,44 @@ describe('citation check: Quick Fixes', () => {
   });
   it('no fix for the other statuses', () => {
     for (const status of ['ok', 'no-such-page', 'quote-not-found']) assert.deepEqual(citationFixes({ ...base, status }, '[@k]'), []);
+  });
+
+  describe('LaTeX', () => {
+    /** The checker's reading of the one citation of `key` on a line (its columns, its locator). */
+    const cited = (line: string, key: string): FixableCitation => {
+      const c = findLatexCitations(line).find((x) => x.key === key);
+      assert.ok(c, `${key} found in ${line}`);
+      return { ...base, key, line: 1, column: c.column, endColumn: c.endColumn, locator: c.locator?.text ?? null };
+    };
+
+    it('wrong-page: the post-note becomes the page in LaTeX (p.~, pp.~ with --), bare where it was bare', () => {
+      const line = 'A quote \\autocite[p.~214]{k}.';
+      const c = { ...cited(line, 'k'), status: 'wrong-page', foundPage: '215' };
+      const [fix] = citationFixes(c, line, 'latex');
+      assert.deepEqual([fix.label, fix.text, line.slice(fix.start.character, fix.end.character)], ['p. 215', 'p.~215', 'p.~214']);
+      assert.equal(citationFixes({ ...c, foundPage: '215–216' }, line, 'latex')[0].text, 'pp.~215--216');
+      const bare = 'A quote \\parencite[see][214]{k}.';
+      const b = citationFixes({ ...cited(bare, 'k'), status: 'wrong-page', foundPage: '215' }, bare, 'latex')[0];
+      assert.deepEqual([b.text, bare.slice(b.start.character, b.end.character)], ['215', '214']);
+    });
+
+    it('leaves a post-note that says more than a page alone', () => {
+      const line = 'A quote \\autocite[p.~214, n.~3]{k}.';
+      assert.deepEqual(citationFixes({ ...cited(line, 'k'), status: 'wrong-page', foundPage: '215' }, line, 'latex'), []);
+    });
+
+    it('unknown-key: the key itself is replaced (a LaTeX key has no @ before it)', () => {
+      const line = 'See \\cite{a, smyth}.';
+      const c = { ...cited(line, 'smyth'), status: 'unknown-key', suggestions: ['smith'] };
+      const [fix] = citationFixes(c, line, 'latex');
+      assert.equal(line.slice(0, fix.start.character) + fix.text + line.slice(fix.end.character), 'See \\cite{a, smith}.');
+    });
+
+    it("quote-differs: the source's words are escaped for LaTeX", () => {
+      assert.equal(latexText('50% of A&B cost $5 #1 a_b ~ ^ {x} \\'), '50\\% of A\\&B cost \\$5 \\#1 a\\_b \\textasciitilde{} \\textasciicircum{} \\{x\\} \\textbackslash{}');
+      const c = { ...base, status: 'quote-differs', quote: 'half', sourceText: '50% of it', quoteRange: { line: 1, column: 3, endLine: 1, endColumn: 7 } };
+      assert.equal(citationFixes(c, '', 'latex')[0].text, '50\\% of it');
+      assert.equal(citationFixes(c, '')[0].text, '50% of it');
+    });
   });
 });

@@ -10,7 +10,7 @@ import { draftBibliography } from '../../src/engine/library';
 import { draftCitations, draftSections } from '../../src/shared/citedIn';
 import { citekeyAt } from '../../src/shared/citekeyCompletion';
 import { isCrossReference } from '../../src/shared/crossref';
-import { DRAFT_LANGUAGES, draftLanguageIds } from '../../src/shared/draftLanguages';
+import { allDraftLanguageIds, DRAFT_LANGUAGES, draftFormatOf, draftLanguageIds, LATEX_LANGUAGES } from '../../src/shared/draftLanguages';
 
 const fixture = (name: string) => readFileSync(resolve('test/fixtures/drafts', name), 'utf8');
 const QMD = fixture('chapter.qmd');
@@ -168,9 +168,19 @@ describe('Quarto and R Markdown drafts', () => {
     assert.deepEqual(draftLanguageIds([' pandoc ', 'quarto', '', 'pandoc']), ['markdown', 'quarto', 'rmd', 'pandoc']);
   });
 
+  it('draft formats: LaTeX is never read as Markdown, even when the user lists it among the Markdown ids', () => {
+    assert.deepEqual(allDraftLanguageIds(['pandoc', 'latex']), ['markdown', 'quarto', 'rmd', 'pandoc', 'latex']);
+    assert.deepEqual(draftLanguageIds(['latex']), ['markdown', 'quarto', 'rmd']);
+    assert.equal(draftFormatOf('latex', ['latex']), 'latex');
+    assert.equal(draftFormatOf('quarto', []), 'markdown');
+    assert.equal(draftFormatOf('pandoc', ['pandoc']), 'markdown');
+    assert.equal(draftFormatOf('pandoc', []), undefined);
+    assert.equal(draftFormatOf('bibtex', []), undefined);
+  });
+
   it('package.json: activation, menus and languages name the same draft languages', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-    for (const id of DRAFT_LANGUAGES) {
+    for (const id of [...DRAFT_LANGUAGES, ...LATEX_LANGUAGES]) {
       assert.ok(pkg.activationEvents.includes(`onLanguage:${id}`), id);
       for (const m of [...pkg.contributes.menus['editor/title'], ...pkg.contributes.menus.commandPalette, ...pkg.contributes.keybindings].filter((x: { command: string }) => x.command === 'similarSources.findSimilarSources')) {
         assert.match(m.when, new RegExp(`editorLangId == ${id}\\b`));

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runSuite } from '../suite/runner';
-import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, findLine, setExtensionLogDir, withTimeout, workspaceRoot } from '../suite/helpers';
+import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, commandLinkArgs, findLine, hoverText, setExtensionLogDir, withTimeout, workspaceRoot } from '../suite/helpers';
 
 function appendLog(line: string): void {
   const file = process.env.SIMILAR_SOURCES_IT_LOG;
@@ -72,6 +72,13 @@ async function typeCitekeyUnderFeeding(editor: vscode.TextEditor): Promise<{ lin
 let draftBefore: string | undefined;
 /** draft.qmd's text before similarSourcesIt.prepareQuarto typed into it. */
 let quartoBefore: string | undefined;
+/** draft.tex's text before the LaTeX controls wrote into it. */
+let latexBefore: string | undefined;
+
+async function openLatex(): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.tex')));
+  return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+}
 
 export function activate(context: vscode.ExtensionContext): void {
   setExtensionLogDir(context.logUri.fsPath);
@@ -161,6 +168,60 @@ export function activate(context: vscode.ExtensionContext): void {
       if (quartoBefore !== undefined && doc.getText() !== quartoBefore) await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), quartoBefore!));
       await doc.save();
       return { restored: doc.getText() === quartoBefore };
+    }),
+    controlCommand('similarSourcesIt.prepareLatex', async () => {
+      // draft.tex analysed, its Feeding paragraph on screen with the lenses above it.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const editor = await openLatex();
+      const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      // The panel took the focus: give it back to the draft so its CodeLenses are on screen beside the panel.
+      const shown = await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+      const line = findLine(shown.document, FEEDING_PARAGRAPH);
+      shown.selection = new vscode.Selection(line, 0, line, 0);
+      shown.revealRange(new vscode.Range(Math.max(0, line - 12), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', shown.document.uri, 100)) ?? [];
+      return { languageId: shown.document.languageId, result, lenses: lenses.length };
+    }),
+    controlCommand('similarSourcesIt.insertLatexCitation', async () => {
+      // The hover's Insert citation with the cursor right after the paragraph's \autocite: merged into it, page selected.
+      const editor = await openLatex();
+      latexBefore ??= editor.document.getText();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, new vscode.Position(line, 20));
+      const links = commandLinkArgs(hoverText(hovers ?? []), 'similarSources.insertCitation');
+      if (!links.length) throw new Error('no Insert citation link in the hover of the Feeding paragraph');
+      const existing = '\\autocite[p.~214]{whitfield2019grain}';
+      const col = editor.document.lineAt(line).text.indexOf(existing) + existing.length;
+      editor.selection = new vscode.Selection(line, col, line, col);
+      // The second card when there is one: a source other than the one the paragraph cites already.
+      await vscode.commands.executeCommand('similarSources.insertCitation', ...(links[1] ?? links[0]));
+      const text = editor.document.lineAt(line).text;
+      const at = text.indexOf('\\autocites');
+      editor.revealRange(new vscode.Range(line, Math.max(0, at), line, Math.max(0, at)), vscode.TextEditorRevealType.InCenter);
+      return { citation: at >= 0 ? /^\\autocites(?:\[[^\]]*\]\{[^}]*\})+/.exec(text.slice(at))?.[0] : undefined, selected: editor.document.getText(editor.selection) };
+    }),
+    controlCommand('similarSourcesIt.typeLatexCitekey', async () => {
+      // "\autocite{" typed in a new paragraph under the Feeding one: the suggestions open.
+      const editor = await openLatex();
+      await vscode.commands.executeCommand('leaveSnippet');
+      latexBefore ??= editor.document.getText();
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits \\autocite{';
+      await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
+      const at = new vscode.Position(line + 2, typed.length);
+      editor.selection = new vscode.Selection(at, at);
+      editor.revealRange(new vscode.Range(Math.max(0, line - 2), 0, line + 2, 0), vscode.TextEditorRevealType.AtTop);
+      await vscode.commands.executeCommand('editor.action.triggerSuggest');
+      return { line: line + 2 };
+    }),
+    controlCommand('similarSourcesIt.revertLatex', async () => {
+      const editor = await openLatex();
+      const doc = editor.document;
+      if (latexBefore !== undefined && doc.getText() !== latexBefore) await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), latexBefore!));
+      await doc.save();
+      const restored = doc.getText() === latexBefore;
+      latexBefore = undefined;
+      return { restored };
     }),
     controlCommand('similarSourcesIt.revertDraft', async () => {
       // The draft as it was before typeCitekey, saved (auto-save may have written the typing to disk).
