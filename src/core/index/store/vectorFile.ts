@@ -136,6 +136,64 @@ export function decodeVectorFile(buf: Uint8Array): DecodedVectors {
   return { ids, vectors, dim: Math.max(dim, 0) };
 }
 
+/** Where each item's vector lies in an `index.pb`: what loading copies without decoding floats. */
+export interface VectorLocations {
+  ids: string[];
+  /** Byte offset of item n's packed float32 vector in the file. */
+  at: Float64Array;
+  dim: number;
+}
+
+/**
+ * The ids and vector offsets of an `index.pb` whose vectors are each one packed field
+ * of the same length (as encodeVectorFile and vectra write them); undefined for any other
+ * layout (the caller decodes it with decodeVectorFile).
+ */
+export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
+  const top = new Reader(buf, 0, buf.length);
+  const ids: string[] = [];
+  const at: number[] = [];
+  let dim = -1;
+  while (top.pos < top.end) {
+    const tag = top.varint();
+    const wire = tag & 7;
+    if (Math.floor(tag / 8) !== 3 || wire !== WIRE_LEN) {
+      top.skip(wire);
+      continue;
+    }
+    const len = top.varint();
+    const end = top.pos + len;
+    if (end > top.end) throw new VectorFileError('truncated item');
+    const r = new Reader(buf, top.pos, end);
+    let id = '';
+    let vec = -1;
+    while (r.pos < r.end) {
+      const t = r.varint();
+      const field = Math.floor(t / 8);
+      const w = t & 7;
+      if (field === 1 && w === WIRE_LEN) {
+        const l = r.varint();
+        if (r.pos + l > r.end) throw new VectorFileError('truncated id');
+        id = utf8.decode(buf.subarray(r.pos, r.pos + l));
+        r.pos += l;
+      } else if (field === 3) {
+        if (w !== WIRE_LEN || vec >= 0) return undefined;
+        const l = r.varint();
+        if (l % 4 !== 0 || r.pos + l > r.end) throw new VectorFileError('malformed vector');
+        if (dim < 0) dim = l / 4;
+        else if (l / 4 !== dim) return undefined;
+        vec = r.pos;
+        r.pos += l;
+      } else r.skip(w);
+    }
+    if (vec < 0) return undefined;
+    ids.push(id);
+    at.push(vec);
+    top.pos = end;
+  }
+  return { ids, at: Float64Array.from(at), dim: Math.max(dim, 0) };
+}
+
 class Writer {
   buf: Uint8Array;
   view: DataView;
