@@ -120,29 +120,29 @@ async function shardLayout(dir: string, key: string, m: Manifest): Promise<{ pos
 interface ShardVectors {
   dim: number;
   find(id: string, hint: number): number | undefined;
-  /** Item n's vector as little-endian float32 bytes, where it lies in the file when it can. */
-  bytes(n: number): Uint8Array;
+  /** Copies item n's vector (little-endian float32 bytes) to `target` at byte `at`, from where it lies in the file when it can. */
+  copy(n: number, target: Uint8Array, at: number): void;
 }
 
 function shardVectors(buf: Buffer, what: string): ShardVectors {
   try {
     const loc = locateVectors(buf);
-    if (loc) return withLookup(loc.ids, loc.dim, (n) => buf.subarray(loc.at[n], loc.at[n] + loc.dim * 4));
+    if (loc) return withLookup(loc.ids, loc.dim, (n, target, at) => buf.copy(target, at, loc.at[n], loc.at[n] + loc.dim * 4));
     // Another layout (vectra writing floats one by one): decoded.
     const d = decodeVectorFile(buf);
     const bytes = new Uint8Array(d.vectors.buffer, d.vectors.byteOffset, d.vectors.byteLength);
-    return withLookup(d.ids, d.dim, (n) => bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4));
+    return withLookup(d.ids, d.dim, (n, target, at) => target.set(bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4), at));
   } catch (err) {
     if (err instanceof VectorFileError) throw new IndexCorruptError(`vector shard ${what} is damaged (${err.message})`);
     throw err;
   }
 }
 
-function withLookup(ids: string[], dim: number, bytes: (n: number) => Uint8Array): ShardVectors {
+function withLookup(ids: string[], dim: number, copy: ShardVectors['copy']): ShardVectors {
   let byId: Map<string, number> | undefined;
   return {
     dim,
-    bytes,
+    copy,
     find(id, hint) {
       if (hint < ids.length && ids[hint] === id) return hint;
       byId ??= new Map(ids.map((x, n) => [x, n]));
@@ -262,10 +262,12 @@ export class LibraryIndex {
     const parts: PostingsPart[] = [];
     const sources: SourceRecord[] = [];
     const sourceNo = new Map<string, number>();
+    // One buffer for every vector file in turn: its vectors are copied out before the next is read.
+    const scratch = { buf: Buffer.alloc(0) };
     let row = 0;
     for (const [si, key] of shardKeys.entries()) {
       const vectorShard = set?.shards[key];
-      const [layout, vectorFile] = await Promise.all([shardLayout(dir, key, m), vectorShard ? readVectorShardBytes(dir, vectorShard) : undefined]);
+      const [layout, vectorFile] = await Promise.all([shardLayout(dir, key, m), vectorShard ? readVectorShardBytes(dir, vectorShard, scratch) : undefined]);
       const { postings } = layout;
       if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
       const vectorsOf = vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined;
@@ -288,7 +290,7 @@ export class LibraryIndex {
           passageIndex[row] = i;
           const at = vectorsOf?.find(`${s.contentHash}:${i}`, item);
           if (at !== undefined && vectorsOf!.dim === dim) {
-            vectorBytes.set(vectorsOf!.bytes(at), row * dim * 4);
+            vectorsOf!.copy(at, vectorBytes, row * dim * 4);
             if (embedded) embedded[row] = 1;
             item = at + 1;
           } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${m.sources[s.id].path}; run the index command again`);

@@ -152,17 +152,38 @@ export async function writeVectorShard(
   return { passagesGen, dir: rel, sha256: sha256(bytes), items: items.length };
 }
 
-/** A vector shard's file bytes, checksum verified. */
-export async function readVectorShardBytes(dir: string, rec: VectorShardRecord): Promise<Buffer> {
+/**
+ * A vector shard's file bytes, checksum verified. With `scratch`, read into its buffer
+ * (grown when too small) and valid until the next read into it: loading reads every
+ * shard in turn without a fresh allocation each.
+ */
+export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, scratch?: { buf: Buffer }): Promise<Buffer> {
   const file = path.join(dir, rec.dir, VECTOR_FILE);
   let buf: Buffer;
   try {
-    buf = await fs.readFile(file);
+    buf = scratch ? await readInto(file, scratch) : await fs.readFile(file);
   } catch {
     throw new IndexCorruptError(`vector shard ${rec.dir} is missing`);
   }
   if (sha256(buf) !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
   return buf;
+}
+
+async function readInto(file: string, scratch: { buf: Buffer }): Promise<Buffer> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const { bytesRead } = await fh.read(scratch.buf, got, size - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return scratch.buf.subarray(0, got);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** A vector shard's ids and vectors, checksum verified. */
