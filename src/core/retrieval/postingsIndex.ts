@@ -112,6 +112,11 @@ export class PostingsIndex implements LexicalIndex {
     return this.size > 0 ? this.totalLen / this.size : 0;
   }
 
+  /** Postings held (one document and one term frequency each: 6 bytes). */
+  get postingCount(): number {
+    return this.docs.length;
+  }
+
   /** Distinct terms of the library. */
   get termCount(): number {
     return this.termIds.size;
