@@ -246,3 +246,20 @@ describe('index load: postings files', function () {
     assert.ok(queryTerms(QUERIES[0]).length > 0);
   });
 });
+
+describe('index load: vector locations', () => {
+  it('finds each id and vector where it lies, and compares ids on their bytes', async () => {
+    const { locateVectors } = await import('../../src/core/index/store/vectorFile');
+    const items = ['abc:0', 'abc:9', 'abc:10', 'abc:123', 'é:1'].map((id, n) => ({ id, vector: Float32Array.from([n, n + 0.5, -n]) }));
+    const buf = Buffer.from(encodeVectorFile(items));
+    const loc = locateVectors(buf)!;
+    assert.equal(loc.count, 5);
+    assert.equal(loc.dim, 3);
+    items.forEach((it, n) => {
+      assert.equal(loc.id(n), it.id);
+      assert.deepEqual(new Float32Array(Uint8Array.from(buf.subarray(loc.at[n], loc.at[n] + 12)).buffer), it.vector);
+    });
+    assert.ok(loc.idIs(0, 'abc', 0) && loc.idIs(1, 'abc', 9) && loc.idIs(2, 'abc', 10) && loc.idIs(3, 'abc', 123));
+    assert.ok(!loc.idIs(2, 'abc', 1) && !loc.idIs(2, 'abc', 100) && !loc.idIs(3, 'ab', 123) && !loc.idIs(0, 'abd', 0) && !loc.idIs(4, 'é', 1));
+  });
+});

@@ -119,7 +119,8 @@ async function shardLayout(dir: string, key: string, m: Manifest): Promise<{ pos
 /** A vector shard's items: found by id (the usual case, items in passage order, without a lookup), and each one's bytes. */
 interface ShardVectors {
   dim: number;
-  find(id: string, hint: number): number | undefined;
+  /** The item whose id is `${contentHash}:${index}`; `hint`, the item expected there, is tried first. */
+  find(contentHash: string, index: number, hint: number): number | undefined;
   /** Copies item n's vector (little-endian float32 bytes) to `target` at byte `at`, from where it lies in the file when it can. */
   copy(n: number, target: Uint8Array, at: number): void;
 }
@@ -127,28 +128,31 @@ interface ShardVectors {
 function shardVectors(buf: Buffer, what: string): ShardVectors {
   try {
     const loc = locateVectors(buf);
-    if (loc) return withLookup(loc.ids, loc.dim, (n, target, at) => buf.copy(target, at, loc.at[n], loc.at[n] + loc.dim * 4));
+    if (loc) {
+      let byId: Map<string, number> | undefined;
+      return {
+        dim: loc.dim,
+        find(hash, index, hint) {
+          if (hint < loc.count && loc.idIs(hint, hash, index)) return hint;
+          byId ??= new Map(Array.from({ length: loc.count }, (_, n) => [loc.id(n), n]));
+          return byId.get(`${hash}:${index}`);
+        },
+        copy: (n, target, at) => buf.copy(target, at, loc.at[n], loc.at[n] + loc.dim * 4),
+      };
+    }
     // Another layout (vectra writing floats one by one): decoded.
     const d = decodeVectorFile(buf);
     const bytes = new Uint8Array(d.vectors.buffer, d.vectors.byteOffset, d.vectors.byteLength);
-    return withLookup(d.ids, d.dim, (n, target, at) => target.set(bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4), at));
+    const byId = new Map(d.ids.map((id, n) => [id, n]));
+    return {
+      dim: d.dim,
+      find: (hash, index) => byId.get(`${hash}:${index}`),
+      copy: (n, target, at) => target.set(bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4), at),
+    };
   } catch (err) {
     if (err instanceof VectorFileError) throw new IndexCorruptError(`vector shard ${what} is damaged (${err.message})`);
     throw err;
   }
-}
-
-function withLookup(ids: string[], dim: number, copy: ShardVectors['copy']): ShardVectors {
-  let byId: Map<string, number> | undefined;
-  return {
-    dim,
-    copy,
-    find(id, hint) {
-      if (hint < ids.length && ids[hint] === id) return hint;
-      byId ??= new Map(ids.map((x, n) => [x, n]));
-      return byId.get(id);
-    },
-  };
 }
 
 /** Rows sampled to estimate a query's cosine distribution. */
@@ -288,7 +292,7 @@ export class LibraryIndex {
         for (let i = 0; i < s.passages; i++, row++) {
           sourceOfRow[row] = no;
           passageIndex[row] = i;
-          const at = vectorsOf?.find(`${s.contentHash}:${i}`, item);
+          const at = vectorsOf?.find(s.contentHash, i, item);
           if (at !== undefined && vectorsOf!.dim === dim) {
             vectorsOf!.copy(at, vectorBytes, row * dim * 4);
             if (embedded) embedded[row] = 1;

@@ -136,12 +136,18 @@ export function decodeVectorFile(buf: Uint8Array): DecodedVectors {
   return { ids, vectors, dim: Math.max(dim, 0) };
 }
 
-/** Where each item's vector lies in an `index.pb`: what loading copies without decoding floats. */
+/** Where each item's id and vector lie in an `index.pb`: what loading copies without decoding floats. */
 export interface VectorLocations {
-  ids: string[];
-  /** Byte offset of item n's packed float32 vector in the file. */
-  at: Float64Array;
+  count: number;
   dim: number;
+  /** Item n's id is bytes idStart[n] .. idEnd[n]; its packed float32 vector starts at byte at[n]. */
+  idStart: Float64Array;
+  idEnd: Float64Array;
+  at: Float64Array;
+  /** Item n's id, decoded. */
+  id(n: number): string;
+  /** Whether item n's id is `${hash}:${index}` (the index's ids), compared on the bytes: a non-ASCII id compares as a mismatch. */
+  idIs(n: number, hash: string, index: number): boolean;
 }
 
 /**
@@ -151,7 +157,8 @@ export interface VectorLocations {
  */
 export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
   const top = new Reader(buf, 0, buf.length);
-  const ids: string[] = [];
+  const idStart: number[] = [];
+  const idEnd: number[] = [];
   const at: number[] = [];
   let dim = -1;
   while (top.pos < top.end) {
@@ -165,7 +172,8 @@ export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
     const end = top.pos + len;
     if (end > top.end) throw new VectorFileError('truncated item');
     const r = new Reader(buf, top.pos, end);
-    let id = '';
+    let id0 = 0;
+    let id1 = 0;
     let vec = -1;
     while (r.pos < r.end) {
       const t = r.varint();
@@ -174,7 +182,8 @@ export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
       if (field === 1 && w === WIRE_LEN) {
         const l = r.varint();
         if (r.pos + l > r.end) throw new VectorFileError('truncated id');
-        id = utf8.decode(buf.subarray(r.pos, r.pos + l));
+        id0 = r.pos;
+        id1 = r.pos + l;
         r.pos += l;
       } else if (field === 3) {
         if (w !== WIRE_LEN || vec >= 0) return undefined;
@@ -187,11 +196,33 @@ export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
       } else r.skip(w);
     }
     if (vec < 0) return undefined;
-    ids.push(id);
+    idStart.push(id0);
+    idEnd.push(id1);
     at.push(vec);
     top.pos = end;
   }
-  return { ids, at: Float64Array.from(at), dim: Math.max(dim, 0) };
+  const starts = Float64Array.from(idStart);
+  const ends = Float64Array.from(idEnd);
+  return {
+    count: at.length,
+    dim: Math.max(dim, 0),
+    idStart: starts,
+    idEnd: ends,
+    at: Float64Array.from(at),
+    id: (n) => utf8.decode(buf.subarray(starts[n], ends[n])),
+    idIs(n, hash, index) {
+      let p = starts[n];
+      const end = ends[n];
+      for (let i = 0; i < hash.length; i++, p++) if (p >= end || buf[p] !== hash.charCodeAt(i)) return false;
+      if (p >= end || buf[p++] !== 58 /* ':' */) return false;
+      // The decimal digits of `index`, least significant last.
+      let digits = 1;
+      for (let v = index; v >= 10; v = Math.floor(v / 10)) digits++;
+      if (end - p !== digits) return false;
+      for (let d = digits - 1, v = index; d >= 0; d--, v = Math.floor(v / 10)) if (buf[p + d] !== 48 + (v % 10)) return false;
+      return true;
+    },
+  };
 }
 
 class Writer {
