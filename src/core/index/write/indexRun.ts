@@ -11,8 +11,8 @@ import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
 import { sha256 } from '../../util/hash';
 import { writePageTexts } from '../../citecheck/pageTexts';
-import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type SourceRecord } from '../store/manifest';
-import { readPassageShard, readVectorShard, shardVectorItems, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
+import { postingsUsable, readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
 
@@ -104,7 +104,9 @@ export class IndexRun {
     for (const [key, rec] of Object.entries(this.m.shards)) {
       const shard = Number(key);
       try {
-        this.loaded.set(shard, await readPassageShard(this.dir, rec));
+        const sources = await readPassageShard(this.dir, rec);
+        this.loaded.set(shard, sources);
+        if (!(await postingsUsable(this.dir, rec))) await this.upgradePostings(key, rec, sources);
       } catch (err) {
         if (!(err instanceof IndexCorruptError)) throw err;
         this.warn(`${err.message}; its sources will be indexed again`);
@@ -124,6 +126,19 @@ export class IndexRun {
         delete set!.shards[key];
       }
     }
+  }
+
+  /**
+   * Gives a shard without a usable postings file (an index from before them, or a damaged
+   * one) its file, from the passages just read: no PDF is read again. Where the JSON's
+   * bytes are not what this version writes, the shard is rewritten whole at the commit.
+   */
+  private async upgradePostings(key: string, rec: ShardRecord, sources: ShardSource[]): Promise<void> {
+    const postings = await upgradeShardPostings(this.dir, key, rec, sources);
+    if (postings) {
+      rec.postings = postings;
+      this.skipsDirty = true; // the manifest must name the new file
+    } else this.dirty.add(Number(key));
   }
 
   /** Takes a kept source's metadata that can change without re-reading it (bibliography edits). */
