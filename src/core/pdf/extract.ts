@@ -3,7 +3,7 @@
  * and the Info dictionary. Cleaning happens in cleanPages.ts so it can be tested
  * without PDFs.
  */
-import { pageTextQuality } from './textQuality';
+import { decodeAdobePrivateUse, pageTextQuality } from './textQuality';
 import { declaredPageCount, structuralDamage, withRecoveryTrailer } from './pdfDamage';
 import { ensurePdfRuntime } from './runtime';
 
@@ -92,7 +92,7 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
       try {
         const page = await doc.getPage(n);
         try {
-          pages[n - 1] = await reader.getPageText(page, {}, total);
+          pages[n - 1] = decodeAdobePrivateUse(await reader.getPageText(page, {}, total));
         } finally {
           page.cleanup();
         }
