@@ -114,6 +114,12 @@ describe('OCR decisions: born-digital pages keep their text layer', function () 
     });
   }
 
+  it('reads Greek and Cyrillic prose as words (no Latin vowels to look for)', () => {
+    const greek = 'Τη νύχτα εκείνη ο άνεμος φυσούσε δυνατά πάνω από τη θάλασσα και τα καράβια έμειναν στο λιμάνι της Πειραιώς μέχρι το πρωί. '.repeat(3);
+    const russian = 'Все счастливые семьи похожи друг на друга, каждая несчастливая семья несчастлива по-своему. Всё смешалось в доме Облонских. '.repeat(3);
+    for (const t of [greek, russian]) assert.equal(pageTextQuality(t).verdict, 'ok', t.slice(0, 40));
+  });
+
   it('fails without the word-run rule: the TeX source is not words token by token', () => {
     // What made 9 of 13 pages of a TeX manual go to OCR: whitespace tokens that are not words.
     const q = pageTextQuality(TEX_CODE.join('\n'));

@@ -95,7 +95,7 @@ export function wordRunShare(text: string): number {
 /**
  * A token looks like a word when, stripped of surrounding punctuation, it is a
  * number, or letters (with inner apostrophes, hyphens, periods) that hold a
- * vowel when longer than three letters, no letter tripled, and no more than one
+ * vowel when longer than three Latin letters, no letter tripled, and no more than one
  * case change inside (which "McDonald" has and OCR noise like "tHe" hardly does).
  */
 export function wordLike(token: string): boolean {
@@ -106,7 +106,8 @@ export function wordLike(token: string): boolean {
   const letters = t.replace(/[^\p{L}]/gu, '');
   if (letters.length > 25) return false;
   if (/(\p{L})\1\1/u.test(letters)) return false;
-  if (letters.length > 3 && !/[aeiouyàâäéèêëîïôöùûüÿæœáíóúåøAEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒÁÍÓÚÅØ]/u.test(letters)) return false;
+  // Vowels are Latin's: a Greek or Cyrillic word is judged by the other rules.
+  if (letters.length > 3 && /\p{Script=Latin}/u.test(letters) && !/[aeiouyàâäéèêëîïôöùûüÿæœáíóúåøAEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒÁÍÓÚÅØ]/u.test(letters)) return false;
   const changes = (letters.match(/\p{Ll}\p{Lu}/gu) ?? []).length;
   return changes === 0 || (changes === 1 && /^\p{Lu}/u.test(letters));
 }
