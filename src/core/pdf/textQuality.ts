@@ -36,8 +36,8 @@ export const MAX_BAD_CHAR_SHARE = 0.05;
  * A page below MIN_WORD_SHARE is still a good layer when at least this share of its letters stand in
  * word-like runs of four letters or more: code (`\def\bbl@tempa{USenglish}`, `DeclareInputText`),
  * formulas and tables break whitespace tokens into non-words but keep their words whole, where a
- * damaged layer breaks the words themselves. Measured (scripts/measure-ocr.ts, and 4,700 pages of
- * Debian's TeX manuals, BENCHMARKS.md "OCR decisions"): clean pages ≥ 0.75; damaged layers ≤ 0.41
+ * damaged layer breaks the words themselves. Measured (scripts/measure-ocr.ts, and 13,258 pages of
+ * Debian's TeX manuals, BENCHMARKS.md "OCR decisions"): clean prose pages (the example library) ≥ 0.75; damaged layers ≤ 0.41
  * (35% misread), ≤ 0.38 (glued, case-scrambled), 0 (symbol font, private-use glyphs).
  */
 export const MIN_RUN_SHARE = 0.5;
