@@ -27,6 +27,11 @@ export type IndexHealth =
        * are matched by their words only.
        */
       semantic?: SemanticProgress;
+      /**
+       * Present while scanned pages wait for OCR (a run recognising them now, or one that stopped
+       * before): their files are searchable by their text layers, if any, meanwhile.
+       */
+      ocr?: OcrProgress;
     };
 
 /** How much of the library a background-embedded model covers: `embedded` of `total` passages. */
@@ -34,6 +39,17 @@ export interface SemanticProgress {
   model: string;
   embedded: number;
   total: number;
+}
+
+/** Pages still to recognise by OCR, in how many files. */
+export interface OcrProgress {
+  pending: number;
+  files: number;
+}
+
+/** "OCR: 328 pages in 5 files still to recognise" */
+export function describeOcr(p: OcrProgress): string {
+  return `OCR: ${p.pending} page${p.pending === 1 ? '' : 's'} in ${p.files} file${p.files === 1 ? '' : 's'} still to recognise (their text layers are searchable meanwhile; "index" goes on with them)`;
 }
 
 /** Whole percent, never 100 before the last passage (a 99.7% index is not complete). */
@@ -63,6 +79,7 @@ export function describeHealth(h: IndexHealth): string {
     case 'ready':
       return (
         `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} file${h.skipped > 1 ? 's' : ''} skipped` : ''}` +
+        (h.ocr ? `; ${describeOcr(h.ocr)}` : '') +
         (h.semantic ? `; semantic index ${semanticPercent(h.semantic)}% (${h.semantic.embedded} of ${h.semantic.total} passages embedded by ${h.semantic.model}; the others are matched by their words)` : '')
       );
   }

@@ -38,6 +38,13 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
         : { text: `$(sync~spin) ${t('Indexing…')}`, tooltip: t('Similar Sources is indexing the PDF library.') };
     case 'ready':
       if (h.semantic) return semanticStatus(h, h.semantic);
+      if (h.ocr) {
+        // Scanned pages wait for OCR; the rest of the library (text layers included) is searchable.
+        return {
+          text: `$(library) ${t('{0} sources, OCR: {1} pages to go', h.sources, h.ocr.pending)}`,
+          tooltip: t('Similar Sources: {0} sources, {1} passages ({2}). {3} scanned pages in {4} files are still to be read by OCR; the library is searchable meanwhile.', h.sources, h.passages, h.model, h.ocr.pending, h.ocr.files),
+        };
+      }
       return { text: `$(library) ${t('{0} sources', h.sources)}`, tooltip: t('Similar Sources: {0} sources, {1} passages ({2}).', h.sources, h.passages, h.model) };
     case 'corrupt':
       return { text: `$(warning) ${t('Index damaged')}`, tooltip: h.detail };

@@ -22,7 +22,8 @@ export class LibraryService implements vscode.Disposable {
   private current: HostHealth = { state: 'unknown' };
   private readonly engines = new Map<string, WorkspaceEngine>();
   /** The indexing run under way (one at a time), with its notification. */
-  private running?: { engine: WorkspaceEngine; dir: string; progress?: Progress; last: number; task?: Promise<IndexRunReport | undefined> };
+  /** `ocr`: the run is at its OCR pass, the library committed and searchable already. */
+  private running?: { engine: WorkspaceEngine; dir: string; progress?: Progress; last: number; task?: Promise<IndexRunReport | undefined>; ocr?: boolean };
   /** A visible warning when the configured provider failed and the embedded model is used instead. */
   providerNotice?: string;
   /** A folder removed from the workspace: its engine stops embedding and lets its model go. */
@@ -95,8 +96,13 @@ export class LibraryService implements vscode.Disposable {
     const run = this.running;
     if (run?.engine !== engine) return;
     if (p.phase === 'ocr') {
-      // Scanned pages come after the born-digital files, which are searchable already.
+      // Scanned pages come after the born-digital files, which are searchable already: the status
+      // bar says so ("12 sources, OCR: 40 pages to go") and an analysis no longer waits for the run.
+      run.ocr = true;
       run.progress?.report({ message: vscode.l10n.t('OCR: page {0} of {1}, {2}', p.done, p.total, p.file ? path.basename(p.file) : '') });
+      void engine.health().then((h) => {
+        if (this.running === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0) } });
+      }, (e: Error) => this.log.warn(e.message));
       return;
     }
     if (p.phase !== 'read') return;
@@ -130,7 +136,7 @@ export class LibraryService implements vscode.Disposable {
       this.setHealth({ state: 'no-workspace' });
       return this.current;
     }
-    if (this.running) return this.current;
+    if (this.running && !this.running.ocr) return this.current;
     this.setHealth(await this.engine(folder).health(provider));
     return this.current;
   }
@@ -164,9 +170,9 @@ export class LibraryService implements vscode.Disposable {
     return !!this.running;
   }
 
-  /** The running indexing, if any (an analysis waits for it). */
+  /** The running indexing, if any (an analysis waits for it, but not for its OCR pass: the library is committed then). */
   whenIndexed(): Promise<unknown> | undefined {
-    return this.running?.task;
+    return this.running?.ocr ? undefined : this.running?.task;
   }
 
   /**

@@ -36,4 +36,12 @@ describe('cleanPages', () => {
     assert.equal(p.blocks[1].kind, 'text');
     assert.match(p.blocks[1].text, /^The tratta was a licence to export grain\. It was sold/);
   });
+
+  it('reads numbered lines in a row (code, verse) as text, a numbered line before prose as a heading', () => {
+    const [p] = cleanPages(['Poems\n1 Shall I compare thee to a summer\'s day?\n2 Thou art more lovely and more temperate\n3 Rough winds do shake the darling buds of May']);
+    assert.deepEqual(p.blocks.map((b) => b.kind), ['heading', 'text']);
+    assert.match(p.blocks[1].text, /^1 Shall I compare .* 3 Rough winds/);
+    const [q] = cleanPages(['2 Licences and the Fiscal Logic of Grain\nThe tratta was a licence to export grain.']);
+    assert.deepEqual(q.blocks.map((b) => b.kind), ['heading', 'text']);
+  });
 });

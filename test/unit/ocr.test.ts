@@ -8,6 +8,8 @@ import { updateIndex, type IndexProgress, type IndexReport } from '../../src/cor
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { removeIndex } from '../../src/core/index/store/maintenance';
 import { indexDir } from '../../src/core/index/store/manifest';
+import { indexHealth } from '../../src/core/index/health';
+import { describeHealth } from '../../src/shared/health';
 import { libraryInputs, type LibraryInputOptions } from '../../src/core/library/pdfSource';
 import { OcrPool } from '../../src/core/ocr/ocrPool';
 import { buildPdf } from '../support/pdfWriter';
@@ -141,6 +143,40 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     const next = await index(workspace, lib);
     assert.equal(next.cancelled, false);
     assert.deepEqual([next.sources, next.ocr.recognised, next.ocr.fromCache], [1, 1, 1]);
+  });
+
+  it('a file with a text layer is searchable before its OCR; a run stopped in OCR leaves it pending, in the status, and the next run finishes it', async () => {
+    const { lib, workspace } = await library('early', { 'mixed.pdf': mixed });
+    const ac = new AbortController();
+    let searchableBeforeOcr = false;
+    const r = await index(workspace, lib, {}, {
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.phase === 'ocr' && p.done === 0) {
+          // The text layer was committed before OCR started: what a search sees now.
+          searchableBeforeOcr = true;
+          ac.abort();
+        }
+      },
+    });
+    assert.ok(searchableBeforeOcr);
+    assert.equal(r.cancelled, true);
+    assert.deepEqual([r.sources, r.added], [1, 1], 'indexed by its text layer in the main pass');
+    const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.equal((await idx.search('harbour dues Livorno Medici Armenian Sephardic free port', { k: 1 }))[0]?.page, 1);
+    const health = await indexHealth(workspace);
+    assert.equal(health.state, 'ready');
+    assert.deepEqual(health.state === 'ready' && health.ocr, { pending: 2, files: 1 });
+    assert.match(describeHealth(health), /OCR: 2 pages in 1 file still to recognise/);
+
+    const next = await index(workspace, lib);
+    assert.deepEqual([next.cancelled, next.sources, next.updated, next.ocr.pages], [false, 1, 1, 2], 'read again for its OCR, counted once');
+    const done = await indexHealth(workspace);
+    assert.equal(done.state === 'ready' && done.ocr, undefined);
+    const after = await LibraryIndex.open(workspace, new EmbeddedProvider());
+    assert.equal((await after.search('salt pans of Trapani Genoese fleet tunny coral', { k: 1 }))[0]?.ocr, true);
+    const again = await index(workspace, lib);
+    assert.deepEqual([again.unchanged, again.ocr.pages], [1, 0], 'nothing pending: unchanged');
   });
 
   it('with OCR off, a scanned PDF is skipped as before and a mixed one keeps its text pages', async () => {

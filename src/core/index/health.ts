@@ -76,7 +76,10 @@ function manifestHealth(dir: string, m: Manifest | undefined, modelKey: string |
 
 function readyHealth(dir: string, m: Manifest): Extract<IndexHealth, { state: 'ready' }> {
   const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
-  return { state: 'ready', dir, sources: Object.keys(m.sources).length, passages, model: m.activeModel ?? '', skipped: Object.keys(m.skipped).length };
+  const ready: Extract<IndexHealth, { state: 'ready' }> = { state: 'ready', dir, sources: Object.keys(m.sources).length, passages, model: m.activeModel ?? '', skipped: Object.keys(m.skipped).length };
+  const waiting = Object.values(m.sources).filter((s) => s.ocrPending);
+  if (waiting.length) ready.ocr = { pending: waiting.reduce((n, s) => n + (s.ocrPending ?? 0), 0), files: waiting.length };
+  return ready;
 }
 
 /** The health of a workspace's index; never throws (a damaged manifest is `corrupt`). */

@@ -86,8 +86,13 @@ function stripEdges(lines: string[], running: Set<string>): string[] {
   return lines.filter((l, i) => !drop.has(i));
 }
 
-function isHeadingLine(line: string, next: string | undefined, typicalLength: number): boolean {
+/** A line that starts with a number, as numbered code or verse lines do. */
+const NUMBERED_LINE = /^\d+\s/;
+
+function isHeadingLine(line: string, next: string | undefined, typicalLength: number, prev?: string): boolean {
   if (line.length < 3 || line.length > 100) return false;
+  // Numbered lines in a row are a listing (code, verse), not a run of headings.
+  if (NUMBERED_LINE.test(line) && (NUMBERED_LINE.test(prev ?? '') || NUMBERED_LINE.test(next ?? ''))) return false;
   const numbered = /^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|chapter|chapitre|section|partie|part)\s/i.test(line);
   if (/[.,;:!?…»”"’)\]-]$/.test(line) && !numbered) return false;
   const words = line.split(' ');
@@ -122,7 +127,7 @@ function toBlocks(lines: string[]): PageBlock[] {
       continue;
     }
     const prevEndsSentence = para.length === 0 || /[.!?:»”"]$/.test(para[para.length - 1]);
-    if (prevEndsSentence && isHeadingLine(line, lines[i + 1], typical)) {
+    if (prevEndsSentence && isHeadingLine(line, lines[i + 1], typical, lines[i - 1])) {
       flush();
       blocks.push({ kind: 'heading', text: line });
       continue;

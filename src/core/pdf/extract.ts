@@ -3,7 +3,8 @@
  * and the Info dictionary. Cleaning happens in cleanPages.ts so it can be tested
  * without PDFs.
  */
-import { pageTextQuality } from './textQuality';
+import { decodeAdobePrivateUse, pageTextQuality } from './textQuality';
+import { IMAGE_OPS } from './pageImages';
 import { declaredPageCount, structuralDamage, withRecoveryTrailer } from './pdfDamage';
 import { ensurePdfRuntime } from './runtime';
 
@@ -92,11 +93,15 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
       try {
         const page = await doc.getPage(n);
         try {
-          pages[n - 1] = await reader.getPageText(page, {}, total);
+          pages[n - 1] = decodeAdobePrivateUse(await reader.getPageText(page, {}, total));
         } finally {
           page.cleanup();
         }
-        if (pageTextQuality(pages[n - 1]).verdict !== 'ok') {
+        const verdict = pageTextQuality(pages[n - 1]).verdict;
+        // A page with little or no text and no image (a chapter title, an index's tail, a blank
+        // or a drawing) has nothing more for OCR to read: its layer, if any, is what it says.
+        const nothingToRead = verdict === 'no-text' && !damaged && !(await drawsImage(doc, n));
+        if (verdict !== 'ok' && !nothingToRead) {
           ocrCandidates.push(n);
           if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
           pages[n - 1] = '';
@@ -145,6 +150,20 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
     };
   } finally {
     await parser.destroy().catch(() => undefined);
+  }
+}
+
+/** Whether a page draws an image (a scan, or part of one); an unreadable page counts as one. */
+async function drawsImage(doc: PdfJsDoc, n: number): Promise<boolean> {
+  try {
+    const page = (await doc.getPage(n)) as PdfJsPage & { getOperatorList(): Promise<{ fnArray: number[] }> };
+    try {
+      return (await page.getOperatorList()).fnArray.some((f) => IMAGE_OPS.has(f));
+    } finally {
+      page.cleanup();
+    }
+  } catch {
+    return true;
   }
 }
 

@@ -107,14 +107,16 @@ interface Ops {
  * loading pdfjs-dist beside it would load pdf.js twice). Stable across pdf.js releases;
  * the OCR tests fail if they move (scanned pages would find no image).
  */
+/** pdf.js's operators that draw an image (paintImageMaskXObject, paintImageXObject, paintInlineImageXObject). */
+export const IMAGE_OPS: ReadonlySet<number> = new Set([83, 85, 86]);
+
 const OPS: Ops = {
   paintImageXObject: 85,
   paintInlineImageXObject: 86,
   transform: 12,
   save: 10,
   restore: 11,
-  // paintImageMaskXObject, paintImageXObject, paintInlineImageXObject
-  hasImage: new Set([83, 85, 86]),
+  hasImage: IMAGE_OPS as Set<number>,
   // showText, showSpacedText, nextLineShowText, nextLineSetSpacingShowText
   hasText: new Set([44, 45, 46, 47]),
 };

@@ -41,6 +41,11 @@ export interface SourceRecord extends SourceMetadata {
   problem?: string;
   /** Pages whose text comes from OCR. */
   ocrPages?: number;
+  /**
+   * Pages still to recognise: the file is indexed with its text layer meanwhile, and read
+   * again by the next run when this one stopped before its OCR (status counts them).
+   */
+  ocrPending?: number;
 }
 
 export interface SkipRecord {

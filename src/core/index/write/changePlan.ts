@@ -40,7 +40,8 @@ export function planChanges(run: IndexRun, inputs: SourceInput[], report: IndexR
   const todo: SourceInput[] = [];
   for (const input of inputs) {
     const old = byPath.get(input.path);
-    if (old && old.size === input.size && old.mtimeMs === input.mtimeMs && (!input.contentHash || input.contentHash === old.contentHash)) {
+    // A file whose OCR a stopped run left undone is read again (its recognised pages come from the OCR cache).
+    if (old && !old.ocrPending && old.size === input.size && old.mtimeMs === input.mtimeMs && (!input.contentHash || input.contentHash === old.contentHash)) {
       run.refresh(old, input);
       report.unchanged++;
       continue;

@@ -46,7 +46,8 @@ export class IndexRun {
   /** Passages embedded by this run. */
   embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
-  readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted }> = [];
+  /** Files with pages to recognise; `counted`: indexed already with their text layer, in the main pass. */
+  readonly deferred: Array<{ input: SourceInput; hash: string; extracted: Extracted; counted: boolean }> = [];
   /** A skip was recorded since the last commit (the manifest must be written, whether or not a shard changed). */
   private skipsDirty = false;
   /** The vector size of this run's model, when the index held none for it. */
@@ -164,7 +165,7 @@ export class IndexRun {
     } catch (err) {
       return { readError: (err as Error).message };
     }
-    if (!hash || (old && old.contentHash === hash) || (!old && gone.get(hash)?.passages)) return { bytes, hash };
+    if (!hash || (old && old.contentHash === hash && !old.ocrPending) || (!old && gone.get(hash)?.passages)) return { bytes, hash };
     const extracted = input.extract(bytes);
     extracted.catch(() => undefined); // awaited (and reported) by indexOne, unless the run is cancelled first
     return { bytes, hash, extracted };
@@ -179,7 +180,7 @@ export class IndexRun {
     if (pre.readError !== undefined) return this.skip(input, `cannot read the file: ${pre.readError}`);
     const { bytes, hash } = pre;
     if (!hash) throw new Error(`no content hash for ${input.path}`);
-    if (old && old.contentHash === hash) {
+    if (old && old.contentHash === hash && !old.ocrPending) {
       // Touched but identical: no need to read the PDF again.
       old.size = input.size;
       old.mtimeMs = input.mtimeMs;
@@ -213,8 +214,10 @@ export class IndexRun {
     }
     if (extracted.ocr?.pages.length) {
       // Recognised after every text-layer file (ocrPass.ts); bytes are read again then, not held.
-      this.deferred.push({ input, hash, extracted });
-      return {};
+      // Meanwhile the file is searchable by what its text layer holds, if anything.
+      const counted = chunkPages(extracted.pages).length > 0;
+      this.deferred.push({ input, hash, extracted, counted });
+      return counted ? this.indexExtracted(input, old, hash, extracted, new Set(), extracted.ocr.pages.length) : {};
     }
     return this.indexExtracted(input, old, hash, extracted, new Set());
   }
@@ -226,6 +229,7 @@ export class IndexRun {
     hash: string,
     extracted: Extracted,
     ocrPages: Set<number>,
+    ocrPending = 0,
   ): Promise<FileOutcome & { kind?: 'added' | 'updated' }> {
     const chunks = chunkPages(extracted.pages);
     if (chunks.length === 0) {
@@ -261,6 +265,7 @@ export class IndexRun {
       titleFrom: meta.titleFrom,
       ...(extracted.damage ? { problem: extracted.damage } : {}),
       ...(ocrPages.size ? { ocrPages: ocrPages.size } : {}),
+      ...(ocrPending ? { ocrPending } : {}),
     };
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();

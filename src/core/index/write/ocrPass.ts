@@ -1,8 +1,10 @@
 /**
  * The OCR pass: files whose pages lack a usable text layer are set aside by the main
- * pass and indexed after every other file, so the born-digital library is committed
- * (searchable) before OCR starts. Pages are recognised (OCR cache first), then each
- * file is indexed and committed on its own.
+ * pass and recognised after every other file, so the born-digital library is committed
+ * (searchable) before OCR starts; a file with some text layer is indexed by it in the
+ * main pass already, its record counting the pages still to recognise (`ocrPending`,
+ * what status shows, and what makes the next run read it again if this one stops).
+ * Pages are recognised (OCR cache first), then each file is indexed and committed on its own.
  */
 import { sha256 } from '../../util/hash';
 import { sourceId, type IndexRun } from './indexRun';
@@ -16,14 +18,18 @@ export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> 
   let done = 0;
   for (const d of run.deferred.splice(0)) {
     if (cancelled(report, opts.signal)) return;
-    const { input, hash, extracted } = d;
+    const { input, hash, extracted, counted } = d;
     let bytes: Uint8Array;
     try {
       bytes = input.readBytes ? await input.readBytes() : new Uint8Array();
     } catch (err) {
       const reason = `cannot read the file: ${(err as Error).message}`;
-      run.skip(input, reason);
-      report.skipped.push({ path: input.path, reason });
+      // Indexed by its text layer already: it stays so, its OCR pending for the next run.
+      if (counted) run.warn(`${input.path}: ${reason}; its text layer is indexed, OCR is left for the next run`);
+      else {
+        run.skip(input, reason);
+        report.skipped.push({ path: input.path, reason });
+      }
       continue;
     }
     if (input.readBytes && sha256(bytes) !== hash) {
@@ -52,7 +58,12 @@ export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> 
     }
     const old = run.m.sources[sourceId(input.path)];
     const recognised = r ? { ...extracted, pages: r.pages, meta: r.meta } : extracted;
-    if (!(await countOutcome(report, input.path, opts.signal, () => run.indexExtracted(input, old, hash, recognised, new Set(r?.ocrPages ?? []))))) return;
+    // A file indexed by its text layer in the main pass was counted there (added or updated, damaged).
+    const index = async () => {
+      const o = await run.indexExtracted(input, old, hash, recognised, new Set(r?.ocrPages ?? []));
+      return counted ? { skipped: o.skipped } : o;
+    };
+    if (!(await countOutcome(report, input.path, opts.signal, index))) return;
     await run.commit();
   }
 }
