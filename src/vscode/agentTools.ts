@@ -96,7 +96,9 @@ export function registerAgentTools(s: Services): vscode.Disposable {
         async (engine, input, signal) => {
           const doc = await draftOf(input);
           // The editor's text, saved or not: what the writer sees is what is checked.
-          return loadEngine().checkCitationsTool(engine, doc.getText(), { name: vscode.workspace.asRelativePath(doc.uri), signal });
+          // With the file's path, a LaTeX draft is read as LaTeX (its \input files too) and its own bibliography serves.
+          const draftPath = doc.uri.scheme === 'file' ? doc.uri.fsPath : undefined;
+          return loadEngine().checkCitationsTool(engine, doc.getText(), { name: vscode.workspace.asRelativePath(doc.uri), signal, ...(draftPath ? { draftPath } : {}) });
         },
         async (input) => s.library.workspaceFolder((await draftOf(input)).uri),
       ),
