@@ -9,6 +9,7 @@ import { citedElsewhere, draftCitations, latexDraftCitations, sectionName } from
 import type { DraftFormat } from '../shared/draftLanguages';
 import { scanLatexCites } from '../shared/latexCite';
 import { isLatexCitationText } from '../shared/latexEdits';
+import { latexProjectParts } from './latexProject';
 import type { SegmentView } from '../shared/protocol';
 import type { Recommendation, SegmentStatus } from '../shared/results';
 
@@ -165,11 +166,12 @@ export class ResultStore implements vscode.Disposable {
  * "" for the text before the first heading). True when a mark changed.
  */
 export function markCitations(doc: DocumentResults, text: string): boolean {
-  const citations = doc.format === 'latex' ? (text.includes('\\') ? latexDraftCitations(text) : []) : text.includes('@') ? draftCitations(text) : [];
+  const citations = doc.format === 'latex' ? (text.includes('\\') ? latexDraftCitations(latexProjectParts(doc.uri, text)) : []) : text.includes('@') ? draftCitations(text) : [];
   let changed = false;
   for (const s of doc.segments) {
     const elsewhere = citedElsewhere(citations, s.start, s.end);
-    const here = new Set(citations.filter((c) => c.line >= s.start && c.line <= s.end).map((c) => c.key));
+    // The draft's own lines (a citation of an \input file has its file's name and lines).
+    const here = new Set(citations.filter((c) => c.file === undefined && c.line >= s.start && c.line <= s.end).map((c) => c.key));
     for (const card of s.cards) {
       if (!card.citekey) continue;
       const cited = here.has(card.citekey);
