@@ -187,6 +187,9 @@ function prepareProfile() {
         'workbench.welcomePage.walkthroughs.openOnInstall': false,
         'git.enabled': false,
         'editor.hover.delay': 300,
+        // draft.tex's paragraphs are single long lines: without wrapping, a screenshot after the cursor
+        // moved to a paragraph's end shows the editor scrolled right, its text out of sight.
+        '[latex]': { 'editor.wordWrap': 'on' },
         'similarSources.autoIndex': true,
         // The default 'auto' offers the local model's download once (a toast the UI checks need not meet).
         'similarSources.provider': 'embedded',
