@@ -89,7 +89,7 @@ export class Bm25Index implements LexicalIndex {
   idf(term: string): number {
     const n = this.liveCount;
     const df = this.docFreq(term);
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return bm25Idf(n, df);
   }
 
   add(docId: number, terms: readonly string[]): void {
@@ -169,7 +169,7 @@ export class Bm25Index implements LexicalIndex {
   overlapWith(queryTerms: readonly string[]): { terms: number; of(docId: number): { query: number; doc: number } } {
     this.compactIfStale(0);
     const n = this.liveCount;
-    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idfOf = (df: number) => bm25Idf(n, df);
     const ids = new Set<number>();
     let queryWeight = 0;
     for (const term of new Set(queryTerms)) {
@@ -217,7 +217,7 @@ export class Bm25Index implements LexicalIndex {
       if (t === undefined || w <= 0) continue;
       const df = this.dfs[t];
       if (df <= 0) continue;
-      const weight = w * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * k1p1;
+      const weight = w * bm25Idf(n, df) * k1p1;
       const docs = this.postDocs[t];
       const tfs = this.postTf[t];
       const len = this.postLen[t];
@@ -229,14 +229,7 @@ export class Bm25Index implements LexicalIndex {
         acc[d] += (weight * tf) / (tf + norm[d]);
       }
     }
-    const heap = new TopK(k);
-    for (let i = 0; i < nTouched; i++) {
-      const d = touched[i];
-      const s = acc[d];
-      acc[d] = 0;
-      if (s > heap.threshold() && (!accept || accept(d))) heap.push(d, s);
-    }
-    return heap.sorted();
+    return drainTopK(acc, touched, nTouched, k, accept);
   }
 
   private refreshNorm(): void {
@@ -297,6 +290,23 @@ export class Bm25Index implements LexicalIndex {
 }
 
 /** Fixed-size min-heap keeping the k best (id, score) pairs. */
+/** BM25's idf (Lucene's form, never negative) of a term in `df` of `n` documents. */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** The k best of the documents a query touched (their scores in `acc`), best first; `acc` is left zeroed for the next query. */
+export function drainTopK(acc: Float32Array, touched: Int32Array, nTouched: number, k: number, accept?: (docId: number) => boolean): ScoredId[] {
+  const heap = new TopK(k);
+  for (let i = 0; i < nTouched; i++) {
+    const d = touched[i];
+    const s = acc[d];
+    acc[d] = 0;
+    if (s > heap.threshold() && (!accept || accept(d))) heap.push(d, s);
+  }
+  return heap.sorted();
+}
+
 export class TopK {
   private ids: Int32Array;
   private scores: Float64Array;

@@ -5,7 +5,7 @@
  * work and no object per posting. Scores, ties and overlaps equal Bm25Index's for the
  * same documents added in row order (the same formulas, summed in the same order).
  */
-import { TopK, type Bm25Params, type LexicalIndex, type ScoredId } from './bm25';
+import { bm25Idf, drainTopK, type Bm25Params, type LexicalIndex, type ScoredId } from './bm25';
 
 /** One shard's postings, rows numbered from 0 within the shard. */
 export interface PostingsPart {
@@ -130,7 +130,7 @@ export class PostingsIndex implements LexicalIndex {
   idf(term: string): number {
     const n = this.size;
     const df = this.docFreq(term);
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return bm25Idf(n, df);
   }
 
   search(queryTerms: readonly string[], k: number, accept?: (docId: number) => boolean): ScoredId[] {
@@ -152,7 +152,7 @@ export class PostingsIndex implements LexicalIndex {
       const to = this.start[t + 1];
       const df = to - from;
       if (df <= 0) continue;
-      const weight = w * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * k1p1;
+      const weight = w * bm25Idf(n, df) * k1p1;
       for (let i = from; i < to; i++) {
         const d = docs[i];
         const tf = tfs[i];
@@ -160,20 +160,13 @@ export class PostingsIndex implements LexicalIndex {
         acc[d] += (weight * tf) / (tf + norm[d]);
       }
     }
-    const heap = new TopK(k);
-    for (let i = 0; i < nTouched; i++) {
-      const d = touched[i];
-      const s = acc[d];
-      acc[d] = 0;
-      if (s > heap.threshold() && (!accept || accept(d))) heap.push(d, s);
-    }
-    return heap.sorted();
+    return drainTopK(acc, touched, nTouched, k, accept);
   }
 
   /** As Bm25Index.overlapWith; a document's terms are read when it is asked about. */
   overlapWith(queryTerms: readonly string[]): { terms: number; of(docId: number): { query: number; doc: number } } {
     const n = this.size;
-    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idfOf = (df: number) => bm25Idf(n, df);
     const dfOf = (t: number) => this.start[t + 1] - this.start[t];
     const ids = new Set<number>();
     let queryWeight = 0;
