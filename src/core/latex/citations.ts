@@ -13,7 +13,7 @@
  * (`\cite[12]{a,b}`) is the last key's, as it is printed. Pure: no I/O.
  */
 import { citationsOf, parseLocator, type DraftCitation, type Para } from '../citecheck/draftCitations';
-import { lineStarts } from '../text/lines';
+import { lineOf, lineStarts } from '../text/lines';
 import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
 
 export interface LatexCitation extends DraftCitation {
@@ -474,7 +474,7 @@ export function findLatexCitations(source: string, opts: { file?: string } = {})
   const out: LatexCitation[] = [];
   const seen = new Set<number>();
   const place = (k: KeyPlace, c: Omit<DraftCitation, 'key' | 'line' | 'column' | 'endColumn'>) => {
-    const line = lineIndex(starts, k.key.start);
+    const line = lineOf(starts, k.key.start) - 1;
     const column = k.key.start - starts[line] + 1;
     out.push({
       ...c,
@@ -506,15 +506,4 @@ export function findLatexCitations(source: string, opts: { file?: string } = {})
     place(k, { locator: k.last && k.item.postnote ? parseLocator(noteText(k.item.postnote)) : null, quote: null });
   }
   return out.sort((a, b) => a.keyStart - b.keyStart);
-}
-
-function lineIndex(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
