@@ -5,6 +5,7 @@
  * analysis. Sections are numbered as a reader counts them: a lone top heading
  * that opens the draft is its title, not § 1.
  */
+import { lineOf, lineStarts } from './lines';
 import { isCrossReference } from './crossref';
 import { delimited, LATEX_SILENT_CITES, scanLatexCites, skipOpaque } from './latexCite';
 
@@ -157,18 +158,8 @@ const LATEX_MATTER = /^\\(frontmatter|mainmatter|backmatter|appendix)(?![a-zA-Z]
 type LatexHeading = { kind: 'heading'; level: number; star: boolean; title: string; line: number; file?: string; matter: 'front' | 'main' | 'back' | 'appendix' };
 
 function lineCounter(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const starts = lineStarts(text);
+  return (offset) => lineOf(starts, offset) - 1;
 }
 
 /** A heading's title as text: commands and braces dropped, `~` a space. */

@@ -13,7 +13,7 @@
  * (`\cite[12]{a,b}`) is the last key's, as it is printed. Pure: no I/O.
  */
 import { citationsOf, parseLocator, type DraftCitation, type Para } from '../citecheck/draftCitations';
-import { lineOf, lineStarts } from '../text/lines';
+import { lineOf, lineStarts } from '../../shared/lines';
 import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
 
 export interface LatexCitation extends DraftCitation {

@@ -13,7 +13,7 @@ import type { getParser } from '@unified-latex/unified-latex-util-parse';
 import { EngineError } from '../../shared/errors';
 import { latexCiteStyle } from '../../shared/latexCite';
 import { sha256 } from '../util/hash';
-import { lineOf, lineStarts } from '../text/lines';
+import { lineOf, lineStarts } from '../../shared/lines';
 import { splitSentences } from '../text/sentences';
 import type { Granularity, Segment, SegmentedDocument, SegmentOptions, SegmentType } from '../markdown/segment';
 

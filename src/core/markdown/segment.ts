@@ -8,7 +8,7 @@ import type { Root, RootContent, Heading, Parent, PhrasingContent, ListItem } fr
 import * as crypto from 'node:crypto';
 import { sha256 } from '../util/hash';
 import { EngineError } from '../../shared/errors';
-import { lineOf, lineStarts } from '../text/lines';
+import { lineOf, lineStarts } from '../../shared/lines';
 import { splitSentences } from '../text/sentences';
 import { pandocAsMarkdown } from './pandoc';
 import { parseDraft } from './parse';
