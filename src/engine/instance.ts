@@ -18,6 +18,8 @@ import type { AbandonedLock } from '../core/index/store/lock';
 import type { IndexProgress } from '../core/index/write/indexer';
 import { errorCode } from '../shared/errors';
 import type { IndexHealth, SemanticProgress } from '../shared/health';
+import { corruptError } from '../core/index/health';
+import { indexDir, type IndexCorruptError } from '../core/index/store/manifest';
 import type { Settings } from '../shared/settings';
 import { analyze, cachedAnalysis, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
 import { bundleDir } from './bundle';
@@ -25,7 +27,7 @@ import { checkCitations, checkCitationsOffThread, type CitationCheckResult } fro
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
 import { draftBibliographies, isLatexPath, resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
-import { indexCollections, openIndex, refreshHighlights, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
+import { closeIndex, indexCollections, isGenerationGone, openIndex, refreshHighlights, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
 
 /** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
@@ -360,8 +362,31 @@ export class WorkspaceEngine {
       return this.loaded.index;
     }
     const index = await openIndex(this.workspace, p);
+    // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
+    if (this.loaded) closeIndex(this.loaded.index);
     this.loaded = { key, index };
     return index;
+  }
+
+  /**
+   * Runs `f` on the loaded index, and once more on the index opened again when a commit removed
+   * the generation it was reading passages from (another process indexing meanwhile): passage
+   * text is read on demand, so a loaded index may outlive its files.
+   */
+  private async withIndex<T>(provider: EmbeddingProvider | undefined, f: (index: () => Promise<SearchIndex>) => Promise<T>): Promise<T> {
+    try {
+      return await f(() => this.open(provider));
+    } catch (err) {
+      if (!isGenerationGone(err)) throw err;
+      if (this.loaded) closeIndex(this.loaded.index);
+      this.loaded = undefined;
+      try {
+        return await f(() => this.open(provider));
+      } catch (again) {
+        if (isGenerationGone(again)) throw corruptError(indexDir(this.workspace), again as IndexCorruptError);
+        throw again;
+      }
+    }
   }
 
   /** Collections named in the loaded index (for a filter's choices); none before one is loaded. */
@@ -371,14 +396,16 @@ export class WorkspaceEngine {
 
   /** The top passages for a text, best first, and how many passages had their vector (`semantic`). */
   async search(text: string, opts: SearchOptions & { provider?: EmbeddingProvider }): Promise<{ hits: PassageHit[]; semantic?: SemanticProgress }> {
-    const index = await this.open(opts.provider);
-    return { hits: await search(index, text, opts), semantic: index.semantic };
+    return this.withIndex(opts.provider, async (open) => {
+      const index = await open();
+      return { hits: await search(index, text, opts), semantic: index.semantic };
+    });
   }
 
   /** For each segment of a draft, the sources worth citing there (the index loaded when something must be searched). */
   analyze(document: string, options: AnalysisOptionsInput, r: Omit<AnalysisRequest, 'workspace' | 'index'> & { provider?: EmbeddingProvider }): Promise<AnalysisResult> {
     const { provider, ...request } = r;
-    return analyze(document, options, { ...request, workspace: this.workspace, index: () => this.open(provider) });
+    return this.withIndex(provider, (index) => analyze(document, options, { ...request, workspace: this.workspace, index }));
   }
 
   /** The draft's results when the cache holds all of them for the index and `provider`, without loading the index. */

@@ -5,7 +5,7 @@
 import { preview } from '../core/analysis/analyze';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { LibraryIndex, type PassageRecord, type SearchFilter, type SearchHit } from '../core/index/search/libraryIndex';
-import { indexDir, type SourceRecord } from '../core/index/store/manifest';
+import { indexDir, IndexGenerationGone, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';
 import { queryTerms } from '../core/retrieval/representation';
 import { readZoteroEntries } from '../core/zotero/entriesFile';
@@ -31,6 +31,16 @@ export interface SearchIndex {
 
 /** The core's index behind each handle this engine gave out (the handle is the index, seen through SearchIndex). */
 const loaded = new WeakMap<SearchIndex, LibraryIndex>();
+
+/** Closes the files a loaded index keeps open for reading passages (an index replaced by a newer one). */
+export function closeIndex(index: SearchIndex): void {
+  loaded.get(index)?.close();
+}
+
+/** A loaded index whose generation a newer commit removed while it was read: open it again. */
+export function isGenerationGone(err: unknown): boolean {
+  return err instanceof IndexGenerationGone;
+}
 
 /** The core index of a handle; one this engine did not open is a caller's mistake. */
 export function coreIndex(index: SearchIndex): LibraryIndex {

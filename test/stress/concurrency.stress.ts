@@ -9,7 +9,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { createEngine } from '../../src/engine';
+import { defaultSettings } from '../../src/shared/settings';
 import { indexDir } from '../../src/core/index/store/manifest';
 import { errorHealth } from '../../src/shared/errors';
 import { applyVariant, betweenBuilds, snapshotIndex, stressLibraryVariants, type IndexSnapshot } from '../support/stressLibrary';
@@ -95,8 +96,10 @@ describe('concurrency (CLI processes)', function () {
       const writer = indexAsync(lib, ws).then((r) => ((done = true), r));
       while (!done) {
         try {
-          const idx = await LibraryIndex.open(ws, new EmbeddedProvider());
-          const hits = await idx.search('grain harbour merchant licence', { k: 5 });
+          // As every host reads the index: through an engine instance, which loads it and, when a
+          // commit removes the generation whose passages it reads on demand, opens it again.
+          const engine = createEngine({ workspace: ws, settings: { ...defaultSettings(), ocr: 'off' }, provider: new EmbeddedProvider() });
+          const { hits } = await engine.search('grain harbour merchant licence', { k: 5 });
           assert.ok(hits.length > 0);
           loads++;
         } catch (err) {

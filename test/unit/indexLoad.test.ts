@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import type { SourceInput } from '../../src/core/index/source';
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
-import { indexDir, readManifest, writeManifest, type Manifest } from '../../src/core/index/store/manifest';
+import { IndexGenerationGone, indexDir, readManifest, writeManifest, type Manifest } from '../../src/core/index/store/manifest';
 import { decodePostings, encodeShard, passageHash, PostingsFileError } from '../../src/core/index/store/postingsFile';
 import { readPassageShard, readShardPostings, VECTOR_FILE, type ShardSource } from '../../src/core/index/store/shards';
 import { decodeVectorFile, encodeVectorFile } from '../../src/core/index/store/vectorFile';
@@ -229,6 +229,21 @@ describe('index load: postings files', function () {
     }
     await writeManifest(dir, m);
     assert.equal(await results(await LibraryIndex.open(root, new EmbeddedProvider())), reference);
+  });
+
+  it('a passage of a generation a newer commit removed is "gone" (open again), not damage', async () => {
+    const { root, list } = await build();
+    const index = await LibraryIndex.open(root, new EmbeddedProvider());
+    // Another run removes the first source: its shard is written again, and this generation's file removed.
+    await updateIndex(list.slice(1), { workspace: root, provider: new EmbeddedProvider(), shardCapacity: 20 });
+    assert.throws(
+      () => index.passage(0),
+      (e: Error) => e instanceof IndexGenerationGone && /is gone .*open it again/.test(e.message),
+    );
+    index.close();
+    const again = await LibraryIndex.open(root, new EmbeddedProvider());
+    assert.ok(again.passage(again.size - 1).text.length > 0, 'opened again, it reads');
+    again.close();
   });
 
   it('a passage whose bytes changed under the index is an error when read, not another text', async () => {

@@ -14,7 +14,7 @@ import { languageHint, type Lang } from '../../text/tokenize';
 import { allocateVectors, quantizeVectors } from '../../retrieval/simd/vectorStore';
 import { dotRow, sampledDots } from '../../retrieval/vectorScan';
 import { corruptError, healthOf, notReadyError } from '../health';
-import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
+import { IndexCorruptError, IndexGenerationGone, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import { readPassageShard, readShardPostings, readVectorShardBytes } from '../store/shards';
@@ -263,15 +263,16 @@ export class LibraryIndex {
 
   /**
    * The passage at `row`, read from its shard on demand (recent ones are kept). A passage
-   * whose bytes are damaged or gone is an EngineError `index-not-ready` (corrupt), never
-   * another passage's text.
+   * whose bytes are damaged is an EngineError `index-not-ready` (corrupt), one whose
+   * generation a newer commit removed an IndexGenerationGone; never another passage's text.
    */
   passage(row: number): PassageRecord {
     let p;
     try {
       p = this.reader.read(row);
     } catch (err) {
-      if (err instanceof IndexCorruptError) throw corruptError(indexDir(this.workspace), err);
+      // Gone (a newer commit removed this generation's files) is not damage: the engine instance opens the index again.
+      if (err instanceof IndexCorruptError && !(err instanceof IndexGenerationGone)) throw corruptError(indexDir(this.workspace), err);
       throw err;
     }
     const source = this.collection.sourceOfRow[row];

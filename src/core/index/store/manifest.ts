@@ -114,6 +114,17 @@ export class IndexCorruptError extends Error {
   }
 }
 
+/**
+ * A loaded index reads passage text on demand from its generation's shard files; a newer commit
+ * removes them. Not damage: the caller opens the index again (the engine instance does, once).
+ */
+export class IndexGenerationGone extends IndexCorruptError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexGenerationGone';
+  }
+}
+
 export const INDEX_DIR = '.similar-sources';
 
 export function indexDir(workspace: string): string {

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
-import { IndexCorruptError } from './manifest';
+import { IndexCorruptError, IndexGenerationGone } from './manifest';
 import { passageHash } from './postingsFile';
 import type { StoredPassage } from './shards';
 
@@ -93,7 +93,7 @@ export class PassageReader {
       if (got !== bytes.length) throw new IndexCorruptError(`passage shard ${file} is shorter than its postings file says`);
     } catch (err) {
       if (err instanceof IndexCorruptError) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new IndexCorruptError(`passage shard ${file} is gone (a newer index was committed since this one was opened; open it again)`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new IndexGenerationGone(`passage shard ${file} is gone (a newer index was committed since this one was opened; open it again)`);
       throw err;
     }
     if (passageHash(bytes) !== this.hash[row]) throw new IndexCorruptError(`passage shard ${file} is damaged (a passage does not match its hash)`);
