@@ -54,7 +54,7 @@ export async function updateIndex(inputs: SourceInput[], opts: IndexRunOptions):
 async function execute(run: IndexRun, inputs: SourceInput[], started: number, warnings: string[]): Promise<IndexReport> {
   const { opts } = run;
   const report = emptyReport(warnings);
-  const { byPath, gone, todo } = planChanges(run, inputs, report);
+  const { byPath, gone, todo } = await planChanges(run, inputs, report);
 
   const commitEvery = opts.commitEvery ?? 25;
   // Far enough ahead that the extraction workers keep going through a commit (measured on 100
