@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--no-pdfs] [--pdf-files N] [--pdf-pages N] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -17,7 +17,6 @@ import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { encode } from '../src/core/embedding/embeddedEncoder';
 import { updateIndex } from '../src/core/index/write/indexer';
 import type { SourceInput } from '../src/core/index/source';
-import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import { libraryInputs } from '../src/core/library/pdfSource';
 import { PdfExtractPool } from '../src/core/pdf/extractPool';
 import { chunkPages } from '../src/core/passages/chunker';
@@ -26,7 +25,8 @@ import type { PassageCollection } from '../src/core/retrieval/hybrid';
 import { embeddingText, lexicalTerms } from '../src/core/retrieval/representation';
 import { allocateVectors, isKernelBacked } from '../src/core/retrieval/simd/vectorStore';
 import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
-import { rankCitekeys } from '../src/engine';
+import { openIndex, rankCitekeys } from '../src/engine';
+import { coreIndex } from '../src/engine/search';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { benchCitationCheck } from './bench/citations';
 import { ocrThroughput, sampleImages } from './bench/ocr';
@@ -136,7 +136,9 @@ const stub = () => new Proxy(function () {}, {
 const vscode = {};
 for (const k of ['window', 'workspace', 'commands', 'languages', 'l10n', 'env', 'extensions', 'Uri', 'ThemeColor', 'ThemeIcon', 'EventEmitter',
   'Disposable', 'StatusBarAlignment', 'ViewColumn', 'Range', 'Position', 'Selection', 'CodeLens', 'Hover', 'MarkdownString', 'ProgressLocation',
-  'RelativePattern', 'FileType', 'TextEditorRevealType', 'OverviewRulerLane', 'DecorationRangeBehavior', 'CancellationTokenSource']) vscode[k] = stub();
+  'RelativePattern', 'FileType', 'TextEditorRevealType', 'OverviewRulerLane', 'DecorationRangeBehavior', 'CancellationTokenSource',
+  'CodeAction', 'CodeActionKind', 'CompletionItem', 'CompletionItemKind', 'CompletionList', 'ConfigurationTarget', 'Diagnostic', 'DiagnosticSeverity',
+  'LanguageModelTextPart', 'LanguageModelToolResult', 'SnippetString', 'WorkspaceEdit', 'lm']) vscode[k] = stub();
 const load = Module._load;
 Module._load = function (req, parent, isMain) { return req === 'vscode' ? vscode : load.apply(this, arguments); };
 const t0 = performance.now();
@@ -376,7 +378,9 @@ async function benchSize(N: number, tmp: string) {
   if (N >= 1_000_000) add({ size: S, metric: 'RSS after load, of 4 GiB', value: rss / MB, unit: 'MB', baselineName: 'target 4096 MB', baseline: 4096, ratio: rss / (4096 * MB), target: '≤ 4 GiB', limit: 1, runs });
 
   // Warm: index in memory (this process), cache off.
-  const index = await LibraryIndex.open(ws, new EmbeddedProvider());
+  // Opened as hosts open it (citekey ranking takes the engine's handle).
+  const handle = await openIndex(ws, new EmbeddedProvider());
+  const index = coreIndex(handle);
   const coll = (index as unknown as { collection: PassageCollection }).collection;
   const ctx = { index, workspace: ws, cache: false as const };
   await analyzeDocument(draft, ANALYSIS, ctx); // JIT warm-up
@@ -442,12 +446,12 @@ async function benchSize(N: number, tmp: string) {
 
   // Citekey completion: the keys ranked for the paragraph being written, as `[@` asks for them
   // (every paragraph of the draft, cut where the author might be typing), p95 against the 100 ms target.
-  await rankCitekeys(index, draftParas[0], 20); // JIT warm-up
+  await rankCitekeys(handle, draftParas[0], 20); // JIT warm-up
   const rankMs: number[] = [];
   for (let rep = 0; rep < runs; rep++) {
     for (const [i, p] of draftParas.entries()) {
       const typed = p.slice(0, Math.max(40, Math.round((p.length * ((i % 4) + 1)) / 4)));
-      const [ms, hits] = await timed(() => rankCitekeys(index, typed, 20));
+      const [ms, hits] = await timed(() => rankCitekeys(handle, typed, 20));
       if (hits.length === 0) log('  warning: no citekey ranked for a paragraph');
       rankMs.push(ms);
     }
@@ -565,7 +569,7 @@ async function main() {
     log(`benchmark in ${tmp}; sizes ${SIZES.join(', ')}; ${RUNS} runs per figure`);
     if (!existsSync(ENGINE)) throw new Error('dist/engine.js is missing: run node scripts/build.mjs first (npm run bench does)');
     await benchActivation();
-    await benchPdfs(tmp);
+    if (!flag('--no-pdfs')) await benchPdfs(tmp);
     await benchOcr();
     for (const n of SIZES) await benchSize(n, tmp);
     if (!flag('--no-citations')) await benchCitationCheck(tmp, { root: ROOT, engine: ENGINE, runs: RUNS, add, log });
