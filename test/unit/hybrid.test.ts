@@ -132,8 +132,9 @@ describe('fusion for neural models (issue 27)', () => {
     // Where every passage is in the other language, one factor for all: the order is the same with it or without.
     const allFrench = collectionOf([[1, 0, 0, 0], [0.8, 0.6, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1]]);
     const fr = { ...allFrench, count: 2, sourceOfRow: Int32Array.from([0, 1]), vectors: allFrench.vectors.slice(0, 8) };
-    fr.lexical = new Bm25Index();
-    texts.slice(0, 2).forEach((t, i) => fr.lexical.add(i, tokenize(t)));
+    const frLexical = new Bm25Index();
+    texts.slice(0, 2).forEach((t, i) => frLexical.add(i, tokenize(t)));
+    fr.lexical = frLexical;
     const q2 = { text: 'How Pasteur made the vaccine against rabies in 1885.', vector: Float32Array.from([1, 0, 0, 0]) };
     const order = (rescale: boolean) => rankPassages(fr, q2, { k: 2, params: { ...fusionFor('local'), crossLanguageRescale: rescale } }).map((r) => r.row);
     assert.deepEqual(order(true), order(false));

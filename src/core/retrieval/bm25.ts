@@ -14,12 +14,23 @@ export interface ScoredId {
   score: number;
 }
 
+/** What ranking and the analysis need from a lexical index (Bm25Index, or the loaded library's PostingsIndex). */
+export interface LexicalIndex {
+  readonly size: number;
+  readonly averageLength: number;
+  docFreq(term: string): number;
+  idf(term: string): number;
+  search(queryTerms: readonly string[], k: number, accept?: (docId: number) => boolean): ScoredId[];
+  searchWeighted(query: ReadonlyMap<string, number>, k: number, accept?: (docId: number) => boolean): ScoredId[];
+  overlapWith(queryTerms: readonly string[]): { terms: number; of(docId: number): { query: number; doc: number } };
+}
+
 const INITIAL_POSTINGS = 4;
 const NO_TERMS = new Int32Array(0);
 // Compact before a search when tombstones exceed this share of live documents.
 const COMPACT_RATIO = 0.02;
 
-export class Bm25Index {
+export class Bm25Index implements LexicalIndex {
   readonly k1: number;
   readonly b: number;
 

@@ -2,14 +2,14 @@
  * The ranking function the product and the evaluation both call: BM25 and
  * vector scan, each run deep, fused by weighted RRF, then aggregated to sources.
  */
-import { Bm25Index, type ScoredId } from './bm25';
+import type { LexicalIndex, ScoredId } from './bm25';
 import { reciprocalRankFusion, type FusedItem } from './fusion';
 import { queryTerms } from './representation';
 import { languageHint, type Lang } from '../text/tokenize';
 import { dotRow, topKDot, topKDotMany } from './vectorScan';
 
 export interface PassageCollection {
-  lexical: Bm25Index; // docId = passage row
+  lexical: LexicalIndex; // docId = passage row
   vectors: Float32Array;
   dim: number;
   count: number; // row-major, row = passage row

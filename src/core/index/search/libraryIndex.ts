@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { EmbeddingProvider } from '../../embedding/provider';
-import { Bm25Index } from '../../retrieval/bm25';
+import { PostingsIndex, type PostingsPart } from '../../retrieval/postingsIndex';
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../../retrieval/hybrid';
 import { queryTerms } from '../../retrieval/representation';
 import { languageHint, type Lang } from '../../text/tokenize';
@@ -17,7 +17,11 @@ import { corruptError, healthOf, notReadyError } from '../health';
 import { IndexCorruptError, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
-import { readPassageShard, readVectorShard } from '../store/shards';
+import { readPassageShard, readShardPostings, readVectorShardBytes } from '../store/shards';
+import { PassageReader, type ShardTexts } from '../store/passageReader';
+import { decodePostings, encodeShard, type ShardPostings } from '../store/postingsFile';
+import { decodeVectorFile, locateVectors, VectorFileError } from '../store/vectorFile';
+import { sha256 } from '../../util/hash';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
@@ -82,16 +86,73 @@ async function manifestStamp(dir: string): Promise<string> {
 }
 
 /** Each passage's language (languageHint of its text), computed when the fusion first asks for it. */
-function rowLanguages(passages: readonly PassageRecord[]): (row: number) => Lang | undefined {
-  const known = new Int8Array(passages.length); // 0 not yet, 1 en, 2 fr, 3 undecided
+function rowLanguages(count: number, textOf: (row: number) => string): (row: number) => Lang | undefined {
+  const known = new Int8Array(count); // 0 not yet, 1 en, 2 fr, 3 undecided
   return (row) => {
     let v = known[row];
     if (v === 0) {
-      const l = passages[row] ? languageHint(passages[row].text) : undefined;
+      const l = row < count ? languageHint(textOf(row)) : undefined;
       known[row] = v = l === 'en' ? 1 : l === 'fr' ? 2 : 3;
     }
     return v === 1 ? 'en' : v === 2 ? 'fr' : undefined;
   };
+}
+
+/**
+ * A shard as loading needs it: its postings file, or, for a shard without a usable one
+ * (an index from before them, a damaged file), the same built from its JSON in memory.
+ * Passages of sources the manifest does not name are left out (the slow path).
+ */
+async function shardLayout(dir: string, key: string, m: Manifest): Promise<{ postings: ShardPostings; texts: ShardTexts }> {
+  const rec = m.shards[key];
+  const stored = await readShardPostings(dir, rec);
+  if (stored && stored.header.sources.every((s) => m.sources[s.id])) return { postings: stored, texts: { file: rec.file } };
+  const all = await readPassageShard(dir, rec);
+  const kept = all.filter((s) => m.sources[s.id]);
+  const { json, postings } = encodeShard(Number(key), rec.gen, kept);
+  const decoded = decodePostings(postings);
+  // The offsets point into the file only where its bytes are the ones just laid out.
+  if (kept.length === all.length && sha256(json) === rec.sha256) return { postings: decoded, texts: { file: rec.file } };
+  return { postings: decoded, texts: { passages: kept.flatMap((s) => s.passages) } };
+}
+
+/** A vector shard's items: found by id (the usual case, items in passage order, without a lookup), and each one's bytes. */
+interface ShardVectors {
+  dim: number;
+  /** The item whose id is `${contentHash}:${index}`; `hint`, the item expected there, is tried first. */
+  find(contentHash: string, index: number, hint: number): number | undefined;
+  /** Copies item n's vector (little-endian float32 bytes) to `target` at byte `at`, from where it lies in the file when it can. */
+  copy(n: number, target: Uint8Array, at: number): void;
+}
+
+function shardVectors(buf: Buffer, what: string): ShardVectors {
+  try {
+    const loc = locateVectors(buf);
+    if (loc) {
+      let byId: Map<string, number> | undefined;
+      return {
+        dim: loc.dim,
+        find(hash, index, hint) {
+          if (hint < loc.count && loc.idIs(hint, hash, index)) return hint;
+          byId ??= new Map(Array.from({ length: loc.count }, (_, n) => [loc.id(n), n]));
+          return byId.get(`${hash}:${index}`);
+        },
+        copy: (n, target, at) => buf.copy(target, at, loc.at[n], loc.at[n] + loc.dim * 4),
+      };
+    }
+    // Another layout (vectra writing floats one by one): decoded.
+    const d = decodeVectorFile(buf);
+    const bytes = new Uint8Array(d.vectors.buffer, d.vectors.byteOffset, d.vectors.byteLength);
+    const byId = new Map(d.ids.map((id, n) => [id, n]));
+    return {
+      dim: d.dim,
+      find: (hash, index) => byId.get(`${hash}:${index}`),
+      copy: (n, target, at) => target.set(bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4), at),
+    };
+  } catch (err) {
+    if (err instanceof VectorFileError) throw new IndexCorruptError(`vector shard ${what} is damaged (${err.message})`);
+    throw err;
+  }
 }
 
 /** Rows sampled to estimate a query's cosine distribution. */
@@ -103,7 +164,8 @@ export class LibraryIndex {
     readonly manifest: Manifest,
     readonly provider: EmbeddingProvider,
     readonly sources: SourceRecord[],
-    readonly passages: PassageRecord[],
+    private readonly reader: PassageReader,
+    private readonly passageIndex: Uint32Array,
     private readonly collection: PassageCollection,
     /** Set while the model's vectors are being computed: passages without one are matched by their words only. */
     readonly semantic?: SemanticProgress,
@@ -124,7 +186,37 @@ export class LibraryIndex {
   }
 
   get size(): number {
-    return this.passages.length;
+    return this.collection.count;
+  }
+
+  /**
+   * The passage at `row`, read from its shard on demand (recent ones are kept). A passage
+   * whose bytes are damaged or gone is an EngineError `index-not-ready` (corrupt), never
+   * another passage's text.
+   */
+  passage(row: number): PassageRecord {
+    let p;
+    try {
+      p = this.reader.read(row);
+    } catch (err) {
+      if (err instanceof IndexCorruptError) throw corruptError(indexDir(this.workspace), err);
+      throw err;
+    }
+    const source = this.collection.sourceOfRow[row];
+    return { source, index: this.passageIndex[row], page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t, ...(p.o ? { ocr: true as const } : {}) };
+  }
+
+  /**
+   * Every passage, in row order: reads the whole library's text (tests, tools). Searching
+   * reads only the passages it returns (`passage`).
+   */
+  get passages(): PassageRecord[] {
+    return Array.from({ length: this.size }, (_, row) => this.passage(row));
+  }
+
+  /** Closes the shard files kept open for reading passages (also done when the index is garbage-collected). */
+  close(): void {
+    this.reader.close();
   }
 
   /**
@@ -160,46 +252,65 @@ export class LibraryIndex {
     // No vector of this model yet (embedding has just started): the model says its size.
     const dim = set && Object.keys(set.shards).length ? set.dim : await provider.dimension(opts.signal);
     const vectors = allocateVectors(total, dim);
+    const vectorBytes = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength);
     // Which rows have a vector, while the model's vectors are being computed (undefined: all do).
     const embedded = health.semantic ? new Uint8Array(total) : undefined;
     const sourceOfRow = new Int32Array(total);
-    const lexical = new Bm25Index();
+    const passageIndex = new Uint32Array(total);
+    const shardOfRow = new Int32Array(total);
+    const jsonStart = new Uint32Array(total);
+    const jsonEnd = new Uint32Array(total);
+    const hash = new Uint32Array(total);
+    const shardBase = new Int32Array(shardKeys.length);
+    const texts: ShardTexts[] = [];
+    const parts: PostingsPart[] = [];
     const sources: SourceRecord[] = [];
     const sourceNo = new Map<string, number>();
-    const passages: PassageRecord[] = [];
+    // One buffer for every vector file in turn: its vectors are copied out before the next is read.
+    const scratch = { buf: Buffer.alloc(0) };
     let row = 0;
-    for (const key of shardKeys) {
+    for (const [si, key] of shardKeys.entries()) {
       const vectorShard = set?.shards[key];
-      const [shardSources, shardVectors] = await Promise.all([
-        readPassageShard(dir, m.shards[key]),
-        vectorShard ? readVectorShard(dir, vectorShard) : new Map<string, Float32Array>(),
-      ]);
-      for (const s of shardSources) {
-        const rec = m.sources[s.id];
-        if (!rec) continue;
+      const [layout, vectorFile] = await Promise.all([shardLayout(dir, key, m), vectorShard ? readVectorShardBytes(dir, vectorShard, scratch) : undefined]);
+      const { postings } = layout;
+      if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
+      const vectorsOf = vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined;
+      shardBase[si] = row;
+      texts.push(layout.texts);
+      parts.push(postings);
+      jsonStart.set(postings.jsonStart, row);
+      jsonEnd.set(postings.jsonEnd, row);
+      hash.set(postings.hash, row);
+      shardOfRow.fill(si, row, row + postings.header.passages);
+      let item = 0; // vectors are stored in passage order: item n is usually row n of the shard
+      for (const s of postings.header.sources) {
         let no = sourceNo.get(s.id);
         if (no === undefined) {
-          no = sources.push(rec) - 1;
+          no = sources.push(m.sources[s.id]) - 1;
           sourceNo.set(s.id, no);
         }
-        s.passages.forEach((p, i) => {
-          const v = shardVectors.get(`${s.contentHash}:${i}`);
-          if (row >= total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
-          if (v && v.length === dim) {
-            vectors.set(v, row * dim);
+        for (let i = 0; i < s.passages; i++, row++) {
+          sourceOfRow[row] = no;
+          passageIndex[row] = i;
+          const at = vectorsOf?.find(s.contentHash, i, item);
+          if (at !== undefined && vectorsOf!.dim === dim) {
+            vectorsOf!.copy(at, vectorBytes, row * dim * 4);
             if (embedded) embedded[row] = 1;
-          } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${rec.path}; run the index command again`);
-          sourceOfRow[row] = no!;
-          lexical.add(row, p.k ? p.k.split(' ') : []);
-          passages.push({ source: no!, index: i, page: p.p, pageLabel: p.l, endPage: p.e, heading: p.h, text: p.t, ...(p.o ? { ocr: true as const } : {}) });
-          row++;
-        });
+            item = at + 1;
+          } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${m.sources[s.id].path}; run the index command again`);
+        }
       }
     }
     quantizeVectors(vectors, dim, row);
+    const reader = new PassageReader(dir, texts, shardBase, shardOfRow.subarray(0, row), jsonStart, jsonEnd, hash);
+    const lexical = PostingsIndex.build(parts, (r) => {
+      const k = reader.read(r).k;
+      return k ? k.split(' ') : [];
+    });
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
-    collection.languageOfRow = rowLanguages(passages);
-    return new LibraryIndex(workspace, m, provider, sources, passages, collection, health.semantic);
+    const index = new LibraryIndex(workspace, m, provider, sources, reader, passageIndex, collection, health.semantic);
+    collection.languageOfRow = rowLanguages(row, (r) => index.passage(r).text);
+    return index;
   }
 
   /**
@@ -304,7 +415,7 @@ export class LibraryIndex {
   }
 
   private hit(r: RankedPassage, stats: { mean: number; sd: number }): SearchHit {
-    const p = this.passages[r.row];
+    const p = this.passage(r.row);
     const standout = (r.cosine - stats.mean) / stats.sd;
     return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, standout, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank };
   }

@@ -57,6 +57,18 @@ export interface ShardRecord {
   file: string;
   sha256: string;
   passages: number;
+  /**
+   * The shard's postings file (postingsFile.ts), derived from `file`: absent in indexes
+   * written before it existed, which are read from the JSON until the next indexing run adds it.
+   */
+  postings?: PostingsRecord;
+}
+
+export interface PostingsRecord {
+  file: string;
+  sha256: string;
+  /** POSTINGS_VERSION of the file. */
+  version: number;
 }
 
 export interface VectorShardRecord {
@@ -166,7 +178,10 @@ export async function writeManifest(dir: string, m: Manifest): Promise<void> {
 /** The files the manifest names (passage shards, vector shard folders): everything else is garbage. */
 export function liveFiles(m: Manifest): Set<string> {
   const keep = new Set<string>();
-  for (const s of Object.values(m.shards)) keep.add(s.file);
+  for (const s of Object.values(m.shards)) {
+    keep.add(s.file);
+    if (s.postings) keep.add(s.postings.file);
+  }
   for (const set of Object.values(m.vectors)) for (const v of Object.values(set.shards)) keep.add(v.dir);
   return keep;
 }

@@ -2,6 +2,8 @@
  * Shard files. Sources are grouped into shards of bounded size so no single file
  * grows past what can be saved (vectra cannot save 100k vectors in one file).
  * - passages/shard-N.gG.json: the passages of the shard's sources (model-independent);
+ * - passages/shard-N.gG.postings: derived from the JSON, what opening the index reads
+ *   (lexical postings, where each passage lies in the JSON: postingsFile.ts);
  * - vectors/<model>/shard-N.gG/: a vectra LocalIndex (float32 protobuf codec) whose
  *   item ids are `<content hash>:<passage index>`, so vectors survive moves and
  *   model switches.
@@ -12,7 +14,9 @@ import * as path from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
 import { sha256 } from '../../util/hash';
 import { decodeVectorFile, encodeVectorFile, type DecodedVectors } from './vectorFile';
-import { IndexCorruptError, type ShardRecord, type VectorShardRecord } from './manifest';
+import { IndexCorruptError, type PostingsRecord, type ShardRecord, type VectorShardRecord } from './manifest';
+import { decodePostings, encodeShard, PostingsFileError, type ShardPostings } from './postingsFile';
+import { POSTINGS_VERSION } from './versions';
 
 export interface StoredPassage {
   /** page */
@@ -39,9 +43,55 @@ export interface ShardSource {
 
 export async function writePassageShard(dir: string, shard: number, gen: number, sources: ShardSource[]): Promise<ShardRecord> {
   const file = `passages/shard-${shard}.g${gen}.json`;
-  const text = JSON.stringify({ shard, gen, sources });
-  await writeFileAtomic(path.join(dir, file), text);
-  return { gen, file, sha256: sha256(text), passages: sources.reduce((n, s) => n + s.passages.length, 0) };
+  const { json, postings } = encodeShard(shard, gen, sources);
+  await writeFileAtomic(path.join(dir, file), json);
+  const rec: ShardRecord = { gen, file, sha256: sha256(json), passages: sources.reduce((n, s) => n + s.passages.length, 0) };
+  rec.postings = await writePostingsFile(dir, rec, postings);
+  return rec;
+}
+
+async function writePostingsFile(dir: string, rec: ShardRecord, bytes: Uint8Array): Promise<PostingsRecord> {
+  const file = rec.file.replace(/\.json$/, '.postings');
+  await writeFileAtomic(path.join(dir, file), bytes);
+  return { file, sha256: sha256(bytes), version: POSTINGS_VERSION };
+}
+
+/**
+ * Writes the postings file of a shard that lacks a usable one (an index from before
+ * postings files, or a damaged file), from the shard's passages: the JSON file is not
+ * rewritten, so the offsets must match its bytes, which the checksum proves.
+ * Undefined when they would not (a JSON file this version did not write).
+ */
+export async function upgradeShardPostings(dir: string, key: string, rec: ShardRecord, sources: ShardSource[]): Promise<PostingsRecord | undefined> {
+  const { json, postings } = encodeShard(Number(key), rec.gen, sources);
+  if (sha256(json) !== rec.sha256) return undefined;
+  return writePostingsFile(dir, rec, postings);
+}
+
+/**
+ * A shard's postings file, checksum and layout verified; undefined when the shard has
+ * none of this version or it is damaged (the caller reads the JSON instead).
+ */
+export async function readShardPostings(dir: string, rec: ShardRecord): Promise<ShardPostings | undefined> {
+  if (!rec.postings || rec.postings.version !== POSTINGS_VERSION) return undefined;
+  let buf: Buffer;
+  try {
+    buf = await fs.readFile(path.join(dir, rec.postings.file));
+  } catch {
+    return undefined;
+  }
+  if (sha256(buf) !== rec.postings.sha256) return undefined;
+  try {
+    return decodePostings(buf);
+  } catch (err) {
+    if (err instanceof PostingsFileError) return undefined;
+    throw err;
+  }
+}
+
+/** Whether a shard's postings file is there, of this version and intact (what the indexer checks before keeping it). */
+export async function postingsUsable(dir: string, rec: ShardRecord): Promise<boolean> {
+  return (await readShardPostings(dir, rec)) !== undefined;
 }
 
 export async function readPassageShard(dir: string, rec: ShardRecord): Promise<ShardSource[]> {
@@ -102,16 +152,43 @@ export async function writeVectorShard(
   return { passagesGen, dir: rel, sha256: sha256(bytes), items: items.length };
 }
 
-/** A vector shard's ids and vectors, checksum verified. */
-export async function readVectorShardRaw(dir: string, rec: VectorShardRecord): Promise<DecodedVectors> {
+/**
+ * A vector shard's file bytes, checksum verified. With `scratch`, read into its buffer
+ * (grown when too small) and valid until the next read into it: loading reads every
+ * shard in turn without a fresh allocation each.
+ */
+export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, scratch?: { buf: Buffer }): Promise<Buffer> {
   const file = path.join(dir, rec.dir, VECTOR_FILE);
   let buf: Buffer;
   try {
-    buf = await fs.readFile(file);
+    buf = scratch ? await readInto(file, scratch) : await fs.readFile(file);
   } catch {
     throw new IndexCorruptError(`vector shard ${rec.dir} is missing`);
   }
   if (sha256(buf) !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
+  return buf;
+}
+
+async function readInto(file: string, scratch: { buf: Buffer }): Promise<Buffer> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const { bytesRead } = await fh.read(scratch.buf, got, size - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return scratch.buf.subarray(0, got);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A vector shard's ids and vectors, checksum verified. */
+export async function readVectorShardRaw(dir: string, rec: VectorShardRecord): Promise<DecodedVectors> {
+  const buf = await readVectorShardBytes(dir, rec);
   try {
     return decodeVectorFile(buf);
   } catch (err) {

@@ -136,6 +136,95 @@ export function decodeVectorFile(buf: Uint8Array): DecodedVectors {
   return { ids, vectors, dim: Math.max(dim, 0) };
 }
 
+/** Where each item's id and vector lie in an `index.pb`: what loading copies without decoding floats. */
+export interface VectorLocations {
+  count: number;
+  dim: number;
+  /** Item n's id is bytes idStart[n] .. idEnd[n]; its packed float32 vector starts at byte at[n]. */
+  idStart: Float64Array;
+  idEnd: Float64Array;
+  at: Float64Array;
+  /** Item n's id, decoded. */
+  id(n: number): string;
+  /** Whether item n's id is `${hash}:${index}` (the index's ids), compared on the bytes: a non-ASCII id compares as a mismatch. */
+  idIs(n: number, hash: string, index: number): boolean;
+}
+
+/**
+ * The ids and vector offsets of an `index.pb` whose vectors are each one packed field
+ * of the same length (as encodeVectorFile and vectra write them); undefined for any other
+ * layout (the caller decodes it with decodeVectorFile).
+ */
+export function locateVectors(buf: Uint8Array): VectorLocations | undefined {
+  const top = new Reader(buf, 0, buf.length);
+  const idStart: number[] = [];
+  const idEnd: number[] = [];
+  const at: number[] = [];
+  let dim = -1;
+  while (top.pos < top.end) {
+    const tag = top.varint();
+    const wire = tag & 7;
+    if (Math.floor(tag / 8) !== 3 || wire !== WIRE_LEN) {
+      top.skip(wire);
+      continue;
+    }
+    const len = top.varint();
+    const end = top.pos + len;
+    if (end > top.end) throw new VectorFileError('truncated item');
+    const r = new Reader(buf, top.pos, end);
+    let id0 = 0;
+    let id1 = 0;
+    let vec = -1;
+    while (r.pos < r.end) {
+      const t = r.varint();
+      const field = Math.floor(t / 8);
+      const w = t & 7;
+      if (field === 1 && w === WIRE_LEN) {
+        const l = r.varint();
+        if (r.pos + l > r.end) throw new VectorFileError('truncated id');
+        id0 = r.pos;
+        id1 = r.pos + l;
+        r.pos += l;
+      } else if (field === 3) {
+        if (w !== WIRE_LEN || vec >= 0) return undefined;
+        const l = r.varint();
+        if (l % 4 !== 0 || r.pos + l > r.end) throw new VectorFileError('malformed vector');
+        if (dim < 0) dim = l / 4;
+        else if (l / 4 !== dim) return undefined;
+        vec = r.pos;
+        r.pos += l;
+      } else r.skip(w);
+    }
+    if (vec < 0) return undefined;
+    idStart.push(id0);
+    idEnd.push(id1);
+    at.push(vec);
+    top.pos = end;
+  }
+  const starts = Float64Array.from(idStart);
+  const ends = Float64Array.from(idEnd);
+  return {
+    count: at.length,
+    dim: Math.max(dim, 0),
+    idStart: starts,
+    idEnd: ends,
+    at: Float64Array.from(at),
+    id: (n) => utf8.decode(buf.subarray(starts[n], ends[n])),
+    idIs(n, hash, index) {
+      let p = starts[n];
+      const end = ends[n];
+      for (let i = 0; i < hash.length; i++, p++) if (p >= end || buf[p] !== hash.charCodeAt(i)) return false;
+      if (p >= end || buf[p++] !== 58 /* ':' */) return false;
+      // The decimal digits of `index`, least significant last.
+      let digits = 1;
+      for (let v = index; v >= 10; v = Math.floor(v / 10)) digits++;
+      if (end - p !== digits) return false;
+      for (let d = digits - 1, v = index; d >= 0; d--, v = Math.floor(v / 10)) if (buf[p + d] !== 48 + (v % 10)) return false;
+      return true;
+    },
+  };
+}
+
 class Writer {
   buf: Uint8Array;
   view: DataView;

@@ -10,3 +10,11 @@ export const LEXICAL_VERSION = 'lex-2';
  * even though it has not changed.
  */
 export const READER_VERSION = 2;
+
+/**
+ * Bump POSTINGS_VERSION when the layout of a shard's postings file (postingsFile.ts)
+ * changes: a file of another version is ignored (the shard is read from its JSON,
+ * slower) and the next indexing run rewrites it from the JSON shard, without
+ * re-reading any PDF.
+ */
+export const POSTINGS_VERSION = 1;

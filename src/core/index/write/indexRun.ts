@@ -11,8 +11,9 @@ import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
 import { sha256 } from '../../util/hash';
 import { writePageTexts } from '../../citecheck/pageTexts';
-import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type SourceRecord } from '../store/manifest';
-import { readPassageShard, readVectorShard, shardVectorItems, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
+import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from './shardChecks';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
@@ -122,6 +123,7 @@ export class IndexRun {
     for (const [key, rec] of Object.entries(this.m.shards)) {
       try {
         await this.checks.verify(rec.file, rec.sha256, `passage shard ${rec.file}`);
+        if (!(await this.postingsIntact(rec))) await this.upgradePostings(key, rec, await this.load(Number(key)));
       } catch (err) {
         if (!(err instanceof IndexCorruptError)) throw err;
         this.dropShard(Number(key), err);
@@ -203,6 +205,34 @@ export class IndexRun {
     const vectors = passages?.map((_, i) => have.get(`${rec.contentHash}:${i}`));
     await this.detach(rec);
     return { rec, passages, vectors };
+  }
+
+  /** Whether a shard's postings file is of this version and intact (checksum, through the checks' record). */
+  private async postingsIntact(rec: ShardRecord): Promise<boolean> {
+    if (!rec.postings || rec.postings.version !== POSTINGS_VERSION) return false;
+    try {
+      await this.checks.verify(rec.postings.file, rec.postings.sha256, `postings file ${rec.postings.file}`);
+      return true;
+    } catch (err) {
+      if (err instanceof IndexCorruptError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Gives a shard without a usable postings file (an index from before them, or a damaged
+   * one) its file, from the passages just read: no PDF is read again. Where the JSON's
+   * bytes are not what this version writes, the shard is rewritten whole at the commit.
+   */
+  private async upgradePostings(key: string, rec: ShardRecord, sources: ShardSource[]): Promise<void> {
+    const postings = await upgradeShardPostings(this.dir, key, rec, sources);
+    if (postings) {
+      rec.postings = postings;
+      await this.checks.wrote(postings.file, postings.sha256);
+      this.skipsDirty = true; // the manifest must name the new file
+      // Read only for this: let go, so upgrading a large index holds one shard at a time.
+      this.loaded.delete(Number(key));
+    } else this.dirty.add(Number(key));
   }
 
   /** Takes a kept source's metadata that can change without re-reading it (bibliography edits). */
@@ -447,7 +477,10 @@ export class IndexRun {
     }
     // Files hashed by open() are remembered even when nothing changed.
     const live = new Set<string>();
-    for (const s of Object.values(this.m.shards)) live.add(s.file);
+    for (const s of Object.values(this.m.shards)) {
+      live.add(s.file);
+      if (s.postings) live.add(s.postings.file);
+    }
     for (const set of Object.values(this.m.vectors)) for (const v of Object.values(set.shards)) live.add(`${v.dir}/${VECTOR_FILE}`);
     await this.checks.save(live);
   }
@@ -474,6 +507,7 @@ export class IndexRun {
       const gen = this.m.nextGen++;
       const rec = (this.m.shards[key] = await writePassageShard(this.dir, shard, gen, list));
       await this.checks.wrote(rec.file, rec.sha256);
+      if (rec.postings) await this.checks.wrote(rec.postings.file, rec.postings.sha256);
       const have = await this.vectorsOf(shard);
       const { items, complete } = shardVectorItems(list, have);
       // Drop vectors of passages no longer in the shard.
