@@ -20,7 +20,7 @@ export interface ChangePlan {
 }
 
 /** Detaches the gone sources from the run, counts the unchanged and still-skipped files in `report`. */
-export function planChanges(run: IndexRun, inputs: SourceInput[], report: IndexReport): ChangePlan {
+export async function planChanges(run: IndexRun, inputs: SourceInput[], report: IndexReport): Promise<ChangePlan> {
   const m = run.m;
   const byPath = new Map<string, SourceRecord>();
   for (const s of Object.values(m.sources)) byPath.set(s.path, s);
@@ -29,11 +29,7 @@ export function planChanges(run: IndexRun, inputs: SourceInput[], report: IndexR
   // Sources gone from the library; kept aside by hash in case they only moved.
   const gone = new Map<string, Gone>();
   for (const s of Object.values(m.sources)) {
-    if (!seen.has(s.path)) {
-      const passages = run.loaded.get(s.shard)?.find((x) => x.id === s.id)?.passages;
-      gone.set(s.contentHash, { rec: s, passages });
-      run.detach(s);
-    }
+    if (!seen.has(s.path)) gone.set(s.contentHash, await run.takeAside(s));
   }
   for (const p of Object.keys(m.skipped)) if (!seen.has(p)) delete m.skipped[p];
 

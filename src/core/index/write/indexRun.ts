@@ -12,7 +12,9 @@ import type { Extracted, SourceInput } from '../source';
 import { sha256 } from '../../util/hash';
 import { writePageTexts } from '../../citecheck/pageTexts';
 import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
-import { postingsUsable, readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import { POSTINGS_VERSION } from '../store/versions';
+import { ShardChecks } from './shardChecks';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
 
@@ -23,6 +25,8 @@ const EMBED_BATCH = 64;
 export interface Gone {
   rec: SourceRecord;
   passages?: StoredPassage[];
+  /** Its vectors of the run's model, by passage (taken before its shard is rewritten). */
+  vectors?: Array<Float32Array | undefined>;
 }
 
 /** What readAndExtract found for one file. */
@@ -39,10 +43,18 @@ export class IndexRun {
   private readonly capacity: number;
   private readonly provider: EmbeddingProvider;
   private readonly modelKey: string;
-  /** Shards whose contents are loaded in memory (all dirty shards are). */
-  readonly loaded = new Map<number, ShardSource[]>();
+  /**
+   * Shards whose contents are loaded in memory: the dirty ones and the one being filled.
+   * The others stay on disk until a change touches them (the run's memory stays bounded
+   * by a few shards whatever the library's size), and are let go after each commit.
+   */
+  private readonly loaded = new Map<number, ShardSource[]>();
+  /** The run's model's vectors of the loaded shards. */
   private readonly vectors = new Map<number, Map<string, Float32Array>>();
   private readonly dirty = new Set<number>();
+  /** Shards were written since the manifest was (it must be, even with nothing dirty). */
+  private unsaved = false;
+  private checks!: ShardChecks;
   /** Passages embedded by this run. */
   embedded = 0;
   /** Files whose pages need OCR, indexed after all the others. */
@@ -81,51 +93,130 @@ export class IndexRun {
       m = undefined;
     }
     this.m = m ?? emptyManifest(CHUNKER_VERSION, LEXICAL_VERSION);
+    this.checks = await ShardChecks.read(this.dir);
     await this.verifyShards();
     if (termsOnly) {
       this.warn(`the index was ${outdated}; recomputing its lexical terms from the stored passages (PDFs are not read again)`);
-      this.recomputeTerms();
+      await this.recomputeTerms();
     }
   }
 
-  /** Rewrites every stored passage's lexical terms with this version's tokenisation. */
-  private recomputeTerms(): void {
-    for (const [shard, list] of this.loaded) {
-      for (const src of list) {
+  /** Rewrites every stored passage's lexical terms with this version's tokenisation, a shard at a time. */
+  private async recomputeTerms(): Promise<void> {
+    for (const shard of this.shardNumbers()) {
+      for (const src of await this.load(shard)) {
         const title = this.m.sources[src.id]?.title ?? '';
         for (const p of src.passages) p.k = lexicalTerms({ sourceTitle: title, heading: p.h, text: p.t }).join(' ');
       }
+      await this.vectorsOf(shard); // rewritten with the shard, still valid
       this.dirty.add(shard);
+      await this.writeDirty();
     }
     this.m.lexical = LEXICAL_VERSION;
+    this.unsaved = true;
   }
 
-  /** Drops shards whose files are damaged: their sources are re-read from the PDFs. */
+  /**
+   * Drops shards whose files are missing or damaged: their sources are re-read from the
+   * PDFs. Checksums (shardChecks.ts), without parsing: shards are read when a change needs them.
+   */
   private async verifyShards(): Promise<void> {
     for (const [key, rec] of Object.entries(this.m.shards)) {
-      const shard = Number(key);
       try {
-        const sources = await readPassageShard(this.dir, rec);
-        this.loaded.set(shard, sources);
-        if (!(await postingsUsable(this.dir, rec))) await this.upgradePostings(key, rec, sources);
+        await this.checks.verify(rec.file, rec.sha256, `passage shard ${rec.file}`);
+        if (!(await this.postingsIntact(rec))) await this.upgradePostings(key, rec, await this.load(Number(key)));
       } catch (err) {
         if (!(err instanceof IndexCorruptError)) throw err;
-        this.warn(`${err.message}; its sources will be indexed again`);
-        for (const [id, s] of Object.entries(this.m.sources)) if (s.shard === shard) delete this.m.sources[id];
-        delete this.m.shards[key];
-        for (const set of Object.values(this.m.vectors)) delete set.shards[key];
-        this.loaded.delete(shard);
+        this.dropShard(Number(key), err);
       }
     }
     const set = this.m.vectors[this.modelKey];
     for (const [key, rec] of Object.entries(set?.shards ?? {})) {
       try {
-        this.vectors.set(Number(key), await readVectorShard(this.dir, rec));
+        await this.checks.verify(`${rec.dir}/${VECTOR_FILE}`, rec.sha256, `vector shard ${rec.dir}`);
       } catch (err) {
         if (!(err instanceof IndexCorruptError)) throw err;
         this.warn(`${err.message}; its vectors will be computed again`);
         delete set!.shards[key];
       }
+    }
+  }
+
+  /** Forgets a damaged shard and its sources (they are indexed again as new files). */
+  private dropShard(shard: number, err: Error) {
+    const key = String(shard);
+    this.warn(`${err.message}; its sources will be indexed again`);
+    for (const [id, s] of Object.entries(this.m.sources)) if (s.shard === shard) delete this.m.sources[id];
+    delete this.m.shards[key];
+    for (const set of Object.values(this.m.vectors)) delete set.shards[key];
+    this.loaded.delete(shard);
+    this.vectors.delete(shard);
+  }
+
+  /** Every shard of the index, on disk or only in memory so far. */
+  private shardNumbers(): number[] {
+    const all = new Set([...Object.keys(this.m.shards).map(Number), ...this.loaded.keys()]);
+    return [...all].sort((a, b) => a - b);
+  }
+
+  /** A shard's sources, read from disk when not in memory. */
+  private async load(shard: number): Promise<ShardSource[]> {
+    let list = this.loaded.get(shard);
+    if (list) return list;
+    const rec = this.m.shards[String(shard)];
+    list = [];
+    if (rec) {
+      try {
+        list = await readPassageShard(this.dir, rec);
+      } catch (err) {
+        // Changed on disk since open() checked it: its sources are indexed again by the next run.
+        if (!(err instanceof IndexCorruptError)) throw err;
+        this.dropShard(shard, err);
+        this.unsaved = true;
+      }
+    }
+    this.loaded.set(shard, list);
+    return list;
+  }
+
+  /** The run's model's vectors of a shard, read from disk when not in memory. */
+  private async vectorsOf(shard: number): Promise<Map<string, Float32Array>> {
+    let v = this.vectors.get(shard);
+    if (v) return v;
+    const set = this.m.vectors[this.modelKey];
+    const rec = set?.shards[String(shard)];
+    v = new Map();
+    if (rec) {
+      try {
+        v = await readVectorShard(this.dir, rec);
+      } catch (err) {
+        if (!(err instanceof IndexCorruptError)) throw err;
+        this.warn(`${err.message}; its vectors will be computed again`);
+        delete set!.shards[String(shard)];
+      }
+    }
+    this.vectors.set(shard, v);
+    return v;
+  }
+
+  /** A gone source's passages and vectors, kept aside (in case it moved), and the source detached. */
+  async takeAside(rec: SourceRecord): Promise<Gone> {
+    const passages = (await this.load(rec.shard)).find((x) => x.id === rec.id)?.passages;
+    const have = await this.vectorsOf(rec.shard);
+    const vectors = passages?.map((_, i) => have.get(`${rec.contentHash}:${i}`));
+    await this.detach(rec);
+    return { rec, passages, vectors };
+  }
+
+  /** Whether a shard's postings file is of this version and intact (checksum, through the checks' record). */
+  private async postingsIntact(rec: ShardRecord): Promise<boolean> {
+    if (!rec.postings || rec.postings.version !== POSTINGS_VERSION) return false;
+    try {
+      await this.checks.verify(rec.postings.file, rec.postings.sha256, `postings file ${rec.postings.file}`);
+      return true;
+    } catch (err) {
+      if (err instanceof IndexCorruptError) return false;
+      throw err;
     }
   }
 
@@ -138,7 +229,10 @@ export class IndexRun {
     const postings = await upgradeShardPostings(this.dir, key, rec, sources);
     if (postings) {
       rec.postings = postings;
+      await this.checks.wrote(postings.file, postings.sha256);
       this.skipsDirty = true; // the manifest must name the new file
+      // Read only for this: let go, so upgrading a large index holds one shard at a time.
+      this.loaded.delete(Number(key));
     } else this.dirty.add(Number(key));
   }
 
@@ -191,13 +285,12 @@ export class IndexRun {
     if (moved?.passages && !old) {
       gone.delete(hash);
       const rec: SourceRecord = { ...moved.rec, id: sourceId(input.path), path: input.path, size: input.size, mtimeMs: input.mtimeMs };
-      const from = this.vectors.get(moved.rec.shard);
-      this.attach(rec, moved.passages);
+      await this.attach(rec, moved.passages);
       this.refresh(rec, input);
       // Same content, same vectors: carry them to the new shard instead of re-embedding.
-      const to = this.shardVectors(rec.shard);
+      const to = await this.vectorsOf(rec.shard);
       for (let i = 0; i < moved.passages.length; i++) {
-        const v = from?.get(`${hash}:${i}`);
+        const v = moved.vectors?.[i];
         if (v) to.set(`${hash}:${i}`, v);
       }
       return { kind: 'moved' };
@@ -209,7 +302,7 @@ export class IndexRun {
     } catch (err) {
       // A cancel stops the PDF workers: the file is not skipped for it.
       if (this.opts.signal?.aborted) throw err;
-      if (old) this.detach(old);
+      if (old) await this.detach(old);
       return this.skip(input, (err as Error).message);
     }
     if (extracted.ocr?.pages.length) {
@@ -233,7 +326,7 @@ export class IndexRun {
   ): Promise<FileOutcome & { kind?: 'added' | 'updated' }> {
     const chunks = chunkPages(extracted.pages);
     if (chunks.length === 0) {
-      if (old) this.detach(old);
+      if (old) await this.detach(old);
       return this.skip(input, extracted.ocr ? 'no text layer, and OCR found no text on its pages' : 'no text layer (a scanned PDF? run OCR on it first)');
     }
     delete this.m.skipped[input.path];
@@ -273,9 +366,9 @@ export class IndexRun {
     // Each page's text, for the citation checker: derived data beside the index (pageTexts.ts).
     // A full disk fails the run here as at any other write (`unwritable`), before the index changes.
     if (this.opts.keepPageTexts) await writePageTexts(this.dir, hash, extracted.pages, ocrPages);
-    if (old) this.detach(old);
-    this.attach(rec, passages);
-    const have = this.shardVectors(rec.shard);
+    if (old) await this.detach(old);
+    await this.attach(rec, passages);
+    const have = await this.vectorsOf(rec.shard);
     for (const [id, v] of vectors) have.set(id, v);
     if (extracted.damage) this.warn(`${input.path}: ${extracted.damage}`);
     return { kind: old ? 'updated' : 'added', damage: extracted.damage };
@@ -289,38 +382,35 @@ export class IndexRun {
   }
 
   /** Removes a source from its shard (the shard is rewritten at the next commit). */
-  detach(rec: SourceRecord) {
+  async detach(rec: SourceRecord) {
     delete this.m.sources[rec.id];
-    const list = this.loaded.get(rec.shard);
-    if (list) {
-      const i = list.findIndex((s) => s.id === rec.id);
-      if (i >= 0) list.splice(i, 1);
-    }
+    const list = await this.load(rec.shard);
+    const i = list.findIndex((s) => s.id === rec.id);
+    if (i >= 0) list.splice(i, 1);
     this.dirty.add(rec.shard);
   }
 
-  /** Places a source in the last shard with room, or a new one. */
-  private attach(rec: SourceRecord, passages: StoredPassage[]) {
-    let shard = -1;
-    for (const [no, list] of this.loaded) {
-      const size = list.reduce((n, s) => n + s.passages.length, 0);
-      if (size + passages.length <= this.capacity || size === 0) shard = Math.max(shard, no);
-    }
-    if (shard < 0) {
-      shard = this.loaded.size ? Math.max(...this.loaded.keys()) + 1 : 0;
-      this.loaded.set(shard, []);
-    }
-    rec.shard = shard;
-    rec.passages = passages.length;
-    this.loaded.get(shard)!.push({ id: rec.id, contentHash: rec.contentHash, passages });
-    this.m.sources[rec.id] = rec;
-    this.dirty.add(shard);
+  /** Passages in a shard: counted in memory when loaded, else as the manifest records them. */
+  private shardSize(shard: number): number {
+    const list = this.loaded.get(shard);
+    return list ? list.reduce((n, s) => n + s.passages.length, 0) : (this.m.shards[String(shard)]?.passages ?? 0);
   }
 
-  private shardVectors(shard: number): Map<string, Float32Array> {
-    let v = this.vectors.get(shard);
-    if (!v) this.vectors.set(shard, (v = new Map()));
-    return v;
+  /** Places a source in the last shard with room, or a new one. */
+  private async attach(rec: SourceRecord, passages: StoredPassage[]) {
+    const all = this.shardNumbers();
+    let shard = -1;
+    for (const no of all) {
+      const size = this.shardSize(no);
+      if (size + passages.length <= this.capacity || size === 0) shard = Math.max(shard, no);
+    }
+    if (shard < 0) shard = all.length ? all[all.length - 1] + 1 : 0;
+    const list = await this.load(shard);
+    rec.shard = shard;
+    rec.passages = passages.length;
+    list.push({ id: rec.id, contentHash: rec.contentHash, passages });
+    this.m.sources[rec.id] = rec;
+    this.dirty.add(shard);
   }
 
   /** Embeds the passages `have` lacks; `have` only changes when all of them succeeded. */
@@ -361,28 +451,50 @@ export class IndexRun {
   /** Makes sure every shard has vectors of the active model (after a model switch, say). */
   async syncVectors(report: IndexReport) {
     const set = this.m.vectors[this.modelKey];
-    const stale = [...this.loaded.keys()].filter((s) => this.dirty.has(s) || set?.shards[s]?.passagesGen !== this.m.shards[s]?.gen);
+    const stale = this.shardNumbers().filter((s) => this.dirty.has(s) || set?.shards[s]?.passagesGen !== this.m.shards[s]?.gen);
     let done = 0;
     for (const shard of stale) {
       this.opts.onProgress?.({ phase: 'embed', done: done++, total: stale.length });
       if (cancelled(report, this.opts.signal)) return;
-      const bySource = new Map(Object.values(this.m.sources).map((s) => [s.id, s]));
       try {
-        for (const src of this.loaded.get(shard) ?? []) {
-          const rec = bySource.get(src.id);
-          if (rec) await this.embedSource(rec, src.passages, this.shardVectors(shard));
+        const have = await this.vectorsOf(shard);
+        for (const src of await this.load(shard)) {
+          const rec = this.m.sources[src.id];
+          if (rec) await this.embedSource(rec, src.passages, have);
         }
       } catch (err) {
         if (cancelled(report, this.opts.signal)) return;
         throw err;
       }
       this.dirty.add(shard);
+      // Written (not committed) shard by shard, so a model switch holds one shard's vectors at a time.
+      await this.writeDirty();
     }
   }
 
   async commit() {
-    if (this.dirty.size === 0 && !this.skipsDirty && this.m.activeModel === this.modelKey && this.m.fingerprint) return;
-    this.skipsDirty = false;
+    if (this.dirty.size || this.unsaved || this.skipsDirty || this.m.activeModel !== this.modelKey || !this.m.fingerprint) {
+      this.skipsDirty = false;
+      await this.writeDirty();
+      this.m.activeModel = this.modelKey;
+      await writeManifest(this.dir, this.m);
+      this.unsaved = false;
+    }
+    // Files hashed by open() are remembered even when nothing changed.
+    const live = new Set<string>();
+    for (const s of Object.values(this.m.shards)) {
+      live.add(s.file);
+      if (s.postings) live.add(s.postings.file);
+    }
+    for (const set of Object.values(this.m.vectors)) for (const v of Object.values(set.shards)) live.add(`${v.dir}/${VECTOR_FILE}`);
+    await this.checks.save(live);
+  }
+
+  /**
+   * Writes the dirty shards under new generations (the manifest, written by commit(), is what
+   * makes them current), then lets go of every shard but the one being filled.
+   */
+  private async writeDirty() {
     const dim = await this.provider.dimension(this.opts.signal);
     this.checkDim(dim);
     const set = (this.m.vectors[this.modelKey] ??= { provider: this.provider.id, model: this.provider.model, dim, shards: {} });
@@ -398,17 +510,26 @@ export class IndexRun {
       }
       this.opts.onProgress?.({ phase: 'save', done: 0, total: this.dirty.size });
       const gen = this.m.nextGen++;
-      this.m.shards[key] = await writePassageShard(this.dir, shard, gen, list);
-      const have = this.shardVectors(shard);
+      const rec = (this.m.shards[key] = await writePassageShard(this.dir, shard, gen, list));
+      await this.checks.wrote(rec.file, rec.sha256);
+      if (rec.postings) await this.checks.wrote(rec.postings.file, rec.postings.sha256);
+      const have = await this.vectorsOf(shard);
       const { items, complete } = shardVectorItems(list, have);
       // Drop vectors of passages no longer in the shard.
       const live = new Set(items.map((x) => x.id));
       for (const id of have.keys()) if (!live.has(id)) have.delete(id);
-      set.shards[key] = await writeVectorShard(this.dir, this.modelKey, shard, complete ? gen : -1, gen, items);
+      const vrec = (set.shards[key] = await writeVectorShard(this.dir, this.modelKey, shard, complete ? gen : -1, gen, items));
+      await this.checks.wrote(`${vrec.dir}/${VECTOR_FILE}`, vrec.sha256);
+      this.unsaved = true;
     }
     this.dirty.clear();
-    this.m.activeModel = this.modelKey;
-    await writeManifest(this.dir, this.m);
+    const all = this.shardNumbers();
+    const filling = all[all.length - 1];
+    for (const shard of [...this.loaded.keys()]) {
+      if (shard === filling) continue;
+      this.loaded.delete(shard);
+      this.vectors.delete(shard);
+    }
   }
 }
 

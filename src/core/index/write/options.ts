@@ -13,6 +13,7 @@ export interface IndexRunOptions {
   workspace: string;
   provider: EmbeddingProvider;
   shardCapacity?: number;
+  /** Commit after this many files (default 25, and then at most every 3 s; a number given here is followed exactly). */
   commitEvery?: number;
   lockWaitMs?: number;
   /**

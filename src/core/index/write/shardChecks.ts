@@ -1,0 +1,82 @@
+/**
+ * What the writer knows of the index files it checked: each shard file's size,
+ * modification time and checksum when this writer last wrote or hashed it
+ * (`shard-checks.json` beside the manifest, a cache: absent or stale entries only
+ * mean hashing again). A run opens a 1M-passage index (~4 GB of shards) by
+ * comparing sizes and times, and hashes only the files that changed since, so
+ * updating one PDF does not read the whole index; an edited or truncated file
+ * still fails its checksum, a missing one is still missing.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../../util/atomicWrite';
+import { IndexCorruptError } from '../store/manifest';
+
+export const CHECKS_FILE = 'shard-checks.json';
+
+/** [size in bytes, mtimeMs, sha256] */
+type Check = [number, number, string];
+
+export class ShardChecks {
+  private changed = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly files: Record<string, Check>,
+  ) {}
+
+  static async read(dir: string): Promise<ShardChecks> {
+    let files: Record<string, Check> = {};
+    try {
+      const parsed = JSON.parse(await fs.readFile(path.join(dir, CHECKS_FILE), 'utf8')) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) files = parsed as Record<string, Check>;
+    } catch {
+      // No cache yet, or a damaged one: every file is hashed once.
+    }
+    return new ShardChecks(dir, files);
+  }
+
+  /**
+   * Throws IndexCorruptError (`<what> is missing` / `is damaged (checksum mismatch)`)
+   * unless `rel` holds the bytes whose checksum is `sha`.
+   */
+  async verify(rel: string, sha: string, what: string): Promise<void> {
+    const file = path.join(this.dir, rel);
+    let st;
+    try {
+      st = await fs.stat(file);
+    } catch {
+      throw new IndexCorruptError(`${what} is missing`);
+    }
+    const known = this.files[rel];
+    if (known && known[0] === st.size && known[1] === st.mtimeMs && known[2] === sha) return;
+    // Streamed: a damaged file is found without holding it in memory.
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    if (hash.digest('hex') !== sha) throw new IndexCorruptError(`${what} is damaged (checksum mismatch)`);
+    this.files[rel] = [st.size, st.mtimeMs, sha];
+    this.changed = true;
+  }
+
+  /** Remembers a file this writer has just written with checksum `sha`. */
+  async wrote(rel: string, sha: string): Promise<void> {
+    const st = await fs.stat(path.join(this.dir, rel));
+    this.files[rel] = [st.size, st.mtimeMs, sha];
+    this.changed = true;
+  }
+
+  /** Saves the checks of the files in `live` (the manifest's), when any changed. */
+  async save(live: Set<string>): Promise<void> {
+    for (const rel of Object.keys(this.files)) {
+      if (!live.has(rel)) {
+        delete this.files[rel];
+        this.changed = true;
+      }
+    }
+    if (!this.changed) return;
+    // Not fsynced: a lost or torn cache costs one hashing of the index, nothing else.
+    await writeFileAtomic(path.join(this.dir, CHECKS_FILE), JSON.stringify(this.files), { durable: false });
+    this.changed = false;
+  }
+}
