@@ -12,7 +12,7 @@ import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { EngineError } from '../shared/errors';
 import type { SemanticProgress } from '../shared/health';
 import { present, SOURCE_FIELDS, type Present } from '../shared/nulls';
-import type { HighlightMark } from '../shared/results';
+import { zoteroMeta, type HighlightMark, type Recommendation } from '../shared/results';
 import { embedsInBackground } from './provider';
 
 export type { SearchFilter } from '../core/index/search/libraryIndex';
@@ -76,7 +76,7 @@ export type SourceFields = Pick<Present<SourceRecord>, (typeof SOURCE_FIELDS)[nu
 export type PassageFields = Pick<Present<PassageRecord>, (typeof PASSAGE_FIELDS)[number]>;
 
 /** One passage found by `search`, with its source: plain data (JSON as it is). */
-export interface PassageHit extends SourceFields, PassageFields, Pick<SearchHit, 'text' | 'ocr'> {
+export interface PassageHit extends SourceFields, PassageFields, Pick<SearchHit, 'text' | 'ocr'>, Pick<Recommendation, 'doi' | 'itemType' | 'tags'> {
   /** Fused rank score, and the cosine of the passage's vector with the query's. */
   score: number;
   cosine: number;
@@ -98,7 +98,7 @@ export async function search(index: SearchIndex, text: string, opts: SearchOptio
 
 function toPassageHit(h: SearchHit): PassageHit {
   // Keys in the order the CLI's --json has always printed them.
-  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}), ...present(h, ['highlight']) };
+  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}), ...present(h, ['highlight']), ...zoteroMeta(h.sourceRecord) };
 }
 
 const ENTRY_FIELDS = ['title', 'authors', 'year'] as const;

@@ -70,6 +70,15 @@ export interface Recommendation {
   language?: 'en' | 'fr';
   /** The user highlighted the best passage in Zotero (absent when not). */
   highlight?: HighlightMark;
+  /** From Zotero, each only when the item has it: its DOI, item type ("journalArticle") and tags. */
+  doi?: string;
+  itemType?: string;
+  tags?: string[];
+}
+
+/** A source's Zotero fields, each only when it has one (a card or hit of a Better BibTeX library has none). */
+export function zoteroMeta(r: { doi?: string; itemType?: string; tags?: string[] }): Pick<Recommendation, 'doi' | 'itemType' | 'tags'> {
+  return { ...(r.doi ? { doi: r.doi } : {}), ...(r.itemType ? { itemType: r.itemType } : {}), ...(r.tags?.length ? { tags: [...r.tags] } : {}) };
 }
 
 export type SegmentStatus = 'analysed' | 'too-short';

@@ -52,6 +52,9 @@ interface CardText {
   citekey: string | null;
   passages: Array<{ pageLabel: string | null; heading: string | null; preview: string }>;
   highlight?: { page: string; text: string; comment?: string; color?: string };
+  doi?: string;
+  itemType?: string;
+  tags?: string[];
 }
 
 /** A hex colour ("#ffd400"), else undefined: it is written into a style. */
@@ -74,6 +77,9 @@ export function safeCard<T extends CardText>(c: T): T {
     citekey: opt(c.citekey, LIMITS.title),
     passages: c.passages.map((p) => ({ ...p, pageLabel: opt(p.pageLabel, LIMITS.label), heading: opt(p.heading, LIMITS.heading), preview: line(p.preview, LIMITS.preview) })),
     ...(c.highlight ? { highlight: safeHighlight(c.highlight) } : {}),
+    ...(c.doi !== undefined ? { doi: line(c.doi, LIMITS.heading) } : {}),
+    ...(c.itemType !== undefined ? { itemType: line(c.itemType, LIMITS.label) } : {}),
+    ...(c.tags !== undefined ? { tags: c.tags.slice(0, LIMITS.duplicates).map((t) => line(t, LIMITS.highlight)).filter(Boolean) } : {}),
   };
 }
 

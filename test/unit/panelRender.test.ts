@@ -119,6 +119,8 @@ describe('panel render: escaping and highlighting', () => {
       highlights: ['<script>', 'paysans', 'onerror'],
       passages: [{ page: 3, pageLabel: HOSTILE, heading: HOSTILE, similarity: 0.5, preview: HOSTILE }],
       duplicates: [HOSTILE],
+      doi: HOSTILE,
+      tags: [HOSTILE, 'history'],
     });
     const state = results(segment([evil], { title: HOSTILE, id: `x" onclick="alert(1)` }), {
       notice: HOSTILE,
@@ -129,6 +131,9 @@ describe('panel render: escaping and highlighting', () => {
     const html = render(state, {}, [HOSTILE]);
     assertInert(html);
     assert.match(text(html, 'card-title'), /&lt;img src=x onerror=alert\(1\)&gt;/);
+    // Zotero's DOI and tags, shown as written (doi:…, #tag) and inert.
+    assert.match(text(html, 'card-doi'), /^doi:&lt;img src=x onerror=alert\(1\)&gt;$/);
+    assert.match(html, /<span class="card-tag">#history<\/span>/);
     assert.match(html, /&lt;img src=x <mark>onerror<\/mark>=alert\(1\)&gt; <mark>paysans<\/mark>/);
     assert.equal(markWordsHtml(HOSTILE, [HOSTILE]), '&lt;<mark>img src</mark>=<mark>x onerror</mark>=<mark>alert</mark>(<mark>1</mark>)&gt;');
     const open = tags(html, 'open-pdf')[0]!;

@@ -26,7 +26,7 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
   const search = (q: string, ...more: string[]) => {
     const r = cli('search', q, '--workspace', ws, '--json', '--k', '20', ...more);
     assert.equal(r.status, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { results: { path: string; title: string; citekey: string | null; authors: string[]; year: number | null; highlight: { text: string; comment?: string } | null }[] }).results;
+    return (JSON.parse(r.stdout) as { results: { path: string; title: string; citekey: string | null; authors: string[]; year: number | null; highlight: { text: string; comment?: string } | null; doi?: string; itemType?: string; tags?: string[] }[] }).results;
   };
 
   before(function () {
@@ -62,6 +62,8 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     assert.equal(commune.citekey, 'lissagaray1876');
     assert.deepEqual(commune.authors, ['Lissagaray, Prosper-Olivier']);
     assert.equal(commune.year, 1871);
+    // Zotero's DOI, item type and tags ride along (an export-only library's hits have none of these keys).
+    assert.deepEqual([commune.doi, commune.itemType, commune.tags?.includes('history')], ['10.1234/commune', 'book', true]);
     // The second PDF of the same item is its source too.
     const second = hits.find((h) => h.path === lib.attachments.commune2);
     if (second) assert.equal(second.citekey, 'lissagaray1876');
@@ -105,6 +107,7 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     const recs = (JSON.parse(r.stdout) as { segments: { recommendations: { citekey: string | null; path: string }[] }[] }).segments[0].recommendations;
     const keys = recs.map((x) => x.citekey);
     assert.equal(keys.filter((k) => k === 'lissagaray1876').length, 1, keys.join(', '));
+    assert.equal((recs.find((x) => x.citekey === 'lissagaray1876') as { doi?: string } | undefined)?.doi, '10.1234/commune', 'the card carries the DOI');
     assert.equal(new Set(keys).size, keys.length);
   });
 

@@ -225,6 +225,15 @@ const HIGHLIGHT_COLORS: Record<string, string> = {
   '#aaaaaa': 'gray',
 };
 
+/** The Zotero item's DOI (written doi:…, as scholars cite it) and tags (#tag), when it has them. */
+function renderZotero(card: Recommendation): string {
+  const parts = [
+    ...(card.doi ? [`<span class="card-doi" data-testid="card-doi">doi:${escapeHtml(card.doi)}</span>`] : []),
+    ...(card.tags ?? []).map((tag) => `<span class="card-tag">#${escapeHtml(tag)}</span>`),
+  ];
+  return parts.length ? `<p class="card-zotero">${parts.join(' ')}</p>\n` : '';
+}
+
 /** "you highlighted this, p. 12" and the user's comment, when the best passage is highlighted in Zotero. */
 function renderHighlight(card: Recommendation, strings: UiStrings): string {
   const h = card.highlight;
@@ -285,7 +294,7 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   </div>
 </header>
 <p class="card-meta"><span class="card-authors">${escapeHtml(authors)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-year">${escapeHtml(year)}</span><span class="sep" aria-hidden="true"> · </span><span class="card-page" data-testid="card-page"${pageTitle}>${escapeHtml(page)}</span>${citekey ? `<span class="sep" aria-hidden="true"> · </span>${citekey}` : ''}</p>
-${renderBadges(card, strings)}
+${renderZotero(card)}${renderBadges(card, strings)}
 <blockquote class="card-preview" data-testid="card-preview">${markWordsHtml(card.preview, card.highlights ?? [])}</blockquote>
 ${renderHighlight(card, strings)}${renderPassages(card, index, strings)}${duplicates}
 <div class="card-actions">

@@ -7,7 +7,7 @@
  */
 import type { SemanticProgress } from '../../shared/health';
 import { EngineError } from '../../shared/errors';
-import type { Recommendation, SegmentStatus } from '../../shared/results';
+import { zoteroMeta, type Recommendation, type SegmentStatus } from '../../shared/results';
 import { present, SOURCE_FIELDS } from '../../shared/nulls';
 import { formatPassageCitation, DEFAULT_CITATION_TEMPLATE } from '../../shared/citation';
 import type { LibraryIndex, SearchHit } from '../index/search/libraryIndex';
@@ -331,6 +331,7 @@ async function recommend(
         ...(language && segmentLanguage && language !== segmentLanguage ? { language } : {}),
         // The user highlighted the best passage in Zotero (core/zotero/highlights.ts).
         ...(best.highlight ? { highlight: { ...best.highlight } } : {}),
+        ...zoteroMeta(r),
       };
     });
 

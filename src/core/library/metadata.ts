@@ -14,6 +14,15 @@ export interface BibMatch {
   authors: string[];
   year?: number;
   collections: string[];
+  /** From Zotero (core/zotero/library.ts); a Better BibTeX export gives none. */
+  doi?: string;
+  itemType?: string;
+  tags?: string[];
+}
+
+/** The Zotero fields of a bibliography match, only those it has. */
+export function zoteroFields(bib: BibMatch): Pick<SourceMetadata, 'doi' | 'itemType' | 'tags'> {
+  return { ...(bib.doi ? { doi: bib.doi } : {}), ...(bib.itemType ? { itemType: bib.itemType } : {}), ...(bib.tags?.length ? { tags: [...bib.tags] } : {}) };
 }
 
 /** Producer junk that PDF writers put in the Title field. */
@@ -32,6 +41,7 @@ export function resolveMetadata(file: string, raw: RawPdf | undefined, pages: Cl
       year: bib.year ?? infoYear,
       citekey: bib.citekey,
       collections: bib.collections,
+      ...zoteroFields(bib),
       titleFrom: bib.title ? 'bibliography' : usableInfoTitle ? 'pdf-info' : 'first-page',
     };
   }

@@ -12,7 +12,7 @@ import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
 import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
-import { resolveMetadata, type BibMatch } from './metadata';
+import { resolveMetadata, zoteroFields, type BibMatch } from './metadata';
 
 /** PDFs larger than this are skipped with a reason rather than exhausting memory. */
 const MAX_PDF_BYTES = 512 * 1024 * 1024;
@@ -125,13 +125,18 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
         };
       },
       refreshMeta: (old: SourceRecord) => {
-        if (!bib) return old.citekey ? { citekey: undefined, collections: [] } : undefined;
+        if (!bib) return old.citekey ? { citekey: undefined, collections: [], doi: undefined, itemType: undefined, tags: undefined } : undefined;
+        const z = zoteroFields(bib);
         return {
           citekey: bib.citekey,
           title: bib.title?.trim() || old.title,
           authors: bib.authors.length ? bib.authors : old.authors,
           year: bib.year ?? old.year,
           collections: bib.collections,
+          // Set or cleared with the item (a DOI removed in Zotero goes from the card).
+          doi: z.doi,
+          itemType: z.itemType,
+          tags: z.tags,
         };
       },
     };

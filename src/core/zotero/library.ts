@@ -54,7 +54,16 @@ export function zoteroLibraryContent(snapshot: ZoteroSnapshot): ZoteroLibraryCon
   const warnings = [...snapshot.warnings];
   for (const item of snapshot.items) {
     if (item.deleted) continue;
-    const bib: BibMatch = { citekey: item.citekey, title: item.title, authors: authorsOf(item), year: item.year, collections: [...item.collections] };
+    const bib: BibMatch = {
+      citekey: item.citekey,
+      title: item.title,
+      authors: authorsOf(item),
+      year: item.year,
+      collections: [...item.collections],
+      ...(item.doi ? { doi: item.doi } : {}),
+      itemType: item.itemType,
+      ...(item.tags.length ? { tags: [...item.tags] } : {}),
+    };
     const pdfs = item.attachments.filter((a) => a.path && !a.missing).map((a) => a.path!);
     entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs, type: item.itemType });
     for (const p of pdfs) {

@@ -22,6 +22,10 @@ export interface SourceMetadata {
   year?: number;
   citekey?: string;
   collections: string[];
+  /** From Zotero, when it has them: the DOI, the item type ("journalArticle"), the item's tags. */
+  doi?: string;
+  itemType?: string;
+  tags?: string[];
   /** Where the title came from, for diagnostics. */
   titleFrom: 'bibliography' | 'pdf-info' | 'first-page' | 'file-name';
 }
