@@ -387,7 +387,9 @@ async function benchSize(N: number, tmp: string) {
   const cold = Array.from({ length: runs }, () => JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze'])) as { requireMs: number; loadMs: number; rss: number; heap: number; analysisMs: number; segments: number });
   const load = median(cold.map((c) => c.loadMs));
   const rss = median(cold.map((c) => c.rss));
-  add({ size: S, metric: 'index load (fresh process)', value: load, unit: 'ms', baselineName: 'read index files', baseline: median(readMs), ratio: load / median(readMs), target: '≤ 6× read, ≤ 1 s', limit: N >= 100_000 ? 6 : undefined, runs });
+  add({ size: S, metric: 'index load (fresh process)', value: load, unit: 'ms', baselineName: 'read index files', baseline: median(readMs), ratio: load / median(readMs), target: '≤ 6× read', limit: N >= 100_000 ? 6 : undefined, runs });
+  // Issue 22's second bound on the load, for 100k passages: a second at most, on these machines.
+  if (N === 100_000) add({ size: S, metric: 'index load vs 1 s', value: load, unit: 'ms', baselineName: 'target 1000 ms', baseline: 1000, ratio: load / 1000, target: '≤ 1 s', limit: 1, runs });
   add({ size: S, metric: 'RSS after load', value: rss / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: rss / raw, target: '≤ 3× raw', limit: N >= 100_000 ? 3 : undefined, runs, note: `process with engine loaded, no index: ${fmt(base / MB)} MB; index adds ${fmt((rss - base) / MB)} MB = ${((rss - base) / raw).toFixed(2)}× raw` });
   if (N >= 1_000_000) add({ size: S, metric: 'RSS after load, of 4 GiB', value: rss / MB, unit: 'MB', baselineName: 'target 4096 MB', baseline: 4096, ratio: rss / (4096 * MB), target: '≤ 4 GiB', limit: 1, runs });
 
