@@ -263,6 +263,21 @@ export function parseCiteAt(text: string, i: number): LatexCite | undefined {
 /** Every citation command of a text (or of `from`–`to`), comments, verbatim and math skipped. */
 export function scanLatexCites(text: string, from = 0, to = text.length): LatexCite[] {
   const out: LatexCite[] = [];
+  scanCommands(text, from, to, (i) => {
+    const cite = parseCiteAt(text, i);
+    if (!cite) return undefined;
+    out.push(cite);
+    return cite.end;
+  });
+  return out;
+}
+
+/**
+ * Calls `at` with the offset of each command (`\name`) of `from`–`to`, comments, verbatim and
+ * math skipped; `at` gives where the command it read ends, or undefined when it is not one it
+ * reads (then the character after the backslash is not read again: `\\`, `\%`).
+ */
+function scanCommands(text: string, from: number, to: number, at: (i: number) => number | undefined): void {
   for (let i = from; i < to; i++) {
     const c = text[i];
     if (c !== '\\' && c !== '%' && c !== '$') continue;
@@ -272,13 +287,10 @@ export function scanLatexCites(text: string, from = 0, to = text.length): LatexC
       continue;
     }
     if (c !== '\\') continue;
-    const cite = parseCiteAt(text, i);
-    if (cite) {
-      out.push(cite);
-      i = cite.end - 1;
-    } else i++; // `\\`, `\%`: the escaped character is not read again
+    const end = at(i);
+    if (end !== undefined) i = end - 1;
+    else i++;
   }
-  return out;
 }
 
 /** Where the paragraph around `offset` starts (after the last blank line before it, at most `reach` back). */
@@ -468,20 +480,11 @@ export interface LatexInclude {
 /** The `\input{…}`, `\include{…}` and `\subfile{…}` of a text, in order; comments, verbatim and math skipped. */
 export function latexIncludes(text: string): LatexInclude[] {
   const out: LatexInclude[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c !== '\\' && c !== '%' && c !== '$') continue;
-    const skip = skipOpaque(text, i);
-    if (skip >= 0) {
-      i = skip - 1;
-      continue;
-    }
-    if (c !== '\\') continue;
+  scanCommands(text, 0, text.length, (i) => {
     const m = /^\\(input|include|subfile)\s*\{([^{}\n]+)\}/.exec(text.slice(i, i + 300));
-    if (m) {
-      out.push({ name: m[2].trim(), command: m[1] as LatexInclude['command'], start: i, end: i + m[0].length });
-      i += m[0].length - 1;
-    } else i++;
-  }
+    if (!m) return undefined;
+    out.push({ name: m[2].trim(), command: m[1] as LatexInclude['command'], start: i, end: i + m[0].length });
+    return i + m[0].length;
+  });
   return out;
 }
