@@ -33,6 +33,7 @@ import { indexDir } from '../src/core/index/store/manifest';
 import { updateIndex } from '../src/core/index/write/indexer';
 import { fusionFor, NEURAL_FUSION, rankSources, type HybridParams } from '../src/core/retrieval/hybrid';
 import { queryTerms } from '../src/core/retrieval/representation';
+import { rng } from './bench/corpus';
 
 const argv = process.argv.slice(2);
 const opt = (n: string, d: string) => {
@@ -45,18 +46,6 @@ const QUERIES = Number(opt('queries', '300'));
 const BOOSTS = opt('boosts', '0,0.05,0.1,0.2,0.3').split(',').map(Number);
 const log = (s: string) => process.stderr.write(s + '\n');
 const order = (id: string) => createHash('sha256').update(`highlights:${id}`).digest('hex');
-
-/** A seeded generator (mulberry32): the same highlights on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function main() {
   const provider = new EmbeddedProvider();
