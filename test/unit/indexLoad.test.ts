@@ -157,6 +157,34 @@ describe('index load: postings files', function () {
     }
   });
 
+  it('ranks exactly as Bm25Index across several blocks of documents, with ties at the k-th place', () => {
+    // 150k documents: scoreAll adds them 65,536 at a time. Every 997th document repeats an
+    // earlier one, so equal scores meet at the cut whatever the k; Zipf-like words, as in prose.
+    const r = rng(7);
+    const vocab = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const word = () => vocab[Math.floor(vocab.length * r() ** 3)];
+    const docs: string[][] = [];
+    for (let i = 0; i < 150_000; i++) docs.push(i % 997 === 996 ? docs[i - 500] : Array.from({ length: 3 + Math.floor(r() * 9) }, word));
+    const bm = new Bm25Index();
+    docs.forEach((d, i) => bm.add(i, d));
+    const parts = [docs.slice(0, 70_000), docs.slice(70_000)].map((chunk) => {
+      const { postings } = encodeShard(0, 1, [{ id: 's', contentHash: 'h', passages: chunk.map((d) => ({ p: 1, e: 1, t: '', k: d.join(' ') })) }]);
+      return decodePostings(postings);
+    });
+    const pi = PostingsIndex.build(parts, (row) => docs[row]);
+    let tied = 0;
+    for (let q = 0; q < 40; q++) {
+      const terms = Array.from({ length: 1 + (q % 12) }, word);
+      for (const k of [1, 10, 100]) {
+        const got = pi.search(terms, k);
+        assert.deepEqual(got, bm.search(terms, k), `${terms.join(' ')} k=${k}`);
+        if (got.length === k && got.filter((h) => h.score === got[k - 1].score).length > 1) tied++;
+      }
+      assert.deepEqual(pi.search(terms, 20, (d) => d % 3 === 0), bm.search(terms, 20, (d) => d % 3 === 0));
+    }
+    assert.ok(tied > 0, 'some cut fell between equal scores');
+  });
+
   it('an index opened from its postings files answers exactly as one read from its JSON shards (the old way)', async () => {
     const { root, dir } = await build();
     const m = (await readManifest(dir))!;

@@ -226,7 +226,7 @@ export class Bm25Index implements LexicalIndex {
         if (alive[d] === 0) continue;
         const tf = tfs[i];
         if (acc[d] === 0) touched[nTouched++] = d;
-        acc[d] += (weight * tf) / (tf + norm[d]);
+        acc[d] += weight * bm25Impact(tf, norm[d]);
       }
     }
     return drainTopK(acc, touched, nTouched, k, accept);
@@ -291,6 +291,14 @@ export class Bm25Index implements LexicalIndex {
 
 /** Fixed-size min-heap keeping the k best (id, score) pairs. */
 /** BM25's idf (Lucene's form, never negative) of a term in `df` of `n` documents. */
+/**
+ * The part of a posting's BM25 score that no query changes, rounded to float32 as the loaded
+ * index stores it per posting: a term adds weight × impact (weight = query count × idf × (k1 + 1)).
+ */
+export function bm25Impact(tf: number, norm: number): number {
+  return Math.fround(tf / (tf + norm));
+}
+
 export function bm25Idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
@@ -302,11 +310,16 @@ export function drainTopK(acc: Float32Array, touched: Int32Array, nTouched: numb
     const d = touched[i];
     const s = acc[d];
     acc[d] = 0;
-    if (s > heap.threshold() && (!accept || accept(d))) heap.push(d, s);
+    // At the threshold, push decides by id: the k kept do not depend on the order documents come in.
+    if (s >= heap.threshold() && (!accept || accept(d))) heap.push(d, s);
   }
   return heap.sorted();
 }
 
+/**
+ * The k best of what is pushed: by score, and between equal scores by lower id, whatever the
+ * order they come in (a min-heap on (score, −id)).
+ */
 export class TopK {
   private ids: Int32Array;
   private scores: Float64Array;
@@ -317,7 +330,7 @@ export class TopK {
     this.scores = new Float64Array(Math.max(1, k));
   }
 
-  /** Scores at or below this cannot enter the heap. */
+  /** Scores below this cannot enter the heap (one equal to it enters only with a lower id than the one it would replace). */
   threshold(): number {
     return this.n < this.k ? -Infinity : this.scores[0];
   }
@@ -325,11 +338,12 @@ export class TopK {
   push(id: number, score: number): void {
     const ids = this.ids;
     const sc = this.scores;
+    // Slot a is worse than (score, id): a lower score, or the same with a higher id.
     if (this.n < this.k) {
       let i = this.n++;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (sc[p] <= score) break;
+        if (sc[p] < score || (sc[p] === score && ids[p] > id)) break;
         sc[i] = sc[p];
         ids[i] = ids[p];
         i = p;
@@ -338,15 +352,15 @@ export class TopK {
       ids[i] = id;
       return;
     }
-    if (score <= sc[0]) return;
+    if (score < sc[0] || (score === sc[0] && id >= ids[0])) return;
     let i = 0;
     const n = this.n;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && sc[r] < sc[l] ? r : l;
-      if (sc[c] >= score) break;
+      const c = r < n && (sc[r] < sc[l] || (sc[r] === sc[l] && ids[r] > ids[l])) ? r : l;
+      if (sc[c] > score || (sc[c] === score && ids[c] < id)) break;
       sc[i] = sc[c];
       ids[i] = ids[c];
       i = c;

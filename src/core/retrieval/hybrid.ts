@@ -2,7 +2,7 @@
  * The ranking function the product and the evaluation both call: BM25 and
  * vector scan, each run deep, fused by weighted RRF, then aggregated to sources.
  */
-import type { LexicalIndex, ScoredId } from './bm25';
+import { TopK, type LexicalIndex, type ScoredId } from './bm25';
 import { reciprocalRankFusion, type FusedItem } from './fusion';
 import { queryTerms } from './representation';
 import { languageHint, type Lang } from '../text/tokenize';
@@ -93,6 +93,16 @@ export interface HybridParams {
    * 0: highlights do not move rankings.
    */
   highlightBoost: number;
+  /**
+   * Above this many passages, when BM25 fills its whole depth, the vector list ranks BM25's
+   * candidates by their cosines instead of scanning every passage (undefined: always scan).
+   * For fusions where the vectors only break ties: with RRF at the defaults a passage found by
+   * the vectors alone scores at most vectorWeight / (rrfK + 1) < lexicalWeight / (rrfK +
+   * lexicalDepth), below every BM25 candidate, so it never reaches the top `lexicalDepth`
+   * anyway. What changes is which candidates get the vectors' bonus: their order among
+   * themselves, not among the whole library (DEFAULT_HYBRID, measured).
+   */
+  vectorScanAbove?: number;
 }
 
 /**
@@ -113,6 +123,15 @@ export const HIGHLIGHT_BOOST = 0.3;
  */
 export const NEURAL_HIGHLIGHT_BOOST = 0.1;
 
+/**
+ * The embedded vectors rank BM25's candidates rather than the library above this many passages
+ * (HybridParams.vectorScanAbove): at a million passages a scan of the 512-d vectors costs ~45 ms
+ * a paragraph, half of a warm analysis. Measured 2026-12-05 (nDCG@10, the product's rankSources,
+ * the candidates' ranking forced at every size): SciFact train 0.7123 with the scan, 0.7123
+ * without (BM25 alone 0.7125); xling-dev en2fr 0.5758 / 0.5758, fr2en 0.5741 / 0.5741.
+ */
+export const EMBEDDED_VECTOR_SCAN_ABOVE = 250_000;
+
 // Tuned on SciFact train (nDCG@10, 809 claims): the hashed vectors are weaker than BM25
 // there, so they only break ties and add recall at the tail. Measured 2026-12-03:
 // vector weight 0 → 0.6972, 0.05 → 0.6971, 0.1 → 0.6949, 0.2 → 0.6865 (rrfK 10);
@@ -130,6 +149,7 @@ export const DEFAULT_HYBRID: HybridParams = {
   fusion: 'rrf',
   crossLanguageLexical: 1,
   highlightBoost: HIGHLIGHT_BOOST,
+  vectorScanAbove: EMBEDDED_VECTOR_SCAN_ABOVE,
 };
 
 /**
@@ -156,7 +176,7 @@ export const DEFAULT_HYBRID: HybridParams = {
  * paragraph, English, and Dubreuil's French article: first for the vectors, fourth fused; first with
  * it). One factor for every passage where all are in the other language: the xling rows do not move.
  */
-export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25, crossLanguageRescale: true, highlightBoost: NEURAL_HIGHLIGHT_BOOST };
+export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25, crossLanguageRescale: true, highlightBoost: NEURAL_HIGHLIGHT_BOOST, vectorScanAbove: undefined };
 
 /** The fusion parameters for an index's provider ('embedded' = the offline hashed vectors). */
 export function fusionFor(providerId: string): Partial<HybridParams> {
@@ -192,7 +212,10 @@ export function vectorHitsMany(
   opts: Pick<RankOptions, 'accept' | 'params'>,
 ): Array<ScoredId[] | undefined> {
   const p = { ...DEFAULT_HYBRID, ...opts.params };
-  const scanned = vectors.map((v) => p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
+  // Above vectorScanAbove each query ranks its BM25 candidates instead (fuse), or scans alone
+  // when BM25 finds fewer than its depth: a batched scan would be wasted.
+  const large = p.vectorScanAbove !== undefined && c.count > p.vectorScanAbove && p.prfRows === 0;
+  const scanned = vectors.map((v) => !large && p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
   const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, vectorAccept(c, opts.accept));
   let next = 0;
   return scanned.map((yes) => (yes ? lists[next++] : undefined));
@@ -237,7 +260,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   if (hasVector) {
     const accept = vectorAccept(c, opts.accept);
     const qv = opts.weightedQueryVector ? opts.weightedQueryVector((t) => c.lexical.idf(t)) : query.vector;
-    vector = opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept);
+    vector = scansCandidatesOnly(c, p, lexical) ? rankCandidates(c, lexical, qv, p.vectorDepth, accept) : (opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept));
     if (p.prfRows > 0 && p.prfWeight > 0) {
       // Rocchio in vector space: the first fused ranking's top rows pull the query toward their topic.
       const first = reciprocalRankFusion(
@@ -267,6 +290,18 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
     lexicalRank: f.ranks[0],
     vectorRank: f.ranks[1],
   }));
+}
+
+/** Whether the vector list ranks BM25's candidates only (HybridParams.vectorScanAbove). */
+function scansCandidatesOnly(c: PassageCollection, p: HybridParams, lexical: readonly ScoredId[]): boolean {
+  return p.vectorScanAbove !== undefined && c.count > p.vectorScanAbove && lexical.length >= p.lexicalDepth && p.prfRows === 0;
+}
+
+/** BM25's candidates ranked by their cosines with the query (those with a vector), best first, ties by row. */
+function rankCandidates(c: PassageCollection, lexical: readonly ScoredId[], qv: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
+  const heap = new TopK(Math.max(1, Math.min(k, lexical.length)));
+  for (const { id } of lexical) if (!accept || accept(id)) heap.push(id, dotRow(c.vectors, c.dim, id, qv));
+  return heap.sorted();
 }
 
 /**
