@@ -303,8 +303,8 @@ const BASE_CHILD = `require(process.argv[1]); global.gc(); global.gc(); process.
 async function benchSize(N: number, tmp: string) {
   const S = sizeLabel(N);
   const nSources = Math.max(1, Math.round(N / PASSAGES_PER_SOURCE));
-  // Repeated figures that cost a fresh process or a whole analysis each: once at a million passages.
-  const runs = N >= 500_000 ? 1 : RUNS;
+  // Every figure is a median of RUNS, at a million passages too (its build, as every build above 50k, runs once).
+  const runs = RUNS;
   log(`\n${S} passages: ${nSources} sources (generated as they are read)`);
   // Sources are generated when the indexer extracts them, never all held at once (at 1M
   // passages the text alone is ~1 GB): the build's memory is the indexer's. `variant` makes

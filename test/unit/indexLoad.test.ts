@@ -173,8 +173,9 @@ describe('index load: postings files', function () {
     });
     const pi = PostingsIndex.build(parts, (row) => docs[row]);
     let tied = 0;
-    for (let q = 0; q < 40; q++) {
-      const terms = Array.from({ length: 1 + (q % 12) }, word);
+    for (let q = 0; q < 60; q++) {
+      // Short queries, and paragraph-long ones whose commonest words are looked up last.
+      const terms = Array.from({ length: q < 30 ? 1 + (q % 12) : 20 + q }, word);
       for (const k of [1, 10, 100]) {
         const got = pi.search(terms, k);
         assert.deepEqual(got, bm.search(terms, k), `${terms.join(' ')} k=${k}`);
@@ -183,6 +184,7 @@ describe('index load: postings files', function () {
       assert.deepEqual(pi.search(terms, 20, (d) => d % 3 === 0), bm.search(terms, 20, (d) => d % 3 === 0));
     }
     assert.ok(tied > 0, 'some cut fell between equal scores');
+    assert.ok(pi.lightTermsDeferred >= 20, `long queries looked their lightest terms up last (${pi.lightTermsDeferred})`);
   });
 
   it('an index opened from its postings files answers exactly as one read from its JSON shards (the old way)', async () => {

@@ -8,6 +8,7 @@ import { bm25Idf, bm25Impact, TopK, type Bm25Params, type LexicalIndex, type Sco
 
 /** A query term as searchWeighted scores it: its postings' range and its weight (query count × idf × (k1 + 1)). */
 interface QueryTerm {
+  t: number;
   from: number;
   to: number;
   weight: number;
@@ -15,6 +16,37 @@ interface QueryTerm {
 
 /** Documents whose accumulators scoreAll fills together (256 KB of float32: a core's cache). */
 const BLOCK = 1 << 16;
+/** The light terms' share of what all of a query's terms can add together (scoreLightTermsLast). */
+const LIGHT_SHARE = 0.05;
+/** Looking a document up in a posting list costs about as much as reading this many postings in order. */
+const LOOKUP_COST = 8;
+/**
+ * scoreLightTermsLast's margin, as a share of the best score: far above the float32 rounding of
+ * sums of a few hundred terms taken in another order (~6e-8 per add), so that no document
+ * scoreAll would keep is ever dropped.
+ */
+const TOLERANCE = 1e-4;
+
+/** The first position p in [from, to) with docs[p] ≥ target (docs increasing), galloping from `from`. */
+function seek(docs: Int32Array, from: number, to: number, target: number): number {
+  if (from >= to || docs[from] >= target) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < to && docs[hi] < target) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  if (hi > to) hi = to;
+  lo++;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** One shard's postings, rows numbered from 0 within the shard. */
 export interface PostingsPart {
@@ -29,6 +61,8 @@ export interface PostingsPart {
 
 export class PostingsIndex implements LexicalIndex {
   private readonly acc: Float32Array;
+  /** Searches answered without reading every posting of their lightest terms (scoreLightTermsLast): tests, benchmarks. */
+  lightTermsDeferred = 0;
 
   private constructor(
     private readonly termIds: Map<string, number>,
@@ -40,6 +74,8 @@ export class PostingsIndex implements LexicalIndex {
      * no document's norm (at a million passages, a quarter of a paragraph's search time).
      */
     private readonly impact: Float32Array,
+    /** Each term's largest impact: with its weight, the most the term adds to any score. */
+    private readonly maxImpact: Float32Array,
     private readonly docLen: Uint32Array,
     private readonly totalLen: number,
     /** A document's lexical terms in order (read on demand: only `overlapWith` needs them). */
@@ -99,6 +135,7 @@ export class PostingsIndex implements LexicalIndex {
     // Pass 2: each term's postings, shard after shard, so rows stay increasing.
     const docs = new Int32Array(postings);
     const impact = new Float32Array(postings);
+    const maxImpact = new Float32Array(G);
     const cursor = start.slice(0, G);
     base = 0;
     parts.forEach((part, i) => {
@@ -108,16 +145,19 @@ export class PostingsIndex implements LexicalIndex {
         const from = part.postOff[t];
         const to = part.postOff[t + 1];
         let at = cursor[g];
+        let max = maxImpact[g];
         for (let j = from; j < to; j++, at++) {
           const d = base + part.postDocs[j];
           docs[at] = d;
-          impact[at] = bm25Impact(part.postTf[j], norm[d]);
+          const v = (impact[at] = bm25Impact(part.postTf[j], norm[d]));
+          if (v > max) max = v;
         }
+        maxImpact[g] = max;
         cursor[g] = at;
       }
       base += part.docLen.length;
     });
-    return new PostingsIndex(termIds, start, docs, impact, docLen, totalLen, termsOf, k1, b);
+    return new PostingsIndex(termIds, start, docs, impact, maxImpact, docLen, totalLen, termsOf, k1, b);
   }
 
   get size(): number {
@@ -167,9 +207,10 @@ export class PostingsIndex implements LexicalIndex {
       const to = this.start[t + 1];
       const df = to - from;
       if (df <= 0) continue;
-      terms.push({ from, to, weight: w * bm25Idf(n, df) * k1p1 });
+      terms.push({ t, from, to, weight: w * bm25Idf(n, df) * k1p1 });
     }
-    return this.scoreAll(terms, k, accept);
+    // A filter decides which documents count towards the k: the pruning cannot know it.
+    return (!accept && terms.length > 1 && k < n && this.scoreLightTermsLast(terms, k)) || this.scoreAll(terms, k, accept);
   }
 
   /**
@@ -189,13 +230,9 @@ export class PostingsIndex implements LexicalIndex {
       const end = Math.min(n, first + BLOCK);
       for (let q = 0; q < m; q++) {
         const { to, weight } = terms[q];
-        let p = at[q];
-        for (; p < to; p++) {
-          const d = docs[p];
-          if (d >= end) break;
-          acc[d] += weight * impact[p];
-        }
-        at[q] = p;
+        const stop = seek(docs, at[q], to, end);
+        for (let p = at[q]; p < stop; p++) acc[docs[p]] += weight * impact[p];
+        at[q] = stop;
       }
       for (let d = first; d < end; d++) {
         const s = acc[d];
@@ -206,6 +243,104 @@ export class PostingsIndex implements LexicalIndex {
       }
     }
     return heap.sorted();
+  }
+
+  /**
+   * scoreAll's top k without reading every posting of a long paragraph's commonest words: they
+   * hold most of its postings (a word in most passages) and add least to any score (an idf near
+   * 0). The lightest terms, together able to add at most LIGHT_SHARE of what all the terms can,
+   * are left out of a first pass over the others' postings. Only a document whose first-pass
+   * score plus that most still reaches the k-th best first-pass score can make the top k; the
+   * light terms are looked up for those documents alone (galloping through their postings), and
+   * the ones left near the k-th best are scored again term by term in query order with float32
+   * sums, as scoreAll adds them: the same scores, and the same top k (TopK keeps the lower id
+   * between equal scores, whatever the order). Undefined, with nothing read twice worth
+   * mentioning, when too many documents stay in reach: scoreAll then reads every posting.
+   * Measured at a million passages (the bench's paragraphs, 6.4M postings each): 24.8 → 20.7 ms.
+   */
+  private scoreLightTermsLast(terms: readonly QueryTerm[], k: number): ScoredId[] | undefined {
+    const { acc, impact, docs } = this;
+    const n = this.size;
+    const m = terms.length;
+    const bound = terms.map((q) => q.weight * this.maxImpact[q.t]);
+    const all = bound.reduce((a, b) => a + b, 0);
+    const light = new Uint8Array(m);
+    let lightMost = 0;
+    let lightPostings = 0;
+    for (const i of Array.from({ length: m }, (_, i) => i).sort((a, b) => bound[a] - bound[b] || a - b)) {
+      if (lightMost + bound[i] > LIGHT_SHARE * all) break;
+      lightMost += bound[i];
+      lightPostings += terms[i].to - terms[i].from;
+      light[i] = 1;
+    }
+    if (lightPostings < k * LOOKUP_COST) return undefined;
+    // First pass: the heavy terms' postings, block by block; the k best first-pass scores.
+    const heavy = terms.filter((_, i) => !light[i]);
+    const at = new Uint32Array(heavy.length);
+    heavy.forEach((q, j) => (at[j] = q.from));
+    const firstPass = new TopK(k);
+    for (let first = 0; first < n; first += BLOCK) {
+      const end = Math.min(n, first + BLOCK);
+      for (let j = 0; j < heavy.length; j++) {
+        const { to, weight } = heavy[j];
+        const stop = seek(docs, at[j], to, end);
+        for (let p = at[j]; p < stop; p++) acc[docs[p]] += weight * impact[p];
+        at[j] = stop;
+      }
+      for (let d = first; d < end; d++) if (acc[d] !== 0 && acc[d] >= firstPass.threshold()) firstPass.push(d, acc[d]);
+    }
+    const top = firstPass.sorted();
+    const margin = 2 * (TOLERANCE * ((top[0]?.score ?? 0) + lightMost) + 1e-12);
+    // Below this no document can reach the k-th best; a document no heavy term has reaches lightMost at most.
+    const floor = top.length === k ? top[k - 1].score - lightMost - margin : 0;
+    const cand: number[] = [];
+    if (floor > 0) {
+      for (let d = 0; d < n; d++) {
+        if (acc[d] === 0) continue;
+        if (acc[d] >= floor && cand.length * LOOKUP_COST <= lightPostings) cand.push(d);
+        else acc[d] = 0;
+      }
+    }
+    if (floor <= 0 || cand.length * LOOKUP_COST > lightPostings) {
+      if (floor <= 0) acc.fill(0);
+      for (const d of cand) acc[d] = 0;
+      return undefined;
+    }
+    // The light terms, for the candidates only (increasing, as the postings are).
+    for (let i = 0; i < m; i++) {
+      if (!light[i]) continue;
+      const { from, to, weight } = terms[i];
+      let p = from;
+      for (let c = 0; c < cand.length && p < to; c++) {
+        p = seek(docs, p, to, cand[c]);
+        if (p < to && docs[p] === cand[c]) acc[cand[c]] += weight * impact[p];
+      }
+    }
+    // Whole scores now (summed in another order): the k-th best of the candidates, to within the margin.
+    const whole = new TopK(k);
+    for (const d of cand) if (acc[d] >= whole.threshold()) whole.push(d, acc[d]);
+    const kth = whole.sorted();
+    const last = kth.length === k ? kth[k - 1].score - margin : -Infinity;
+    const heap = new TopK(k);
+    for (const d of cand) {
+      if (acc[d] >= last) {
+        const score = this.exactScore(terms, d);
+        if (score >= heap.threshold()) heap.push(d, score);
+      }
+      acc[d] = 0;
+    }
+    this.lightTermsDeferred++;
+    return heap.sorted();
+  }
+
+  /** A document's score summed as scoreAll sums it: in query order, rounded to float32 after each add. */
+  private exactScore(terms: readonly QueryTerm[], d: number): number {
+    let s = 0;
+    for (const { from, to, weight } of terms) {
+      const p = seek(this.docs, from, to, d);
+      if (p < to && this.docs[p] === d) s = Math.fround(s + weight * this.impact[p]);
+    }
+    return s;
   }
 
   /** As Bm25Index.overlapWith; a document's terms are read when it is asked about. */
