@@ -4,6 +4,7 @@
  * work and no object per posting. Scores, ties and overlaps equal Bm25Index's for the
  * same documents added in row order (the same formulas, summed in the same order).
  */
+import { allocatePostings, type PostingsArrays } from './simd/postingsStore';
 import { bm25Idf, bm25Impact, TopK, type Bm25Params, type LexicalIndex, type ScoredId } from './bm25';
 
 /** A query term as searchWeighted scores it: its postings' range and its weight (query count × idf × (k1 + 1)). */
@@ -61,19 +62,22 @@ export interface PostingsPart {
 
 export class PostingsIndex implements LexicalIndex {
   private readonly acc: Float32Array;
+  private readonly docs: Int32Array;
+  private readonly impact: Float32Array;
+  /** acc[docs[p]] += weight · impact[p] for p in [from, to): the kernel's loop, or JS's (postingsStore). */
+  private readonly add: (from: number, to: number, weight: number) => void;
   /** Searches answered without reading every posting of their lightest terms (scoreLightTermsLast): tests, benchmarks. */
   lightTermsDeferred = 0;
 
   private constructor(
     private readonly termIds: Map<string, number>,
     private readonly start: Uint32Array,
-    private readonly docs: Int32Array,
     /**
-     * Each posting's impact (bm25Impact of its tf and its document's length norm), laid out as
-     * docs: the part of its score no query changes, so a query reads one float per posting and
-     * no document's norm (at a million passages, a quarter of a paragraph's search time).
+     * Each posting's document (increasing within a term) and impact (bm25Impact of its tf and its
+     * document's length norm: the part of its score no query changes, so a query reads one float
+     * per posting and no document's norm), and the accumulators.
      */
-    private readonly impact: Float32Array,
+    arrays: PostingsArrays,
     /** Each term's largest impact: with its weight, the most the term adds to any score. */
     private readonly maxImpact: Float32Array,
     private readonly docLen: Uint32Array,
@@ -83,7 +87,7 @@ export class PostingsIndex implements LexicalIndex {
     readonly k1: number,
     readonly b: number,
   ) {
-    this.acc = new Float32Array(docLen.length);
+    ({ docs: this.docs, impact: this.impact, acc: this.acc, add: this.add } = arrays);
   }
 
   /** The index of the parts' rows, part after part (part i's row r is document base_i + r). */
@@ -133,8 +137,8 @@ export class PostingsIndex implements LexicalIndex {
     const start = new Uint32Array(G + 1);
     for (let g = 0; g < G; g++) start[g + 1] = start[g] + df[g];
     // Pass 2: each term's postings, shard after shard, so rows stay increasing.
-    const docs = new Int32Array(postings);
-    const impact = new Float32Array(postings);
+    const arrays = allocatePostings(postings, rows);
+    const { docs, impact } = arrays;
     const maxImpact = new Float32Array(G);
     const cursor = start.slice(0, G);
     base = 0;
@@ -157,7 +161,7 @@ export class PostingsIndex implements LexicalIndex {
       }
       base += part.docLen.length;
     });
-    return new PostingsIndex(termIds, start, docs, impact, maxImpact, docLen, totalLen, termsOf, k1, b);
+    return new PostingsIndex(termIds, start, arrays, maxImpact, docLen, totalLen, termsOf, k1, b);
   }
 
   get size(): number {
@@ -231,7 +235,7 @@ export class PostingsIndex implements LexicalIndex {
       for (let q = 0; q < m; q++) {
         const { to, weight } = terms[q];
         const stop = seek(docs, at[q], to, end);
-        for (let p = at[q]; p < stop; p++) acc[docs[p]] += weight * impact[p];
+        this.add(at[q], stop, weight);
         at[q] = stop;
       }
       for (let d = first; d < end; d++) {
@@ -284,7 +288,7 @@ export class PostingsIndex implements LexicalIndex {
       for (let j = 0; j < heavy.length; j++) {
         const { to, weight } = heavy[j];
         const stop = seek(docs, at[j], to, end);
-        for (let p = at[j]; p < stop; p++) acc[docs[p]] += weight * impact[p];
+        this.add(at[j], stop, weight);
         at[j] = stop;
       }
       for (let d = first; d < end; d++) if (acc[d] !== 0 && acc[d] >= firstPass.threshold()) firstPass.push(d, acc[d]);

@@ -17,6 +17,8 @@ export interface DotKernel {
   dot8(mat8: number, rows: number, dim: number, q16: number, out: number): void;
   /** The int8 copy of packed float32 rows: codes, float32 inverse scale and int32 sum of |codes| per row. */
   quantize(mat: number, rows: number, dim: number, codes: number, invs: number, abs: number): void;
+  /** acc[docs[p]] += w · impact[p] for p in [from, to), as JS adds into Float32Arrays (PostingsIndex). */
+  accumulate(docs: number, imp: number, acc: number, from: number, to: number, w: number): void;
 }
 
 let bytes: Uint8Array<ArrayBuffer> | undefined;

@@ -238,6 +238,27 @@
         (local.set $rows (i32.sub (local.get $rows) (i32.const 1)))
         (br $row))))
 
+;; accumulate: BM25's inner loop over one term's postings (PostingsIndex): for p in
+  ;;   [from, to), acc[docs[p]] += w * impact[p], with docs int32 at $docs, impact and acc
+  ;;   float32 at $imp and $acc (byte addresses of element 0). In float64 and rounded to
+  ;;   float32 once per add, as JS computes `acc[d] += w * impact[p]` on Float32Arrays:
+  ;;   bit-identical sums. Scalar (a scatter-add), but without JS's bounds checks: ~2.6×.
+  (func (export "accumulate") (param $docs i32) (param $imp i32) (param $acc i32) (param $from i32) (param $to i32) (param $w f64)
+    (local $p i32) (local $a i32)
+    (local.set $p (local.get $from))
+    (block $done
+      (br_if $done (i32.ge_u (local.get $p) (local.get $to)))
+      (loop $post
+        (local.set $a (i32.add (local.get $acc)
+          (i32.shl (i32.load (i32.add (local.get $docs) (i32.shl (local.get $p) (i32.const 2)))) (i32.const 2))))
+        (f32.store (local.get $a)
+          (f32.demote_f64
+            (f64.add (f64.promote_f32 (f32.load (local.get $a)))
+              (f64.mul (local.get $w)
+                (f64.promote_f32 (f32.load (i32.add (local.get $imp) (i32.shl (local.get $p) (i32.const 2)))))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br_if $post (i32.lt_u (local.get $p) (local.get $to))))))
+
   ;; Four codes: clamp(nearest(x * inv), -127, 127) as int32 (NaN → 0).
   (func $code4 (param $x v128) (param $iv v128) (result v128)
     (i32x4.max_s (i32x4.splat (i32.const -127))
