@@ -30,7 +30,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { defaultThreads, LocalProvider } from '../src/core/embedding/local/localProvider';
+import { LocalProvider } from '../src/core/embedding/local/localProvider';
+import { defaultThreads } from '../src/core/util/threads';
 import { resolveModelSpec } from '../src/core/embedding/local/models';
 import { loadTokenizer } from '../src/core/embedding/local/tokenizer';
 import { makeTestModel } from './make-test-model';

@@ -25,7 +25,7 @@ Commands:
           Builds or updates the index in <workspace>/.similar-sources. --zotero adds Zotero's
           library (its PDF attachments, with Zotero's titles, citekeys and collections; nothing
           is written into Zotero) from <dataDir>, else the folder Zotero's profile names, else ~/Zotero. PDFs are read in
-          N worker threads (default: cores - 1, at least 1; 0 = one worker, one file at a time).
+          N worker threads (default: cores - 1, at most 4, but 2 on a 2-core machine; 0 = one worker, one file at a time).
           Scanned pages are recognised (OCR, offline) after the other files. With a
           neural model (local, ollama, openai), passages are committed first (searchable
           by their words), then embedded, committed every few seconds: Ctrl-C keeps what

@@ -22,12 +22,12 @@
  * other file that was being read), and skipped only if it passes the ceiling alone.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PdfSkipError, type RawPdf } from './extract';
 import type { PageImage } from './pageImages';
 import type { ExtractReply } from './extractWorker';
+import { defaultThreads } from '../util/threads';
 
 export const EXTRACT_WORKER_FILE = 'pdf-extract-worker.js';
 
@@ -110,7 +110,7 @@ interface Slot {
 export interface ExtractPoolOptions {
   workerFile: string;
   /**
-   * Worker threads; default: one fewer than the cores (at least 1, at most 4). 0 (`--jobs 0`): one
+   * Worker threads; default: defaultThreads() (cores − 1, at most 4; both cores of a 2-core machine). 0 (`--jobs 0`): one
    * worker that reads one file at a time, none started beside a slow file — the fewest threads, and
    * the same read budget and memory ceiling (it once meant reading in the calling thread, unbounded).
    */
@@ -140,7 +140,7 @@ export class PdfExtractPool {
   private watchdog?: NodeJS.Timeout;
 
   constructor(private readonly opts: ExtractPoolOptions) {
-    this.size = Math.max(1, opts.size ?? Math.min(4, availableParallelism() - 1));
+    this.size = Math.max(1, opts.size ?? defaultThreads());
     this.extra = opts.size === 0 ? 0 : MAX_EXTRA_WORKERS;
   }
 

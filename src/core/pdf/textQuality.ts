@@ -92,6 +92,10 @@ export function wordRunShare(text: string): number {
   return all ? good / all : 0;
 }
 
+/** A plain ASCII word, capitalised or not, in ASCII punctuation (what wordLike strips from its ends). */
+const PLAIN_WORD = /^[!-/:-@[-`{-~]*([A-Z]?[a-z]+)[!-/:-@[-`{-~]*$/;
+const ASCII_VOWEL = /[aeiouyAEIOUY]/;
+
 /**
  * A token looks like a word when, stripped of surrounding punctuation, it is a
  * number, or letters (with inner apostrophes, hyphens, periods) that hold a
@@ -99,6 +103,17 @@ export function wordRunShare(text: string): number {
  * case change inside (which "McDonald" has and OCR noise like "tHe" hardly does).
  */
 export function wordLike(token: string): boolean {
+  // Most tokens are plain ASCII words, perhaps capitalised, perhaps in ASCII punctuation: judged
+  // here by the same rules without the Unicode expressions, which cost a quarter of a page's
+  // extraction (a plain word has no inner case change, so only the tripled letter and the vowel
+  // rules can fail it).
+  const plain = PLAIN_WORD.exec(token);
+  if (plain) {
+    const w = plain[1];
+    if (w.length > 25) return false;
+    for (let i = 2; i < w.length; i++) if (w[i] === w[i - 1] && w[i] === w[i - 2]) return false;
+    return w.length <= 3 || ASCII_VOWEL.test(w);
+  }
   const t = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   if (!t) return false;
   if (/^[\p{N}]+(?:[.,:/–-][\p{N}]+)*\p{L}{0,3}$/u.test(t)) return true; // 1550, 12.3, 1550–1650, 2nd, 19e

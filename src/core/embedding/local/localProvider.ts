@@ -5,12 +5,12 @@
  * dies into a ProviderError that says what to do.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, prefixedKey, storageKey } from '../provider';
 import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from './models';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
+import { defaultThreads } from '../../util/threads';
 
 export const LOCAL_WORKER_FILE = 'local-embed-worker.js';
 
@@ -33,16 +33,6 @@ export interface LocalProviderOptions {
   requestSize?: number;
 }
 
-/**
- * ONNX Runtime threads by default: cores − 1 (at most 4), leaving one to the editor, but both
- * cores of a 2-core machine. With cores − 1 there, one thread ran and one core sat idle while a
- * library was embedded (5,183 SciFact abstracts, issue 27); the model runs in its own worker
- * thread and the editor's thread still gets its share (the background embedding bench measures
- * the event loop's delay).
- */
-export function defaultThreads(cores = availableParallelism()): number {
-  return Math.max(1, Math.min(4, cores <= 2 ? cores : cores - 1));
-}
 
 interface Pending {
   resolve(v: Float32Array[]): void;
