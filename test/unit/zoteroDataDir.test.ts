@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from '../../src/cli/args';
@@ -32,6 +32,25 @@ describe('Zotero: finding the data directory', function () {
     profile(path.join(home, '.zotero', 'zotero'), `// Mozilla User Preferences\nuser_pref("extensions.zotero.dataDir", ${JSON.stringify(data)});\nuser_pref("extensions.zotero.useDataDir", true);\nuser_pref("extensions.zotero.baseAttachmentPath", "/papers");\n`);
     const loc = await locateZotero({ home, platform: 'linux', env: {} });
     assert.deepEqual({ ...loc, prefsFile: path.relative(home, loc.prefsFile!) }, { dataDir: data, from: 'prefs', prefsFile: path.join('.zotero', 'zotero', 'Profiles', 'abcd.default', 'prefs.js'), baseAttachmentPath: '/papers', exists: true });
+  });
+
+  it('reads prefs.js again only when it changed (the watch looks Zotero up every 2 s)', async () => {
+    const root = path.join(home, '.zotero', 'zotero');
+    const pref = (dir: string) => `user_pref("extensions.zotero.dataDir", ${JSON.stringify(dir)});\n`;
+    const a = withDb(path.join(home, 'AAAA'));
+    const b = withDb(path.join(home, 'BBBB'));
+    profile(root, pref(a));
+    const file = path.join(root, 'Profiles', 'abcd.default', 'prefs.js');
+    const t = 1_700_000_000; // whole seconds: set back exactly below
+    utimesSync(file, t, t);
+    assert.equal((await locateZotero({ home, platform: 'linux', env: {} })).dataDir, a);
+    // The same size and times but other bytes: taken for the file already parsed (what the cache keys on).
+    writeFileSync(file, pref(b));
+    utimesSync(file, t, t);
+    assert.equal((await locateZotero({ home, platform: 'linux', env: {} })).dataDir, a);
+    // Changed as Zotero changes it (a new modification time): read again.
+    utimesSync(file, t + 5, t + 5);
+    assert.equal((await locateZotero({ home, platform: 'linux', env: {} })).dataDir, b);
   });
 
   it('macOS and Windows profile folders; Windows paths escaped in prefs.js', async () => {

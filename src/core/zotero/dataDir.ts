@@ -41,7 +41,7 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
   const platform = opts.platform ?? process.platform;
   const env = opts.env ?? process.env;
   const prefsFile = await findPrefsFile(profilesRoot(home, platform, env));
-  const prefs = prefsFile ? parsePrefs(await fs.readFile(prefsFile, 'utf8').catch(() => '')) : new Map<string, unknown>();
+  const prefs = prefsFile ? await readPrefs(prefsFile) : new Map<string, unknown>();
   const base = prefs.get('extensions.zotero.baseAttachmentPath');
   const baseAttachmentPath = typeof base === 'string' && base ? base : undefined;
   const setting = opts.setting?.trim();
@@ -61,6 +61,21 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
   }
   const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then((s) => s.isFile(), () => false);
   return { dataDir, from, prefsFile, baseAttachmentPath, exists };
+}
+
+/**
+ * A prefs.js parsed, the last one kept with its size and modification time: the VS Code watch
+ * looks Zotero up every 2 s, and a profile's prefs.js (hundreds of lines) rarely changes.
+ */
+let lastPrefs: { file: string; stamp: string; prefs: Map<string, unknown> } | undefined;
+
+async function readPrefs(file: string): Promise<Map<string, unknown>> {
+  const st = await fs.stat(file).catch(() => undefined);
+  const stamp = st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
+  if (st && lastPrefs?.file === file && lastPrefs.stamp === stamp) return lastPrefs.prefs;
+  const prefs = parsePrefs(await fs.readFile(file, 'utf8').catch(() => ''));
+  if (st) lastPrefs = { file, stamp, prefs };
+  return prefs;
 }
 
 /** The default profile's prefs.js under `root` (profiles.ini's Default=1, else its first profile), if any. */
