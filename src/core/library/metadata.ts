@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { CleanPage } from '../pdf/cleanPages';
 import { pdfDateYear, type RawPdf } from '../pdf/extract';
 import type { SourceMetadata } from '../index/source';
+import { zoteroMeta } from '../../shared/results';
 
 export interface BibMatch {
   citekey: string;
@@ -18,11 +19,6 @@ export interface BibMatch {
   doi?: string;
   itemType?: string;
   tags?: string[];
-}
-
-/** The Zotero fields of a bibliography match, only those it has. */
-export function zoteroFields(bib: BibMatch): Pick<SourceMetadata, 'doi' | 'itemType' | 'tags'> {
-  return { ...(bib.doi ? { doi: bib.doi } : {}), ...(bib.itemType ? { itemType: bib.itemType } : {}), ...(bib.tags?.length ? { tags: [...bib.tags] } : {}) };
 }
 
 /** Producer junk that PDF writers put in the Title field. */
@@ -41,7 +37,7 @@ export function resolveMetadata(file: string, raw: RawPdf | undefined, pages: Cl
       year: bib.year ?? infoYear,
       citekey: bib.citekey,
       collections: bib.collections,
-      ...zoteroFields(bib),
+      ...zoteroMeta(bib),
       titleFrom: bib.title ? 'bibliography' : usableInfoTitle ? 'pdf-info' : 'first-page',
     };
   }

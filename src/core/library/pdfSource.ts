@@ -12,7 +12,8 @@ import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
 import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
-import { resolveMetadata, zoteroFields, type BibMatch } from './metadata';
+import { resolveMetadata, type BibMatch } from './metadata';
+import { zoteroMeta } from '../../shared/results';
 
 /** PDFs larger than this are skipped with a reason rather than exhausting memory. */
 const MAX_PDF_BYTES = 512 * 1024 * 1024;
@@ -126,7 +127,7 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       },
       refreshMeta: (old: SourceRecord) => {
         if (!bib) return old.citekey ? { citekey: undefined, collections: [], doi: undefined, itemType: undefined, tags: undefined } : undefined;
-        const z = zoteroFields(bib);
+        const z = zoteroMeta(bib);
         return {
           citekey: bib.citekey,
           title: bib.title?.trim() || old.title,

@@ -13,6 +13,7 @@ import { locateZotero, type ZoteroLocation } from './dataDir';
 import { sharedLocalApiReader } from './localApi';
 import { ZoteroUnavailable, type ZoteroCreator, type ZoteroItem, type ZoteroReader, type ZoteroSnapshot } from './model';
 import { readZotero } from './open';
+import { zoteroMeta } from '../../shared/results';
 
 export interface ZoteroFile {
   path: string;
@@ -60,9 +61,7 @@ export function zoteroLibraryContent(snapshot: ZoteroSnapshot): ZoteroLibraryCon
       authors: authorsOf(item),
       year: item.year,
       collections: [...item.collections],
-      ...(item.doi ? { doi: item.doi } : {}),
-      itemType: item.itemType,
-      ...(item.tags.length ? { tags: [...item.tags] } : {}),
+      ...zoteroMeta(item),
     };
     const pdfs = item.attachments.filter((a) => a.path && !a.missing).map((a) => a.path!);
     entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs, type: item.itemType });

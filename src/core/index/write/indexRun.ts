@@ -17,6 +17,7 @@ import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from './shardChecks';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
+import { zoteroMeta } from '../../../shared/results';
 
 const DEFAULT_SHARD_CAPACITY = 2000;
 const EMBED_BATCH = 64;
@@ -354,9 +355,7 @@ export class IndexRun {
       year: meta.year,
       citekey: meta.citekey,
       collections: meta.collections,
-      ...(meta.doi ? { doi: meta.doi } : {}),
-      ...(meta.itemType ? { itemType: meta.itemType } : {}),
-      ...(meta.tags?.length ? { tags: meta.tags } : {}),
+      ...zoteroMeta(meta),
       sourceType: input.sourceType,
       titleFrom: meta.titleFrom,
       ...(extracted.damage ? { problem: extracted.damage } : {}),
