@@ -214,7 +214,7 @@ export function vectorHitsMany(
   const p = { ...DEFAULT_HYBRID, ...opts.params };
   // Above vectorScanAbove each query ranks its BM25 candidates instead (fuse), or scans alone
   // when BM25 finds fewer than its depth: a batched scan would be wasted.
-  const large = p.vectorScanAbove !== undefined && c.count > p.vectorScanAbove && p.prfRows === 0;
+  const large = candidatesMayStandIn(c, p);
   const scanned = vectors.map((v) => !large && p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
   const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, vectorAccept(c, opts.accept));
   let next = 0;
@@ -292,9 +292,14 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   }));
 }
 
-/** Whether the vector list ranks BM25's candidates only (HybridParams.vectorScanAbove). */
+/** Whether the library is large enough for BM25's candidates to stand in for the vector scan (HybridParams.vectorScanAbove). */
+function candidatesMayStandIn(c: PassageCollection, p: HybridParams): boolean {
+  return p.vectorScanAbove !== undefined && c.count > p.vectorScanAbove && p.prfRows === 0;
+}
+
+/** Whether the vector list ranks BM25's candidates only: a large library, and BM25 filled its depth. */
 function scansCandidatesOnly(c: PassageCollection, p: HybridParams, lexical: readonly ScoredId[]): boolean {
-  return p.vectorScanAbove !== undefined && c.count > p.vectorScanAbove && lexical.length >= p.lexicalDepth && p.prfRows === 0;
+  return candidatesMayStandIn(c, p) && lexical.length >= p.lexicalDepth;
 }
 
 /** BM25's candidates ranked by their cosines with the query (those with a vector), best first, ties by row. */
