@@ -36,7 +36,28 @@ export function dotKernelModule(): WebAssembly.Module | undefined {
   return (compiled ??= new WebAssembly.Module(bytes));
 }
 
-export function instantiateDotKernel(module: WebAssembly.Module, memory: WebAssembly.Memory): DotKernel {
+function instantiateDotKernel(module: WebAssembly.Module, memory: WebAssembly.Memory): DotKernel {
   const { exports } = new WebAssembly.Instance(module, { env: { memory } });
   return exports as unknown as DotKernel;
+}
+
+/** Beyond this a memory may not be allocatable on every platform: callers then use typed arrays and JS. */
+export const MAX_KERNEL_BYTES = 2 ** 31;
+export const KERNEL_PAGE = 65536;
+
+/**
+ * A memory of `pages` with the kernel instantiated on it, or undefined where the kernel cannot
+ * run (no WebAssembly SIMD) or the address space is refused: the caller then uses typed arrays
+ * and its JS loops. The memory is never grown, so views on its buffer stay valid for its life.
+ */
+export function kernelMemory(pages: number): { memory: WebAssembly.Memory; kernel: DotKernel } | undefined {
+  const module = dotKernelModule();
+  if (!module) return undefined;
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  } catch {
+    return undefined;
+  }
+  return { memory, kernel: instantiateDotKernel(module, memory) };
 }

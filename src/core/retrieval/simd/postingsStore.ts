@@ -6,7 +6,7 @@
  * (no bounds check per access); otherwise plain typed arrays and the JS loop. Both add in
  * float64 and round to float32 once per posting: the same sums, bit for bit.
  */
-import { dotKernelModule, instantiateDotKernel } from './dotKernel';
+import { KERNEL_PAGE, kernelMemory, MAX_KERNEL_BYTES } from './dotKernel';
 
 export interface PostingsArrays {
   docs: Int32Array;
@@ -17,35 +17,23 @@ export interface PostingsArrays {
   add(from: number, to: number, weight: number): void;
 }
 
-/** Beyond this a memory may not be allocatable on every platform; JS copes. */
-const MAX_KERNEL_BYTES = 2 ** 31;
-const PAGE = 65536;
-
 /** `kernel: false`: typed arrays and the JS loop even where the kernel runs (tests compare the two). */
 export function allocatePostings(postings: number, rows: number, opts: { kernel?: boolean } = {}): PostingsArrays {
   const bytes = postings * 8 + rows * 4;
-  const module = opts.kernel !== false && bytes > 0 && bytes <= MAX_KERNEL_BYTES ? dotKernelModule() : undefined;
-  if (module) {
-    let memory: WebAssembly.Memory | undefined;
-    try {
-      const pages = Math.ceil(bytes / PAGE);
-      memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-    } catch {
-      memory = undefined; // address space refused: typed arrays below
-    }
-    if (memory) {
-      const kernel = instantiateDotKernel(module, memory);
-      const impactAt = postings * 4;
-      const accAt = postings * 8;
-      return {
-        docs: new Int32Array(memory.buffer, 0, postings),
-        impact: new Float32Array(memory.buffer, impactAt, postings),
-        acc: new Float32Array(memory.buffer, accAt, rows),
-        add: (from, to, weight) => {
-          if (from < to) kernel.accumulate(0, impactAt, accAt, from, to, weight);
-        },
-      };
-    }
+  // Too big for one memory, or no kernel here: typed arrays below.
+  const km = opts.kernel !== false && bytes > 0 && bytes <= MAX_KERNEL_BYTES ? kernelMemory(Math.ceil(bytes / KERNEL_PAGE)) : undefined;
+  if (km) {
+    const { memory, kernel } = km;
+    const impactAt = postings * 4;
+    const accAt = postings * 8;
+    return {
+      docs: new Int32Array(memory.buffer, 0, postings),
+      impact: new Float32Array(memory.buffer, impactAt, postings),
+      acc: new Float32Array(memory.buffer, accAt, rows),
+      add: (from, to, weight) => {
+        if (from < to) kernel.accumulate(0, impactAt, accAt, from, to, weight);
+      },
+    };
   }
   const docs = new Int32Array(postings);
   const impact = new Float32Array(postings);

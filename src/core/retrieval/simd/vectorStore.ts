@@ -7,13 +7,10 @@
  * a dimension not a multiple of 4, too big for a 32-bit memory) it is an
  * ordinary Float32Array and the scans run in JS.
  */
-import { dotKernelModule, instantiateDotKernel, type DotKernel } from './dotKernel';
+import { KERNEL_PAGE, kernelMemory, MAX_KERNEL_BYTES, type DotKernel } from './dotKernel';
 
 /** Rows scored per kernel call. */
 export const KERNEL_BLOCK_ROWS = 4096;
-/** Beyond this a memory may not be allocatable on every platform; JS copes. */
-const MAX_KERNEL_BYTES = 2 ** 31;
-const PAGE = 65536;
 
 /** The kernel instance that owns a vector memory, and its scratch areas. */
 export interface KernelMemory {
@@ -66,25 +63,19 @@ export function kernelLayout(
     const absPtr = invPtr + rows * 4;
     const query16Ptr = absPtr + rows * 4;
     total = query16Ptr + dim * 2;
-    return { matrixBytes, queryPtr, outPtr, normsPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / PAGE) };
+    return { matrixBytes, queryPtr, outPtr, normsPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / KERNEL_PAGE) };
   }
-  return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / PAGE) };
+  return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / KERNEL_PAGE) };
 }
 
 /** A zeroed rows x dim matrix, inside kernel memory when the kernel can scan it. */
 export function allocateVectors(rows: number, dim: number): Float32Array {
   const layout = kernelLayout(rows, dim);
-  const module = layout && dotKernelModule();
-  if (!layout || !module) return new Float32Array(rows * dim);
-  let memory: WebAssembly.Memory;
-  try {
-    memory = new WebAssembly.Memory({ initial: layout.pages, maximum: layout.pages });
-  } catch {
-    return new Float32Array(rows * dim); // address space refused: JS scan
-  }
-  const { buffer } = memory;
+  const km = layout && kernelMemory(layout.pages);
+  if (!layout || !km) return new Float32Array(rows * dim); // no SIMD, or address space refused: JS scan
+  const { buffer } = km.memory;
   owners.set(buffer, {
-    kernel: instantiateDotKernel(module, memory),
+    kernel: km.kernel,
     dim,
     matrixBytes: layout.matrixBytes,
     queryPtr: layout.queryPtr,
