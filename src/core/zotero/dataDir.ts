@@ -40,8 +40,9 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
   const home = opts.home ?? os.homedir();
   const platform = opts.platform ?? process.platform;
   const env = opts.env ?? process.env;
-  const prefsFile = await findPrefsFile(profilesRoot(home, platform, env));
-  const prefs = prefsFile ? await readPrefs(prefsFile) : new Map<string, unknown>();
+  const found = await findPrefsFile(profilesRoot(home, platform, env));
+  const prefsFile = found?.file;
+  const prefs = found ? await readPrefs(found) : new Map<string, unknown>();
   const base = prefs.get('extensions.zotero.baseAttachmentPath');
   const baseAttachmentPath = typeof base === 'string' && base ? base : undefined;
   const setting = opts.setting?.trim();
@@ -69,17 +70,21 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
  */
 let lastPrefs: { file: string; stamp: string; prefs: Map<string, unknown> } | undefined;
 
-async function readPrefs(file: string): Promise<Map<string, unknown>> {
-  const st = await fs.stat(file).catch(() => undefined);
-  const stamp = st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
-  if (st && lastPrefs?.file === file && lastPrefs.stamp === stamp) return lastPrefs.prefs;
+async function readPrefs({ file, stamp }: PrefsFile): Promise<Map<string, unknown>> {
+  if (lastPrefs?.file === file && lastPrefs.stamp === stamp) return lastPrefs.prefs;
   const prefs = parsePrefs(await fs.readFile(file, 'utf8').catch(() => ''));
-  if (st) lastPrefs = { file, stamp, prefs };
+  lastPrefs = { file, stamp, prefs };
   return prefs;
 }
 
+/** A prefs.js found, with what tells its versions apart (size, modification time, inode). */
+interface PrefsFile {
+  file: string;
+  stamp: string;
+}
+
 /** The default profile's prefs.js under `root` (profiles.ini's Default=1, else its first profile), if any. */
-async function findPrefsFile(root: string): Promise<string | undefined> {
+async function findPrefsFile(root: string): Promise<PrefsFile | undefined> {
   const ini = await fs.readFile(path.join(root, 'profiles.ini'), 'utf8').catch(() => undefined);
   if (ini === undefined) return undefined;
   const profiles = parseProfilesIni(ini);
@@ -87,7 +92,8 @@ async function findPrefsFile(root: string): Promise<string | undefined> {
   if (!chosen) return undefined;
   const dir = chosen.isRelative ? path.join(root, ...chosen.path.split(/[\\/]/)) : chosen.path;
   const file = path.join(dir, 'prefs.js');
-  return (await fs.stat(file).then((s) => s.isFile(), () => false)) ? file : undefined;
+  const st = await fs.stat(file).catch(() => undefined);
+  return st?.isFile() ? { file, stamp: `${st.size}:${st.mtimeMs}:${st.ino}` } : undefined;
 }
 
 export function parseProfilesIni(text: string): { path: string; isRelative: boolean; isDefault: boolean }[] {
