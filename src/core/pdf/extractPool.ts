@@ -110,9 +110,10 @@ interface Slot {
 export interface ExtractPoolOptions {
   workerFile: string;
   /**
-   * Worker threads; default: defaultThreads() (cores − 1, at most 4; both cores of a 2-core machine). 0 (`--jobs 0`): one
-   * worker that reads one file at a time, none started beside a slow file — the fewest threads, and
-   * the same read budget and memory ceiling (it once meant reading in the calling thread, unbounded).
+   * Worker threads; default: defaultThreads() (cores − 1, at most 4; both cores of a 2-core
+   * machine). 0 (`--jobs 0`): one worker that reads one file at a time, none started beside a slow
+   * file — the fewest threads, and the same read budget and memory ceiling (it once meant reading
+   * in the calling thread, unbounded).
    */
   size?: number;
   /** Wall time per file (default {@link DEFAULT_READ_BUDGET}: 30 s + 0.5 s a page, at most 180 s). */
