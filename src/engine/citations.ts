@@ -19,6 +19,7 @@ import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { OcrCache } from '../core/ocr/ocrCache';
 import { cleanPages } from '../core/pdf/cleanPages';
 import { extractPdf, type RawPdf } from '../core/pdf/extract';
+import { firstOcrPages, pagesWithOcr } from '../core/pdf/ocrPlan';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { sha256 } from '../core/util/hash';
 import { bounded, visibleText } from '../shared/untrusted';
@@ -100,18 +101,9 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
       const hash = sha256(bytes);
       pool ??= PdfExtractPool.beside(opts.workerDir, 1);
       const raw: RawPdf = pool ? await pool.extract(bytes) : await extractPdf(bytes);
-      const texts = [...raw.pages];
-      const ocr = new Set<number>();
-      if (raw.ocrCandidates?.length) {
-        const cache = await OcrCache.open(dir, hash, languagesOf(opts.ocrLanguages));
-        for (const n of raw.ocrCandidates) {
-          const got = cache.get(n);
-          if (got?.text) {
-            texts[n - 1] = got.text;
-            ocr.add(n);
-          } else if (raw.setAside?.[n] !== undefined) texts[n - 1] = raw.setAside[n];
-        }
-      }
+      // What the index made of the pages: OCR's text where its cache has it, by the index's rules.
+      const cache = firstOcrPages(raw).length ? await OcrCache.open(dir, hash, languagesOf(opts.ocrLanguages)) : undefined;
+      const { texts, ocr } = pagesWithOcr(raw, (n) => cache?.get(n)?.text);
       const pages = cleanPages(texts, raw.pageLabels);
       await writePageTexts(dir, hash, pages, ocr).catch(() => undefined);
       reread++;

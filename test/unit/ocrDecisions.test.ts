@@ -139,6 +139,8 @@ describe('OCR decisions: born-digital pages keep their text layer', function () 
     for (const [name, bytes] of Object.entries(pdfs())) {
       const raw = await extractPdf(bytes);
       assert.equal(raw.ocrCandidates, undefined, `${name}: ${raw.ocrCandidates}`);
+      // Nor in doubt: no page of a born-digital file is a scan, whatever its share of function words.
+      assert.equal(raw.ocrDoubtful, undefined, `${name}: ${raw.ocrDoubtful}`);
     }
     // The title page keeps its few words.
     const raw = await extractPdf(pdfs()['short-pages.pdf']);

@@ -31,7 +31,11 @@ export interface Extracted {
   meta: SourceMetadata;
   /** What was lost or repaired in a damaged file ("read 1 of 3 pages: damaged cross-reference table"). */
   damage?: string;
-  /** Pages without a usable text layer, and how to recognise them: run after the text-layer files. */
+  /**
+   * Pages without a usable text layer (and the sample page of those in doubt), and how to
+   * recognise them: run after the text-layer files; a sample that proves its layer wrong adds
+   * the other doubtful pages (onMorePages).
+   */
   ocr?: {
     pages: number[];
     run(bytes: Uint8Array, ctx: OcrRunContext): Promise<{ pages: CleanPage[]; meta: SourceMetadata; ocrPages: number[]; recognised: number; fromCache: number; notes: string[] }>;
@@ -46,4 +50,6 @@ export interface OcrRunContext {
   signal?: AbortSignal;
   /** Called as each page is done (recognised or taken from the cache). */
   onPage?(page: number): void;
+  /** Called when more pages than `pages` are to be read (a sample proved doubtful layers wrong). */
+  onMorePages?(count: number): void;
 }

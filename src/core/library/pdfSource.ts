@@ -10,6 +10,7 @@ import { OcrPool } from '../ocr/ocrPool';
 import { pageImages, type PageImage } from '../pdf/pageImages';
 import { cleanPages } from '../pdf/cleanPages';
 import { extractPdf, PdfSkipError, type RawPdf } from '../pdf/extract';
+import { firstOcrPages, pagesWithOcr, sampleVerdict } from '../pdf/ocrPlan';
 import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './bibliography';
 import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
 import { resolveMetadata, type BibMatch } from './metadata';
@@ -100,16 +101,12 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       },
       extract: async (bytes) => {
         const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
-        const candidates = raw.ocrCandidates ?? [];
-        if (!engine || candidates.length === 0) {
-          // No OCR: the pages keep whatever text layer they have, as before OCR existed.
-          const texts = withSetAside(raw.pages, raw.setAside, candidates);
-          const pages = cleanPages(texts, raw.pageLabels);
-          return { pages, pageCount: raw.pageCount, meta: resolveMetadata(f.path, raw, pages, bib), damage: raw.damage };
-        }
-        // What is indexed if OCR fails altogether: the pages as they are, set-aside layers included.
-        const pages = cleanPages(withSetAside(raw.pages, raw.setAside, candidates), raw.pageLabels);
+        // Until OCR has read them (or with OCR off), the pages keep whatever text layer they have,
+        // set-aside layers included, as before OCR existed.
+        const pages = cleanPages(pagesWithOcr(raw, () => undefined).texts, raw.pageLabels);
         const meta = resolveMetadata(f.path, raw, pages, bib);
+        const first = firstOcrPages(raw);
+        if (!engine || first.length === 0) return { pages, pageCount: raw.pageCount, meta, damage: raw.damage };
         const ocrEngine = engine;
         return {
           pages,
@@ -117,8 +114,8 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
           meta,
           damage: raw.damage,
           ocr: {
-            pages: candidates,
-            run: (data: Uint8Array, ctx: OcrRunContext) => recognisePages(raw, data, candidates, ocrEngine, imager, ctx).then((r) => {
+            pages: first,
+            run: (data: Uint8Array, ctx: OcrRunContext) => recognisePages(raw, data, ocrEngine, imager, ctx).then((r) => {
               const done = cleanPages(r.texts, raw.pageLabels);
               return { ...r, pages: done, meta: resolveMetadata(f.path, raw, done, bib) };
             }),
@@ -160,80 +157,79 @@ async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(
   return out.filter((f) => f !== undefined);
 }
 
-/** The pages' texts with the set-aside text layers of `pages` put back. */
-function withSetAside(texts: string[], setAside: Record<number, string> | undefined, pages: number[]): string[] {
-  if (!setAside) return texts;
-  const out = [...texts];
-  for (const n of pages) if (setAside[n] !== undefined) out[n - 1] = setAside[n];
-  return out;
-}
-
 function languagesOf(spec: string | string[] | undefined): string[] | undefined {
   if (spec === undefined) return undefined;
   return Array.isArray(spec) ? spec : spec.split(/[+,\s]+/).filter(Boolean);
 }
 
 /**
- * OCR of a file's candidate pages: cached pages are taken from the cache, the
- * others imaged (a few at a time) and recognised by the pool, each written to
+ * OCR of a file's pages (pdf/ocrPlan.ts): its candidates, then the sample of its doubtful pages
+ * and, when OCR proves the sample's layer wrong, the other doubtful pages. Cached pages are taken
+ * from the cache, the others imaged (a few at a time) and recognised by the pool, each written to
  * the cache as soon as it is done.
  */
-async function recognisePages(raw: RawPdf, data: Uint8Array, candidates: number[], engine: OcrPool, imager: (b: Uint8Array, p: number[]) => Promise<PageImage[]>, ctx: OcrRunContext) {
+async function recognisePages(raw: RawPdf, data: Uint8Array, engine: OcrPool, imager: (b: Uint8Array, p: number[]) => Promise<PageImage[]>, ctx: OcrRunContext) {
   const cache = await OcrCache.open(ctx.indexDir, ctx.hash, engine.languages);
-  const texts = [...raw.pages];
-  const ocrPages: number[] = [];
+  // What OCR read of each page ('' nothing); a page it failed on is left out and keeps its layer.
+  const read = new Map<number, string>();
   const notes: string[] = [];
   let recognised = 0;
   let fromCache = 0;
-  const use = (page: number, text: string) => {
-    texts[page - 1] = text;
-    if (text.trim()) ocrPages.push(page);
+  const recognise = async (pages: number[]) => {
+    const todo: number[] = [];
+    for (const n of pages) {
+      const hit = cache.get(n);
+      if (hit) {
+        read.set(n, hit.text);
+        fromCache++;
+        ctx.onPage?.(n);
+      } else todo.push(n);
+    }
+    for (let i = 0; i < todo.length; i += OCR_BATCH) {
+      if (ctx.signal?.aborted) throw abortError();
+      const images = await imager(data, todo.slice(i, i + OCR_BATCH));
+      await Promise.all(
+        images.map(async (img) => {
+          if (!img.image) {
+            // Nothing to recognise (a blank page, vector drawing only, no canvas to render a
+            // garbage-layer page): remembered, never tried again; the page keeps its own layer.
+            if (img.note && img.note !== 'no image on the page') notes.push(`page ${img.page}: ${img.note}; its text layer is kept`);
+            await cache.put(img.page, { text: '', note: img.note });
+            read.set(img.page, '');
+            ctx.onPage?.(img.page);
+            return;
+          }
+          let r;
+          try {
+            r = await engine.recognise(img.image, ctx.signal);
+          } catch (err) {
+            if (ctx.signal?.aborted) throw err;
+            // One page the engine cannot read (a worker crash on a broken image) costs only itself;
+            // not cached, so it is tried again when the file is next indexed.
+            notes.push(`page ${img.page}: recognition failed (${(err as Error).message}); its text layer is kept`);
+            ctx.onPage?.(img.page);
+            return;
+          }
+          recognised++;
+          await cache.put(img.page, { text: r.text, confidence: Math.round(r.confidence), how: img.how });
+          read.set(img.page, r.text);
+          ctx.onPage?.(img.page);
+        }),
+      );
+    }
   };
-  const todo: number[] = [];
-  for (const n of candidates) {
-    const hit = cache.get(n);
-    if (hit) {
-      if (hit.text || !raw.setAside?.[n]) use(n, hit.text);
-      else texts[n - 1] = raw.setAside[n];
-      fromCache++;
-      ctx.onPage?.(n);
-    } else todo.push(n);
+  await recognise(firstOcrPages(raw));
+  const verdict = sampleVerdict(raw, (n) => read.get(n));
+  if (verdict.wrong) {
+    const rest = (raw.ocrDoubtful ?? []).filter((n) => n !== raw.ocrSample);
+    const all = rest.length + 1;
+    // Said when a layer that looked right is replaced: the user sees why OCR ran on a text PDF.
+    if (!verdict.garbageByRule) notes.push(`page ${raw.ocrSample}: the text layer holds ${Math.round(verdict.agreement * 100)}% of the ${verdict.words} words OCR reads there; it is wrong, and ${all === 1 ? 'that page is' : `the ${all} pages whose layer was in doubt are`} read by OCR`);
+    ctx.onMorePages?.(rest.length);
+    await recognise(rest);
   }
-  for (let i = 0; i < todo.length; i += OCR_BATCH) {
-    if (ctx.signal?.aborted) throw abortError();
-    const images = await imager(data, todo.slice(i, i + OCR_BATCH));
-    await Promise.all(
-      images.map(async (img) => {
-        if (!img.image) {
-          // Nothing to recognise (a blank page, vector drawing only, no canvas to render a
-          // garbage-layer page): remembered, never tried again; the page keeps its own layer.
-          if (img.note && img.note !== 'no image on the page') notes.push(`page ${img.page}: ${img.note}; its text layer is kept`);
-          await cache.put(img.page, { text: '', note: img.note });
-          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
-          ctx.onPage?.(img.page);
-          return;
-        }
-        let r;
-        try {
-          r = await engine.recognise(img.image, ctx.signal);
-        } catch (err) {
-          if (ctx.signal?.aborted) throw err;
-          // One page the engine cannot read (a worker crash on a broken image) costs only itself;
-          // not cached, so it is tried again when the file is next indexed.
-          notes.push(`page ${img.page}: recognition failed (${(err as Error).message}); its text layer is kept`);
-          texts[img.page - 1] = raw.setAside?.[img.page] ?? '';
-          ctx.onPage?.(img.page);
-          return;
-        }
-        recognised++;
-        await cache.put(img.page, { text: r.text, confidence: Math.round(r.confidence), how: img.how });
-        use(img.page, r.text);
-        ctx.onPage?.(img.page);
-      }),
-    );
-  }
-  ocrPages.sort((a, b) => a - b);
-  return { texts, ocrPages, recognised, fromCache, notes };
+  const { texts, ocr } = pagesWithOcr(raw, (n) => read.get(n));
+  return { texts, ocrPages: [...ocr].sort((a, b) => a - b), recognised, fromCache, notes };
 }
 
 function abortError(): Error {

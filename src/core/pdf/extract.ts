@@ -3,8 +3,8 @@
  * and the Info dictionary. Cleaning happens in cleanPages.ts so it can be tested
  * without PDFs.
  */
-import { decodeAdobePrivateUse, pageTextQuality } from './textQuality';
-import { IMAGE_OPS } from './pageImages';
+import { decodeAdobePrivateUse, DOUBT_FUNCTION_SHARE, functionWordShare, MAX_BAD_CHAR_SHARE, pageTextQuality } from './textQuality';
+import { IMAGE_OPS, isScanPage } from './pageImages';
 import { declaredPageCount, structuralDamage, withRecoveryTrailer } from './pdfDamage';
 import { ensurePdfRuntime } from './runtime';
 
@@ -15,9 +15,17 @@ export interface RawPdf {
   /** Printed label of each page where the PDF defines labels (index 0 = page 1). */
   pageLabels?: (string | undefined)[];
   info: { title?: string; author?: string; creationDate?: string; subject?: string; keywords?: string };
-  /** Pages (1-based) whose text layer is missing or garbage: candidates for OCR. Their `pages` entry is ''. */
+  /** Pages (1-based) whose text layer is missing or does not decode: candidates for OCR. Their `pages` entry is ''. */
   ocrCandidates?: number[];
-  /** The text layer the rule set aside on candidate pages that had one (page → text): used when OCR is off or cannot read the page. */
+  /**
+   * Pages whose text layer OCR of a sample page decides on (issue 22): a layer the word rule finds
+   * garbage (set aside, `pages` entry ''), or one on a scanned page with almost no function words
+   * (kept in `pages`). Recognised only when OCR of `ocrSample` proves its layer wrong.
+   */
+  ocrDoubtful?: number[];
+  /** The doubtful page OCR reads first: the one with the most letters. */
+  ocrSample?: number;
+  /** The text layer the rule set aside on candidate or doubtful pages that had one (page → text): used when OCR is off, cannot read the page or keeps the layer. */
   setAside?: Record<number, string>;
   /** What was lost when the file is damaged: "read 1 of 3 pages: damaged cross-reference table". */
   damage?: string;
@@ -87,6 +95,17 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
     const pages: string[] = [];
     const failed: number[] = [];
     const ocrCandidates: number[] = [];
+    const doubtful: number[] = [];
+    let sample: { page: number; letters: number } | undefined;
+    const doubt = (n: number, letters: number) => {
+      doubtful.push(n);
+      if (!sample || letters > sample.letters) sample = { page: n, letters };
+    };
+    // Whether the file is a scan with a text layer (someone's OCR), asked of its first pages with
+    // few function words: a born-digital file is no scan, and after SCAN_CHECKS pages that are
+    // not, it is not asked again (each asking reads the page's operators).
+    let scanned: boolean | undefined;
+    let scanChecks = 0;
     const setAside: Record<number, string> = {};
     let firstError: unknown;
     for (let n = 1; n <= total; n++) {
@@ -97,14 +116,26 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
         } finally {
           page.cleanup();
         }
-        const verdict = pageTextQuality(pages[n - 1]).verdict;
+        const q = pageTextQuality(pages[n - 1]);
+        const { verdict } = q;
         // A page with little or no text and no image (a chapter title, an index's tail, a blank
         // or a drawing) has nothing more for OCR to read: its layer, if any, is what it says.
         const nothingToRead = verdict === 'no-text' && !damaged && !(await drawsImage(doc, n));
-        if (verdict !== 'ok' && !nothingToRead) {
+        if (verdict === 'garbage' && q.badCharShare <= MAX_BAD_CHAR_SHARE) {
+          // Garbage by its words alone: code or a table can look so too; a sample page decides.
+          doubt(n, q.letters);
+          setAside[n] = pages[n - 1];
+          pages[n - 1] = '';
+        } else if (verdict !== 'ok' && !nothingToRead) {
           ocrCandidates.push(n);
           if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
           pages[n - 1] = '';
+        } else if (verdict === 'ok' && scanned !== false && functionWordShare(pages[n - 1]) < DOUBT_FUNCTION_SHARE) {
+          if (scanned === undefined) {
+            if (await scanPage(doc, n)) scanned = true;
+            else if (++scanChecks >= SCAN_CHECKS) scanned = false;
+          }
+          if (scanned) doubt(n, q.letters);
         }
       } catch (err) {
         // An encrypted or unreadable file fails on its first page: that is the file's error, not a page's.
@@ -145,11 +176,29 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
         keywords: str(info['Keywords']),
       },
       ocrCandidates: ocrCandidates.filter((n) => !failed.includes(n)).length ? ocrCandidates.filter((n) => !failed.includes(n)) : undefined,
+      ...(sample ? { ocrDoubtful: doubtful, ocrSample: sample.page } : {}),
       setAside: Object.keys(setAside).length ? setAside : undefined,
       damage: describeDamage(declaredTotal, failed, damaged, firstError),
     };
   } finally {
     await parser.destroy().catch(() => undefined);
+  }
+}
+
+/** Pages asked whether they are scans before a file is taken for born digital. */
+const SCAN_CHECKS = 3;
+
+/** Whether a page is a scan (an image over most of it); an unreadable page is not. */
+async function scanPage(doc: PdfJsDoc, n: number): Promise<boolean> {
+  try {
+    const page = (await doc.getPage(n)) as PdfJsPage & { view: number[]; getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }> };
+    try {
+      return isScanPage(await page.getOperatorList(), page.view);
+    } finally {
+      page.cleanup();
+    }
+  } catch {
+    return false;
   }
 }
 

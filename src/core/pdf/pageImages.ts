@@ -77,7 +77,7 @@ export async function pageImages(data: Uint8Array, pages: number[], opts: PageIm
       try {
         page = await doc.getPage(n);
         let img: PageImage | undefined;
-        if (opts.mode !== 'render') img = await embeddedImage(page, n, ops);
+        if (opts.mode !== 'render') img = await embeddedImage(page, n);
         if (!img && opts.mode !== 'embedded') img = await renderPage(doc, page, n, opts.dpi ?? 300, ops);
         out.push(img ?? { page: n, note: 'no image on the page' });
       } catch (err) {
@@ -124,10 +124,12 @@ async function pdfjsOps(): Promise<Ops> {
   return OPS;
 }
 
-/** The page's largest image, when it covers most of the page (a scan). */
-async function embeddedImage(page: PdfJsPage, n: number, ops: Ops): Promise<PageImage | undefined> {
-  const list = await page.getOperatorList();
-  const [x0, y0, x1, y1] = page.view;
+/**
+ * The largest image a page draws (an image XObject) and the share of the page it covers: a scan
+ * covers most of it. From the page's operator list, following the transformation matrix.
+ */
+export function largestImage(list: { fnArray: number[]; argsArray: unknown[][] }, view: number[]): { id: string; cover: number } | undefined {
+  const [x0, y0, x1, y1] = view;
   const pageArea = Math.abs((x1 - x0) * (y1 - y0));
   let ctm = [1, 0, 0, 1, 0, 0];
   const stack: number[][] = [];
@@ -135,16 +137,28 @@ async function embeddedImage(page: PdfJsPage, n: number, ops: Ops): Promise<Page
   for (let i = 0; i < list.fnArray.length; i++) {
     const fn = list.fnArray[i];
     const args = list.argsArray[i];
-    if (fn === ops.save) stack.push(ctm);
-    else if (fn === ops.restore) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
-    else if (fn === ops.transform) ctm = multiply(ctm, args as number[]);
-    else if (fn === ops.paintImageXObject) {
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
+    else if (fn === OPS.transform) ctm = multiply(ctm, args as number[]);
+    else if (fn === OPS.paintImageXObject) {
       // The image fills the unit square mapped by the CTM: its area on the page is |det|.
       const area = Math.abs(ctm[0] * ctm[3] - ctm[1] * ctm[2]);
       if (!best || area > best.area) best = { id: String(args[0]), area };
     }
   }
-  if (!best || best.area < pageArea * MIN_COVER) return undefined;
+  return best && pageArea > 0 ? { id: best.id, cover: best.area / pageArea } : undefined;
+}
+
+/** Whether a page is a scan: an image over most of it. */
+export function isScanPage(list: { fnArray: number[]; argsArray: unknown[][] }, view: number[]): boolean {
+  return (largestImage(list, view)?.cover ?? 0) >= MIN_COVER;
+}
+
+/** The page's largest image, when it covers most of the page (a scan). */
+async function embeddedImage(page: PdfJsPage, n: number): Promise<PageImage | undefined> {
+  const list = await page.getOperatorList();
+  const best = largestImage(list, page.view);
+  if (!best || best.cover < MIN_COVER) return undefined;
   const objs = page.commonObjs.has(best.id) ? page.commonObjs : page.objs;
   const img = await new Promise<PdfJsImage | undefined>((resolve) => {
     try {

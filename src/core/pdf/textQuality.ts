@@ -3,8 +3,11 @@
  * OCR: no text at all, or text that is mostly not words — an old scanner's OCR
  * layer, replacement characters, a font without a Unicode map that yields
  * symbol soup. The thresholds were measured on fixtures (scripts/measure-ocr.ts
- * prints the figures; README "Scanned PDFs").
+ * prints the figures; README "Scanned PDFs"). A layer the rules keep on a scanned page, and one
+ * they find garbage by its words alone, is only doubted: OCR of a sample page decides
+ * (ocrProvesLayerWrong, library/pdfSource.ts).
  */
+import { foldText, stopwords } from '../text/tokenize';
 
 export interface PageTextQuality {
   /** Letters on the page. */
@@ -125,4 +128,66 @@ export function wordLike(token: string): boolean {
   if (letters.length > 3 && /\p{Script=Latin}/u.test(letters) && !/[aeiouyàâäéèêëîïôöùûüÿæœáíóúåøAEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒÁÍÓÚÅØ]/u.test(letters)) return false;
   const changes = (letters.match(/\p{Ll}\p{Lu}/gu) ?? []).length;
   return changes === 0 || (changes === 1 && /^\p{Lu}/u.test(letters));
+}
+
+/**
+ * Function words of the languages a scholar's Latin-script library is mostly written in (English and
+ * French from the engine's stopword lists; German, Spanish, Italian, Portuguese, Dutch and Latin
+ * here), folded. Prose in any of them is a quarter or more function words; a layer whose letters
+ * decode to the wrong letters (a font whose map is off: "Uif ijtupsz pg") holds almost none, yet its
+ * tokens can pass for words.
+ */
+const OTHER_FUNCTION_WORDS = (
+  'der die das und ist nicht mit den dem des ein eine einer zu von sich auf fur im auch als wie bei oder wird sind ' +
+  'el los las y del se por con para una es lo como al mas pero su sus este esta ' +
+  'il che di non per della delle sono gli nel alla con una come anche ' +
+  'o os as do da em um uma nao com dos das por mais ' +
+  'de het een en van ik te dat niet zijn op voor met als ' +
+  'et est in ad non cum sed quod ut qui quae ex ab per sunt esse'
+).split(' ');
+const FUNCTION_WORDS: ReadonlySet<string> = new Set([...stopwords('fr'), ...OTHER_FUNCTION_WORDS]);
+/** Characters looked at for the share: a page's first few hundred words tell (it runs on every page). */
+const FUNCTION_SAMPLE_CHARS = 2500;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The share of a text's words (letter runs, folded) that are function words of a language above. */
+export function functionWordShare(text: string): number {
+  const ws = (text.length > FUNCTION_SAMPLE_CHARS ? text.slice(0, FUNCTION_SAMPLE_CHARS) : text).toLowerCase().match(/\p{L}+/gu) ?? [];
+  let f = 0;
+  for (const w of ws) if (FUNCTION_WORDS.has(NON_ASCII.test(w) ? foldText(w) : w)) f++;
+  return ws.length ? f / ws.length : 0;
+}
+
+/**
+ * A layer the rules keep is still doubted, on a page that is a scan (an image over most of it),
+ * when fewer than this share of its words are function words: measured on the example library's
+ * pages ≥ 0.25, Debian's TeX manuals' prose ≥ 0.2 (their code, tables and indexes lower: those are
+ * born digital, no scan, so never doubted), a layer of shifted letters ≤ 0.05 (scripts/ocr-decisions.ts).
+ */
+export const DOUBT_FUNCTION_SHARE = 0.1;
+
+/**
+ * How far OCR of a page agrees with its text layer: the share of the words OCR read (three letters
+ * or more, word-like) that the layer holds too. A right layer shares 0.8–1 of them (OCR's own
+ * misreadings aside; code read alike both ways too), a layer of shifted or misread letters under
+ * 0.3. It tells only when OCR read at least MIN_SAMPLE_WORDS (over a figure or a photograph it
+ * reads too little): `right` when they agree, `wrong` when they do not and OCR's own text is
+ * usable by the rules (OCR noise proves nothing).
+ */
+export function agreementWithOcr(layer: string, ocr: string): { agreement: number; words: number; right: boolean; wrong: boolean } {
+  const read = comparable(ocr);
+  const inLayer = new Set(comparable(layer));
+  let shared = 0;
+  for (const w of read) if (inLayer.has(w)) shared++;
+  const agreement = read.length ? shared / read.length : 0;
+  const enough = read.length >= MIN_SAMPLE_WORDS;
+  return { agreement, words: read.length, right: enough && agreement >= MAX_AGREEMENT, wrong: enough && agreement < MAX_AGREEMENT && pageTextQuality(ocr).verdict === 'ok' };
+}
+export const MIN_SAMPLE_WORDS = 20;
+/** Below this agreement OCR proves a layer wrong; at or above it, right. */
+export const MAX_AGREEMENT = 0.5;
+
+/** Words of three letters or more, folded, that look like words: what two readings of a page can share. */
+function comparable(text: string): string[] {
+  return (foldText(text).match(/[\p{L}]{3,}/gu) ?? []).filter(wordLike);
 }

@@ -12,7 +12,7 @@ import { cancelled, countOutcome, type IndexReport } from './report';
 
 export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> {
   const { opts } = run;
-  const total = run.deferred.reduce((n, d) => n + d.extracted.ocr!.pages.length, 0);
+  let total = run.deferred.reduce((n, d) => n + d.extracted.ocr!.pages.length, 0);
   report.ocr.files = run.deferred.length;
   report.ocr.pages = total;
   let done = 0;
@@ -44,6 +44,10 @@ export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> 
         indexDir: run.dir,
         signal: opts.signal,
         onPage: () => opts.onProgress?.({ phase: 'ocr', done: ++done, total, file: input.path }),
+        onMorePages: (count) => {
+          total += count;
+          report.ocr.pages += count;
+        },
       });
     } catch (err) {
       if (cancelled(report, opts.signal)) return;

@@ -1,0 +1,59 @@
+/**
+ * What OCR does with a file's pages (issue 22), and the texts that come of it. Pages without a
+ * layer, or whose characters do not decode, are recognised. Doubtful layers (RawPdf.ocrDoubtful)
+ * are recognised only when OCR of one sample page proves that page's layer wrong: then all
+ * doubtful pages are, else all keep their layers. The indexer (library/pdfSource.ts) and the
+ * citation checker, which reads the OCR cache alone, apply the same rule through pagesWithOcr.
+ */
+import type { RawPdf } from './extract';
+import { agreementWithOcr } from './textQuality';
+
+/** Pages OCR reads before it knows more: the candidates and, where layers are in doubt, one sample. */
+export function firstOcrPages(raw: RawPdf): number[] {
+  return [...(raw.ocrCandidates ?? []), ...(raw.ocrSample ? [raw.ocrSample] : [])];
+}
+
+/** The page's own text layer, set aside or not. */
+export function layerOf(raw: RawPdf, page: number): string {
+  return raw.setAside?.[page] ?? raw.pages[page - 1] ?? '';
+}
+
+/**
+ * Whether OCR of the sample proves the doubtful layers wrong. The burden of proof is on the rule
+ * that raised the doubt: a layer the word rule found garbage (set aside) is replaced unless OCR
+ * proves it right (code and tables read alike both ways); a layer the rules keep (a scan's with
+ * few function words) is replaced only when OCR proves it wrong (agreementWithOcr). Not read (no
+ * sample, recognition failed): every layer stays.
+ */
+export function sampleVerdict(raw: RawPdf, read: (page: number) => string | undefined): { wrong: boolean; agreement: number; words: number; garbageByRule: boolean } {
+  const page = raw.ocrSample;
+  const text = page ? read(page) : undefined;
+  const garbageByRule = page !== undefined && raw.setAside?.[page] !== undefined;
+  if (!page || text === undefined) return { wrong: false, agreement: NaN, words: 0, garbageByRule };
+  const a = agreementWithOcr(layerOf(raw, page), text);
+  return { wrong: a.wrong || (garbageByRule && !a.right), agreement: a.agreement, words: a.words, garbageByRule };
+}
+
+/**
+ * Every page's text given what OCR read (`read`: a page's OCR text, '' when it found nothing,
+ * undefined when it has not read the page): OCR's text where it read some, the page's layer
+ * otherwise, and doubtful pages by the sample's verdict. `ocr`: the pages whose text is OCR's.
+ */
+export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undefined): { texts: string[]; ocr: Set<number> } {
+  const texts = [...raw.pages];
+  const ocr = new Set<number>();
+  const take = (n: number) => {
+    const t = read(n);
+    if (t) {
+      texts[n - 1] = t;
+      ocr.add(n);
+    } else texts[n - 1] = layerOf(raw, n);
+  };
+  for (const n of raw.ocrCandidates ?? []) take(n);
+  const wrong = sampleVerdict(raw, read).wrong;
+  for (const n of raw.ocrDoubtful ?? []) {
+    if (wrong) take(n);
+    else texts[n - 1] = layerOf(raw, n);
+  }
+  return { texts, ocr };
+}
