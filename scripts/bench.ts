@@ -277,7 +277,7 @@ async function benchOcr() {
 // ---------------------------------------------------------------- synthetic library sizes
 const COLD_CHILD = `
 (async () => {
-  const [engine, ws, draftFile, mode] = process.argv.slice(1);
+  const [engine, ws, draftFile, mode, warmRuns] = process.argv.slice(1);
   const draft = require('fs').readFileSync(draftFile, 'utf8');
   const t0 = performance.now();
   const e = require(engine);
@@ -288,14 +288,23 @@ const COLD_CHILD = `
   global.gc(); global.gc();
   const m = process.memoryUsage();
   let analysisMs = null, segments = 0;
+  const warmMs = [];
   if (mode === 'analyze') {
+    const ctx = { index: idx, workspace: ws, documentPath: draftFile, cache: false };
     const t3 = performance.now();
-    const r = await e.analyze(draft, { useReranking: false }, { index: idx, workspace: ws, documentPath: draftFile, cache: false });
+    const r = await e.analyze(draft, { useReranking: false }, ctx);
     // cold: load + first analysis in a fresh process; the measuring itself (gc, memoryUsage) left out
     analysisMs = (t2 - t1) + (performance.now() - t3);
     segments = r.stats.segmentsAnalyzed;
+    // warm: the same analysis again in this process (same code, same context), after one more run
+    await e.analyze(draft, { useReranking: false }, ctx);
+    for (let i = 0; i < Number(warmRuns); i++) {
+      const t = performance.now();
+      await e.analyze(draft, { useReranking: false }, ctx);
+      warmMs.push(performance.now() - t);
+    }
   }
-  process.stdout.write(JSON.stringify({ requireMs: t1 - t0, loadMs: t2 - t1, rss: m.rss, heap: m.heapUsed, external: m.external, analysisMs, segments, passages: idx.size }));
+  process.stdout.write(JSON.stringify({ requireMs: t1 - t0, loadMs: t2 - t1, rss: m.rss, heap: m.heapUsed, external: m.external, analysisMs, warmMs, segments, passages: idx.size }));
 })().catch((err) => { console.error(err); process.exit(1); });
 `;
 const BASE_CHILD = `require(process.argv[1]); global.gc(); global.gc(); process.stdout.write(String(process.memoryUsage().rss));`;
@@ -384,7 +393,8 @@ async function benchSize(N: number, tmp: string) {
   const readMs: number[] = [];
   for (let i = 0; i < runs; i++) readMs.push((await timed(() => readAll(dir)))[0]);
   const base = median(Array.from({ length: runs }, () => Number(node(['--expose-gc', '-e', BASE_CHILD, ENGINE]))));
-  const cold = Array.from({ length: runs }, () => JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze'])) as { requireMs: number; loadMs: number; rss: number; heap: number; analysisMs: number; segments: number });
+  // Each child: load, the cold analysis, then one more and `runs` warm ones, all in dist/engine.js.
+  const cold = Array.from({ length: runs }, () => JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze', String(runs)])) as { requireMs: number; loadMs: number; rss: number; heap: number; analysisMs: number; warmMs: number[]; segments: number });
   const load = median(cold.map((c) => c.loadMs));
   const rss = median(cold.map((c) => c.rss));
   add({ size: S, metric: 'index load (fresh process)', value: load, unit: 'ms', baselineName: 'read index files', baseline: median(readMs), ratio: load / median(readMs), target: '≤ 6× read', limit: N >= 100_000 ? 6 : undefined, runs });
@@ -403,20 +413,20 @@ async function benchSize(N: number, tmp: string) {
   const rawPostings = coll.lexical instanceof PostingsIndex ? coll.lexical.postingCount * 6 : 0;
   add({ size: S, metric: 'RSS after load (vs vectors + postings)', value: rss / MB, unit: 'MB', baselineName: 'raw vectors+postings', baseline: (rawVec + rawPostings) / MB, ratio: rss / (rawVec + rawPostings), target: '≤ 2× raw', limit: N >= 100_000 ? 2 : undefined, runs });
   const ctx = { index, workspace: ws, cache: false as const };
+  // This process's warm analysis (the sources through tsx): the baseline of the cache rows below,
+  // measured here as they are.
   await analyzeDocument(draft, ANALYSIS, ctx); // JIT warm-up
-  const warmMs: number[] = [];
-  let segs = 0;
-  for (let i = 0; i < runs; i++) {
-    const [ms, r] = await timed(() => analyzeDocument(draft, ANALYSIS, ctx));
-    warmMs.push(ms);
-    segs = r.stats.segmentsAnalyzed;
-  }
-  const warm = median(warmMs);
+  const warmHere: number[] = [];
+  for (let i = 0; i < runs; i++) warmHere.push((await timed(() => analyzeDocument(draft, ANALYSIS, ctx)))[0]);
+  const warm = median(warmHere);
+  // The product's warm analysis: dist/engine.js in the fresh processes above, after their cold one.
+  const warmDist = median(cold.flatMap((c) => c.warmMs));
+  const segs = cold[0].segments;
   // The target grows with the library: 2 s at 100k passages, 3 s at a million.
   const warmTarget = N >= 1_000_000 ? 3000 : 2000;
-  add({ size: S, metric: `warm analysis (${segs} paragraphs)`, value: warm, unit: 'ms', baselineName: `target ${warmTarget} ms`, baseline: warmTarget, ratio: warm / warmTarget, target: `≤ ${warmTarget / 1000} s`, limit: N >= 100_000 ? 1 : undefined, runs });
+  add({ size: S, metric: `warm analysis (${segs} paragraphs)`, value: warmDist, unit: 'ms', baselineName: `target ${warmTarget} ms`, baseline: warmTarget, ratio: warmDist / warmTarget, target: `≤ ${warmTarget / 1000} s`, limit: N >= 100_000 ? 1 : undefined, runs: runs * runs, note: `dist/engine.js, fresh processes after their first two analyses; ${fmt(warm)} ms in the bench's own process (sources through tsx)` });
   const coldMs = median(cold.map((c) => c.analysisMs)); // load + analysis, same process
-  add({ size: S, metric: 'cold analysis (fresh process: load + analyse)', value: coldMs, unit: 'ms', baselineName: 'warm + load', baseline: warm + load, ratio: coldMs / (warm + load), target: '≤ warm + load', limit: N >= 100_000 ? 1 : undefined, runs, note: `engine require ${fmt(median(cold.map((c) => c.requireMs)))} ms not included` });
+  add({ size: S, metric: 'cold analysis (fresh process: load + analyse)', value: coldMs, unit: 'ms', baselineName: 'warm + load', baseline: warmDist + load, ratio: coldMs / (warmDist + load), target: '≤ warm + load', limit: N >= 100_000 ? 1 : undefined, runs, note: `warm and load from the same processes; engine require ${fmt(median(cold.map((c) => c.requireMs)))} ms not included` });
 
   // Analysis cache: a whole-document hit, and one edited paragraph.
   const cache = new AnalysisCache(ws);
@@ -429,7 +439,7 @@ async function benchSize(N: number, tmp: string) {
     hitMs.push(ms);
   }
   const hit = median(hitMs);
-  add({ size: S, metric: 'cache hit (unchanged draft)', value: hit, unit: 'ms', baselineName: 'warm analysis', baseline: warm, ratio: hit / warm, target: '≤ 2% of warm', limit: N >= 100_000 ? 0.02 : undefined, runs: RUNS });
+  add({ size: S, metric: 'cache hit (unchanged draft)', value: hit, unit: 'ms', baselineName: 'warm analysis, this process', baseline: warm, ratio: hit / warm, target: '≤ 2% of warm', limit: N >= 100_000 ? 0.02 : undefined, runs: RUNS });
   const editMs: number[] = [];
   for (let i = 0; i < runs; i++) {
     await analyzeDocument(draft, ANALYSIS, cctx); // the cache holds the original draft
@@ -441,7 +451,7 @@ async function benchSize(N: number, tmp: string) {
     editMs.push(ms);
   }
   const edit = median(editMs);
-  add({ size: S, metric: 'one edited paragraph', value: edit, unit: 'ms', baselineName: 'warm analysis', baseline: warm, ratio: edit / warm, target: '≤ 5% of warm', limit: N >= 100_000 ? 0.05 : undefined, runs: RUNS });
+  add({ size: S, metric: 'one edited paragraph', value: edit, unit: 'ms', baselineName: 'warm analysis, this process', baseline: warm, ratio: edit / warm, target: '≤ 5% of warm', limit: N >= 100_000 ? 0.05 : undefined, runs: RUNS });
 
   // Vector ranking per query vs the Float32Array floor, on the index's own vectors and on 384/768-d ones
   // (allocated as the index allocates them, so the product's scan runs: SIMD kernel where available).
