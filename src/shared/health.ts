@@ -45,6 +45,9 @@ export interface SemanticProgress {
 export interface OcrProgress {
   pending: number;
   files: number;
+  /** While a run is at it: pages read so far of the run's total ("OCR: 12 of 340 pages"). */
+  done?: number;
+  total?: number;
 }
 
 /** "OCR: 328 pages in 5 files still to recognise" */

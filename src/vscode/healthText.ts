@@ -41,7 +41,9 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
       if (h.ocr) {
         // Scanned pages wait for OCR; the rest of the library (text layers included) is searchable.
         return {
-          text: `$(library) ${t('{0} sources, OCR: {1} pages to go', h.sources, h.ocr.pending)}`,
+          text: h.ocr.total
+            ? `$(sync~spin) ${t('{0} sources, OCR: {1} of {2} pages', h.sources, h.ocr.done ?? 0, h.ocr.total)}`
+            : `$(library) ${t('{0} sources, OCR: {1} pages to go', h.sources, h.ocr.pending)}`,
           tooltip: t('Similar Sources: {0} sources, {1} passages ({2}). {3} scanned pages in {4} files are still to be read by OCR; the library is searchable meanwhile.', h.sources, h.passages, h.model, h.ocr.pending, h.ocr.files),
         };
       }

@@ -97,11 +97,11 @@ export class LibraryService implements vscode.Disposable {
     if (run?.engine !== engine) return;
     if (p.phase === 'ocr') {
       // Scanned pages come after the born-digital files, which are searchable already: the status
-      // bar says so ("12 sources, OCR: 40 pages to go") and an analysis no longer waits for the run.
+      // bar says so ("120 sources, OCR: 12 of 340 pages") and an analysis no longer waits for the run.
       run.ocr = true;
       run.progress?.report({ message: vscode.l10n.t('OCR: page {0} of {1}, {2}', p.done, p.total, p.file ? path.basename(p.file) : '') });
       void engine.health().then((h) => {
-        if (this.running === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0) } });
+        if (this.running === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0), done: p.done, total: p.total } });
       }, (e: Error) => this.log.warn(e.message));
       return;
     }
