@@ -80,20 +80,27 @@ function canonical(s: ZoteroSnapshot) {
   };
 }
 
-describe('Zotero local API reader', function () {
+/** A seeded fake Zotero in a fresh folder for each test (`set` receives them), closed and removed after it. */
+function seededZotero(prefix: string, set: (z: FakeZotero, dir: string, ids: ReturnType<typeof seed>) => void): void {
   let z: FakeZotero;
   let dir: string;
-  let ids: ReturnType<typeof seed>;
   beforeEach(async () => {
     z = new FakeZotero();
     await z.start();
-    dir = mkdtempSync(join(tmpdir(), 'zotero-api-'));
-    ids = seed(z, dir);
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    set(z, dir, seed(z, dir));
   });
   afterEach(async () => {
     await z.close();
     rmSync(dir, { recursive: true, force: true });
   });
+}
+
+describe('Zotero local API reader', function () {
+  let z: FakeZotero;
+  let dir: string;
+  let ids: ReturnType<typeof seed>;
+  seededZotero('zotero-api-', (...started) => ([z, dir, ids] = started));
 
   it('reads items, PDFs and their files, nested collections, tags, highlights and groups, leaving the trash and notes out', async () => {
     const s = await new LocalApiReader({ baseUrl: z.url, pageSize: 3 }).read();
@@ -258,16 +265,7 @@ describe('Zotero reader chain and Better BibTeX', function () {
   let z: FakeZotero;
   let dir: string;
   let ids: ReturnType<typeof seed>;
-  beforeEach(async () => {
-    z = new FakeZotero();
-    await z.start();
-    dir = mkdtempSync(join(tmpdir(), 'zotero-chain-'));
-    ids = seed(z, dir);
-  });
-  afterEach(async () => {
-    await z.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  seededZotero('zotero-chain-', (...started) => ([z, dir, ids] = started));
 
   /** Stands in for the database copy reader (tested in its own file): a second path that answers. */
   const databasePath = (items: number): ZoteroReader => ({

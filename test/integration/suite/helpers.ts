@@ -135,3 +135,76 @@ export function bibliographyKeys(): string[] {
 export function allTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all.flatMap((g) => g.tabs);
 }
+
+// ------------------------------------------------ other draft formats (latex.spec.ts, quarto.spec.ts)
+
+/** Opens a draft of the example workspace (`draft.tex`, `draft.qmd`) in the first column. */
+export async function openExampleDraft(name: string): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), name)));
+  return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+}
+
+/** Find Similar Sources on the active editor: how many segments it analysed (asserted > 0). */
+export async function findSimilarSourcesOn(name: string, ms: number): Promise<number> {
+  const result = (await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ms, `Find Similar Sources on ${name}`)) as { segments: number; analysed: number } | undefined;
+  if (!result || !(result.analysed > 0)) throw new Error(`${name} analysed: ${JSON.stringify(result)}`);
+  return result.analysed;
+}
+
+/** The extension's CodeLenses on a document (titles that start with an icon), once there are some. */
+export function productLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+  return waitFor(
+    async () => {
+      const all = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 1000)) ?? [];
+      const ours = all.filter((l) => (l.command?.title ?? '').startsWith('$('));
+      return ours.length ? ours : undefined;
+    },
+    20_000,
+    `CodeLenses on ${path.basename(doc.uri.fsPath)}`,
+  );
+}
+
+/** The Insert citation links of the hover on `line`, one per card. */
+export async function hoverInsertLinks(editor: vscode.TextEditor, line: number): Promise<unknown[][]> {
+  const pos = new vscode.Position(line, 20);
+  const hover = await waitFor(
+    async () => {
+      const text = hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, pos)) ?? []);
+      return text.includes('similarSources.insertCitation') ? text : undefined;
+    },
+    20_000,
+    `a hover with Insert citation on line ${line + 1} of ${path.basename(editor.document.uri.fsPath)}`,
+    500,
+  );
+  return commandLinkArgs(hover, 'similarSources.insertCitation');
+}
+
+/** Runs Insert citation with the cursor at `at`; what it changed: the replaced text and what replaced it, and where. */
+export async function insertCitationAt(editor: vscode.TextEditor, at: vscode.Position, link: unknown[]): Promise<{ removed: string; inserted: string; offset: number; before: string }> {
+  const before = editor.document.getText();
+  editor.selection = new vscode.Selection(at, at);
+  await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', ...link), 20_000, 'similarSources.insertCitation');
+  const after = editor.document.getText();
+  let p = 0;
+  while (p < before.length && before[p] === after[p]) p++;
+  let q = 0;
+  while (q < before.length - p && q < after.length - p && before[before.length - 1 - q] === after[after.length - 1 - q]) q++;
+  return { removed: before.slice(p, before.length - q), inserted: after.slice(p, after.length - q), offset: p, before };
+}
+
+/** Leaves the citation's snippet and undoes once: the draft must be `before` again (one undoable edit). */
+export async function undoOnceTo(editor: vscode.TextEditor, before: string): Promise<void> {
+  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+  await vscode.commands.executeCommand('leaveSnippet');
+  await vscode.commands.executeCommand('undo');
+  await waitFor(() => editor.document.getText() === before, 5_000, `one undo to restore ${path.basename(editor.document.uri.fsPath)}`);
+}
+
+/** The citekeys citation completion offers at `at`, best first. */
+export async function citekeyCompletions(doc: vscode.TextDocument, at: vscode.Position, trigger?: string): Promise<string[]> {
+  const list = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, at, trigger)), 30_000, 'completion');
+  return list.items
+    .filter((i) => i.kind === vscode.CompletionItemKind.Reference)
+    .sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''))
+    .map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+}

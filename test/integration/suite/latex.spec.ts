@@ -12,50 +12,24 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FEEDING_PARAGRAPH, bibliographyKeys, commandLinkArgs, findLine, hoverText, waitFor, withTimeout, workspaceRoot } from './helpers';
+import {
+  FEEDING_PARAGRAPH,
+  bibliographyKeys,
+  citekeyCompletions,
+  findLine,
+  findSimilarSourcesOn,
+  hoverInsertLinks,
+  insertCitationAt,
+  openExampleDraft,
+  productLenses,
+  undoOnceTo,
+  withTimeout,
+  workspaceRoot,
+} from './helpers';
 
 const ANALYSIS_MS = 8 * 60_000;
 const EXISTING = '\\autocite[p.~214]{whitfield2019grain}';
-
-async function openLatex(): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.tex')));
-  return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
-}
-
-/** The Insert citation links of the hover on the Feeding paragraph, one per card. */
-async function insertLinks(editor: vscode.TextEditor, line: number): Promise<unknown[][]> {
-  const pos = new vscode.Position(line, 20);
-  const hover = await waitFor(
-    async () => {
-      const text = hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, pos)) ?? []);
-      return text.includes('similarSources.insertCitation') ? text : undefined;
-    },
-    20_000,
-    'a hover with Insert citation on the Feeding paragraph of draft.tex',
-    500,
-  );
-  return commandLinkArgs(hover, 'similarSources.insertCitation');
-}
-
-/** Runs Insert citation with the cursor at `at`; what it changed: the replaced text and what replaced it, and where. */
-async function insertAt(editor: vscode.TextEditor, at: vscode.Position, link: unknown[]): Promise<{ removed: string; inserted: string; offset: number; before: string }> {
-  const before = editor.document.getText();
-  editor.selection = new vscode.Selection(at, at);
-  await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', ...link), 20_000, 'similarSources.insertCitation');
-  const after = editor.document.getText();
-  let p = 0;
-  while (p < before.length && before[p] === after[p]) p++;
-  let q = 0;
-  while (q < before.length - p && q < after.length - p && before[before.length - 1 - q] === after[after.length - 1 - q]) q++;
-  return { removed: before.slice(p, before.length - q), inserted: after.slice(p, after.length - q), offset: p, before };
-}
-
-async function undoTo(editor: vscode.TextEditor, before: string): Promise<void> {
-  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-  await vscode.commands.executeCommand('leaveSnippet');
-  await vscode.commands.executeCommand('undo');
-  await waitFor(() => editor.document.getText() === before, 5_000, 'one undo to restore draft.tex');
-}
+const openLatex = () => openExampleDraft('draft.tex');
 
 describe('A LaTeX draft (draft.tex)', function () {
   this.timeout(120_000);
@@ -65,24 +39,14 @@ describe('A LaTeX draft (draft.tex)', function () {
     this.timeout(ANALYSIS_MS + 10_000);
     const editor = await openLatex();
     assert.equal(editor.document.languageId, 'latex');
-    const result = (await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ANALYSIS_MS, 'Find Similar Sources on draft.tex')) as { segments: number; analysed: number } | undefined;
-    assert.ok(result && result.analysed > 0, `draft.tex analysed: ${JSON.stringify(result)}`);
-    analysed = result.analysed;
+    analysed = await findSimilarSourcesOn('draft.tex', ANALYSIS_MS);
   });
 
   it('shows CodeLenses above its prose, none on the preamble or the verbatim block, one at most on the figure (its caption), and the Feeding paragraph names Whitfield', async () => {
     assert.ok(analysed, 'needs the analysis');
     const editor = await openLatex();
     const doc = editor.document;
-    const lenses = await waitFor(
-      async () => {
-        const all = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 1000)) ?? [];
-        const ours = all.filter((l) => (l.command?.title ?? '').startsWith('$('));
-        return ours.length ? ours : undefined;
-      },
-      20_000,
-      'CodeLenses on draft.tex',
-    );
+    const lenses = await productLenses(doc);
     assert.equal(lenses.length, analysed, `one lens per analysed segment: ${lenses.map((l) => l.command?.title).join('\n')}`);
     const lines = doc.getText().split(/\r?\n/);
     const body = lines.findIndex((l) => l.startsWith('\\begin{document}'));
@@ -110,9 +74,9 @@ describe('A LaTeX draft (draft.tex)', function () {
     assert.ok(analysed, 'needs the analysis');
     const editor = await openLatex();
     const line = findLine(editor.document, FEEDING_PARAGRAPH);
-    const links = await insertLinks(editor, line);
+    const links = await hoverInsertLinks(editor, line);
     // The cursor outside the paragraph: the citation goes at its end, before the full stop.
-    const { removed, inserted, offset, before } = await insertAt(editor, new vscode.Position(0, 0), links[0]);
+    const { removed, inserted, offset, before } = await insertCitationAt(editor, new vscode.Position(0, 0), links[0]);
     assert.equal(removed, '', 'only an insertion');
     const m = /^ \\autocite\[pp?\.~([^\]]+)\]\{([^}]+)\}$/.exec(inserted);
     assert.ok(m, `a biblatex citation with a page: "${inserted}"`);
@@ -121,16 +85,16 @@ describe('A LaTeX draft (draft.tex)', function () {
     assert.equal(at.line, line, 'in the paragraph');
     assert.equal(editor.document.lineAt(line).text.slice(at.character + inserted.length), '.', 'before its final full stop');
     assert.equal(editor.document.getText(editor.selection), m[1], 'the page is selected (a tab stop)');
-    await undoTo(editor, before);
+    await undoOnceTo(editor, before);
   });
 
   it('merges into the adjacent \\autocite: \\autocites with each key its page', async () => {
     assert.ok(analysed, 'needs the analysis');
     const editor = await openLatex();
     const line = findLine(editor.document, FEEDING_PARAGRAPH);
-    const links = await insertLinks(editor, line);
+    const links = await hoverInsertLinks(editor, line);
     const col = editor.document.lineAt(line).text.indexOf(EXISTING) + EXISTING.length;
-    const { removed, inserted, before } = await insertAt(editor, new vscode.Position(line, col), links[1] ?? links[0]);
+    const { removed, inserted, before } = await insertCitationAt(editor, new vscode.Position(line, col), links[1] ?? links[0]);
     const merged = removed + inserted;
     assert.ok(merged.length > 0 && before.includes(EXISTING));
     const after = editor.document.lineAt(line).text;
@@ -140,7 +104,7 @@ describe('A LaTeX draft (draft.tex)', function () {
     const count = (t: string) => t.split(EXISTING).length - 1;
     assert.equal(count(after), count(before.split(/\r?\n/)[line]) - 1, 'the \\autocite became \\autocites');
     assert.equal(editor.document.getText(editor.selection), m[1], 'the page is selected (a tab stop)');
-    await undoTo(editor, before);
+    await undoOnceTo(editor, before);
   });
 
   it('completes citekeys inside \\autocite{ (ranked for the paragraph) and after a comma, not in a comment', async () => {
@@ -152,13 +116,7 @@ describe('A LaTeX draft (draft.tex)', function () {
     const second = 'Compare the permits \\parencite{whitfield2019grain, ';
     const comment = '% to cite later: \\cite{';
     await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n\n${second}\n\n${comment}\n`));
-    const labels = async (at: vscode.Position, trigger?: string) => {
-      const list = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, at, trigger)), 30_000, 'completion');
-      return list.items
-        .filter((i) => i.kind === vscode.CompletionItemKind.Reference)
-        .sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''))
-        .map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
-    };
+    const labels = (at: vscode.Position, trigger?: string) => citekeyCompletions(editor.document, at, trigger);
     try {
       const keys = await labels(new vscode.Position(line + 2, typed.length), '{');
       assert.equal(keys[0], 'whitfield2019grain', `ranked for the paragraph: ${keys.join(', ')}`);

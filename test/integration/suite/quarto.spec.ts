@@ -7,16 +7,22 @@
  * whose first analysis indexed the library.
  */
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FEEDING_PARAGRAPH, bibliographyKeys, commandLinkArgs, findLine, hoverText, waitFor, withTimeout, workspaceRoot } from './helpers';
+import {
+  FEEDING_PARAGRAPH,
+  bibliographyKeys,
+  citekeyCompletions,
+  findLine,
+  findSimilarSourcesOn,
+  hoverInsertLinks,
+  insertCitationAt,
+  openExampleDraft,
+  productLenses,
+  undoOnceTo,
+} from './helpers';
 
 const ANALYSIS_MS = 8 * 60_000;
-
-async function openQuarto(): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
-  return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
-}
+const openQuarto = () => openExampleDraft('draft.qmd');
 
 describe('A Quarto draft (draft.qmd)', function () {
   this.timeout(120_000);
@@ -26,23 +32,13 @@ describe('A Quarto draft (draft.qmd)', function () {
     this.timeout(ANALYSIS_MS + 10_000);
     const editor = await openQuarto();
     assert.equal(editor.document.languageId, 'quarto');
-    const result = (await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ANALYSIS_MS, 'Find Similar Sources on draft.qmd')) as { segments: number; analysed: number } | undefined;
-    assert.ok(result && result.analysed > 0, `draft.qmd analysed: ${JSON.stringify(result)}`);
-    analysed = result.analysed;
+    analysed = await findSimilarSourcesOn('draft.qmd', ANALYSIS_MS);
   });
 
   it('shows CodeLenses above its prose, none above the R chunk, and the Feeding paragraph names Whitfield', async () => {
     assert.ok(analysed, 'needs the analysis');
     const editor = await openQuarto();
-    const lenses = await waitFor(
-      async () => {
-        const all = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 1000)) ?? [];
-        const ours = all.filter((l) => (l.command?.title ?? '').startsWith('$('));
-        return ours.length ? ours : undefined;
-      },
-      20_000,
-      'CodeLenses on draft.qmd',
-    );
+    const lenses = await productLenses(editor.document);
     assert.equal(lenses.length, analysed, `one lens per analysed segment: ${lenses.map((l) => l.command?.title).join('\n')}`);
     const chunkStart = findLine(editor.document, '```{r}');
     let chunkEnd = chunkStart + 1;
@@ -57,36 +53,16 @@ describe('A Quarto draft (draft.qmd)', function () {
     assert.ok(analysed, 'needs the analysis');
     const editor = await openQuarto();
     const line = findLine(editor.document, FEEDING_PARAGRAPH);
-    const pos = new vscode.Position(line, 20);
-    const hover = await waitFor(
-      async () => {
-        const text = hoverText((await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, pos)) ?? []);
-        return text.includes('similarSources.insertCitation') ? text : undefined;
-      },
-      20_000,
-      'a hover with Insert citation on the Feeding paragraph of draft.qmd',
-      500,
-    );
-    const links = commandLinkArgs(hover, 'similarSources.insertCitation');
+    const links = await hoverInsertLinks(editor, line);
     // Inside the paragraph's existing citation: the new one joins it.
-    const end = editor.document.lineAt(line).range.end;
-    const before = editor.document.getText();
-    editor.selection = new vscode.Selection(end, end);
-    await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', ...links[0]), 20_000, 'similarSources.insertCitation');
-    const after = editor.document.getText();
-    let p = 0;
-    while (p < before.length && before[p] === after[p]) p++;
-    const inserted = after.slice(p, p + after.length - before.length);
-    assert.equal(after.slice(p + inserted.length), before.slice(p), 'only an insertion');
+    const { removed, inserted, offset, before } = await insertCitationAt(editor, editor.document.lineAt(line).range.end, links[0]);
+    assert.equal(removed, '', 'only an insertion');
     const m = /\[@([^\s,;\]]+), pp?\. ([^\]]+)\]/.exec(inserted);
     assert.ok(m, `a Pandoc citation with a page locator: "${inserted}"`);
     assert.ok(bibliographyKeys().includes(m[1]), `${m[1]} is in library.bib`);
-    assert.equal(editor.document.positionAt(p).line, line, 'inserted in the paragraph');
+    assert.equal(editor.document.positionAt(offset).line, line, 'inserted in the paragraph');
     assert.equal(editor.document.getText(editor.selection), m[2], 'the page locator is selected (a tab stop)');
-    await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-    await vscode.commands.executeCommand('leaveSnippet');
-    await vscode.commands.executeCommand('undo');
-    await waitFor(() => editor.document.getText() === before, 5_000, 'one undo to restore draft.qmd');
+    await undoOnceTo(editor, before);
   });
 
   it('completes citekeys after [@ (ranked for the paragraph), and not after a cross-reference [@fig-', async () => {
@@ -97,13 +73,7 @@ describe('A Quarto draft (draft.qmd)', function () {
     const typed = 'What the Sicilian crown sold was the export permit, and Genoese houses speculated on grain permits [@';
     const crossRef = 'The prices are in [@fig-';
     await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n\n${crossRef}\n`));
-    const labels = async (at: vscode.Position, trigger?: string) => {
-      const list = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, at, trigger)), 30_000, 'completion');
-      return list.items
-        .filter((i) => i.kind === vscode.CompletionItemKind.Reference)
-        .sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''))
-        .map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
-    };
+    const labels = (at: vscode.Position, trigger?: string) => citekeyCompletions(editor.document, at, trigger);
     try {
       const keys = await labels(new vscode.Position(line + 2, typed.length), '@');
       assert.equal(keys[0], 'whitfield2019grain', `ranked for the paragraph: ${keys.join(', ')}`);
