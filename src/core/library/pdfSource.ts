@@ -228,7 +228,7 @@ async function recognisePages(raw: RawPdf, data: Uint8Array, engine: OcrPool, im
     ctx.onMorePages?.(rest.length);
     await recognise(rest);
   }
-  const { texts, ocr } = pagesWithOcr(raw, (n) => read.get(n));
+  const { texts, ocr } = pagesWithOcr(raw, (n) => read.get(n), verdict.wrong);
   return { texts, ocrPages: [...ocr].sort((a, b) => a - b), recognised, fromCache, notes };
 }
 

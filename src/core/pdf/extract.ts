@@ -188,47 +188,30 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
 /** Pages asked whether they are scans before a file is taken for born digital. */
 const SCAN_CHECKS = 3;
 
-/** Whether a page is a scan (an image over most of it); an unreadable page is not. */
-async function scanPage(doc: PdfJsDoc, n: number): Promise<boolean> {
+type OperatorList = { fnArray: number[]; argsArray: unknown[][] };
+
+/** A verdict on page n from its operator list (and its view box); `unreadable` for a page that cannot be read. */
+async function judgeOperators(doc: PdfJsDoc, n: number, judge: (list: OperatorList, view: number[]) => boolean, unreadable: boolean): Promise<boolean> {
   try {
-    const page = (await doc.getPage(n)) as PdfJsPage & { view: number[]; getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }> };
+    const page = (await doc.getPage(n)) as PdfJsPage & { view: number[]; getOperatorList(): Promise<OperatorList> };
     try {
-      return isScanPage(await page.getOperatorList(), page.view);
+      return judge(await page.getOperatorList(), page.view);
     } finally {
       page.cleanup();
     }
   } catch {
-    return false;
+    return unreadable;
   }
 }
+
+/** Whether a page is a scan (an image over most of it); an unreadable page is not. */
+const scanPage = (doc: PdfJsDoc, n: number) => judgeOperators(doc, n, isScanPage, false);
 
 /** Whether a page draws an image (a scan, or part of one); an unreadable page counts as one. */
-async function drawsImage(doc: PdfJsDoc, n: number): Promise<boolean> {
-  try {
-    const page = (await doc.getPage(n)) as PdfJsPage & { getOperatorList(): Promise<{ fnArray: number[] }> };
-    try {
-      return (await page.getOperatorList()).fnArray.some((f) => IMAGE_OPS.has(f));
-    } finally {
-      page.cleanup();
-    }
-  } catch {
-    return true;
-  }
-}
+const drawsImage = (doc: PdfJsDoc, n: number) => judgeOperators(doc, n, (list) => list.fnArray.some((f) => IMAGE_OPS.has(f)), true);
 
 /** Whether a page draws anything (a lost content stream draws nothing). */
-async function pageHasContent(doc: PdfJsDoc, n: number): Promise<boolean> {
-  try {
-    const page = (await doc.getPage(n)) as PdfJsPage & { getOperatorList(): Promise<{ fnArray: number[] }> };
-    try {
-      return (await page.getOperatorList()).fnArray.length > 0;
-    } finally {
-      page.cleanup();
-    }
-  } catch {
-    return false;
-  }
-}
+const pageHasContent = (doc: PdfJsDoc, n: number) => judgeOperators(doc, n, (list) => list.fnArray.length > 0, false);
 
 /** "read 1 of 3 pages: damaged cross-reference table", or what was repaired when nothing was lost. */
 export function describeDamage(total: number, failed: number[], structural: string | undefined, firstError: unknown): string | undefined {

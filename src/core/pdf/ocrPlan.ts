@@ -37,9 +37,10 @@ export function sampleVerdict(raw: RawPdf, read: (page: number) => string | unde
 /**
  * Every page's text given what OCR read (`read`: a page's OCR text, '' when it found nothing,
  * undefined when it has not read the page): OCR's text where it read some, the page's layer
- * otherwise, and doubtful pages by the sample's verdict. `ocr`: the pages whose text is OCR's.
+ * otherwise, and doubtful pages by the sample's verdict (`wrong`, when the caller has it). `ocr`:
+ * the pages whose text is OCR's.
  */
-export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undefined): { texts: string[]; ocr: Set<number> } {
+export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undefined, wrong = sampleVerdict(raw, read).wrong): { texts: string[]; ocr: Set<number> } {
   const texts = [...raw.pages];
   const ocr = new Set<number>();
   const take = (n: number) => {
@@ -50,7 +51,6 @@ export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undef
     } else texts[n - 1] = layerOf(raw, n);
   };
   for (const n of raw.ocrCandidates ?? []) take(n);
-  const wrong = sampleVerdict(raw, read).wrong;
   for (const n of raw.ocrDoubtful ?? []) {
     if (wrong) take(n);
     else texts[n - 1] = layerOf(raw, n);

@@ -64,7 +64,6 @@ interface CanvasCtx {
 export async function pageImages(data: Uint8Array, pages: number[], opts: PageImageOptions = {}): Promise<PageImage[]> {
   const mod = await ensurePdfRuntime();
   const parser = new mod.PDFParse({ data: new Uint8Array(data) });
-  const ops = await pdfjsOps();
   const out: PageImage[] = [];
   try {
     const doc = (await (parser as unknown as { load(): Promise<PdfJsDoc> }).load()) as PdfJsDoc;
@@ -78,7 +77,7 @@ export async function pageImages(data: Uint8Array, pages: number[], opts: PageIm
         page = await doc.getPage(n);
         let img: PageImage | undefined;
         if (opts.mode !== 'render') img = await embeddedImage(page, n);
-        if (!img && opts.mode !== 'embedded') img = await renderPage(doc, page, n, opts.dpi ?? 300, ops);
+        if (!img && opts.mode !== 'embedded') img = await renderPage(doc, page, n, opts.dpi ?? 300);
         out.push(img ?? { page: n, note: 'no image on the page' });
       } catch (err) {
         out.push({ page: n, note: `cannot read the page image (${(err as Error).message})` });
@@ -120,9 +119,6 @@ const OPS: Ops = {
   // showText, showSpacedText, nextLineShowText, nextLineSetSpacingShowText
   hasText: new Set([44, 45, 46, 47]),
 };
-async function pdfjsOps(): Promise<Ops> {
-  return OPS;
-}
 
 /**
  * The largest image a page draws (an image XObject) and the share of the page it covers: a scan
@@ -209,11 +205,11 @@ function pgm(grey: Uint8Array, w: number, h: number): Uint8Array {
 }
 
 /** Renders the page at `dpi` on a @napi-rs/canvas canvas (pdf.js's own canvas factory in Node). */
-async function renderPage(doc: PdfJsDoc, page: PdfJsPage, n: number, dpi: number, ops: Ops): Promise<PageImage | undefined> {
+async function renderPage(doc: PdfJsDoc, page: PdfJsPage, n: number, dpi: number): Promise<PageImage | undefined> {
   // Only pages with images (a scan cut in strips, a scan under drawn marks) or with a text layer
   // (a garbage one: why the page is here) are rendered; vector drawing alone holds no text to read.
   const list = await page.getOperatorList();
-  if (!list.fnArray.some((f) => ops.hasImage.has(f) || ops.hasText.has(f))) return undefined;
+  if (!list.fnArray.some((f) => OPS.hasImage.has(f) || OPS.hasText.has(f))) return undefined;
   if (!doc.canvasFactory) return { page: n, note: 'cannot render the page: no canvas available' };
   const viewport = page.getViewport({ scale: dpi / 72 });
   const w = Math.ceil(viewport.width);

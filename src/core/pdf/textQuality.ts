@@ -5,7 +5,7 @@
  * symbol soup. The thresholds were measured on fixtures (scripts/measure-ocr.ts
  * prints the figures; README "Scanned PDFs"). A layer the rules keep on a scanned page, and one
  * they find garbage by its words alone, is only doubted: OCR of a sample page decides
- * (ocrProvesLayerWrong, library/pdfSource.ts).
+ * (agreementWithOcr here, the verdict in ocrPlan.ts).
  */
 import { foldText, stopwords } from '../text/tokenize';
 
