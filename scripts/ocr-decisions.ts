@@ -6,12 +6,14 @@
  * Prints files, pages, pages sent to OCR and in how many files, pages in doubt (OCR of a sample
  * page decides on them: one page per such file is read) and the time extraction took, and with
  * --list each such page with the rule's figures (letters, word share, word-run share, bad
- * characters, function-word share) and its first words. The "OCR decisions" table of BENCHMARKS.md was made with it on Debian's TeX manuals
- * (texlive-humanities-doc etc.: `apt-get download`, `dpkg -x` outside the repository).
+ * characters, function-word share) and its first words. The "OCR decisions" table of BENCHMARKS.md
+ * was made with it on Debian's TeX manuals (texlive-humanities-doc etc.: `apt-get download`,
+ * `dpkg -x` outside the repository).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { extractPdf } from '../src/core/pdf/extract';
+import { layerOf } from '../src/core/pdf/ocrPlan';
 import { functionWordShare, pageTextQuality } from '../src/core/pdf/textQuality';
 
 const argv = process.argv.slice(2);
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
       doubtful += raw.ocrDoubtful.length;
       filesInDoubt++;
       for (const n of raw.ocrDoubtful) {
-        const text = raw.setAside?.[n] ?? raw.pages[n - 1];
+        const text = layerOf(raw, n);
         const q = pageTextQuality(text);
         list.push(
           `${path.relative(folder!, f)} p${n}: in doubt${n === raw.ocrSample ? ' (the sample)' : ''}, ${q.verdict}, ${q.letters} letters, words ${q.wordShare.toFixed(2)}, runs ${q.runShare.toFixed(2)}, function words ${functionWordShare(text).toFixed(2)} | ${text.replace(/\s+/g, ' ').slice(0, 80)}`,
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
     sent += candidates.length;
     filesSent.push(f);
     for (const n of candidates) {
-      const text = raw.setAside?.[n] ?? '';
+      const text = layerOf(raw, n);
       const q = pageTextQuality(text);
       list.push(
         `${path.relative(folder!, f)} p${n}: ${q.verdict}, ${q.letters} letters, words ${q.wordShare.toFixed(2)}, runs ${q.runShare.toFixed(2)}, bad ${q.badCharShare.toFixed(3)} | ${text.replace(/\s+/g, ' ').slice(0, 80)}`,
