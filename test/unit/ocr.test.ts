@@ -14,6 +14,7 @@ import { libraryInputs, type LibraryInputOptions } from '../../src/core/library/
 import { OcrPool } from '../../src/core/ocr/ocrPool';
 import { buildPdf } from '../support/pdfWriter';
 import { scannedPage } from '../support/scannedPdf';
+import { indexWithOcr, ocrLibrary } from '../support/ocrLibrary';
 
 // Two pages of the "original" whose scans are indexed: distinctive words, so a search finds the page.
 const ORIGINAL = buildPdf({
@@ -54,23 +55,9 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     await pool.close();
   });
 
-  async function library(name: string, files: Record<string, Buffer>): Promise<{ lib: string; workspace: string }> {
-    const lib = join(root, name, 'lib');
-    const workspace = join(root, name, 'ws');
-    await fs.mkdir(lib, { recursive: true });
-    await fs.mkdir(workspace, { recursive: true });
-    for (const [f, bytes] of Object.entries(files)) await fs.writeFile(join(lib, f), bytes);
-    return { lib, workspace };
-  }
-
-  async function index(workspace: string, lib: string, opts: Partial<LibraryInputOptions> = {}, extra: Partial<Parameters<typeof updateIndex>[1]> = {}): Promise<IndexReport> {
-    const { inputs, dispose } = await libraryInputs({ folders: [lib], baseDir: workspace, ocrEngine: pool, ...opts });
-    try {
-      return await updateIndex(inputs, { workspace, provider: new EmbeddedProvider(), ...extra });
-    } finally {
-      await dispose();
-    }
-  }
+  const library = (name: string, files: Record<string, Buffer>) => ocrLibrary(root, name, files);
+  const index = (workspace: string, lib: string, opts: Partial<LibraryInputOptions> = {}, extra: Partial<Parameters<typeof updateIndex>[1]> = {}): Promise<IndexReport> =>
+    indexWithOcr(pool, workspace, lib, opts, extra);
 
   it('indexes a scanned PDF and finds it by its words, with its page, flagged as OCR text', async () => {
     const { lib, workspace } = await library('scan', { 'scanned.pdf': scanned });

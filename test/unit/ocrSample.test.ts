@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
-import { updateIndex, type IndexProgress } from '../../src/core/index/write/indexer';
-import { libraryInputs } from '../../src/core/library/pdfSource';
+import type { IndexProgress } from '../../src/core/index/write/indexer';
 import { OcrPool } from '../../src/core/ocr/ocrPool';
 import { extractPdf } from '../../src/core/pdf/extract';
 import { pagesWithOcr, sampleVerdict } from '../../src/core/pdf/ocrPlan';
 import { agreementWithOcr, DOUBT_FUNCTION_SHARE, functionWordShare, pageTextQuality } from '../../src/core/pdf/textQuality';
 import { buildPdf } from '../support/pdfWriter';
+import { indexWithOcr, ocrLibrary } from '../support/ocrLibrary';
 import { scannedPage } from '../support/scannedPdf';
 
 const PROSE = [
@@ -124,19 +124,10 @@ describe('OCR of a sample page decides on doubtful text layers', function () {
     });
 
     async function index(name: string, pdf: Buffer) {
-      const lib = join(root, name, 'lib');
-      const workspace = join(root, name, 'ws');
-      await fs.mkdir(lib, { recursive: true });
-      await fs.mkdir(workspace, { recursive: true });
-      await fs.writeFile(join(lib, `${name}.pdf`), pdf);
+      const { lib, workspace } = await ocrLibrary(root, name, { [`${name}.pdf`]: pdf });
       const progress: IndexProgress[] = [];
-      const { inputs, dispose } = await libraryInputs({ folders: [lib], baseDir: workspace, ocrEngine: pool });
-      try {
-        const report = await updateIndex(inputs, { workspace, provider: new EmbeddedProvider(), onProgress: (p) => progress.push(p) });
-        return { report, progress, idx: await LibraryIndex.open(workspace, new EmbeddedProvider()) };
-      } finally {
-        await dispose();
-      }
+      const report = await indexWithOcr(pool, workspace, lib, {}, { onProgress: (p) => progress.push(p) });
+      return { report, progress, idx: await LibraryIndex.open(workspace, new EmbeddedProvider()) };
     }
 
     it('replaces the layers of a scan that OCR of its sample proves wrong, and says so', async () => {
