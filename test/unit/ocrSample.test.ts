@@ -93,6 +93,25 @@ describe('OCR of a sample page decides on doubtful text layers', function () {
       const kept = pagesWithOcr(page(ocr, true), () => ocr);
       assert.deepEqual([kept.texts, [...kept.ocr]], [[ocr], []]);
     });
+
+    it('judges each page OCR reads on the sample\'s word by its own reading', () => {
+      // formation-latex-ul.pdf: the sample (a body page whose font map is off) proves its layer
+      // wrong, so the other doubtful page is read too; that one's layer (math source) reads as OCR does.
+      const ocr = PROSE.join('\n');
+      const code = Array.from({ length: 12 }, (_, i) => `${i} \\frac{\\partial f}{\\partial x} \\begin{equation} \\int_0^1 g(x) dx \\end{equation} formula`).join('\n');
+      const raw = { pageCount: 3, pages: ['Preface', '', ''], info: {}, ocrDoubtful: [2, 3], ocrSample: 2, setAside: { 2: shifted(ocr), 3: code } };
+      const read = (n: number) => (n === 2 ? ocr : n === 3 ? code.replace(/partial/, 'parlial') : undefined);
+      assert.equal(sampleVerdict(raw, read).wrong, true);
+      const { texts, ocr: fromOcr } = pagesWithOcr(raw, read);
+      assert.deepEqual([...fromOcr], [2]);
+      assert.deepEqual(texts, ['Preface', ocr, code], 'page 3 keeps its own layer, not OCR\'s misreading');
+      // The same page, read by OCR as something else, takes OCR's text.
+      const other = pagesWithOcr(raw, (n) => (n === 3 ? PROSE.slice().reverse().join('\n') : read(n)));
+      assert.deepEqual([...other.ocr], [2, 3]);
+      // With a sample that proves its layer right, the other page is not read at all.
+      const unread = pagesWithOcr({ ...raw, setAside: { 2: ocr, 3: code } }, (n) => (n === 2 ? ocr : undefined));
+      assert.deepEqual([[...unread.ocr], unread.texts], [[], ['Preface', ocr, code]]);
+    });
   });
 
   describe('extraction', () => {

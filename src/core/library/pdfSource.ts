@@ -164,7 +164,8 @@ function languagesOf(spec: string | string[] | undefined): string[] | undefined 
 
 /**
  * OCR of a file's pages (pdf/ocrPlan.ts): its candidates, then the sample of its doubtful pages
- * and, when OCR proves the sample's layer wrong, the other doubtful pages. Cached pages are taken
+ * and, when OCR proves the sample's layer wrong, the other doubtful pages, each of which keeps
+ * its layer if its own reading proves that right. Cached pages are taken
  * from the cache, the others imaged (a few at a time) and recognised by the pool, each written to
  * the cache as soon as it is done.
  */
