@@ -161,13 +161,15 @@ export function activate(context: vscode.ExtensionContext) {
   );
 
   // Once the window has settled (never during activation): the status bar's health, the
-  // library watcher and results restored for the drafts on screen (these load the engine).
+  // library watcher, results restored for the drafts on screen (these load the engine) and the
+  // index loaded for the first analysis.
   const settle = setTimeout(() => {
     watcher.start();
     if (!trust.trusted) return;
     void library
       .refresh()
       .then(() => library.resumeEmbedding())
+      .then(() => library.preload())
       .catch((e: Error) => log.warn(e.message));
     vscode.window.visibleTextEditors.forEach((e) => restore(e.document));
   }, 1500);

@@ -126,6 +126,8 @@ export class WorkspaceEngine {
   providerWarning?: string;
   private held?: { key: string; provider: EmbeddingProvider };
   private loaded?: { key: string; index: SearchIndex };
+  /** The load under way: a preload and the first analysis share it (an index held twice would take twice the memory). */
+  private opening?: { key: string; index: Promise<SearchIndex> };
   private running?: Promise<IndexRunReport>;
   private embedding?: { key: string; ac: AbortController; done: Promise<void> };
   private embeddingError?: string;
@@ -361,11 +363,35 @@ export class WorkspaceEngine {
       await refreshHighlights(this.loaded.index);
       return this.loaded.index;
     }
-    const index = await openIndex(this.workspace, p);
-    // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
-    if (this.loaded) closeIndex(this.loaded.index);
-    this.loaded = { key, index };
-    return index;
+    if (this.opening?.key !== key) this.opening = { key, index: this.load(key, p) };
+    return this.opening.index;
+  }
+
+  private async load(key: string, p: EmbeddingProvider): Promise<SearchIndex> {
+    try {
+      const index = await openIndex(this.workspace, p);
+      // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
+      if (this.loaded) closeIndex(this.loaded.index);
+      this.loaded = { key, index };
+      return index;
+    } finally {
+      if (this.opening?.key === key) this.opening = undefined;
+    }
+  }
+
+  /**
+   * Loads the index for the configured model before anything asks for it (a window that has
+   * settled), so the first analysis does not wait for the load (seconds at a million passages).
+   * Nothing when there is no index ready for that model, or while the library is being indexed.
+   * The milliseconds it took, undefined when it loaded nothing.
+   */
+  async preload(): Promise<number | undefined> {
+    if (this.running || (await indexHealth(this.workspace)).state !== 'ready') return undefined;
+    const p = await this.provider();
+    if (this.running || (await providerHealth(this.workspace, p)).state !== 'ready') return undefined;
+    const t = performance.now();
+    await this.open(p);
+    return Math.round(performance.now() - t);
   }
 
   /**

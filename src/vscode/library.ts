@@ -156,6 +156,16 @@ export class LibraryService implements vscode.Disposable {
     await this.engine(folder).resumeEmbedding();
   }
 
+  /**
+   * Loads the index for searching once the window has settled, so the first analysis does not
+   * wait for it (seconds at a million passages); nothing without an index ready, or while indexing.
+   */
+  async preload(folder = this.workspaceFolder()): Promise<void> {
+    if (!folder || this.running) return;
+    const ms = await this.engine(folder).preload();
+    if (ms !== undefined) this.log.info(`index loaded for searching in ${ms} ms, before the first analysis`);
+  }
+
   /** Whether passages are being embedded in the background now. */
   isEmbedding(): boolean {
     return [...this.engines.values()].some((e) => e.embeddingState().running);

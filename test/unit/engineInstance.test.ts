@@ -63,6 +63,20 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     }
   });
 
+  it('preloads the index once it is ready, and a preload and a search under way share one load', async () => {
+    const { engine } = await engineOn(new EmbeddedProvider());
+    assert.equal(await engine.preload(), undefined, 'no index yet: nothing to load');
+    const run = engine.index({ jobs: 0 });
+    assert.equal(await engine.preload(), undefined, 'not while the library is being indexed');
+    await run;
+    const preloading = engine.preload();
+    const [opened, again] = await Promise.all([engine.open(), engine.open()]);
+    assert.equal(again, opened, 'opened once: the second caller waits for the first load');
+    assert.equal(typeof (await preloading), 'number');
+    assert.equal(await engine.open(), opened, 'the preloaded index is the one searches get');
+    assert.equal(opened.size > 0, true);
+  });
+
   it("with a neural model, 'wait' commits the passages, then computes every vector within the call", async () => {
     const model = new SlowModel();
     const { engine, heard } = await engineOn(model);
