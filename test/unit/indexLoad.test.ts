@@ -7,6 +7,7 @@ import type { SourceInput } from '../../src/core/index/source';
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { IndexGenerationGone, indexDir, readManifest, writeManifest, type Manifest } from '../../src/core/index/store/manifest';
 import { decodePostings, encodeShard, passageHash, PostingsFileError } from '../../src/core/index/store/postingsFile';
+import { CHECKS_FILE } from '../../src/core/index/store/shardChecks';
 import { readPassageShard, readShardPostings, VECTOR_FILE, type ShardSource } from '../../src/core/index/store/shards';
 import { decodeVectorFile, encodeVectorFile } from '../../src/core/index/store/vectorFile';
 import { updateIndex } from '../../src/core/index/write/indexer';
@@ -242,6 +243,29 @@ describe('index load: postings files', function () {
     const after = (await readManifest(dir))!;
     for (const s of Object.values(after.shards)) assert.ok(await readShardPostings(dir, s), `${s.file}: postings file written again`);
     assert.equal(await results(await LibraryIndex.open(root, new EmbeddedProvider())), reference);
+  });
+
+  it("a vector file changed since the writer hashed it is found damaged on load; one the writer's checks vouch for is not hashed again", async () => {
+    const { root, dir } = await build();
+    const m = (await readManifest(dir))!;
+    const rec = Object.values(Object.values(m.vectors)[0].shards)[0];
+    const rel = `${rec.dir}/${VECTOR_FILE}`;
+    const file = join(dir, rel);
+    const checks = JSON.parse(await fs.readFile(join(dir, CHECKS_FILE), 'utf8')) as Record<string, [number, number, string]>;
+    assert.equal(checks[rel]?.[2], rec.sha256, 'the writer recorded the file it wrote');
+    const bytes = await fs.readFile(file);
+    bytes[bytes.length - 7] ^= 0x40; // a bit of a float: same size, no layout error
+    await fs.writeFile(file, bytes);
+    // A time of its own even where the clock's tick is coarser than this test is quick.
+    await fs.utimes(file, new Date(), new Date(checks[rel][1] + 5000));
+    await assert.rejects(LibraryIndex.open(root, new EmbeddedProvider()), (e: Error) => /checksum mismatch/.test(e.message) || /checksum mismatch/.test(String((e as { cause?: Error }).cause?.message)));
+    // The same bytes, recorded by a writer as checked (size and time): the load trusts the check
+    // as the writer does, and reads the file without hashing it.
+    const st = await fs.stat(file);
+    await fs.writeFile(join(dir, CHECKS_FILE), JSON.stringify({ ...checks, [rel]: [st.size, st.mtimeMs, rec.sha256] }));
+    const index = await LibraryIndex.open(root, new EmbeddedProvider());
+    assert.ok(index.size > 0);
+    index.close();
   });
 
   it('vectors stored in another order are matched by id, not by position', async () => {

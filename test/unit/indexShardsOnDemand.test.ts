@@ -7,7 +7,7 @@ import type { SourceInput } from '../../src/core/index/source';
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { indexDir, readManifest } from '../../src/core/index/store/manifest';
 import { updateIndex } from '../../src/core/index/write/indexer';
-import { CHECKS_FILE } from '../../src/core/index/write/shardChecks';
+import { CHECKS_FILE } from '../../src/core/index/store/shardChecks';
 
 const TOPICS = [
   'grain prices in the markets of Genoa',

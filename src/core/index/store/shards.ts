@@ -17,6 +17,7 @@ import { decodeVectorFile, encodeVectorFile, type DecodedVectors } from './vecto
 import { IndexCorruptError, type PostingsRecord, type ShardRecord, type VectorShardRecord } from './manifest';
 import { decodePostings, encodeShard, PostingsFileError, type ShardPostings } from './postingsFile';
 import { POSTINGS_VERSION } from './versions';
+import type { ShardChecks } from './shardChecks';
 
 export interface StoredPassage {
   /** page */
@@ -72,15 +73,16 @@ export async function upgradeShardPostings(dir: string, key: string, rec: ShardR
  * A shard's postings file, checksum and layout verified; undefined when the shard has
  * none of this version or it is damaged (the caller reads the JSON instead).
  */
-export async function readShardPostings(dir: string, rec: ShardRecord): Promise<ShardPostings | undefined> {
+export async function readShardPostings(dir: string, rec: ShardRecord, checks?: ShardChecks): Promise<ShardPostings | undefined> {
   if (!rec.postings || rec.postings.version !== POSTINGS_VERSION) return undefined;
-  let buf: Buffer;
+  let read: { buf: Buffer; known: boolean };
   try {
-    buf = await fs.readFile(path.join(dir, rec.postings.file));
+    read = await readChecked(dir, rec.postings.file, rec.postings.sha256, checks);
   } catch {
     return undefined;
   }
-  if (sha256(buf) !== rec.postings.sha256) return undefined;
+  const { buf } = read;
+  if (!read.known && sha256(buf) !== rec.postings.sha256) return undefined;
   try {
     return decodePostings(buf);
   } catch (err) {
@@ -153,34 +155,41 @@ export async function writeVectorShard(
 }
 
 /**
- * A vector shard's file bytes, checksum verified. With `scratch`, read into its buffer
- * (grown when too small) and valid until the next read into it: loading reads every
+ * A vector shard's file bytes, checksum verified (unless `checks` knows the file: a writer
+ * hashed it and its size and time have not changed since). With `scratch`, read into its
+ * buffer (grown when too small) and valid until the next read into it: loading reads every
  * shard in turn without a fresh allocation each.
  */
-export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, scratch?: { buf: Buffer }): Promise<Buffer> {
-  const file = path.join(dir, rec.dir, VECTOR_FILE);
-  let buf: Buffer;
+export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, scratch?: { buf: Buffer }, checks?: ShardChecks): Promise<Buffer> {
+  let read: { buf: Buffer; known: boolean };
   try {
-    buf = scratch ? await readInto(file, scratch) : await fs.readFile(file);
+    read = await readChecked(dir, `${rec.dir}/${VECTOR_FILE}`, rec.sha256, checks, scratch);
   } catch {
     throw new IndexCorruptError(`vector shard ${rec.dir} is missing`);
   }
-  if (sha256(buf) !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
-  return buf;
+  if (!read.known && sha256(read.buf) !== rec.sha256) throw new IndexCorruptError(`vector shard ${rec.dir} is damaged (checksum mismatch)`);
+  return read.buf;
 }
 
-async function readInto(file: string, scratch: { buf: Buffer }): Promise<Buffer> {
-  const fh = await fs.open(file, 'r');
+/**
+ * An index file's bytes (into `scratch`'s buffer when given), and whether `checks` vouches for
+ * them: the size and time read with them are those of a file a writer hashed to `sha`.
+ */
+async function readChecked(dir: string, rel: string, sha: string, checks: ShardChecks | undefined, scratch?: { buf: Buffer }): Promise<{ buf: Buffer; known: boolean }> {
+  const fh = await fs.open(path.join(dir, rel), 'r');
   try {
-    const { size } = await fh.stat();
-    if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(size);
+    const st = await fh.stat();
+    const size = st.size;
+    // Without scratch, a buffer of its own (never a slice of Node's pool: views on it are aligned).
+    if (!scratch) scratch = { buf: Buffer.allocUnsafeSlow(size) };
+    else if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(size);
     let got = 0;
     while (got < size) {
       const { bytesRead } = await fh.read(scratch.buf, got, size - got, got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    return scratch.buf.subarray(0, got);
+    return { buf: scratch.buf.subarray(0, got), known: got === size && !!checks?.known(rel, st, sha) };
   } finally {
     await fh.close();
   }

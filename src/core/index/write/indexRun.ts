@@ -14,7 +14,7 @@ import { writePageTexts } from '../../citecheck/pageTexts';
 import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
 import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
 import { POSTINGS_VERSION } from '../store/versions';
-import { ShardChecks } from './shardChecks';
+import { ShardChecks } from '../store/shardChecks';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
 import { zoteroMeta } from '../../../shared/results';

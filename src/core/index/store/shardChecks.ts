@@ -5,13 +5,14 @@
  * mean hashing again). A run opens a 1M-passage index (~4 GB of shards) by
  * comparing sizes and times, and hashes only the files that changed since, so
  * updating one PDF does not read the whole index; an edited or truncated file
- * still fails its checksum, a missing one is still missing.
+ * still fails its checksum, a missing one is still missing. A reader loading the
+ * index for searching trusts the same checks (`known`) and never writes them.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
-import { IndexCorruptError } from '../store/manifest';
+import { IndexCorruptError } from './manifest';
 
 export const CHECKS_FILE = 'shard-checks.json';
 
@@ -49,14 +50,19 @@ export class ShardChecks {
     } catch {
       throw new IndexCorruptError(`${what} is missing`);
     }
-    const known = this.files[rel];
-    if (known && known[0] === st.size && known[1] === st.mtimeMs && known[2] === sha) return;
+    if (this.known(rel, st, sha)) return;
     // Streamed: a damaged file is found without holding it in memory.
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
     if (hash.digest('hex') !== sha) throw new IndexCorruptError(`${what} is damaged (checksum mismatch)`);
     this.files[rel] = [st.size, st.mtimeMs, sha];
     this.changed = true;
+  }
+
+  /** Whether `rel`, of this size and modification time, is a file a writer found or wrote with checksum `sha`. */
+  known(rel: string, st: { size: number; mtimeMs: number }, sha: string): boolean {
+    const k = this.files[rel];
+    return !!k && k[0] === st.size && k[1] === st.mtimeMs && k[2] === sha;
   }
 
   /** Remembers a file this writer has just written with checksum `sha`. */
