@@ -29,6 +29,7 @@ import { draftBibliographies, isLatexPath, resolveLibrary, type LibrarySpec } fr
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
 import { closeIndex, indexCollections, isGenerationGone, openIndex, refreshHighlights, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
+import { warmUp } from './warmUp';
 
 /** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
 export type EngineProgress =
@@ -128,6 +129,8 @@ export class WorkspaceEngine {
   private loaded?: { key: string; index: SearchIndex };
   /** The load under way: a preload and the first analysis share it (an index held twice would take twice the memory). */
   private opening?: { key: string; index: Promise<SearchIndex> };
+  /** preload's warm-up under way. */
+  private warming?: AbortController;
   private running?: Promise<IndexRunReport>;
   private embedding?: { key: string; ac: AbortController; done: Promise<void> };
   private embeddingError?: string;
@@ -355,6 +358,8 @@ export class WorkspaceEngine {
 
   /** The index loaded for searching (for `provider`, default the configured one), reused while the index and provider stay the same. */
   async open(provider?: EmbeddingProvider): Promise<SearchIndex> {
+    // Whoever asks for the index goes first: a preload's warm-up would only share the thread with it.
+    this.warming?.abort();
     const p = provider ?? (await this.provider());
     const state = await indexState(this.workspace);
     const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
@@ -381,17 +386,33 @@ export class WorkspaceEngine {
 
   /**
    * Loads the index for the configured model before anything asks for it (a window that has
-   * settled), so the first analysis does not wait for the load (seconds at a million passages).
-   * Nothing when there is no index ready for that model, or while the library is being indexed.
-   * The milliseconds it took, undefined when it loaded nothing.
+   * settled), so the first analysis does not wait for the load (seconds at a million passages),
+   * then warms its search code (warmUp.ts) so that analysis runs at the speed of later ones; a
+   * search or analysis asked for meanwhile stops the warm-up. Only with a model that runs on this
+   * machine: a server's is not sent the library's text unasked. Nothing when there is no index
+   * ready for that model, or while the library is being indexed. What it took (ms; `warmMs`
+   * absent when it did not warm), undefined when it loaded nothing.
    */
-  async preload(): Promise<number | undefined> {
+  async preload(opts: { segmentInWorker?: boolean } = {}): Promise<{ loadMs: number; warmMs?: number } | undefined> {
     if (this.running || (await indexHealth(this.workspace)).state !== 'ready') return undefined;
     const p = await this.provider();
     if (this.running || (await providerHealth(this.workspace, p)).state !== 'ready') return undefined;
     const t = performance.now();
-    await this.open(p);
-    return Math.round(performance.now() - t);
+    const index = await this.open(p);
+    const loadMs = Math.round(performance.now() - t);
+    if (p.id !== 'embedded' && p.id !== 'local') return { loadMs };
+    const ac = new AbortController();
+    this.warming = ac;
+    const w = performance.now();
+    try {
+      await warmUp(index, this.workspace, { segmentInWorker: opts.segmentInWorker, signal: ac.signal });
+    } catch (err) {
+      if (ac.signal.aborted) return { loadMs };
+      throw err;
+    } finally {
+      if (this.warming === ac) this.warming = undefined;
+    }
+    return { loadMs, warmMs: Math.round(performance.now() - w) };
   }
 
   /**
@@ -462,6 +483,7 @@ export class WorkspaceEngine {
 
   /** Stops the background embedding and closes the provider held. */
   async dispose(): Promise<void> {
+    this.warming?.abort();
     await this.stopEmbedding();
     this.hold(undefined);
   }

@@ -6,8 +6,17 @@ import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import type { EmbeddingProvider } from '../../src/core/embedding/provider';
 import { createEngine, errorCode, type EmbeddingChange, type EngineOptions, type EngineProgress } from '../../src/engine';
 import { defaultSettings } from '../../src/shared/settings';
+import { warmUpDraft } from '../../src/engine/warmUp';
 import { writeFixtureLibrary } from '../support/pdfCorpus';
 import { SlowModel } from '../support/slowModel';
+
+/** Every file under `dir`, relative, sorted. */
+async function filesUnder(dir: string): Promise<string[]> {
+  return ((await fs.readdir(dir, { recursive: true, withFileTypes: true })) as import('node:fs').Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => join((e as unknown as { parentPath?: string; path: string }).parentPath ?? e.path, e.name).slice(dir.length + 1))
+    .sort();
+}
 
 describe('engine instance (createEngine): one object per workspace owns indexing, vectors and the loaded index', function () {
   this.timeout(120_000);
@@ -63,18 +72,40 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     }
   });
 
-  it('preloads the index once it is ready, and a preload and a search under way share one load', async () => {
-    const { engine } = await engineOn(new EmbeddedProvider());
+  it('preloads the index once it is ready and warms it with no cache written; a preload and a search under way share one load', async () => {
+    const { engine, workspace } = await engineOn(new EmbeddedProvider());
     assert.equal(await engine.preload(), undefined, 'no index yet: nothing to load');
     const run = engine.index({ jobs: 0 });
     assert.equal(await engine.preload(), undefined, 'not while the library is being indexed');
     await run;
-    const preloading = engine.preload();
     const [opened, again] = await Promise.all([engine.open(), engine.open()]);
     assert.equal(again, opened, 'opened once: the second caller waits for the first load');
-    assert.equal(typeof (await preloading), 'number');
+    const cacheBefore = await filesUnder(join(workspace, '.similar-sources'));
+    const done = await engine.preload();
+    assert.equal(typeof done?.loadMs, 'number');
+    assert.equal(typeof done?.warmMs, 'number', 'the embedded model runs here: the search code is warmed');
+    assert.deepEqual(await filesUnder(join(workspace, '.similar-sources')), cacheBefore, 'the warm-up writes nothing (no analysis cache)');
     assert.equal(await engine.open(), opened, 'the preloaded index is the one searches get');
-    assert.equal(opened.size > 0, true);
+    // The warm-up's draft: the library's own passages, spread over it, one paragraph each.
+    const draft = warmUpDraft(opened, 3);
+    assert.equal(draft.split('\n\n').length, 4, draft);
+    assert.ok(opened.size > 3);
+  });
+
+  it("does not warm a served model's index: the library's text is not sent to a server unasked", async () => {
+    const model = new SlowModel();
+    const { engine } = await engineOn(model);
+    await engine.index({ jobs: 0, vectors: 'wait' });
+    let queries = 0;
+    const embed = model.embed.bind(model);
+    model.embed = (texts, o) => {
+      if (o?.kind === 'query') queries += texts.length;
+      return embed(texts, o);
+    };
+    const done = await engine.preload();
+    assert.equal(typeof done?.loadMs, 'number');
+    assert.equal(done?.warmMs, undefined);
+    assert.equal(queries, 0);
   });
 
   it("with a neural model, 'wait' commits the passages, then computes every vector within the call", async () => {
