@@ -129,8 +129,11 @@ export class WorkspaceEngine {
   private loaded?: { key: string; index: SearchIndex };
   /** The load under way: a preload and the first analysis share it (an index held twice would take twice the memory). */
   private opening?: { key: string; index: Promise<SearchIndex> };
-  /** preload's warm-up under way. */
+  /** preload's warm-up under way, and whether one has run to its end. */
   private warming?: AbortController;
+  private warmed = false;
+  /** Searches and analyses under way (withIndex): a warm-up never runs beside them. */
+  private requests = 0;
   private running?: Promise<IndexRunReport>;
   private embedding?: { key: string; ac: AbortController; done: Promise<void> };
   private embeddingError?: string;
@@ -389,7 +392,7 @@ export class WorkspaceEngine {
    * settled), so the first analysis does not wait for the load (seconds at a million passages),
    * then warms its search code (warmUp.ts) so that analysis runs at the speed of later ones; a
    * search or analysis asked for meanwhile stops the warm-up. Only with a model that runs on this
-   * machine: a server's is not sent the library's text unasked. Nothing when there is no index
+   * machine: a server's is not sent the library's text unasked; once. Nothing when there is no index
    * ready for that model, or while the library is being indexed. What it took (ms; `warmMs`
    * absent when it did not warm), undefined when it loaded nothing.
    */
@@ -400,7 +403,8 @@ export class WorkspaceEngine {
     const t = performance.now();
     const index = await this.open(p);
     const loadMs = Math.round(performance.now() - t);
-    if (p.id !== 'embedded' && p.id !== 'local') return { loadMs };
+    // Warmed once (V8 keeps the optimised code for the indexes loaded after), and never beside a request.
+    if (this.warmed || this.requests > 0 || (p.id !== 'embedded' && p.id !== 'local')) return { loadMs };
     const ac = new AbortController();
     this.warming = ac;
     const w = performance.now();
@@ -412,7 +416,19 @@ export class WorkspaceEngine {
     } finally {
       if (this.warming === ac) this.warming = undefined;
     }
+    this.warmed = true;
     return { loadMs, warmMs: Math.round(performance.now() - w) };
+  }
+
+  /** Runs `f` on the loaded index (onIndex) as a request: a preload's warm-up stops, and starts none meanwhile. */
+  private async withIndex<T>(provider: EmbeddingProvider | undefined, f: (index: () => Promise<SearchIndex>) => Promise<T>): Promise<T> {
+    this.requests++;
+    this.warming?.abort();
+    try {
+      return await this.onIndex(provider, f);
+    } finally {
+      this.requests--;
+    }
   }
 
   /**
@@ -420,7 +436,7 @@ export class WorkspaceEngine {
    * the generation it was reading passages from (another process indexing meanwhile): passage
    * text is read on demand, so a loaded index may outlive its files.
    */
-  private async withIndex<T>(provider: EmbeddingProvider | undefined, f: (index: () => Promise<SearchIndex>) => Promise<T>): Promise<T> {
+  private async onIndex<T>(provider: EmbeddingProvider | undefined, f: (index: () => Promise<SearchIndex>) => Promise<T>): Promise<T> {
     try {
       return await f(() => this.open(provider));
     } catch (err) {

@@ -159,10 +159,12 @@ export class LibraryService implements vscode.Disposable {
   /**
    * Loads the index for searching once the window has settled, so the first analysis does not
    * wait for it (seconds at a million passages), and warms the search code, so it runs at the
-   * speed of later ones; nothing without an index ready, or while indexing.
+   * speed of later ones; nothing without an index ready, or while indexing. Again after each
+   * indexing run (the watcher's too), so a changed library costs the next analysis no reload.
    */
   async preload(folder = this.workspaceFolder()): Promise<void> {
-    if (!folder || this.running) return;
+    // While vectors are computed in the background each commit makes a new index: loaded when asked.
+    if (!folder || this.running || this.isEmbedding()) return;
     // Segmented as the analyses will be: the worker thread is started and warmed too.
     const done = await this.engine(folder).preload({ segmentInWorker: true });
     if (done) this.log.info(`index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`);
@@ -216,8 +218,11 @@ export class LibraryService implements vscode.Disposable {
       : vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Indexing PDFs') }, () => go());
     run.task = Promise.resolve(task).finally(() => {
       if (this.running === run) this.running = undefined;
-      // The health is read again from the index ("Semantic index 0%" when vectors are to come; a failed run commits nothing).
-      void this.refresh(folder).catch((e: Error) => this.log.warn(e.message));
+      // The health is read again from the index ("Semantic index 0%" when vectors are to come; a
+      // failed run commits nothing), and the new index loaded before the next analysis asks.
+      void this.refresh(folder)
+        .then(() => this.preload(folder))
+        .catch((e: Error) => this.log.warn(e.message));
     });
     return run.task;
   }

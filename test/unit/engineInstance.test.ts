@@ -86,10 +86,57 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.equal(typeof done?.warmMs, 'number', 'the embedded model runs here: the search code is warmed');
     assert.deepEqual(await filesUnder(join(workspace, '.similar-sources')), cacheBefore, 'the warm-up writes nothing (no analysis cache)');
     assert.equal(await engine.open(), opened, 'the preloaded index is the one searches get');
+    // After another run, the new index is loaded ahead again; the code is warm already.
+    await engine.index({ jobs: 0, rebuild: true });
+    const again2 = await engine.preload();
+    assert.deepEqual([typeof again2?.loadMs, again2?.warmMs], ['number', undefined]);
+    const current = await engine.open();
+    assert.notEqual(current, opened, 'the new run\'s index');
     // The warm-up's draft: the library's own passages, spread over it, one paragraph each.
-    const draft = warmUpDraft(opened, 3);
+    const draft = warmUpDraft(current, 3);
     assert.equal(draft.split('\n\n').length, 4, draft);
-    assert.ok(opened.size > 3);
+    assert.ok(current.size > 3);
+  });
+
+  it('starts no warm-up beside a search, and a search stops one under way', async () => {
+    // The embedded model, whose next query embedding waits, when the test asks, until it is let go.
+    const model = new EmbeddedProvider();
+    const embed = model.embed.bind(model);
+    let gate: { reached: () => void; go: Promise<void> } | undefined;
+    const holdNextQuery = () => {
+      let reached!: () => void;
+      let release!: () => void;
+      const held = new Promise<void>((r) => (reached = r));
+      gate = { reached, go: new Promise<void>((r) => (release = r)) };
+      return { held, release };
+    };
+    model.embed = async (texts, o) => {
+      const g = o?.kind === 'query' ? gate : undefined;
+      if (g) {
+        gate = undefined;
+        g.reached();
+        await g.go;
+      }
+      return embed(texts, o);
+    };
+    const { engine } = await engineOn(model);
+    await engine.index({ jobs: 0 });
+    const first = holdNextQuery();
+    const searching = engine.search('Sicilian grain export licences', { k: 2 });
+    await first.held; // the search is under way
+    const beside = await engine.preload();
+    assert.deepEqual([typeof beside?.loadMs, beside?.warmMs], ['number', undefined], 'loaded, not warmed, while the search runs');
+    first.release();
+    assert.equal((await searching).hits.length, 2);
+    const second = holdNextQuery();
+    const warming = engine.preload();
+    await second.held; // the warm-up is embedding its queries
+    const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
+    assert.equal(hits.length, 2, 'the search is answered while the warm-up waits');
+    second.release();
+    const stopped = await warming;
+    assert.deepEqual([typeof stopped?.loadMs, stopped?.warmMs], ['number', undefined], 'the search stopped the warm-up');
+    assert.equal(typeof (await engine.preload())?.warmMs, 'number', 'a preload with nothing beside it warms');
   });
 
   it("does not warm a served model's index: the library's text is not sent to a server unasked", async () => {
