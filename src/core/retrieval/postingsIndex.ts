@@ -6,6 +6,7 @@
  * same documents added in row order (the same formulas, summed in the same order).
  */
 import { allocatePostings, type PostingsArrays } from './simd/postingsStore';
+import { runToEnd } from '../util/timeSlices';
 import { bm25Idf, bm25Impact, TopK, type Bm25Params, type LexicalIndex, type ScoredId } from './bm25';
 
 /** A query term as searchWeighted scores it: its postings' range and its weight (query count × idf × (k1 + 1)). */
@@ -93,6 +94,14 @@ export class PostingsIndex implements LexicalIndex {
 
   /** The index of the parts' rows, part after part (part i's row r is document base_i + r). */
   static build(parts: readonly PostingsPart[], termsOf: (docId: number) => readonly string[], params: Partial<Bm25Params> = {}): PostingsIndex {
+    return runToEnd(PostingsIndex.building(parts, termsOf, params));
+  }
+
+  /**
+   * build, one step per part and pass: a loader runs it in slices (util/timeSlices.ts), so that
+   * at a million passages its seconds never hold the thread at once (an editor's extension host).
+   */
+  static *building(parts: readonly PostingsPart[], termsOf: (docId: number) => readonly string[], params: Partial<Bm25Params> = {}): Generator<void, PostingsIndex> {
     const k1 = params.k1 ?? 1.2;
     const b = params.b ?? 0.75;
     const termIds = new Map<string, number>();
@@ -120,6 +129,7 @@ export class PostingsIndex implements LexicalIndex {
       maps.push(map);
       rows += part.docLen.length;
       postings += part.postDocs.length;
+      yield;
     }
     const docLen = new Uint32Array(rows);
     let totalLen = 0;
@@ -143,7 +153,8 @@ export class PostingsIndex implements LexicalIndex {
     const maxImpact = new Float32Array(G);
     const cursor = start.slice(0, G);
     base = 0;
-    parts.forEach((part, i) => {
+    for (const [i, part] of parts.entries()) {
+      yield;
       const map = maps[i];
       for (let t = 0; t < part.terms.length; t++) {
         const g = map[t];
@@ -161,7 +172,7 @@ export class PostingsIndex implements LexicalIndex {
         cursor[g] = at;
       }
       base += part.docLen.length;
-    });
+    }
     return new PostingsIndex(termIds, start, arrays, maxImpact, docLen, totalLen, termsOf, k1, b);
   }
 

@@ -11,7 +11,8 @@ import { PostingsIndex, type PostingsPart } from '../../retrieval/postingsIndex'
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../../retrieval/hybrid';
 import { queryTerms } from '../../retrieval/representation';
 import { languageHint, type Lang } from '../../text/tokenize';
-import { allocateVectors, quantizeVectors } from '../../retrieval/simd/vectorStore';
+import { allocateVectors, quantizing } from '../../retrieval/simd/vectorStore';
+import { runInSlices } from '../../util/timeSlices';
 import { dotRow, sampledDots } from '../../retrieval/vectorScan';
 import { corruptError, healthOf, notReadyError } from '../health';
 import { IndexCorruptError, IndexGenerationGone, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
@@ -380,12 +381,16 @@ export class LibraryIndex {
         }
       }
     }
-    quantizeVectors(vectors, dim, row);
+    // In slices (~25 ms): at a million passages these take seconds, which an editor's extension
+    // host, loading the index in the background, must not be held for at once.
+    await runInSlices(quantizing(vectors, dim, row));
     const reader = new PassageReader(dir, texts, shardBase, shardOfRow.subarray(0, row), jsonStart, jsonEnd, hash);
-    const lexical = PostingsIndex.build(parts, (r) => {
-      const k = reader.read(r).k;
-      return k ? k.split(' ') : [];
-    });
+    const lexical = await runInSlices(
+      PostingsIndex.building(parts, (r) => {
+        const k = reader.read(r).k;
+        return k ? k.split(' ') : [];
+      }),
+    );
     const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
     const index = new LibraryIndex(workspace, m, provider, sources, reader, passageIndex, collection, firstRows, health.semantic);
     collection.languageOfRow = rowLanguages(row, (r) => index.passage(r).text);

@@ -7,6 +7,7 @@
  * a dimension not a multiple of 4, too big for a 32-bit memory) it is an
  * ordinary Float32Array and the scans run in JS.
  */
+import { runToEnd } from '../../util/timeSlices';
 import { KERNEL_PAGE, kernelMemory, MAX_KERNEL_BYTES, type DotKernel } from './dotKernel';
 
 /** Rows scored per kernel call. */
@@ -112,9 +113,22 @@ export function allocateVectors(rows: number, dim: number): Float32Array {
  * memory or without an int8 area.
  */
 export function quantizeVectors(matrix: Float32Array, dim: number, count: number): void {
+  runToEnd(quantizing(matrix, dim, count));
+}
+
+/** Rows quantised per step of `quantizing` (~10 ms at 512 dimensions). */
+const QUANTIZE_STEP_ROWS = 8192;
+
+/** quantizeVectors a block of rows per step (rows are scaled one by one): a loader runs it in slices. */
+export function* quantizing(matrix: Float32Array, dim: number, count: number): Generator<void, void> {
   const mem = owners.get(matrix.buffer);
   if (!mem?.int8 || mem.dim !== dim || matrix.byteOffset !== 0 || count <= 0 || count > mem.int8.inv.length) return;
-  mem.kernel.quantize(0, count, dim, mem.int8.ptr, mem.int8.invPtr, mem.int8.absPtr);
+  const { ptr, invPtr, absPtr } = mem.int8;
+  for (let r = 0; r < count; r += QUANTIZE_STEP_ROWS) {
+    const n = Math.min(QUANTIZE_STEP_ROWS, count - r);
+    mem.kernel.quantize(r * dim * 4, n, dim, ptr + r * dim, invPtr + r * 4, absPtr + r * 4);
+    yield;
+  }
   mem.quantRows = count;
 }
 
