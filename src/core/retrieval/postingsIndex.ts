@@ -139,14 +139,17 @@ export class PostingsIndex implements LexicalIndex {
       for (let r = 0; r < part.docLen.length; r++) totalLen += part.docLen[r];
       base += part.docLen.length;
     }
+    yield;
     // Each document's length norm, as Bm25Index computes it.
     const norm = new Float32Array(rows);
     const a = k1 * (1 - b);
     const c = (k1 * b) / (rows > 0 ? totalLen / rows || 1 : 1);
     for (let d = 0; d < rows; d++) norm[d] = a + c * docLen[d];
+    yield;
     const G = termIds.size;
     const start = new Uint32Array(G + 1);
     for (let g = 0; g < G; g++) start[g + 1] = start[g] + df[g];
+    yield;
     // Pass 2: each term's postings, shard after shard, so rows stay increasing.
     const arrays = allocatePostings(postings, rows);
     const { docs, impact } = arrays;
