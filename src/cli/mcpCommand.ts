@@ -111,8 +111,14 @@ export async function cmdMcp(args: ParsedArgs, providerOpts: readonly string[]):
   });
   await server.connect(transport);
   err(`similar-sources mcp ${version}: serving the library of ${workspace} on stdio`);
-  // The index is loaded now, so that the first call does not wait for it; a missing index is said at the call.
-  void engine.open().catch((e: Error) => err(`the index is not ready yet: ${e.message}`));
+  // The index is loaded and its search code warmed now, so that the first call waits for neither
+  // (a call meanwhile stops the warm-up); an index not ready is said here, and at the call.
+  void engine
+    .preload()
+    .then(async (done) => {
+      if (!done) await engine.open(); // says why
+    })
+    .catch((e: Error) => err(`the index is not ready yet: ${e.message}`));
   await closed;
   await engine.dispose();
   return 0;
