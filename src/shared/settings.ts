@@ -74,6 +74,8 @@ export const SETTINGS = {
   codeLensMinBand: { type: 'string', default: 'related', enum: ['strong', 'related', 'weak'], enumDescriptions: true },
   cacheLifetimeHours: { type: 'number', default: 24, minimum: 0, maximum: 8760 },
   autoIndex: { type: 'boolean', default: false },
+  /** Load the index (and warm its search code) once the window has settled, before any analysis asks for it. */
+  preloadIndex: { type: 'boolean', default: true },
   ocr: { type: 'string', default: 'auto', enum: ['auto', 'off'], enumDescriptions: true, scope: 'resource' },
   ocrLanguages: { type: 'string', default: 'eng+fra', scope: 'resource' },
   ocrLanguageFolder: { type: 'string', default: '', scope: 'resource', restricted: true },

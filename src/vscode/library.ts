@@ -164,7 +164,7 @@ export class LibraryService implements vscode.Disposable {
    */
   async preload(folder = this.workspaceFolder()): Promise<void> {
     // While vectors are computed in the background each commit makes a new index: loaded when asked.
-    if (!folder || this.running || this.isEmbedding()) return;
+    if (!folder || this.running || this.isEmbedding() || !readSettings(folder.uri, this.log).preloadIndex) return;
     // Segmented as the analyses will be: the worker thread is started and warmed too.
     const done = await this.engine(folder).preload({ segmentInWorker: true });
     if (done) this.log.info(`index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`);
