@@ -389,12 +389,13 @@ export class WorkspaceEngine {
 
   /**
    * Loads the index for the configured model before anything asks for it (a window that has
-   * settled), so the first analysis does not wait for the load (seconds at a million passages),
-   * then warms its search code (warmUp.ts) so that analysis runs at the speed of later ones; a
-   * search or analysis asked for meanwhile stops the warm-up. Only with a model that runs on this
-   * machine: a server's is not sent the library's text unasked; once. Nothing when there is no index
-   * ready for that model, or while the library is being indexed. What it took (ms; `warmMs`
-   * absent when it did not warm), undefined when it loaded nothing.
+   * settled), so the first analysis does not wait for the load (seconds at a million passages).
+   * Then, once per engine, warms its search code (warmUp.ts) so that analysis runs at the speed
+   * of later ones: only with a model that runs on this machine (a server's is not sent the
+   * library's text unasked), never beside a search or analysis, which stops one under way; a
+   * warm-up that fails costs nothing but itself. Nothing when there is no index ready for that
+   * model, or while the library is being indexed. What it took (ms; no `warmMs` when it did not
+   * warm), undefined when it loaded nothing.
    */
   async preload(opts: { segmentInWorker?: boolean } = {}): Promise<{ loadMs: number; warmMs?: number } | undefined> {
     if (this.running || (await indexHealth(this.workspace)).state !== 'ready') return undefined;
@@ -403,7 +404,7 @@ export class WorkspaceEngine {
     const t = performance.now();
     const index = await this.open(p);
     const loadMs = Math.round(performance.now() - t);
-    // Warmed once (V8 keeps the optimised code for the indexes loaded after), and never beside a request.
+    // Once: V8 keeps the optimised code for the indexes loaded after.
     if (this.warmed || this.requests > 0 || (p.id !== 'embedded' && p.id !== 'local')) return { loadMs };
     const ac = new AbortController();
     this.warming = ac;
@@ -411,8 +412,9 @@ export class WorkspaceEngine {
     try {
       await warmUp(index, this.workspace, { segmentInWorker: opts.segmentInWorker, signal: ac.signal });
     } catch (err) {
-      if (ac.signal.aborted) return { loadMs };
-      throw err;
+      // An optimisation only (e.g. another process re-indexed meanwhile): tried again at the next preload.
+      if (!ac.signal.aborted) this.log(`warming the search code stopped: ${(err as Error).message}`, 'info');
+      return { loadMs };
     } finally {
       if (this.warming === ac) this.warming = undefined;
     }

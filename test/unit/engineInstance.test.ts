@@ -139,6 +139,20 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.equal(typeof (await engine.preload())?.warmMs, 'number', 'a preload with nothing beside it warms');
   });
 
+  it('a warm-up that fails costs nothing but itself, and the next preload tries again', async () => {
+    const model = new EmbeddedProvider();
+    const embed = model.embed.bind(model);
+    let fail = true;
+    model.embed = (texts, o) => (o?.kind === 'query' && fail ? Promise.reject(new Error('the model went away')) : embed(texts, o));
+    const { engine } = await engineOn(model);
+    await engine.index({ jobs: 0 });
+    const done = await engine.preload();
+    assert.deepEqual([typeof done?.loadMs, done?.warmMs], ['number', undefined]);
+    fail = false;
+    assert.equal(typeof (await engine.preload())?.warmMs, 'number');
+    assert.equal((await engine.search('Sicilian grain export licences', { k: 2 })).hits.length, 2);
+  });
+
   it("does not warm a served model's index: the library's text is not sent to a server unasked", async () => {
     const model = new SlowModel();
     const { engine } = await engineOn(model);
