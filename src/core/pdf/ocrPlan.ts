@@ -54,18 +54,17 @@ export function sampleVerdict(raw: RawPdf, read: (page: number) => string | unde
 export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undefined, wrong = sampleVerdict(raw, read).wrong): { texts: string[]; ocr: Set<number> } {
   const texts = [...raw.pages];
   const ocr = new Set<number>();
-  const take = (n: number) => {
-    const t = read(n);
+  // OCR's text where it is taken and read something, the page's own layer otherwise.
+  const use = (n: number, t: string | undefined) => {
     if (t) {
       texts[n - 1] = t;
       ocr.add(n);
     } else texts[n - 1] = layerOf(raw, n);
   };
-  for (const n of raw.ocrCandidates ?? []) take(n);
+  for (const n of raw.ocrCandidates ?? []) use(n, read(n));
   for (const n of raw.ocrDoubtful ?? []) {
     const t = wrong ? read(n) : undefined;
-    if (t && layerVerdict(raw, n, t).wrong) take(n);
-    else texts[n - 1] = layerOf(raw, n);
+    use(n, t && layerVerdict(raw, n, t).wrong ? t : undefined);
   }
   return { texts, ocr };
 }
