@@ -159,12 +159,12 @@ export class LibraryService implements vscode.Disposable {
   /**
    * Loads the index for searching once the window has settled, so the first analysis does not
    * wait for it (seconds at a million passages), and warms the search code, so it runs at the
-   * speed of later ones; nothing without an index ready, or while indexing. Again after each
-   * indexing run (the watcher's too), so a changed library costs the next analysis no reload.
+   * speed of later ones (engine preload: nothing without an index ready, or while indexing or
+   * embedding). Again after each indexing run (the watcher's too), so a changed library costs the
+   * next analysis no reload.
    */
   async preload(folder = this.workspaceFolder()): Promise<void> {
-    // While vectors are computed in the background each commit makes a new index: loaded when asked.
-    if (!folder || this.running || this.isEmbedding() || !readSettings(folder.uri, this.log).preloadIndex) return;
+    if (!folder || this.running || !readSettings(folder.uri, this.log).preloadIndex) return;
     // Segmented as the analyses will be: the worker thread is started and warmed too.
     const done = await this.engine(folder).preload({ segmentInWorker: true });
     if (done) this.log.info(`index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`);

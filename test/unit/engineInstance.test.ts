@@ -192,6 +192,7 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.equal((await engine.missingVectors(model))?.embedded, 0);
     engine.embedInBackground(model);
     assert.ok(engine.embeddingState().running);
+    assert.equal(await engine.preload(), undefined, 'no preload while each commit of vectors makes a new index');
     engine.embedInBackground(model);
     assert.equal(heard.embedding.length, 1, 'one background embedding per model');
     await new Promise<void>((done) => {
