@@ -1,5 +1,5 @@
 /**
- * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--no-pdfs] [--pdf-files N] [--pdf-pages N] [--no-inthread] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations] [--no-zotero]`.
+ * Speed, memory and scale benchmark (issue 5): `npm run bench [-- --json] [--sizes 1k,10k,100k] [--pdfs <dir>] [--runs N] [--no-local] [--local-passages N] [--real-models DIR] [--real-passages N] [--no-real] [--no-background] [--no-pdfs] [--pdf-files N] [--pdf-pages N] [--no-inthread] [--bg-files N] [--bg-pages N] [--ocr-pages N] [--no-ocr] [--no-citations] [--no-zotero] [--keep]`.
  *
  * Builds a deterministic synthetic library (scripts/bench/corpus.ts) at each size in a
  * temp folder, and prints every figure beside its floor or baseline measured in the same
@@ -523,7 +523,8 @@ async function benchSize(N: number, tmp: string) {
   }
   const reindex = median(reindexMs);
   add({ size: S, metric: 're-index one changed PDF', value: reindex, unit: 'ms', baselineName: 'target 2000 ms', baseline: 2000, ratio: reindex / 2000, target: '≤ 2 s', limit: N >= 100_000 ? 1 : undefined, runs, note: `~${PASSAGES_PER_SOURCE} passages re-chunked and embedded; the others' shards neither read nor written` });
-  await fs.rm(ws, { recursive: true, force: true });
+  // --keep leaves each size's workspace and draft in the temp folder, for profiling them.
+  if (!flag('--keep')) await fs.rm(ws, { recursive: true, force: true });
 }
 
 function scanRows(S: string, what: string, vectors: Float32Array, dim: number, count: number, queries: Float32Array[]) {
