@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { allocateVectors, isKernelBacked, kernelLayout, quantizeVectors, quantizedRows } from '../../src/core/retrieval/simd/vectorStore';
+import { allocateVectors, isKernelBacked, kernelFor, kernelLayout, quantizeVectors, quantizedRows } from '../../src/core/retrieval/simd/vectorStore';
 import { dotRow, sampledDots, topKDot, topKDotMany } from '../../src/core/retrieval/vectorScan';
 
 /** Deterministic values in [-0.5, 0.5). */
@@ -49,7 +49,7 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
     }
   }
 
-  describe('single queries through the int8 copy (dot8)', () => {
+  describe('queries through the int8 copy (dot8 for one, dot8x8 for a group)', () => {
     /** Kernel memory with its int8 copy made, as LibraryIndex.open leaves it, and a plain copy. */
     const quantPair = (count: number, dim: number, seed: number) => {
       const { kern, plain } = pair(count, dim, seed);
@@ -79,6 +79,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
             };
             assert.deepEqual(seen(kern), seen(plain), 'same hits, and accept asked about the same rows in the same order');
           }
+          // Eleven queries: a group of eight through dot8x8, then one of three.
+          const qs = queries(11, dim, dim + count + 5);
+          for (const k of [1, 10, count + 3]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+          const accept = (r: number) => r % 3 !== 1;
+          assert.deepEqual(topKDotMany(kern, dim, count, qs, 7, accept), qs.map((q) => topKDot(plain, dim, count, q, 7, accept)));
         });
       }
     }
@@ -96,9 +101,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       }
       quantizeVectors(kern, dim, count);
       const plain = Float32Array.from(kern);
-      for (const q of [base, ...queries(2, dim, 9)]) {
+      const qs = [base, ...queries(8, dim, 9)];
+      for (const q of qs.slice(0, 3)) {
         for (const k of [1, 50, 999]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
       }
+      for (const k of [1, 50, 999]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
     });
 
     it('stays exact with rows of NaN, ∞, zeros, huge or tiny values, and with a zero query', () => {
@@ -113,8 +120,39 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       kern[13 * dim + 1] = Infinity;
       quantizeVectors(kern, dim, count);
       const plain = Float32Array.from(kern);
-      for (const q of [...queries(3, dim, 13), new Float32Array(dim), new Float32Array(dim).fill(1e-20)]) {
+      const qs = [...queries(3, dim, 13), new Float32Array(dim), new Float32Array(dim).fill(1e-20)];
+      for (const q of qs) {
         for (const k of [1, 20, count]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
+      }
+      for (const k of [1, 20, count]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+    });
+
+    it('dot8x8 gives each of its eight queries the integer sums dot8 gives it alone', () => {
+      const dim = 48;
+      const count = 37;
+      const { kern } = quantPair(count, dim, 21);
+      const mem = kernelFor(kern, dim, count)!;
+      const { ptr, queryPtr, query, out } = mem.int8!;
+      const qs = Array.from({ length: 8 }, (_, i) => Int16Array.from({ length: dim }, (_, j) => (((i + 1) * 7919 + j * 104729) % 255) - 127));
+      qs[5].fill(-127); // the extremes
+      qs[6].fill(127);
+      const alone = qs.map((q) => {
+        query.fill(0);
+        query.set(q);
+        mem.kernel.dot8(ptr, count, dim, queryPtr, mem.outPtr);
+        return Array.from(out.subarray(0, count));
+      });
+      query.fill(0);
+      qs.forEach((q, i) => q.forEach((u, j) => (query[((j >> 4) << 7) + (i << 4) + (j & 15)] = u)));
+      mem.kernel.dot8x8(ptr, count, dim, queryPtr, mem.outPtr);
+      const codes = mem.int8!.codes;
+      for (let i = 0; i < 8; i++) {
+        assert.deepEqual(Array.from({ length: count }, (_, r) => out[r * 8 + i]), alone[i], `query ${i}`);
+        // and both are the true integer dot products
+        const r = count - 1;
+        let want = 0;
+        for (let j = 0; j < dim; j++) want += codes[r * dim + j] * qs[i][j];
+        assert.equal(alone[i][r], want);
       }
     });
   });

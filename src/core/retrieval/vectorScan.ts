@@ -40,12 +40,13 @@ export function topKDotMany(
   if (k <= 0 || count <= 0) return queries.map(() => []);
   const mem = kernelFor(matrix, dim, count);
   if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept));
-  // One query: the int8 copy, a quarter of the bytes to read (when the index made one).
-  if (queries.length === 1 && mem.int8 && (mem.quantRows ?? 0) >= count && matrix.byteOffset === 0) {
-    return [int8TopK(mem, matrix, dim, count, queries[0], k, accept)];
-  }
+  // The int8 copy, when the index made one: a quarter of the bytes to read, half the work.
+  const int8 = !!mem.int8 && (mem.quantRows ?? 0) >= count && matrix.byteOffset === 0;
   const out: ScoredId[][] = [];
-  for (let g = 0; g < queries.length; g += 8) out.push(...kernelTopK(mem, matrix, dim, count, queries.slice(g, g + 8), k, accept));
+  for (let g = 0; g < queries.length; g += 8) {
+    const group = queries.slice(g, g + 8);
+    out.push(...(int8 ? int8TopK(mem, matrix, dim, count, group, k, accept) : kernelTopK(mem, matrix, dim, count, group, k, accept)));
+  }
   return out;
 }
 
@@ -145,53 +146,65 @@ function kernelTopK(
 }
 
 /**
- * One query through the int8 copy (dot8, exact integer sums). Row r = (c + e)/inv_r
- * with |e| ≤ E = ½ + 127·2⁻²⁴ (quantize's float32 product), query q = t·(u + d) with
- * |d| ≤ D = ½ (+ float64 rounding), so with s_r = 1/inv_r:
- * |q·r − s_r·t·Σcu| ≤ s_r·t·(E·Σ|c| + D·Σ|u| + E·D·dim), widened a hair for dotRow's
- * own float64 rounding and the float64 products here. A row is rescored exactly
- * (dotRow, as jsTopK) unless its estimate plus that bound stays at or below the
- * heap threshold: the same rows enter the heap with the same scores, in the same
- * order, and `accept` sees the same rows, as in jsTopK.
+ * Up to eight queries through the int8 copy (dot8 for one, dot8x8 otherwise: exact
+ * integer sums). Row r = (c + e)/inv_r with |e| ≤ E = ½ + 127·2⁻²⁴ (quantize's float32
+ * product), query q = t·(u + d) with |d| ≤ D = ½ (+ float64 rounding), so with
+ * s_r = 1/inv_r: |q·r − s_r·t·Σcu| ≤ s_r·t·(E·Σ|c| + D·Σ|u| + E·D·dim), widened a hair
+ * for dotRow's own float64 rounding and the float64 products here. A row is rescored
+ * exactly (dotRow, as jsTopK) unless its estimate plus that bound stays at or below the
+ * query's heap threshold: the same rows enter each heap with the same scores, in the
+ * same order, and `accept` sees the same rows, as in jsTopK.
  */
-function int8TopK(mem: KernelMemory, matrix: Float32Array, dim: number, count: number, q: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
+function int8TopK(mem: KernelMemory, matrix: Float32Array, dim: number, count: number, group: Float32Array[], k: number, accept?: (row: number) => boolean): ScoredId[][] {
   const { kernel } = mem;
   const { ptr, queryPtr, query, out, inv, absSum } = mem.int8!;
-  let max = 0;
-  for (let j = 0; j < dim; j++) max = Math.max(max, Math.abs(q[j]));
-  const t = Number.isFinite(max) ? max / 127 : NaN;
-  let qAbs = 0;
-  for (let j = 0; j < dim; j++) {
-    const u = t > 0 ? Math.max(-127, Math.min(127, Math.round(q[j] / t))) : 0;
-    query[j] = u;
-    qAbs += Math.abs(u);
-  }
+  // dot8 reads one query packed; dot8x8 eight, chunk c of query i at 128c + 16i (int16 units).
+  const stride = group.length === 1 ? 1 : 8;
+  const slot = (i: number, j: number) => (stride === 1 ? j : ((j >> 4) << 7) + (i << 4) + (j & 15));
   const E = 0.5 + 1e-5;
   const D = 0.5 + 1e-9;
-  // dotRow's rounding: ~1e-14·Σ|x·q| ≤ 1e-14·(127/inv)·(127·t)·dim, folded into the per-row term.
-  const queryTerm = D * qAbs + E * D * dim + 127 * 127 * dim * 1e-12;
-  const heap = new TopK(Math.min(k, count));
-  let threshold = heap.threshold();
+  if (stride === 8) query.fill(0); // unused slots score 0, and are not read
+  const scale = group.map((q, i) => {
+    let max = 0;
+    for (let j = 0; j < dim; j++) max = Math.max(max, Math.abs(q[j]));
+    const t = Number.isFinite(max) ? max / 127 : NaN;
+    let qAbs = 0;
+    for (let j = 0; j < dim; j++) {
+      const u = t > 0 ? Math.max(-127, Math.min(127, Math.round(q[j] / t))) : 0;
+      query[slot(i, j)] = u;
+      qAbs += Math.abs(u);
+    }
+    // dotRow's rounding: ~1e-14·Σ|x·q| ≤ 1e-14·(127/inv)·(127·t)·dim, folded into the per-row term.
+    return { t, queryTerm: D * qAbs + E * D * dim + 127 * 127 * dim * 1e-12 };
+  });
+  const heaps = group.map(() => new TopK(Math.min(k, count)));
   for (let first = 0; first < count; first += KERNEL_BLOCK_ROWS) {
     const rows = Math.min(KERNEL_BLOCK_ROWS, count - first);
-    kernel.dot8(ptr + first * dim, rows, dim, queryPtr, mem.outPtr);
-    for (let r = 0; r < rows; r++) {
-      const row = first + r;
-      const iv = inv[row];
-      // A zero row (inv ∞), a row with NaN or ∞ (inv NaN or 0): no usable scale, rescored.
-      const st = iv > 0 && iv < Infinity ? t / iv : NaN;
-      const estimate = st * out[r];
-      const bound = st * (E * absSum[row] + queryTerm) * (1 + 1e-9) + Math.abs(estimate) * 1e-12;
-      // Written so that NaN is rescored too.
-      if (estimate + bound <= threshold) continue;
-      const s = dotRow(matrix, dim, row, q);
-      if (s > threshold && (!accept || accept(row))) {
-        heap.push(row, s);
-        threshold = heap.threshold();
+    if (stride === 1) kernel.dot8(ptr + first * dim, rows, dim, queryPtr, mem.outPtr);
+    else kernel.dot8x8(ptr + first * dim, rows, dim, queryPtr, mem.outPtr);
+    for (let i = 0; i < group.length; i++) {
+      const { t, queryTerm } = scale[i];
+      const heap = heaps[i];
+      const q = group[i];
+      let threshold = heap.threshold();
+      for (let r = 0; r < rows; r++) {
+        const row = first + r;
+        const iv = inv[row];
+        // A zero row (inv ∞), a row with NaN or ∞ (inv NaN or 0): no usable scale, rescored.
+        const st = iv > 0 && iv < Infinity ? t / iv : NaN;
+        const estimate = st * out[r * stride + i];
+        const bound = st * (E * absSum[row] + queryTerm) * (1 + 1e-9) + Math.abs(estimate) * 1e-12;
+        // Written so that NaN is rescored too.
+        if (estimate + bound <= threshold) continue;
+        const s = dotRow(matrix, dim, row, q);
+        if (s > threshold && (!accept || accept(row))) {
+          heap.push(row, s);
+          threshold = heap.threshold();
+        }
       }
     }
   }
-  return heap.sorted();
+  return heaps.map((h) => h.sorted());
 }
 
 /**

@@ -15,6 +15,8 @@ export interface DotKernel {
   approx8(mat: number, rows: number, dim: number, q: number, out: number, norms: number): void;
   /** out[r] = exact int32 dot product of int8 row r (packed at mat8) with the int16 query. */
   dot8(mat8: number, rows: number, dim: number, q16: number, out: number): void;
+  /** out[8r + i] = dot8 of row r with query i, eight int16 queries interleaved by 16 components (dotKernel.wat). */
+  dot8x8(mat8: number, rows: number, dim: number, q16: number, out: number): void;
   /** The int8 copy of packed float32 rows: codes, float32 inverse scale and int32 sum of |codes| per row. */
   quantize(mat: number, rows: number, dim: number, codes: number, invs: number, abs: number): void;
   /** acc[docs[p]] += w · impact[p] for p in [from, to), as JS adds into Float32Arrays (PostingsIndex). */

@@ -31,9 +31,10 @@ export interface KernelMemory {
   readonly normsPtr: number;
   readonly norms: Float32Array;
   /**
-   * The int8 copy of the matrix for single-query scans (dot8), when dim is a
-   * multiple of 16: rows * dim bytes, filled by quantizeVectors, then `quant`
-   * says how many rows it covers, with each row's scale and sum of |codes|.
+   * The int8 copy of the matrix for the scans (dot8, dot8x8), when dim is a
+   * multiple of 16: rows * dim bytes, filled by quantizeVectors, then `quantRows`
+   * says how many rows it covers, with each row's scale and sum of |codes|; and
+   * room for eight int16 queries, `out` for eight int32 scores per row of a block.
    */
   readonly int8?: { ptr: number; codes: Int8Array; invPtr: number; inv: Float32Array; absPtr: number; absSum: Int32Array; queryPtr: number; query: Int16Array; out: Int32Array };
   /** Rows the int8 copy covers (quantizeVectors). */
@@ -58,12 +59,12 @@ export function kernelLayout(
   if (total > MAX_KERNEL_BYTES) return undefined;
   // The int8 copy (a quarter more memory) where dot8 can read it and it still fits.
   // Per row: dim int8 codes, a float32 inverse scale, an int32 sum of |codes|.
-  if (dim % 16 === 0 && total + rows * (dim + 8) + dim * 2 <= MAX_KERNEL_BYTES) {
+  if (dim % 16 === 0 && total + rows * (dim + 8) + dim * 16 <= MAX_KERNEL_BYTES) {
     const int8Ptr = total;
     const invPtr = int8Ptr + rows * dim;
     const absPtr = invPtr + rows * 4;
     const query16Ptr = absPtr + rows * 4;
-    total = query16Ptr + dim * 2;
+    total = query16Ptr + dim * 16; // eight int16 queries
     return { matrixBytes, queryPtr, outPtr, normsPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / KERNEL_PAGE) };
   }
   return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / KERNEL_PAGE) };
@@ -97,8 +98,8 @@ export function allocateVectors(rows: number, dim: number): Float32Array {
             absPtr: layout.absPtr,
             absSum: new Int32Array(buffer, layout.absPtr, rows),
             queryPtr: layout.query16Ptr,
-            query: new Int16Array(buffer, layout.query16Ptr, dim),
-            out: new Int32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS),
+            query: new Int16Array(buffer, layout.query16Ptr, 8 * dim),
+            out: new Int32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS * 8),
           }
         : undefined,
   });
@@ -108,7 +109,7 @@ export function allocateVectors(rows: number, dim: number): Float32Array {
 /**
  * Fills the int8 copy of the first `count` rows of a kernel-backed matrix, once
  * its vectors are in place (LibraryIndex.open), with the kernel's `quantize`:
- * each row scaled by its largest |component| to codes in −127…127. Single-query
+ * each row scaled by its largest |component| to codes in −127…127. The
  * scans then read a quarter of the bytes. No-op for a matrix outside kernel
  * memory or without an int8 area.
  */
