@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { allocateVectors, isKernelBacked, kernelFor, kernelLayout, quantizeVectors, quantizedRows } from '../../src/core/retrieval/simd/vectorStore';
+import { allocateVectors, int8For, isKernelBacked, kernelFor, kernelLayout, quantizeVectors, quantizedRows } from '../../src/core/retrieval/simd/vectorStore';
 import { dotRow, sampledDots, topKDot, topKDotMany } from '../../src/core/retrieval/vectorScan';
 
 /** Deterministic values in [-0.5, 0.5). */
@@ -30,7 +30,10 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
     assert.equal(allocateVectors(3, 8).length, 24);
     assert.ok(allocateVectors(3, 8).every((x) => x === 0));
     assert.equal(kernelLayout(100_000, 512)?.matrixBytes, 100_000 * 512 * 4);
-    assert.equal(kernelLayout(600_000, 1024), undefined, 'over 2 GiB: JS scan');
+    assert.equal(kernelLayout(600_000, 1024, { floatInside: true }), undefined, 'float32 rows over 2 GiB do not fit');
+    assert.equal(kernelLayout(600_000, 1024)?.matrixBytes, 0, 'so the memory holds only their int8 copy (614 MB)');
+    assert.equal(kernelLayout(600_000, 1020), undefined, 'no int8 copy either (dim not a multiple of 16): JS scan');
+    assert.equal(kernelLayout(3_000_000, 1024), undefined, 'an int8 copy over 2 GiB: JS scan');
   });
 
   for (const dim of [4, 12, 384, 512, 768]) {
@@ -125,6 +128,46 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
         for (const k of [1, 20, count]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
       }
       for (const k of [1, 20, count]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+    });
+
+    describe('vectors too big for the kernel memory: an ordinary array, its int8 copy in the memory', () => {
+      for (const dim of [16, 384, 768]) {
+        // 16,389 rows: the rows are copied into the memory 8,192 at a time to be quantised.
+        for (const count of dim === 16 ? [1, 4097, 16_389] : [5, 4097]) {
+          it(`gives the JS scan's exact results at ${dim} dims over ${count} rows`, () => {
+            const m = allocateVectors(count, dim, { floatInside: false });
+            fill(m, dim * 13 + count);
+            assert.ok(!isKernelBacked(m), 'the float32 rows are not in kernel memory');
+            const plain = Float32Array.from(m);
+            const qs = queries(9, dim, dim + count + 3);
+            const accept = (r: number) => r % 3 !== 1;
+            // Before the int8 copy is made: the JS scan.
+            assert.deepEqual(topKDotMany(m, dim, count, qs, 10), qs.map((q) => topKDot(plain, dim, count, q, 10)));
+            quantizeVectors(m, dim, count);
+            assert.equal(quantizedRows(m), count);
+            assert.deepEqual(topKDot(m, dim, count, qs[0], 7, accept), topKDot(plain, dim, count, qs[0], 7, accept));
+            for (const k of [1, 10, count + 3]) assert.deepEqual(topKDotMany(m, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+            assert.deepEqual(topKDotMany(m, dim, count, qs, 7, accept), qs.map((q) => topKDot(plain, dim, count, q, 7, accept)));
+            assert.deepEqual(sampledDots(m, dim, count, 3, qs.slice(0, 2)), sampledDots(plain, dim, count, 3, qs.slice(0, 2)));
+          });
+        }
+      }
+
+      it('quantises each row from the array, as it would inside (the same codes, scales and sums)', () => {
+        const dim = 32;
+        const count = 9000;
+        const outside = allocateVectors(count, dim, { floatInside: false });
+        const inside = allocateVectors(count, dim);
+        fill(outside, 5);
+        inside.set(outside);
+        quantizeVectors(outside, dim, count);
+        quantizeVectors(inside, dim, count);
+        const a = kernelFor(inside, dim, count)!.int8!;
+        const b = int8For(outside, dim, count)!.int8!;
+        assert.deepEqual(Array.from(b.codes.subarray(0, count * dim)), Array.from(a.codes.subarray(0, count * dim)));
+        assert.deepEqual(Array.from(b.inv.subarray(0, count)), Array.from(a.inv.subarray(0, count)));
+        assert.deepEqual(Array.from(b.absSum.subarray(0, count)), Array.from(a.absSum.subarray(0, count)));
+      });
     });
 
     it('dot8x8 gives each of its eight queries the integer sums dot8 gives it alone', () => {

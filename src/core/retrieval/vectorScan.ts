@@ -10,7 +10,7 @@
  * value, so scores and rankings are identical (see simd/dotKernel.wat).
  */
 import { TopK, type ScoredId } from './bm25';
-import { kernelFor, KERNEL_BLOCK_ROWS, type KernelMemory } from './simd/vectorStore';
+import { int8For, kernelFor, KERNEL_BLOCK_ROWS, type KernelMemory } from './simd/vectorStore';
 
 export function topKDot(
   matrix: Float32Array,
@@ -38,10 +38,11 @@ export function topKDotMany(
 ): ScoredId[][] {
   checkShapes(matrix, dim, count, queries);
   if (k <= 0 || count <= 0) return queries.map(() => []);
-  const mem = kernelFor(matrix, dim, count);
-  if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept));
   // The int8 copy, when the index made one: a quarter of the bytes to read, half the work.
-  const int8 = !!mem.int8 && (mem.quantRows ?? 0) >= count && matrix.byteOffset === 0;
+  // (Vectors too big for the kernel's memory keep only that copy there.)
+  const int8 = int8For(matrix, dim, count);
+  const mem = int8 ?? kernelFor(matrix, dim, count);
+  if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept));
   const out: ScoredId[][] = [];
   for (let g = 0; g < queries.length; g += 8) {
     const group = queries.slice(g, g + 8);
