@@ -173,6 +173,22 @@ describe('a paragraph dense with marks is read without emphasis on its own (issu
   });
 });
 
+describe('a dense stretch opening with an indented line', () => {
+  // Fuzz seed 1678632028: no block could start at ` <div>`, so the dense block ran from wherever the
+  // last block had started (the draft's start when read whole): `*b*` lost its emphasis read whole, not block by block.
+  it('is read on its own from the last blank line where a block may start, block by block as whole', async () => {
+    for (const src of ['A *b* c.\n\nD.\n\n <div>' + '~'.repeat(300) + '\n</div>\n\nE *f*.\n', 'A *b* c.\n\nD.\n\n x' + '*a'.repeat(300) + '\n']) {
+      for (const g of ['paragraph', 'section'] as const) {
+        const d = await segmentMarkdown(src, g);
+        assert.match(d.segments[0].query, /^A b c\./, `${JSON.stringify(src.slice(0, 20))} (${g})`);
+        for (const blockBytes of [1, Infinity]) assert.deepEqual((await segmentMarkdown(src, g, { blockBytes })).segments, d.segments, `${JSON.stringify(src.slice(0, 20))} (${g}, blocks of ${blockBytes})`);
+        // "D." shares the dense block and is read without emphasis: said, though the stretch is HTML.
+        assert.match(d.warnings?.[0] ?? '', /^line 5: a paragraph with 30\d emphasis/);
+      }
+    }
+  });
+});
+
 describe('containers that cannot be cut (issue 28)', function () {
   this.timeout(60_000);
   it('setext headings inside one block quote: read as text with a warning, linear (quadratic before: 72 KB in 5.6 s)', async () => {

@@ -98,8 +98,12 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let regionStart = 0;
   let dense: DraftBlock['dense'];
   let splitsParagraph: number | undefined;
-  let regionCut = -1; // where a block may start before the current stretch, else -1
+  // Where a block may start at or before the current stretch (the last line after a blank line
+  // where one may be cut), else -1: a stretch opening with an indented line cannot be cut at.
+  let regionCut = -1;
   let regionCutLine = 0;
+  let lastCut = -1;
+  let lastCutLine = 0;
   let regionTable = false;
   let regionLines = 0;
   let isolate = false; // a dense stretch has just ended: cut at the next blank line
@@ -109,8 +113,12 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   let prevClosed = false; // the line above is an ATX heading or a thematic break, at column 0 in a flat stretch
   let afterFront = false; // this line follows front matter
   const pushRaw = (end: number) => {
-    const b: DraftBlock = { start: blockStart, end, line: blockLine, cuts };
-    cuts = [];
+    // Cuts at or past `end` belong to the block that starts there.
+    let k = 0;
+    while (k < cuts.length && cuts[k] < end) k += 3;
+    const b: DraftBlock = { start: blockStart, end, line: blockLine, cuts: cuts.slice(0, k) };
+    cuts = cuts.slice(k);
+    while (cuts.length && cuts[0] <= end) cuts.splice(0, 3);
     if (dense) b.dense = dense;
     if (splitsParagraph !== undefined) b.splitsParagraph = splitsParagraph;
     if (inner.length / 2 > MAX_SETEXT) b.quotedUnderlines = { line: innerLine, at: inner };
@@ -125,7 +133,9 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
       !regionTable &&
       ((regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength) || (regionCode > CODE_FLOOR && regionCode * regionCode > CODE_DENSITY_LIMIT * regionLength));
     if (isDense) {
-      // Its own block: what stands before and after it keeps its emphasis and links.
+      // Its own block, from the last place one may start (the stretch's first line when it can be
+      // cut at; else the line after an earlier blank line, as a parse block by block would have it):
+      // what stands before and after it keeps its emphasis and links, whatever the bytes gathered.
       if (regionCut > blockStart) {
         pushRaw(regionCut);
         blockStart = regionCut;
@@ -176,6 +186,10 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
 
     // Not before what only the start of a document makes special: front matter, a byte-order mark.
     const mayCut = state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && !startsSpecial(source, pos);
+    if (mayCut && prevBlank) {
+      lastCut = pos;
+      lastCutLine = line;
+    }
     if (mayCut) {
       const size = pos - blockStart;
       const cutAfterBlank = prevBlank && (size >= maxBlock || setext >= MAX_SETEXT || isolate);
@@ -251,8 +265,8 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         if (regionMarks === 0 && regionLength === 0) {
           regionLine = line;
           regionStart = pos;
-          regionCut = mayCut && prevBlank ? pos : -1;
-          regionCutLine = line;
+          regionCut = lastCut;
+          regionCutLine = lastCutLine;
         }
         // A table's cells are parsed one by one: its marks cost nothing together.
         if (++regionLines === 2 && isDelimiterRow(source.slice(i, eol))) regionTable = true;

@@ -209,9 +209,9 @@ export async function parseDraft(source: string, options: ParseDraftOptions = {}
       const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parsePiece(c, piece, linkList, footnoteList);
       for (const n of r.children) root.children.push(n);
     }
-    // A dense stretch that is an HTML block (`<div>` lines) has no inline Markdown to lose: no warning.
-    const denseAt = b.dense && root.children.slice(first).find((n) => n.position!.start.line === b.dense!.line + 1);
-    if (b.dense && denseAt?.type !== 'html') warnings.push(denseWarning(b.dense));
+    // A dense stretch that is an HTML block (`<div>` lines) has no inline Markdown to lose: no warning,
+    // unless the block holds more (a paragraph above an indented HTML block, which cannot be cut at).
+    if (b.dense && !root.children.slice(first).every((n) => n.type === 'html')) warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
     if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
   }
