@@ -359,6 +359,23 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     const cols = parseBetterBibtexJson(bbt([bbtItem(1, { collections: ['A'] })], { A: { name: 'Thesis', items: [1] } }).replace('"Thesis"', '"Thesis'), BASE);
     assert.deepEqual(cols.entries.map((e) => [e.citekey, e.collections]), [['key1', []]]);
   });
+
+  it('fuzz: finds the items when the opening brace became whitespace or "[" (the file then starts with a valid value)', () => {
+    // Seed 1678632028 flipped the "{" to a line break: the file read as the string "config" alone, no items.
+    const text = bbt([1, 2].map((i) => bbtItem(i)), { A: { name: 'Empty', items: [] } });
+    const keys = (t: string) => parseBetterBibtexJson(t, BASE).entries.map((e) => e.citekey);
+    const r = parseBetterBibtexJson(`\n${text.slice(1)}`, BASE);
+    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2']);
+    assert.match(r.warnings[0], /^Not valid JSON at line 3, column 11 \(unexpected ":"\), in the file: the rest of the file was left out, the items were read\.$/);
+    // The collection's empty "items": [] above is not taken for the item list.
+    assert.deepEqual(keys(`"${text.slice(1)}`), ['key1', 'key2']);
+    // Read as a CSL list, it gives no item: the export's items are looked for.
+    assert.deepEqual(keys(`[${text.slice(1)}`), ['key1', 'key2']);
+    assert.deepEqual(keys(`[{${text.slice(2)}`), ['key1', 'key2']);
+    // A CSL list is still read as one, and a lone value is still no export.
+    assert.deepEqual(keys(JSON.stringify([{ id: 'c1', title: 'T', note: { items: [{}] } }])), ['c1']);
+    assert.deepEqual(parseBetterBibtexJson('"config"\n', BASE).warnings, ['Not a Better BibTeX JSON export: no "items" list.']);
+  });
 });
 
 describe('hostile bibliography: @string expansion bounded', function () {

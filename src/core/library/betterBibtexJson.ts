@@ -257,14 +257,25 @@ interface TopLevel {
 
 function readTopLevel(s: string): TopLevel {
   let i = skipWhitespace(s, 0);
-  if (s.charCodeAt(i) === 91) return { csl: readList(s, i, 1) };
   // Where the items are looked for after a fault: a list of objects (a collection's "items"
   // holds item IDs).
   const itemsKey = /"items"\s*:\s*\[(?=\s*[{\]])/g;
+  if (s.charCodeAt(i) === 91) {
+    const csl = readList(s, i, 1);
+    // No CSL item in it and an items list further on: an export whose opening "{" was hit.
+    itemsKey.lastIndex = i;
+    if (csl.elements.some((e) => isObject(e.value) && typeof own(e.value, 'id') === 'string') || !itemsKey.test(s)) return { csl };
+    itemsKey.lastIndex = 0;
+    return afterFault(s, {}, faultAt(s, i), 'the file', itemsKey);
+  }
   if (s.charCodeAt(i) !== 123) {
     const r = scanValue(s, i);
     itemsKey.lastIndex = 0;
-    return r.ok ? {} : afterFault(s, {}, r, 'the file', itemsKey);
+    if (!r.ok) return afterFault(s, {}, r, 'the file', itemsKey);
+    // A value with more text after it is no JSON file: an export whose opening "{" was lost
+    // starts with a valid string ("config"); its items are looked for as after any fault.
+    const rest = skipWhitespace(s, r.end);
+    return rest < s.length ? afterFault(s, {}, faultAt(s, rest), 'the file', itemsKey) : {};
   }
   const top: TopLevel = {};
   const first = skipWhitespace(s, i + 1);
@@ -309,7 +320,11 @@ function readTopLevel(s: string): TopLevel {
 function afterFault(s: string, top: TopLevel, fault: { at: number; reason: string }, where: string, m: RegExp): TopLevel {
   top.fault = { at: fault.at, reason: fault.reason, where };
   if (!top.items) {
-    const hit = m.exec(s);
+    // A collection's empty "items": [] may come first: a list that holds an object is preferred.
+    const first = m.exec(s);
+    let hit = first;
+    while (hit && s.charCodeAt(skipWhitespace(s, hit.index + hit[0].length)) !== 123) hit = m.exec(s);
+    hit ??= first;
     if (hit) top.items = readList(s, hit.index + hit[0].length - 1, 1);
   }
   return top;
