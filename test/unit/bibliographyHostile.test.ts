@@ -346,6 +346,21 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key3', 'key4']);
   });
 
+  it('fuzz: takes no "]" of a damaged item for the end of the items list while items follow it', () => {
+    // Seeds 270518833 and 1678632028: an overwrite in an attachment's path closed item 2 early
+    // and wrote a "]" indented less than the items, followed by "}" or ",": items 3 on were lost.
+    const text = bbt([1, 2, 3, 4].map((i) => bbtItem(i)));
+    const whole = parseBetterBibtexJson(text, BASE).entries;
+    const at = text.indexOf('storage/K2');
+    for (const overwrite of ['"} ]}\n]}', '"}] }\n   ],']) {
+      const r = parseBetterBibtexJson(`${text.slice(0, at)}${overwrite}${text.slice(at + overwrite.length)}`, BASE);
+      assertNoJsError(r);
+      assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2', 'key3', 'key4'], overwrite);
+      assert.deepEqual([r.entries[0], ...r.entries.slice(2)], [whole[0], ...whole.slice(2)], overwrite);
+      assert.ok(r.warnings.some((w) => /^Not valid JSON at line \d+, column \d+ \(unexpected "\]"\): skipped item 3/.test(w)), r.warnings.join('\n'));
+    }
+  });
+
   it('fuzz: finds the items after a damaged first member, even where its indentation was hit', () => {
     const text = bbt([1, 2].map((i) => bbtItem(i)));
     const r = parseBetterBibtexJson(text.replace('{\n  "config"', '{\n@ "config"'), BASE);

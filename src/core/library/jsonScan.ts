@@ -160,6 +160,9 @@ export function readList(s: string, open: number, depth: number): { elements: Li
   // The whitespace before the first element, when it holds a line break: the resynchronisation mark.
   const indent = s.slice(open + 1, i);
   const mark = /\n/.test(indent) ? `,${indent.slice(indent.lastIndexOf('\n'))}` : undefined;
+  // Where the last element start (a mark then "{") is, found once: a "]" before it is no end.
+  let lastStart: number | undefined;
+  const elementFollows = (at: number) => mark !== undefined && (lastStart ??= lastMarkedObject(s, mark)) > at;
   for (;;) {
     const start = i;
     const r = scanValue(s, i, MAX_JSON_DEPTH - depth);
@@ -168,7 +171,7 @@ export function readList(s: string, open: number, depth: number): { elements: Li
       else elements.push({ index: elements.length + 1, at: start, problem: { at: r.at, reason: r.reason } });
       i = skipWhitespace(s, r.end!);
       const c = s.charCodeAt(i);
-      if (c === 93 && closesList(s, i, mark)) return { elements, end: i + 1 };
+      if (c === 93 && closesList(s, i, mark) && !elementFollows(i)) return { elements, end: i + 1 };
       if (c === 44) {
         i = skipWhitespace(s, i + 1);
         continue;
@@ -188,7 +191,8 @@ export function readList(s: string, open: number, depth: number): { elements: Li
 /**
  * Whether a "]" closes the list: in an indented export, only one indented less than its elements
  * and followed by what may follow the list (a "]" deeper in, or followed by other text, closes a
- * list of a damaged element, whose rest would be taken for the file's).
+ * list of a damaged element, whose rest would be taken for the file's). `readList` also refuses
+ * one with an element start after it: a damaged element can write "\n]}" or "\n  ],".
  */
 function closesList(s: string, i: number, mark: string | undefined): boolean {
   if (!mark) return true;
@@ -196,6 +200,13 @@ function closesList(s: string, i: number, mark: string | undefined): boolean {
   // And what follows is what may follow a list in an object: a "," or a "}" (or the end).
   const after = s.charCodeAt(skipWhitespace(s, i + 1));
   return /^[ \t]*$/.test(lead) && lead.length < mark.length - 2 && (after === 44 || after === 125 || Number.isNaN(after));
+}
+
+/** The offset of the last mark followed by "{" (an object element at the elements' indentation), or -1. */
+function lastMarkedObject(s: string, mark: string): number {
+  let p = s.lastIndexOf(mark);
+  while (p >= 0 && s.charCodeAt(p + mark.length) !== 123) p = p ? s.lastIndexOf(mark, p - 1) : -1;
+  return p;
 }
 
 function nextMark(s: string, mark: string, from: number): number {
