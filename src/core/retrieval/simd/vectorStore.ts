@@ -66,26 +66,16 @@ export function kernelLayout(
   opts: { floatInside?: boolean } = {},
 ): { matrixBytes: number; queryPtr: number; outPtr: number; normsPtr: number; stagingPtr?: number; int8Ptr?: number; invPtr?: number; absPtr?: number; query16Ptr?: number; pages: number } | undefined {
   if (!Number.isInteger(rows) || !Number.isInteger(dim) || rows <= 0 || dim <= 0 || dim % 4 !== 0) return undefined;
-  if (opts.floatInside === false) {
-    if (dim % 16 !== 0) return undefined;
-    const queryPtr = 0;
-    const outPtr = queryPtr + 32 * dim;
-    const normsPtr = outPtr + KERNEL_BLOCK_ROWS * 32;
-    const stagingPtr = normsPtr + KERNEL_BLOCK_ROWS * 4;
-    const int8Ptr = stagingPtr + Math.min(rows, QUANTIZE_STEP_ROWS) * dim * 4;
-    const invPtr = int8Ptr + rows * dim;
-    const absPtr = invPtr + rows * 4;
-    const query16Ptr = absPtr + rows * 4;
-    const total = query16Ptr + dim * 16;
-    if (total > MAX_KERNEL_BYTES) return undefined;
-    return { matrixBytes: 0, queryPtr, outPtr, normsPtr, stagingPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / KERNEL_PAGE) };
-  }
-  const matrixBytes = rows * dim * 4; // a multiple of 16: what follows stays aligned
+  const inside = opts.floatInside !== false;
+  const matrixBytes = inside ? rows * dim * 4 : 0; // a multiple of 16: what follows stays aligned
   const queryPtr = matrixBytes;
   const outPtr = queryPtr + 32 * dim;
   const normsPtr = outPtr + KERNEL_BLOCK_ROWS * 32;
   let total = normsPtr + KERNEL_BLOCK_ROWS * 4;
-  if (total > MAX_KERNEL_BYTES) return opts.floatInside === true ? undefined : kernelLayout(rows, dim, { floatInside: false });
+  // Rows kept outside reach quantize through a staging area, a step's worth at a time.
+  const stagingPtr = inside ? undefined : total;
+  if (!inside) total += Math.min(rows, QUANTIZE_STEP_ROWS) * dim * 4;
+  if (total > MAX_KERNEL_BYTES) return inside && opts.floatInside === undefined ? kernelLayout(rows, dim, { floatInside: false }) : undefined;
   // The int8 copy (a quarter more memory) where dot8 can read it and it still fits.
   // Per row: dim int8 codes, a float32 inverse scale, an int32 sum of |codes|.
   if (dim % 16 === 0 && total + rows * (dim + 8) + dim * 16 <= MAX_KERNEL_BYTES) {
@@ -94,9 +84,10 @@ export function kernelLayout(
     const absPtr = invPtr + rows * 4;
     const query16Ptr = absPtr + rows * 4;
     total = query16Ptr + dim * 16; // eight int16 queries
-    return { matrixBytes, queryPtr, outPtr, normsPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / KERNEL_PAGE) };
+    return { matrixBytes, queryPtr, outPtr, normsPtr, stagingPtr, int8Ptr, invPtr, absPtr, query16Ptr, pages: Math.ceil(total / KERNEL_PAGE) };
   }
-  return { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / KERNEL_PAGE) };
+  // Rows kept outside with no int8 copy beside them: nothing for the kernel to scan.
+  return inside ? { matrixBytes, queryPtr, outPtr, normsPtr, pages: Math.ceil(total / KERNEL_PAGE) } : undefined;
 }
 
 /**
