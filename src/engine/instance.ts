@@ -394,8 +394,8 @@ export class WorkspaceEngine {
    * of later ones: only with a model that runs on this machine (a server's is not sent the
    * library's text unasked), never beside a search or analysis, which stops one under way; a
    * warm-up that fails costs nothing but itself. Nothing when there is no index ready for that
-   * model, or while the library is being indexed or its vectors computed. What it took (ms; no `warmMs` when it did not
-   * warm), undefined when it loaded nothing.
+   * model, or while the library is being indexed or its vectors computed. What it took (ms; no
+   * `warmMs` when it did not warm), undefined when it loaded nothing.
    */
   async preload(opts: { segmentInWorker?: boolean } = {}): Promise<{ loadMs: number; warmMs?: number } | undefined> {
     // Indexing, or computing vectors in the background, makes a new index at each commit: loaded when asked.
