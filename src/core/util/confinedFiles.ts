@@ -1,0 +1,466 @@
+/**
+ * The one way the product reads a file (issue 35). A draft, a setting, a library, Zotero or an
+ * agent names files; the product reads its own index. Every read goes through here, under one rule:
+ *
+ * - the name is resolved with `realpath` (links followed) and must lie within the roots the caller
+ *   allows (the workspace for a draft, its `\input`s and the bibliographies it names; the library
+ *   folders; Zotero's storage folder; the index folder), checked before the file system is asked
+ *   anything about a name outside them (no answer says whether a file elsewhere exists), and again
+ *   once links are followed;
+ * - it must be a regular file: FIFOs, sockets and devices are refused on `stat`, before they are
+ *   opened, and the handle is checked again after a non-blocking `open` (a file swapped meanwhile is
+ *   refused, not read), so no read can wait for a writer that never comes;
+ * - it is read by chunks up to a byte cap per kind, never trusting `stat.size` (0 for devices and
+ *   `/proc`), within a deadline, and at most two reads at a time occupy Node's I/O threads (four):
+ *   a file on a stalled disk costs its caller a timeout, never the process its I/O.
+ *
+ * `npm run lint:deps` keeps raw `fs` reads out of the rest of `src` (scripts/lint-reads.mjs).
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, promises as fs, type Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { lineText } from '../../shared/untrusted';
+
+const MiB = 1024 * 1024;
+
+/** What is read, with its cap (bytes) and deadline (ms): a refusal names the kind. */
+export const FILE_KINDS = {
+  draft: { name: 'draft', maxBytes: 16 * MiB, deadlineMs: 30_000 },
+  'latex-input': { name: 'LaTeX input file', maxBytes: 16 * MiB, deadlineMs: 30_000 },
+  bibliography: { name: 'bibliography', maxBytes: 256 * MiB, deadlineMs: 60_000 },
+  settings: { name: 'settings file', maxBytes: 4 * MiB, deadlineMs: 10_000 },
+  pdf: { name: 'PDF', maxBytes: 512 * MiB, deadlineMs: 120_000 },
+  'zotero-database': { name: "Zotero's database", maxBytes: 2048 * MiB, deadlineMs: 300_000 },
+  'zotero-wal': { name: "Zotero's write-ahead log", maxBytes: 1024 * MiB, deadlineMs: 120_000 },
+  'zotero-profile': { name: "Zotero's profile file", maxBytes: 16 * MiB, deadlineMs: 10_000 },
+  'ocr-language': { name: 'OCR language file', maxBytes: 256 * MiB, deadlineMs: 60_000 },
+  model: { name: 'model file', maxBytes: 4096 * MiB, deadlineMs: 300_000 },
+  dataset: { name: 'evaluation dataset', maxBytes: 512 * MiB, deadlineMs: 120_000 },
+  index: { name: 'index file', maxBytes: 2048 * MiB, deadlineMs: 120_000 },
+  package: { name: 'file of Similar Sources', maxBytes: 256 * MiB, deadlineMs: 60_000 },
+  system: { name: 'system file', maxBytes: 1 * MiB, deadlineMs: 5_000 },
+} as const;
+
+export type FileKind = keyof typeof FILE_KINDS;
+
+export interface FileRule {
+  kind: FileKind;
+  /** Folders the file must lie in once links are followed; absent: anywhere (the user named it). */
+  within?: readonly string[];
+  /** The roots in words, for a refusal: "the workspace", "the library folders". */
+  rootName?: string;
+  /** Who named the file, for a refusal: "the draft's front matter", "\input in a.tex". */
+  namedBy?: string;
+  /** The setting that lets the user name a file elsewhere, said when one is refused. */
+  widenedBy?: string;
+  /** Overrides the kind's cap (bytes) or deadline (ms). */
+  maxBytes?: number;
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export type RefusalCode = 'outside' | 'not-a-file' | 'too-large' | 'timeout' | 'missing' | 'unreadable' | 'cancelled';
+
+/** A file not read, and why, in words a user can act on (the path shown is bounded and visible). */
+export class FileRefused extends Error {
+  readonly code: RefusalCode;
+  readonly path: string;
+  constructor(code: RefusalCode, file: string, message: string) {
+    super(message);
+    this.name = 'FileRefused';
+    this.code = code;
+    this.path = file;
+  }
+}
+
+export const isFileRefused = (e: unknown): e is FileRefused => e instanceof FileRefused;
+
+export interface ConfinedFile {
+  /** The real path (links followed). */
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+const shown = (p: string) => lineText(p, 300);
+const capOf = (rule: FileRule) => rule.maxBytes ?? FILE_KINDS[rule.kind].maxBytes;
+const deadlineOf = (rule: FileRule) => rule.deadlineMs ?? FILE_KINDS[rule.kind].deadlineMs;
+const sizeText = (n: number) => (n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MB` : `${Math.ceil(n / 1024)} KB`);
+
+function inside(file: string, root: string): boolean {
+  const rel = path.relative(root, file);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+function outsideError(asked: string, rule: FileRule, viaLink: boolean): FileRefused {
+  const where = rule.rootName ?? (rule.within!.length === 1 ? shown(rule.within![0]) : 'the folders allowed');
+  const what = viaLink ? `is a link to a file outside ${where}` : `is outside ${where}`;
+  const by = rule.namedBy ? `; ${rule.namedBy} may not name a file elsewhere` : '';
+  const widen = rule.widenedBy ? ` (name it in the setting ${rule.widenedBy} to use it)` : '';
+  return new FileRefused('outside', asked, `${shown(asked)} ${what}, not read${by}${widen}`);
+}
+
+function kindOfNode(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+function notAFile(file: string, st: Stats, rule: FileRule): FileRefused {
+  return new FileRefused('not-a-file', file, `${shown(file)} is ${kindOfNode(st)}, not a regular file: not read as a ${FILE_KINDS[rule.kind].name}`);
+}
+
+function tooLarge(file: string, rule: FileRule): FileRefused {
+  const cap = capOf(rule);
+  return new FileRefused('too-large', file, `${shown(file)} is larger than ${sizeText(cap)}, the most a ${FILE_KINDS[rule.kind].name} may be: not read`);
+}
+
+const timeout = (file: string, rule: FileRule) => new FileRefused('timeout', file, `${shown(file)} could not be read within ${Math.round(deadlineOf(rule) / 1000)} s, given up`);
+const cancelled = (file: string) => new FileRefused('cancelled', file, `reading ${shown(file)} was cancelled`);
+
+function failure(file: string, e: unknown): FileRefused {
+  if (e instanceof FileRefused) return e;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new FileRefused('missing', file, `${shown(file)} does not exist`);
+  if (code === 'ELOOP') return new FileRefused('unreadable', file, `${shown(file)} changed while it was opened (now a link), not read`);
+  return new FileRefused('unreadable', file, `cannot read ${shown(file)} (${code ?? (e as Error).message})`);
+}
+
+/** Roots as given and as the file system has them (a workspace reached through a link lies at both). */
+function rootForms(roots: readonly string[], real: (p: string) => string | undefined): string[] {
+  const out = new Set<string>();
+  for (const r of roots) {
+    const abs = path.resolve(r);
+    out.add(abs);
+    const resolved = real(abs);
+    if (resolved) out.add(resolved);
+  }
+  return [...out];
+}
+
+/** The rule's checks up to the open: inside its roots (lexically, then linked), a regular file. */
+async function locate(asked: string, rule: FileRule): Promise<{ real: string; st: Stats }> {
+  const abs = path.resolve(asked);
+  let roots: string[] | undefined;
+  if (rule.within) {
+    roots = rootForms(rule.within, (p) => {
+      try {
+        return realpathSync.native(p);
+      } catch {
+        return undefined;
+      }
+    });
+    if (!roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
+  }
+  const real = await fs.realpath(abs).catch((e) => Promise.reject(failure(asked, e)));
+  if (roots && !roots.some((r) => inside(real, r))) throw outsideError(asked, rule, true);
+  const st = await fs.stat(real).catch((e) => Promise.reject(failure(asked, e)));
+  if (!st.isFile()) throw notAFile(asked, st, rule);
+  return { real, st };
+}
+
+function locateSync(asked: string, rule: FileRule): { real: string; st: Stats } {
+  const abs = path.resolve(asked);
+  let roots: string[] | undefined;
+  try {
+    if (rule.within) {
+      roots = rootForms(rule.within, (p) => {
+        try {
+          return realpathSync.native(p);
+        } catch {
+          return undefined;
+        }
+      });
+      if (!roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
+    }
+    const real = realpathSync.native(abs);
+    if (roots && !roots.some((r) => inside(real, r))) throw outsideError(asked, rule, true);
+    const st = statSync(real);
+    if (!st.isFile()) throw notAFile(asked, st, rule);
+    return { real, st };
+  } catch (e) {
+    throw failure(asked, e);
+  }
+}
+
+/**
+ * Non-blocking (a FIFO put in the file's place after the stat opens without waiting for a writer)
+ * and not through a link (the real path has none unless one was put there meanwhile).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+// ---------------------------------------------------------------------------------------------
+// Two reads at a time on the I/O threads, each within its deadline.
+
+const SLOTS = 2;
+let busy = 0;
+const waiting: (() => void)[] = [];
+
+/** A slot given back: handed to the first waiting op (still counted), else freed. */
+function release(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else busy--;
+}
+
+/**
+ * `op` run when a slot is free, answered within the deadline of the call (waiting for a slot
+ * included). A late op keeps its slot until it settles (`cleanup` then takes what it made), so a
+ * stalled disk holds two I/O threads, never all four.
+ */
+function scheduled<T>(asked: string, rule: FileRule, op: () => Promise<T>, cleanup?: (v: T) => void): Promise<T> {
+  const ms = deadlineOf(rule);
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const run = () => {
+      if (settled) return release();
+      op().then(
+        (v) => {
+          release();
+          if (settled) cleanup?.(v);
+          else finish(() => resolve(v));
+        },
+        (e) => {
+          release();
+          finish(() => reject(failure(asked, e)));
+        },
+      );
+    };
+    const finish = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      rule.signal?.removeEventListener('abort', onAbort);
+      const i = waiting.indexOf(run);
+      if (i >= 0) waiting.splice(i, 1);
+      f();
+    };
+    const timer = setTimeout(() => finish(() => reject(timeout(asked, rule))), ms);
+    const onAbort = () => finish(() => reject(cancelled(asked)));
+    if (rule.signal?.aborted) return onAbort();
+    rule.signal?.addEventListener('abort', onAbort, { once: true });
+    if (busy < SLOTS) {
+      busy++;
+      run();
+    } else waiting.push(run);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asynchronous reads
+
+/** The file's real path and stat once the rule allows it, without reading it (stamps, sizes). */
+export function statConfined(asked: string, rule: FileRule): Promise<ConfinedFile> {
+  return scheduled(asked, rule, async () => {
+    const { real, st } = await locate(asked, rule);
+    return { path: real, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+  });
+}
+
+/** Reads the whole file the rule allows, up to its cap. */
+export function readConfined(asked: string, rule: FileRule): Promise<{ path: string; bytes: Buffer }> {
+  return scheduled(asked, rule, async () => {
+    const { real } = await locate(asked, rule);
+    const handle = await fs.open(real, OPEN_FLAGS);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) throw notAFile(asked, st, rule);
+      return { path: real, bytes: await readAll(asked, rule, st.size, (buf, off, len) => handle.read(buf, off, len, null).then((r) => r.bytesRead)) };
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** readConfined as UTF-8 text (as `fs.readFile(f, 'utf8')` decodes it). */
+export async function readConfinedText(asked: string, rule: FileRule): Promise<{ path: string; text: string }> {
+  const { path: real, bytes } = await readConfined(asked, rule);
+  return { path: real, text: bytes.toString('utf8') };
+}
+
+/**
+ * An open handle on the file the rule allows, for reads of its parts (shards); the caller closes
+ * it. Its size is the cap's business: a file over it is refused here.
+ */
+export function openConfined(asked: string, rule: FileRule): Promise<{ path: string; handle: fs.FileHandle; size: number }> {
+  return scheduled(
+    asked,
+    rule,
+    async () => {
+      const { real } = await locate(asked, rule);
+      const handle = await fs.open(real, OPEN_FLAGS);
+      try {
+        const st = await handle.stat();
+        if (!st.isFile()) throw notAFile(asked, st, rule);
+        if (st.size > capOf(rule)) throw tooLarge(asked, rule);
+        return { path: real, handle, size: st.size };
+      } catch (e) {
+        await handle.close();
+        throw e;
+      }
+    },
+    (v) => void v.handle.close(),
+  );
+}
+
+/** Copies the file the rule allows to `dest` (a path the product chose), by chunks up to the cap. */
+export function copyConfined(asked: string, dest: string, rule: FileRule): Promise<{ path: string; size: number }> {
+  return scheduled(asked, rule, async () => {
+    const { real } = await locate(asked, rule);
+    const src = await fs.open(real, OPEN_FLAGS);
+    try {
+      const st = await src.stat();
+      if (!st.isFile()) throw notAFile(asked, st, rule);
+      const out = await fs.open(dest, 'w');
+      try {
+        const chunk = Buffer.allocUnsafe(MiB);
+        let total = 0;
+        for (;;) {
+          if (rule.signal?.aborted) throw cancelled(asked);
+          const { bytesRead } = await src.read(chunk, 0, chunk.length, null);
+          if (bytesRead === 0) break;
+          total += bytesRead;
+          if (total > capOf(rule)) throw tooLarge(asked, rule);
+          await out.write(chunk, 0, bytesRead);
+        }
+        return { path: real, size: total };
+      } finally {
+        await out.close();
+      }
+    } finally {
+      await src.close();
+    }
+  });
+}
+
+/** The SHA-256 (hex) of the file the rule allows, read by chunks. */
+export function hashConfined(asked: string, rule: FileRule): Promise<string> {
+  return scheduled(asked, rule, async () => {
+    const { real } = await locate(asked, rule);
+    const handle = await fs.open(real, OPEN_FLAGS);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) throw notAFile(asked, st, rule);
+      const hash = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(MiB);
+      let total = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+        if (total > capOf(rule)) throw tooLarge(asked, rule);
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+      return hash.digest('hex');
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/**
+ * Every byte up to the cap. `stat.size` only sizes the first buffer (bounded by the cap): a file
+ * that says 0 (a `/proc` file) or grows while read is read on by chunks and stopped at the cap.
+ */
+async function readAll(asked: string, rule: FileRule, sizeHint: number, read: (buf: Buffer, off: number, len: number) => Promise<number>): Promise<Buffer> {
+  const cap = capOf(rule);
+  if (sizeHint > cap) throw tooLarge(asked, rule);
+  const parts: Buffer[] = [];
+  let total = 0;
+  let buf = Buffer.allocUnsafe(Math.min(cap, sizeHint) + 1);
+  let used = 0;
+  for (;;) {
+    if (rule.signal?.aborted) throw cancelled(asked);
+    if (used === buf.length) {
+      parts.push(buf);
+      buf = Buffer.allocUnsafe(Math.min(MiB, cap + 1 - total) || 1);
+      used = 0;
+    }
+    const n = await read(buf, used, buf.length - used);
+    if (n === 0) break;
+    used += n;
+    total += n;
+    if (total > cap) throw tooLarge(asked, rule);
+  }
+  parts.push(buf.subarray(0, used));
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts, total);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synchronous reads: for callers that cannot wait (a LaTeX project read while its draft is parsed,
+// a model's files in its worker, the passages of an open shard). A regular file cannot block them;
+// the deadline is checked between chunks.
+
+export function readConfinedSync(asked: string, rule: FileRule): { path: string; bytes: Buffer } {
+  const { real } = locateSync(asked, rule);
+  let fd: number;
+  try {
+    fd = openSync(real, OPEN_FLAGS);
+  } catch (e) {
+    throw failure(asked, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notAFile(asked, st, rule);
+    const until = Date.now() + deadlineOf(rule);
+    const cap = capOf(rule);
+    if (st.size > cap) throw tooLarge(asked, rule);
+    const parts: Buffer[] = [];
+    let total = 0;
+    let buf = Buffer.allocUnsafe(Math.min(cap, st.size) + 1);
+    let used = 0;
+    for (;;) {
+      if (used === buf.length) {
+        parts.push(buf);
+        buf = Buffer.allocUnsafe(Math.min(MiB, cap + 1 - total) || 1);
+        used = 0;
+      }
+      const n = readSync(fd, buf, used, buf.length - used, null);
+      if (n === 0) break;
+      used += n;
+      total += n;
+      if (total > cap) throw tooLarge(asked, rule);
+      if (Date.now() > until) throw timeout(asked, rule);
+    }
+    parts.push(buf.subarray(0, used));
+    return { path: real, bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, total) };
+  } catch (e) {
+    throw failure(asked, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** statConfined for a caller that cannot wait: the rule's checks, nothing read. */
+export function statConfinedSync(asked: string, rule: FileRule): ConfinedFile {
+  const { real, st } = locateSync(asked, rule);
+  return { path: real, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+}
+
+export function readConfinedTextSync(asked: string, rule: FileRule): { path: string; text: string } {
+  const { path: real, bytes } = readConfinedSync(asked, rule);
+  return { path: real, text: bytes.toString('utf8') };
+}
+
+/** A descriptor on the file the rule allows, for reads of its parts; the caller closes it. */
+export function openConfinedSync(asked: string, rule: FileRule): { path: string; fd: number; size: number } {
+  const { real } = locateSync(asked, rule);
+  let fd: number;
+  try {
+    fd = openSync(real, OPEN_FLAGS);
+  } catch (e) {
+    throw failure(asked, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notAFile(asked, st, rule);
+    if (st.size > capOf(rule)) throw tooLarge(asked, rule);
+    return { path: real, fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw failure(asked, e);
+  }
+}
