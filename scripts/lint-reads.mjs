@@ -7,9 +7,9 @@
  * through an `fs` / `fs.promises` namespace — and fails listing them. Writes, stats and folder
  * listings are not reads of a file's bytes and stay free.
  *
- * Usage: node scripts/lint-reads.mjs [folder …] (default: src)
+ * Usage: node scripts/lint-reads.mjs [folder or file …] (default: src)
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -54,8 +54,8 @@ export function rawReads(file, text) {
   const opensForWriting = (node) => {
     const call = node.parent;
     if (!ts.isCallExpression(call) || call.expression !== node || !/^open(Sync)?$/.test(node.name.text)) return false;
-    const flags = call.arguments[1];
-    return !!flags && ts.isStringLiteral(flags) && /^[wa]x?$/.test(flags.text);
+    const writing = (e) => !!e && ((ts.isStringLiteral(e) && /^[wa]x?\+?$/.test(e.text)) || (ts.isConditionalExpression(e) && writing(e.whenTrue) && writing(e.whenFalse)) || (ts.isParenthesizedExpression(e) && writing(e.expression)));
+    return writing(call.arguments[1]);
   };
   const visit = (node) => {
     if (ts.isPropertyAccessExpression(node) && READS.has(node.name.text) && !opensForWriting(node)) {
@@ -75,7 +75,7 @@ function main() {
   const dirs = process.argv.slice(2);
   const problems = [];
   for (const dir of dirs.length ? dirs : ['src']) {
-    for (const file of filesUnder(resolve(dir))) {
+    for (const file of statSync(resolve(dir)).isFile() ? [resolve(dir)] : filesUnder(resolve(dir))) {
       const rel = relative(process.cwd(), file).split(sep).join('/');
       if (rel === READER || relative(root, file).split(sep).join('/') === READER) continue;
       for (const p of rawReads(file, readFileSync(file, 'utf8'))) problems.push(`${rel}:${p}`);

@@ -50,6 +50,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
       workspace,
       // A LaTeX draft's `\addbibresource`/`\bibliography` files, a Quarto draft's front matter, unless the settings name one.
       bibliography: draftBibliographies(library, text, format === 'latex' && !isLatexPath(abs) ? `${abs}.tex` : abs),
+      bibliographyFromDraft: !library.bibliography,
       format,
       draftPath: abs,
       workerDir: bundleDir,

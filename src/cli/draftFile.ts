@@ -4,8 +4,8 @@
  * Markdown, Quarto and R Markdown being Pandoc Markdown), or as `--format
  * md|qmd|rmd|tex` says.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readDraftText } from '../engine';
 import { one, UsageError, type ParsedArgs } from './args';
 
 export type DraftFormat = 'markdown' | 'latex';
@@ -21,9 +21,10 @@ export async function readDraftFile(args: ParsedArgs, command: string, unreadabl
   if (flag !== undefined && !(flag.toLowerCase() in FORMATS)) throw new UsageError(`--format must be one of md, qmd, rmd, tex (got "${flag}")`);
   const format = flag !== undefined ? FORMATS[flag.toLowerCase()] : /\.(tex|ltx)$/i.test(abs) ? 'latex' : 'markdown';
   try {
-    return { file: abs, text: await fs.readFile(abs, 'utf8'), format };
+    // Named on the command line, by its user: anywhere, but a regular file of bounded size.
+    return { file: abs, text: await readDraftText(abs), format };
   } catch (e) {
-    const message = `cannot read ${abs}: ${(e as Error).message}`;
+    const message = `cannot read the draft: ${(e as Error).message}`;
     throw unreadable === 'usage' ? new UsageError(message) : new Error(message);
   }
 }

@@ -11,6 +11,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { isFileRefused, readConfinedText, statConfined, type FileRule } from '../core/util/confinedFiles';
 import type { Band } from '../shared/bands';
 import { formatPassageCitation } from '../shared/citation';
 import { errorCode, errorHealth } from '../shared/errors';
@@ -295,20 +296,21 @@ export async function readDraft(engine: WorkspaceEngine, input: unknown): Promis
     return rel.startsWith('..') || path.isAbsolute(rel);
   };
   const refused = () => new ToolInputError(`the draft must lie inside the workspace (${lineText(root, 200)})`);
-  // Inside before it is looked for (no answer says whether a file elsewhere exists), and again once links are followed.
-  if (outside(path.resolve(root, asked))) throw refused();
-  let file: string;
-  try {
-    file = await fs.realpath(path.resolve(root, asked));
-  } catch {
-    throw new ToolInputError(`no such file in the workspace: ${lineText(asked, 200)}`);
-  }
-  if (outside(file)) throw refused();
+  // Inside before it is looked for (no answer says whether a file elsewhere exists), and again once
+  // links are followed; a regular file (a FIFO or a device would hold the server), of bounded size.
+  const rule: FileRule = { kind: 'draft', within: [root], rootName: 'the workspace', namedBy: 'a tool', maxBytes: TOOL_LIMITS.draftBytes };
+  const failed = (e: unknown): never => {
+    if (!isFileRefused(e)) throw e;
+    if (e.code === 'outside') throw refused();
+    if (e.code === 'missing') throw new ToolInputError(`no such file in the workspace: ${lineText(asked, 200)}`);
+    if (e.code === 'too-large') throw new ToolInputError(`the draft is larger than ${TOOL_LIMITS.draftBytes / 1_000_000} MB`);
+    throw new ToolInputError(`the draft cannot be read: ${lineText(e.message.replaceAll(root + path.sep, ''), 300)}`);
+  };
+  const file = (await statConfined(path.resolve(root, asked), rule).catch(failed)).path;
   const rel = path.relative(root, file);
+  if (outside(file)) throw refused();
   if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown or LaTeX draft (.md, .markdown, .qmd, .Rmd, .tex): ${lineText(rel, 200)}`);
-  const stat = await fs.stat(file);
-  if (stat.size > TOOL_LIMITS.draftBytes) throw new ToolInputError(`the draft is larger than ${TOOL_LIMITS.draftBytes / 1_000_000} MB`);
-  return { path: rel, text: await fs.readFile(file, 'utf8'), file };
+  return { path: rel, text: (await readConfinedText(file, rule).catch(failed)).text, file };
 }
 
 /** What a failed call tells the model: a wrong call, an index to build first, or what went wrong. */

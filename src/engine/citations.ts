@@ -22,6 +22,7 @@ import { extractPdf, type RawPdf } from '../core/pdf/extract';
 import { firstOcrPages, pagesWithOcr } from '../core/pdf/ocrPlan';
 import { PdfExtractPool } from '../core/pdf/extractPool';
 import { sha256 } from '../core/util/hash';
+import { readConfined } from '../core/util/confinedFiles';
 import { bounded, visibleText } from '../shared/untrusted';
 import { CitationThread } from './citationThread';
 
@@ -36,6 +37,11 @@ export interface CheckCitationsOptions {
   workspace: string;
   /** The Better BibTeX export (or a LaTeX draft's `.bib` files): its keys are known even without a PDF. */
   bibliography?: string | string[];
+  /**
+   * The draft named `bibliography` (front matter, `\addbibresource`), not the user's settings: the
+   * files must lie inside `workspace` (issue 35); one elsewhere is refused with a warning.
+   */
+  bibliographyFromDraft?: boolean;
   /** How the draft is written (default Markdown: Pandoc citations). */
   format?: 'markdown' | 'latex';
   /** The draft's file: a LaTeX draft's `\input`/`\include` files are read from its folder (within `workspace`). */
@@ -78,10 +84,10 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   const bibliographies = opts.bibliography === undefined ? [] : typeof opts.bibliography === 'string' ? [opts.bibliography] : opts.bibliography;
   for (const file of bibliographies) {
     try {
-      const bib = await loadBibliography(file, { cacheDir: dir });
+      const bib = await loadBibliography(file, { cacheDir: dir, draftWorkspace: opts.bibliographyFromDraft ? opts.workspace : undefined });
       for (const e of bib.entries) keys.add(e.citekey);
     } catch (err) {
-      opts.onWarning?.(`cannot read the bibliography ${file}: ${(err as Error).message}; only the library's keys are known`);
+      opts.onWarning?.(`cannot read the bibliography: ${(err as Error).message}; only the library's keys are known`);
     }
   }
   // Zotero's items, those without a PDF included, as of the last indexing run.
@@ -97,7 +103,8 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   let reread = 0;
   const readAgain = async (s: SourceRecord): Promise<PageText[] | undefined> => {
     try {
-      const bytes = await fs.readFile(s.path);
+      // A source the index names (a library PDF, a Zotero attachment): a regular file, bounded.
+      const { bytes } = await readConfined(s.path, { kind: 'pdf', signal: opts.signal });
       const hash = sha256(bytes);
       pool ??= PdfExtractPool.beside(opts.workerDir, 1);
       const raw: RawPdf = pool ? await pool.extract(bytes) : await extractPdf(bytes);

@@ -34,6 +34,8 @@ export { findLatexCitations, type LatexCitation } from '../core/latex/citations'
 export { readLatexProject, latexBibliographies, type LatexProject, type LatexFile } from '../core/latex/project';
 export { locateZotero, type ZoteroLocation } from '../core/zotero/dataDir';
 export { readWorkspaceSettings } from './settingsFile';
+export { readDraftText } from './draftFile';
+export { FileRefused, isFileRefused } from '../core/util/confinedFiles';
 
 // The embedding provider, and local models.
 export {

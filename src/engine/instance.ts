@@ -491,6 +491,8 @@ export class WorkspaceEngine {
     return (opts.offThread ? checkCitationsOffThread : checkCitations)(draft, {
       workspace: this.workspace,
       bibliography: opts.draftPath === undefined ? library.bibliography : draftBibliographies(library, draft, opts.draftPath),
+      // What a draft names (not the settings) must lie in the workspace.
+      bibliographyFromDraft: opts.draftPath !== undefined && !library.bibliography,
       // A LaTeX draft (by its extension) is read as LaTeX, with the files it `\input`s.
       ...(opts.draftPath !== undefined && isLatexPath(opts.draftPath) ? { format: 'latex' as const, draftPath: opts.draftPath } : {}),
       ocrLanguages: library.ocr.languages,

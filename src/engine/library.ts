@@ -64,6 +64,8 @@ export function expandHome(p: string, home = os.homedir()): string {
  * first file the draft names, resolved against its folder: a Quarto or R Markdown draft's front
  * matter `bibliography:` (as Quarto and Pandoc do), a LaTeX draft's (`.tex`) `\addbibresource{}` or
  * `\bibliography{}`; undefined when none is named. draftBibliographies gives all of a LaTeX draft's.
+ * A file the draft names (when the settings name none) is read only inside the workspace
+ * (`loadBibliography`'s `draftWorkspace`): a draft may not reach outside it (issue 35).
  */
 export function draftBibliography(library: Pick<LibrarySpec, 'bibliography'>, draft: string, draftPath: string): string | undefined {
   return draftBibliographies(library, draft, draftPath)[0];

@@ -150,12 +150,12 @@ export function indexCitekeys(index: SearchIndex): CitekeyEntry[] {
  * key: completion's list before the library is indexed. Entries it cannot
  * read are `warnings`; an unreadable file is `unreadable`.
  */
-export async function readBibliography(file: string): Promise<{ entries: CitekeyEntry[]; warnings: string[] }> {
+export async function readBibliography(file: string, opts: { draftWorkspace?: string } = {}): Promise<{ entries: CitekeyEntry[]; warnings: string[] }> {
   let parsed: Awaited<ReturnType<typeof loadBibliography>>;
   try {
-    parsed = await loadBibliography(file);
+    parsed = await loadBibliography(file, { draftWorkspace: opts.draftWorkspace });
   } catch (err) {
-    throw new EngineError('unreadable', `the bibliography ${file} cannot be read: ${(err as Error).message}`);
+    throw new EngineError('unreadable', `the bibliography cannot be read: ${(err as Error).message}`);
   }
   // An entry without a title lists as '' (completion shows its key), as a source's title is never absent.
   const entries = parsed.entries.map((e) => ({ citekey: e.citekey, title: e.title ?? '', ...present(e, ['authors', 'year']) }));

@@ -4,8 +4,8 @@
  * extension gets from VS Code: the CLI uses it so both resolve a workspace's
  * library alike.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readConfinedText } from '../core/util/confinedFiles';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { defaultSettings, settingsFromJson, type Settings } from '../shared/settings';
 
@@ -13,9 +13,11 @@ export async function readWorkspaceSettings(workspace: string): Promise<{ settin
   const file = path.join(workspace, '.vscode', 'settings.json');
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    return { settings: defaultSettings(), problems: [] };
+    // The workspace's own file: one that is a link out of it, a FIFO or a device is not read.
+    text = (await readConfinedText(file, { kind: 'settings', within: [workspace], rootName: 'the workspace' })).text;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'missing') return { settings: defaultSettings(), problems: [] };
+    return { settings: defaultSettings(), problems: [`${(e as Error).message}; using the default settings`] };
   }
   const errors: ParseError[] = [];
   const json: unknown = parse(text, errors, { allowTrailingComma: true });

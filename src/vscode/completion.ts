@@ -94,12 +94,14 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
 
   /** The Better BibTeX export's keys (else the draft's front-matter `bibliography:`), alphabetical, read again when the file changes. */
   private async fromBibliography(folder: vscode.WorkspaceFolder, document: vscode.TextDocument): Promise<CitekeyEntry[]> {
-    const file = loadEngine().draftBibliography(this.s.library.library(folder), document.getText(), document.uri.fsPath);
+    const library = this.s.library.library(folder);
+    const file = loadEngine().draftBibliography(library, document.getText(), document.uri.fsPath);
     if (!file) return [];
     try {
       const { mtimeMs } = await fs.stat(file);
       if (this.bibliography?.file !== file || this.bibliography.mtimeMs !== mtimeMs) {
-        const { entries, warnings } = await loadEngine().readBibliography(file);
+        // One the draft names (the settings naming none) is read only inside the workspace.
+        const { entries, warnings } = await loadEngine().readBibliography(file, { draftWorkspace: library.bibliography ? undefined : library.workspace });
         for (const w of warnings.slice(0, 5)) this.s.log.warn(`bibliography: ${w}`);
         this.bibliography = { file, mtimeMs, entries };
       }

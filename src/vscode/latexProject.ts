@@ -1,16 +1,14 @@
 /**
  * A LaTeX draft as "cited in § n" reads it: the open file with the files it reads through
  * `\input`/`\include`/`\subfile` (within its workspace folder), each from its open editor when
- * there is one (unsaved text included), else from disk, kept while its size and time hold —
- * "cited in" is marked again on every edit, and a thesis's chapters seldom change meanwhile.
+ * there is one (unsaved text included), else from disk by the engine's confined rule (which
+ * keeps what it read while the file's size and time hold).
  */
-import { readFileSync, statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LatexPart } from '../shared/citedIn';
 import { loadEngine } from './engine';
 
 const INCLUDES = /\\(?:input|include|subfile)\s*\{/;
-const disk = new Map<string, { stamp: string; text: string }>();
 
 export function latexProjectParts(uri: string, text: string): string | LatexPart[] {
   if (!INCLUDES.test(text)) return text;
@@ -18,16 +16,5 @@ export function latexProjectParts(uri: string, text: string): string | LatexPart
   const folder = doc.scheme === 'file' ? vscode.workspace.getWorkspaceFolder(doc) : undefined;
   if (!folder) return text;
   const open = new Map(vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => [d.uri.fsPath, d]));
-  const read = (file: string): string => {
-    const editor = open.get(file);
-    if (editor) return editor.getText();
-    const st = statSync(file);
-    const stamp = `${st.size}:${st.mtimeMs}`;
-    const known = disk.get(file);
-    if (known?.stamp === stamp) return known.text;
-    const read = readFileSync(file, 'utf8');
-    disk.set(file, { stamp, text: read });
-    return read;
-  };
-  return loadEngine().readLatexProject(doc.fsPath, text, folder.uri.fsPath, read).parts;
+  return loadEngine().readLatexProject(doc.fsPath, text, folder.uri.fsPath, (file) => open.get(file)?.getText()).parts;
 }

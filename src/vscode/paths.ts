@@ -1,5 +1,5 @@
 /**
- * Whether a file lies inside one of a set of folders, links resolved: the
+ * Whether a regular file lies inside one of a set of folders, links resolved: the
  * host opens only PDFs of the library or the workspace, whatever a message or
  * a command argument names.
  */
@@ -8,7 +8,8 @@ import * as path from 'node:path';
 
 export async function insideAny(file: string, roots: string[]): Promise<boolean> {
   const real = await fs.realpath(file).catch(() => undefined);
-  if (!real) return false;
+  // A regular file: a FIFO or a device under a PDF's name would hold whatever reads it.
+  if (!real || !(await fs.stat(real).then((s) => s.isFile(), () => false))) return false;
   for (const root of roots) {
     const r = await fs.realpath(root).catch(() => undefined);
     if (!r) continue;

@@ -79,7 +79,7 @@ describe('CLI check on LaTeX drafts (bundled dist/cli.js)', function () {
     const lines = text.stdout.trim().split('\n');
     assert.equal(lines.length, 7, text.stdout);
     assert.match(lines[0], /^thesis\/chapters\/grain\.tex:6:108 wrong-page @whitfield2019grain p\. 214 → found on p\. 216$/);
-    assert.match(text.stderr, /warning: \\input\{chapters\/missing\} in thesis\/main\.tex: cannot read thesis\/chapters\/missing\.tex/);
+    assert.match(text.stderr, /warning: \\input\{chapters\/missing\} in thesis\/main\.tex: thesis\/chapters\/missing\.tex does not exist/);
     assert.match(text.stderr, /warning: \\input\{chapters\/loop\} in thesis\/chapters\/loop\.tex: thesis\/chapters\/loop\.tex includes itself/);
     assert.match(text.stderr, /16 citations checked/);
   });

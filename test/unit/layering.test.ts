@@ -125,3 +125,53 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
     ]);
   });
 });
+
+// `npm run lint:deps` also runs scripts/lint-reads.mjs on src: every file is read through
+// core/util/confinedFiles (issue 35). This proves it finds each way of reading around it.
+describe('raw file reads (scripts/lint-reads.mjs)', function () {
+  this.timeout(60_000);
+  const LINT = join(ROOT, 'scripts', 'lint-reads.mjs');
+  const dirs: string[] = [];
+  after(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('is part of npm run lint:deps', () => {
+    const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['lint:deps'];
+    assert.match(script, /node scripts\/lint-reads\.mjs/);
+  });
+
+  it('fails on each raw read, names it, and lets writes, stats and the reader itself through', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ss-reads-'));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      'src/core/a.ts': "import { promises as fs } from 'node:fs';\nexport const a = (f: string) => fs.readFile(f, 'utf8');\n",
+      'src/core/b.ts': "import { readFileSync, statSync } from 'node:fs';\nexport const b = (f: string) => [readFileSync(f), statSync(f)];\n",
+      'src/engine/c.ts': "import * as fs from 'node:fs';\nexport const c = (f: string) => [fs.createReadStream(f), fs.openSync(f, 'r'), fs.promises.open(f)];\n",
+      'src/cli/d.ts': "import { readFile as rf } from 'node:fs/promises';\nexport const d = rf;\n",
+      'src/vscode/e.ts': "import fs from 'fs';\nexport const e = (f: string) => fs.copyFileSync(f, f + '.bak');\n",
+      // Not reads: writes (opened for writing), stats, listings, type-only imports.
+      'src/core/ok.ts':
+        "import { promises as fs, writeFileSync, type Stats } from 'node:fs';\nexport const ok = async (f: string, append: boolean) => { const h = await fs.open(f, append ? 'a' : 'w'); writeFileSync(f, ''); await fs.stat(f); await fs.readdir(f); return h as unknown as Stats; };\n",
+      'src/core/util/confinedFiles.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, name)), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
+    const r = spawnSync(process.execPath, [LINT, 'src'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim()).sort();
+    assert.deepEqual(lines, [
+      'src/cli/d.ts:1: imports readFile from node:fs/promises',
+      'src/core/a.ts:2: fs.readFile',
+      'src/core/b.ts:1: imports readFileSync from node:fs',
+      'src/engine/c.ts:2: fs.createReadStream',
+      'src/engine/c.ts:2: fs.openSync',
+      'src/engine/c.ts:2: fs.promises.open',
+      'src/vscode/e.ts:2: fs.copyFileSync',
+    ]);
+    const clean = spawnSync(process.execPath, [LINT, 'src/core/ok.ts', 'src/core/util'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(clean.status, 0, clean.stderr);
+  });
+});

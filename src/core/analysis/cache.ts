@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type { Segment } from '../markdown/segment';
 import { indexDir } from '../index/store/manifest';
 import { writeFileAtomic } from '../util/atomicWrite';
+import { isMissing, readConfinedText } from '../util/confinedFiles';
 import { sha256 } from '../util/hash';
 import type { Recommendation } from '../../shared/results';
 import { SIMILARITY_VERSION } from './similarity';
@@ -75,9 +76,9 @@ export class AnalysisCache {
   ): Promise<{ complete: boolean; segments: Record<string, CachedSegment>; layout?: CachedLayout } | undefined> {
     let data: CacheFile;
     try {
-      data = JSON.parse(await fs.readFile(this.file(docKey), 'utf8')) as CacheFile;
+      data = JSON.parse((await readConfinedText(this.file(docKey), { kind: 'index' })).text) as CacheFile;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`analysis cache for ${docKey} is unreadable and will be rewritten`);
+      if (!isMissing(err)) log(`analysis cache for ${docKey} is unreadable and will be rewritten`);
       return undefined;
     }
     if (!data || data.version !== VERSION || typeof data.segments !== 'object' || !data.key) {

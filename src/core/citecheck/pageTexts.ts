@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { CleanPage } from '../pdf/cleanPages';
 import { CHUNKER_VERSION } from '../passages/chunker';
 import { writeFileAtomic } from '../util/atomicWrite';
+import { readConfinedText } from '../util/confinedFiles';
 import type { PageText } from './match';
 
 interface PagesFile {
@@ -45,7 +46,7 @@ export async function writePageTexts(indexDir: string, hash: string, pages: Clea
 /** The source's pages, or undefined when none are stored (or of another version). */
 export async function readPageTexts(indexDir: string, hash: string): Promise<PageText[] | undefined> {
   try {
-    const d = JSON.parse(await fs.readFile(fileOf(indexDir, hash), 'utf8')) as PagesFile;
+    const d = JSON.parse((await readConfinedText(fileOf(indexDir, hash), { kind: 'index', within: [indexDir] })).text) as PagesFile;
     if (d.format !== 1 || d.chunker !== CHUNKER_VERSION || d.hash !== hash || !Array.isArray(d.pages)) return undefined;
     return d.pages.map((p) => ({ page: p.n, label: typeof p.l === 'string' && p.l.trim() ? p.l.trim() : String(p.n), ocr: p.o === 1, text: String(p.t ?? '') }));
   } catch {

@@ -14,6 +14,7 @@ import type { SourceInput } from '../index/source';
 import { LibraryIndex } from '../index/search/libraryIndex';
 import { joinLines } from '../pdf/cleanPages';
 import { sha256 } from '../util/hash';
+import { readConfinedText } from '../util/confinedFiles';
 import { evaluateRun, parseQrels, type EvalSummary } from './metrics';
 import { PlainBm25 } from './plainBm25';
 import { fusionFor, rankSources, type HybridParams } from '../retrieval/hybrid';
@@ -52,7 +53,7 @@ export type EvalFigures = { 'ndcg@10': number; 'recall@10': number; 'recall@100'
 export const BEIR_SCHEME = 'beir:';
 
 async function readJsonl<T>(file: string): Promise<T[]> {
-  const text = await fs.readFile(file, 'utf8');
+  const text = (await readConfinedText(file, { kind: 'dataset' })).text;
   const out: T[] = [];
   for (const line of text.split('\n')) if (line.trim()) out.push(JSON.parse(line) as T);
   return out;
@@ -66,9 +67,13 @@ export async function loadBeir(dir: string, split: string) {
     (await readJsonl<{ _id: string; text: string }>(path.join(dir, 'queries.jsonl'))).map((q) => [String(q._id), q.text]),
   );
   const qrelsFile = path.join(dir, 'qrels', `${split}.tsv`);
-  const qrels = parseQrels(await fs.readFile(qrelsFile, 'utf8').catch(() => {
-    throw new Error(`no qrels for split "${split}" (${qrelsFile})`);
-  }));
+  const qrels = parseQrels(
+    (
+      await readConfinedText(qrelsFile, { kind: 'dataset' }).catch((e: Error) => {
+        throw new Error(`no qrels for split "${split}" (${e.message})`);
+      })
+    ).text,
+  );
   return { corpus, queries, qrels };
 }
 

@@ -2,12 +2,14 @@
  * A LaTeX draft with the files it reads through `\input{}`, `\include{}` and
  * `\subfile{}` (issue 25), for "cited in § n" and the citation check. Names are
  * resolved as LaTeX does, against the main file's folder (`.tex` added when the
- * name has no extension); a file outside the workspace, a file missing, and a
- * file that includes itself are not read, each with a message. The bibliography
- * of `\addbibresource{}` / `\bibliography{}` is found here too.
+ * name has no extension); a file outside the workspace (by its name, or as a link
+ * leading out of it), a FIFO or device, a file missing, and a file that includes
+ * itself are not read, each with a message (issue 35: read through
+ * core/util/confinedFiles). The bibliography of `\addbibresource{}` /
+ * `\bibliography{}` is found here too.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readConfinedTextSync, statConfinedSync, type FileRefused, type FileRule } from '../util/confinedFiles';
 import type { LatexPart } from '../../shared/citedIn';
 import { latexIncludes, skipOpaque } from '../../shared/latexCite';
 
@@ -31,13 +33,50 @@ export interface LatexProject {
 /** Deeper than this is a mistake (LaTeX itself stops at 15 open files). */
 const MAX_DEPTH = 15;
 const MAX_FILES = 1000;
+/** What a project's included files may hold together: a thesis is a few MB; 1,000 files of 16 MB each are not one. */
+const MAX_PROJECT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Files read from disk, by real path, kept while their size and time hold: "cited in" reads the
+ * project again on every edit, and a thesis's chapters seldom change meanwhile.
+ */
+const disk = new Map<string, { stamp: string; text: string }>();
+const DISK_FILES = 200;
+
+/** A file of the project from disk, by the workspace's rule (confined, regular, bounded). */
+function readInput(file: string, rule: FileRule): string {
+  const st = statConfinedSync(file, rule);
+  const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  const known = disk.get(st.path);
+  if (known?.stamp === stamp) return known.text;
+  const text = readConfinedTextSync(st.path, rule).text;
+  if (disk.size >= DISK_FILES) disk.delete(disk.keys().next().value!);
+  disk.set(st.path, { stamp, text });
+  return text;
+}
 
 /**
  * The draft `mainPath` (its text `mainText`, as the editor holds it) and every file it includes within
- * `workspace`. `read` reads a file (a test or an editor's unsaved buffers may pass their own).
+ * `workspace`, read from disk by confinedFiles' rule. `opened` gives a file's text from an editor's
+ * unsaved buffer when it has one (the file still has to pass the rule, or be new and unsaved).
  */
-export function readLatexProject(mainPath: string, mainText: string, workspace: string, read: (file: string) => string = (f) => readFileSync(f, 'utf8')): LatexProject {
+export function readLatexProject(mainPath: string, mainText: string, workspace: string, opened?: (file: string) => string | undefined): LatexProject {
   const root = path.resolve(workspace);
+  const rule: FileRule = { kind: 'latex-input', within: [root], rootName: 'the workspace', namedBy: 'a LaTeX draft' };
+  let bytes = mainText.length;
+  const read = (file: string): string => {
+    let text: string | undefined;
+    try {
+      text = readInput(file, rule);
+    } catch (e) {
+      text = (e as FileRefused).code === 'missing' ? opened?.(file) : undefined;
+      if (text === undefined) throw e;
+    }
+    text = opened?.(file) ?? text;
+    bytes += text.length;
+    if (bytes > MAX_PROJECT_BYTES) throw new Error(`the project's files hold more than ${MAX_PROJECT_BYTES / 1048576} MB of text together`);
+    return text;
+  };
   const main = path.resolve(mainPath);
   const base = path.dirname(main);
   const nameOf = (abs: string) => {
@@ -74,7 +113,7 @@ export function readLatexProject(mainPath: string, mainText: string, workspace: 
       try {
         child = read(target);
       } catch (e) {
-        warnings.push(`${shown}: cannot read ${nameOf(target)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        warnings.push(`${shown}: ${nameOf(target)} ${(e as FileRefused).reason ?? `cannot be read (${(e as Error).message})`}`);
         continue;
       }
       parts.push({ file: name, text, from, to: inc.start });

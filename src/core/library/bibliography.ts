@@ -11,12 +11,12 @@
  *   elsewhere can match a library PDF by its folder and name, but nothing outside is read.
  * - Problems with single entries go to `warnings`; parsing never aborts on them.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { BibEntry, ParsedBibliography } from './bibEntry';
 import { parseBetterBibtexJson } from './betterBibtexJson';
 import { parseBibtex } from './bibtexFile';
 import { makeDir, writeFileAtomic } from '../util/atomicWrite';
+import { FILE_KINDS, readConfined, readConfinedText, statConfined, type FileRule } from '../util/confinedFiles';
 import { sha256 } from '../util/hash';
 
 export type { BibEntry, ParsedBibliography } from './bibEntry';
@@ -27,10 +27,11 @@ export { parseBibtex } from './bibtexFile';
 /** Entries named in the invalid UTF-8 warning before "and N more". */
 const MAX_KEYS_NAMED = 10;
 /**
- * An export larger than this is not read: its text would pass what a JavaScript string may hold
- * (a 20 MB export is a very large library), and the error would say only "Invalid string length".
+ * An export larger than this is not read (confinedFiles' cap for a bibliography): its text would
+ * pass what a JavaScript string may hold (a 20 MB export is a very large library), and the error
+ * would say only "Invalid string length".
  */
-const MAX_EXPORT_BYTES = 256 * 1024 * 1024;
+const MAX_EXPORT_BYTES = FILE_KINDS.bibliography.maxBytes;
 
 /**
  * The last export read, by path and stat: the extension indexes many times per session, and a
@@ -52,24 +53,37 @@ export interface LoadBibliographyOptions {
    * parses an unchanged export once. Without one, only this process remembers the last parse.
    */
   cacheDir?: string;
+  /**
+   * The workspace, when the draft named the file (front matter `bibliography:`, `\addbibresource`)
+   * rather than the user's settings: it must then lie inside (issue 35), links followed.
+   */
+  draftWorkspace?: string;
+}
+
+/** How a bibliography is read: anywhere when the user's settings name it; inside the workspace when a draft does. */
+export function bibliographyRule(draftWorkspace: string | undefined): FileRule {
+  return draftWorkspace === undefined
+    ? { kind: 'bibliography' }
+    : { kind: 'bibliography', within: [draftWorkspace], rootName: 'the workspace', namedBy: 'a draft', widenedBy: 'similarSources.bibliographyFile' };
 }
 
 export async function loadBibliography(file: string, opts: LoadBibliographyOptions = {}): Promise<ParsedBibliography> {
-  const abs = path.resolve(file);
-  const st = await fs.stat(abs);
+  const rule = bibliographyRule(opts.draftWorkspace);
+  const st = await statConfined(file, rule);
   if (st.size > MAX_EXPORT_BYTES) {
     throw new Error(`it is ${Math.round(st.size / 1048576)} MB, more than a bibliography export may be (${MAX_EXPORT_BYTES / 1048576} MB)`);
   }
-  const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  const abs = path.resolve(file);
+  const stamp = `${st.path}:${st.size}:${st.mtimeMs}:${st.ino}`;
   if (lastRead?.file !== abs || lastRead.stamp !== stamp) {
-    lastRead = { file: abs, stamp, parsed: await readBibliography(abs, opts.cacheDir) };
+    lastRead = { file: abs, stamp, parsed: await readBibliography(abs, opts.cacheDir, rule) };
   }
   const { entries, warnings } = lastRead.parsed;
   return { entries: [...entries], warnings: [...warnings] };
 }
 
-async function readBibliography(file: string, cacheDir: string | undefined): Promise<ParsedBibliography> {
-  const bytes = await fs.readFile(file);
+async function readBibliography(file: string, cacheDir: string | undefined, rule: FileRule): Promise<ParsedBibliography> {
+  const { bytes } = await readConfined(file, rule);
   const cache = cacheDir && { file: path.join(cacheDir, `bibliography-${sha256(file).slice(0, 16)}.json`), hash: sha256(bytes) };
   const cached = cache && (await readParseCache(cache.file, cache.hash));
   if (cached) return cached;
@@ -97,7 +111,7 @@ async function readBibliography(file: string, cacheDir: string | undefined): Pro
 /** The cached parse when it is this version's and of these bytes; undefined otherwise (missing, stale, damaged). */
 async function readParseCache(file: string, hash: string): Promise<ParsedBibliography | undefined> {
   try {
-    const c = JSON.parse(await fs.readFile(file, 'utf8')) as { version?: unknown; hash?: unknown; parsed?: ParsedBibliography };
+    const c = JSON.parse((await readConfinedText(file, { kind: 'index', within: [path.dirname(file)] })).text) as { version?: unknown; hash?: unknown; parsed?: ParsedBibliography };
     if (c.version !== BIBLIOGRAPHY_PARSE_VERSION || c.hash !== hash || !Array.isArray(c.parsed?.entries) || !Array.isArray(c.parsed?.warnings)) return undefined;
     return c.parsed;
   } catch {

@@ -3,6 +3,7 @@
  * (Better BibTeX entry when one matches the file).
  */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { OcrRunContext, SourceInput, SourceType } from '../index/source';
 import type { SourceRecord } from '../index/store/manifest';
 import { OcrCache } from '../ocr/ocrCache';
@@ -15,9 +16,10 @@ import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './
 import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
 import { resolveMetadata, type BibMatch } from './metadata';
 import { zoteroMeta } from '../../shared/results';
+import { FILE_KINDS, isFileRefused, readConfined, type FileRule } from '../util/confinedFiles';
 
 /** PDFs larger than this are skipped with a reason rather than exhausting memory. */
-const MAX_PDF_BYTES = 512 * 1024 * 1024;
+const MAX_PDF_BYTES = FILE_KINDS.pdf.maxBytes;
 
 export interface LibraryInputs {
   inputs: SourceInput[];
@@ -56,6 +58,8 @@ export interface ExtraFile {
   path: string;
   bib: BibMatch;
   sourceType: SourceType;
+  /** Folders it must lie in once links are followed (a Zotero stored file: its storage folder); absent: anywhere (a linked file). */
+  within?: string[];
 }
 
 export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): Promise<LibraryInputs> {
@@ -70,7 +74,17 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   const { warnings } = found;
   const extra = await statExtraFiles(cfg.extraFiles ?? [], warnings);
   const extraPaths = new Set(extra.map((f) => f.path));
-  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
+  // A PDF found under the library folders is read only there (discovery follows no link out of them).
+  const libraryRule: FileRule = { kind: 'pdf', within: cfg.folders.map((f) => path.resolve(cfg.baseDir ?? process.cwd(), f)), rootName: 'the library folders' };
+  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch; rule?: FileRule })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
+  const readPdf = async (f: (typeof files)[number]): Promise<Uint8Array> => {
+    try {
+      return (await readConfined(f.path, f.rule ?? libraryRule)).bytes;
+    } catch (e) {
+      if (!isFileRefused(e)) throw e;
+      throw new PdfSkipError(`it ${e.reason}`, e.code === 'too-large' ? 'too-large' : 'unreadable');
+    }
+  };
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
     try {
@@ -97,10 +111,10 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       sourceType: f.sourceType,
       readBytes: async () => {
         if (f.size > MAX_PDF_BYTES) throw new PdfSkipError(`file too large (${Math.round(f.size / 1048576)} MB)`, 'too-large');
-        return fs.readFile(f.path);
+        return readPdf(f);
       },
       extract: async (bytes) => {
-        const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
+        const raw = await extractor(bytes ?? (await readPdf(f)));
         // Until OCR has read them (or with OCR off), the pages keep whatever text layer they have,
         // set-aside layers included, as before OCR existed.
         const pages = cleanPages(pagesWithOcr(raw, () => undefined).texts, raw.pageLabels);
@@ -143,7 +157,7 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
 }
 
 /** The extra files that exist, with their size and time; those that do not are said, each by name. */
-async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(Omit<DiscoveredFile, 'root' | 'rel'> & { bib: BibMatch })[]> {
+async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(Omit<DiscoveredFile, 'root' | 'rel'> & { bib: BibMatch; rule: FileRule })[]> {
   const out = await Promise.all(
     extra.map(async (f) => {
       const st = await fs.stat(f.path).catch(() => undefined);
@@ -151,7 +165,8 @@ async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(
         warnings.push(`file not found: ${f.path} (${f.bib.citekey})`);
         return undefined;
       }
-      return { path: f.path, size: st.size, mtimeMs: st.mtimeMs, sourceType: f.sourceType, bib: f.bib };
+      const rule: FileRule = f.within ? { kind: 'pdf', within: f.within, rootName: "Zotero's storage folder" } : { kind: 'pdf' };
+      return { path: f.path, size: st.size, mtimeMs: st.mtimeMs, sourceType: f.sourceType, bib: f.bib, rule };
     }),
   );
   return out.filter((f) => f !== undefined);

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../util/atomicWrite';
+import { readConfinedText } from '../util/confinedFiles';
 
 export interface CachedPage {
   /** Recognised text ('' when the page had no image to recognise). */
@@ -33,7 +34,7 @@ export class OcrCache {
   static async open(indexDir: string, hash: string, languages: string[]): Promise<OcrCache> {
     const c = new OcrCache(indexDir, hash, languages.join('+'));
     try {
-      const data = JSON.parse(await fs.readFile(c.file, 'utf8')) as CacheFile;
+      const data = JSON.parse((await readConfinedText(c.file, { kind: 'index' })).text) as CacheFile;
       if (data.format === 1 && data.languages === c.languages && data.pages && typeof data.pages === 'object') c.pages = data.pages;
     } catch {
       // none yet, or unreadable: recognised again (and rewritten)

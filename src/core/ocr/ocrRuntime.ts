@@ -4,10 +4,11 @@
  * by scripts/build.mjs); from sources, in node_modules. Nothing is downloaded:
  * a language whose .traineddata is not found is a clear error.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { sha256 } from '../util/hash';
+import { readConfinedSync, statConfinedSync } from '../util/confinedFiles';
 
 export const OCR_DIST_DIR = 'ocr';
 export const OCR_WORKER_FILE = 'tesseract-worker.js';
@@ -69,7 +70,14 @@ function candidates(lang: string, extraDir: string | undefined): string[] {
  */
 export function languageFolder(langs: string[], extraDir?: string): string {
   const found = langs.map((lang) => {
-    const file = candidates(lang, extraDir).find((f) => existsSync(f));
+    // A regular file: a FIFO or a device under a language's name would hold tesseract's worker.
+    const file = candidates(lang, extraDir).find((f) => {
+      try {
+        return statConfinedSync(f, { kind: 'ocr-language' }).size >= 0;
+      } catch {
+        return false;
+      }
+    });
     if (!file) {
       throw new OcrSetupError(
         `no trained data for OCR language "${lang}"` +
@@ -94,7 +102,7 @@ export function languageFolder(langs: string[], extraDir?: string): string {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
       // No symlinks here: a copy, under a temporary name then renamed, so nothing half-written is read.
       const tmp = join(dir, `${name}.${process.pid}.tmp`);
-      copyFileSync(file, tmp);
+      writeFileSync(tmp, readConfinedSync(file, { kind: 'ocr-language' }).bytes);
       renameSync(tmp, join(dir, name));
     }
   }

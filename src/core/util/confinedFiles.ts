@@ -65,15 +65,24 @@ export type RefusalCode = 'outside' | 'not-a-file' | 'too-large' | 'timeout' | '
 export class FileRefused extends Error {
   readonly code: RefusalCode;
   readonly path: string;
-  constructor(code: RefusalCode, file: string, message: string) {
-    super(message);
+  /** The message without the path that opens it ("is a FIFO (named pipe), …"), for a caller that names the file its own way. */
+  readonly reason: string;
+  constructor(code: RefusalCode, file: string, reason: string) {
+    super(`${shown(file)} ${reason}`);
     this.name = 'FileRefused';
     this.code = code;
     this.path = file;
+    this.reason = reason;
   }
 }
 
 export const isFileRefused = (e: unknown): e is FileRefused => e instanceof FileRefused;
+
+/** A file that is not there: refused as missing here, or ENOENT from another fs call. */
+export const isMissing = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return code === 'missing' || code === 'ENOENT';
+};
 
 export interface ConfinedFile {
   /** The real path (links followed). */
@@ -98,7 +107,7 @@ function outsideError(asked: string, rule: FileRule, viaLink: boolean): FileRefu
   const what = viaLink ? `is a link to a file outside ${where}` : `is outside ${where}`;
   const by = rule.namedBy ? `; ${rule.namedBy} may not name a file elsewhere` : '';
   const widen = rule.widenedBy ? ` (name it in the setting ${rule.widenedBy} to use it)` : '';
-  return new FileRefused('outside', asked, `${shown(asked)} ${what}, not read${by}${widen}`);
+  return new FileRefused('outside', asked, `${what}, not read${by}${widen}`);
 }
 
 function kindOfNode(st: Stats): string {
@@ -110,23 +119,23 @@ function kindOfNode(st: Stats): string {
 }
 
 function notAFile(file: string, st: Stats, rule: FileRule): FileRefused {
-  return new FileRefused('not-a-file', file, `${shown(file)} is ${kindOfNode(st)}, not a regular file: not read as a ${FILE_KINDS[rule.kind].name}`);
+  return new FileRefused('not-a-file', file, `is ${kindOfNode(st)}, not a regular file: not read as a ${FILE_KINDS[rule.kind].name}`);
 }
 
 function tooLarge(file: string, rule: FileRule): FileRefused {
   const cap = capOf(rule);
-  return new FileRefused('too-large', file, `${shown(file)} is larger than ${sizeText(cap)}, the most a ${FILE_KINDS[rule.kind].name} may be: not read`);
+  return new FileRefused('too-large', file, `is larger than ${sizeText(cap)}, the most a ${FILE_KINDS[rule.kind].name} may be: not read`);
 }
 
-const timeout = (file: string, rule: FileRule) => new FileRefused('timeout', file, `${shown(file)} could not be read within ${Math.round(deadlineOf(rule) / 1000)} s, given up`);
-const cancelled = (file: string) => new FileRefused('cancelled', file, `reading ${shown(file)} was cancelled`);
+const timeout = (file: string, rule: FileRule) => new FileRefused('timeout', file, `could not be read within ${Math.round(deadlineOf(rule) / 1000)} s, given up`);
+const cancelled = (file: string) => new FileRefused('cancelled', file, 'was not read: cancelled');
 
 function failure(file: string, e: unknown): FileRefused {
   if (e instanceof FileRefused) return e;
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new FileRefused('missing', file, `${shown(file)} does not exist`);
-  if (code === 'ELOOP') return new FileRefused('unreadable', file, `${shown(file)} changed while it was opened (now a link), not read`);
-  return new FileRefused('unreadable', file, `cannot read ${shown(file)} (${code ?? (e as Error).message})`);
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new FileRefused('missing', file, 'does not exist');
+  if (code === 'ELOOP') return new FileRefused('unreadable', file, 'changed while it was opened (now a link), not read');
+  return new FileRefused('unreadable', file, `cannot be read (${code ?? (e as Error).message})`);
 }
 
 /** Roots as given and as the file system has them (a workspace reached through a link lies at both). */
@@ -206,25 +215,33 @@ function release(): void {
   else busy--;
 }
 
+/** The product's own files (its index, its package, /proc): not named by anyone, read without waiting for a slot. */
+const OWN_KINDS: ReadonlySet<FileKind> = new Set(['index', 'package', 'system']);
+
 /**
  * `op` run when a slot is free, answered within the deadline of the call (waiting for a slot
- * included). A late op keeps its slot until it settles (`cleanup` then takes what it made), so a
- * stalled disk holds two I/O threads, never all four.
+ * included). A late op keeps its slot until it settles (`cleanup` then takes what it made), so
+ * files named from outside on a stalled disk hold two I/O threads, never all four: the index's
+ * own reads (which take no slot) still get through.
  */
 function scheduled<T>(asked: string, rule: FileRule, op: () => Promise<T>, cleanup?: (v: T) => void): Promise<T> {
   const ms = deadlineOf(rule);
+  const slotted = !OWN_KINDS.has(rule.kind);
   return new Promise<T>((resolve, reject) => {
     let settled = false;
+    const done = () => {
+      if (slotted) release();
+    };
     const run = () => {
-      if (settled) return release();
+      if (settled) return done();
       op().then(
         (v) => {
-          release();
+          done();
           if (settled) cleanup?.(v);
           else finish(() => resolve(v));
         },
         (e) => {
-          release();
+          done();
           finish(() => reject(failure(asked, e)));
         },
       );
@@ -242,7 +259,8 @@ function scheduled<T>(asked: string, rule: FileRule, op: () => Promise<T>, clean
     const onAbort = () => finish(() => reject(cancelled(asked)));
     if (rule.signal?.aborted) return onAbort();
     rule.signal?.addEventListener('abort', onAbort, { once: true });
-    if (busy < SLOTS) {
+    if (!slotted) run();
+    else if (busy < SLOTS) {
       busy++;
       run();
     } else waiting.push(run);
@@ -463,4 +481,12 @@ export function openConfinedSync(asked: string, rule: FileRule): { path: string;
     closeSync(fd);
     throw failure(asked, e);
   }
+}
+
+/**
+ * Bytes of a descriptor openConfinedSync gave, at `position`: the one raw read left to callers
+ * that hold such a descriptor (a shard's passages, a model read in pieces).
+ */
+export function readAtSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number {
+  return readSync(fd, buffer, offset, length, position);
 }

@@ -6,9 +6,9 @@
  * is a redirect to the CDN; Content-Length otherwise), then renamed into place. A marker file
  * written last says the folder is complete.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { hashConfined } from '../../util/confinedFiles';
 import { ProviderError } from '../provider';
 import { type LocalModelOverrides, resolveModelSpec } from './models';
 import { locateModel, modelFiles, writeCompleteMarker } from './modelStore';
@@ -85,9 +85,8 @@ export async function verifyFile(file: string, expected: { size?: number; sha256
   return undefined;
 }
 
-async function hashFile(file: string, hash = createHash('sha256')): Promise<string> {
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+function hashFile(file: string): Promise<string> {
+  return hashConfined(file, { kind: 'model' });
 }
 
 /** Downloads every file the model needs; returns the folder. Files already complete are kept. */

@@ -3,10 +3,11 @@
  * session. Bundled as dist/local-embed-worker.js; LocalProvider starts it. Model inference
  * never runs on the calling thread (the VS Code extension host must stay responsive).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { openConfinedSync, readAtSync } from '../../util/confinedFiles';
 import { poolBatch } from './pooling';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
 import { loadTokenizer, type TextTokenizer } from './tokenizer';
@@ -32,11 +33,12 @@ let busy = false;
 function quantizesActivations(file: string): boolean {
   const needle = Buffer.from('DynamicQuantizeLinear');
   const chunk = Buffer.alloc(4 << 20);
-  const fd = openSync(file, 'r');
+  // The model's folder is the user's: a FIFO or a device there is refused before ONNX Runtime opens it.
+  const { fd } = openConfinedSync(file, { kind: 'model' });
   try {
     let carry = 0;
     for (;;) {
-      const n = readSync(fd, chunk, carry, chunk.length - carry, null);
+      const n = readAtSync(fd, chunk, carry, chunk.length - carry, null);
       if (n <= 0) return false;
       const end = carry + n;
       if (chunk.subarray(0, end).indexOf(needle) >= 0) return true;

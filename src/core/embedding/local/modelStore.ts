@@ -8,6 +8,7 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
+import { readConfinedText } from '../../util/confinedFiles';
 import { FP32_ONNX, type LocalModelOverrides, type LocalModelSpec, QUANTIZED_ONNX, resolveModelSpec } from './models';
 
 /** Written last by a download: a folder without it is incomplete. */
@@ -89,7 +90,7 @@ export async function modelStatus(model: string, cacheDir: string, overrides: Lo
   let commit: string | undefined;
   if (location.kind === 'repo') {
     try {
-      const marker = JSON.parse(await fs.readFile(join(location.dir, COMPLETE_MARKER), 'utf8')) as { commit?: string };
+      const marker = JSON.parse((await readConfinedText(join(location.dir, COMPLETE_MARKER), { kind: 'model', maxBytes: 1 << 20 })).text) as { commit?: string };
       commit = marker.commit;
     } catch {
       if (!missing.length) missing.push(COMPLETE_MARKER);

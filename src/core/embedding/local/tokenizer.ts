@@ -3,8 +3,8 @@
  * tokenizer half of transformers.js, no dependencies): WordPiece for BERT-like models,
  * SentencePiece/Unigram for XLM-R ones such as multilingual-e5.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readConfinedTextSync } from '../../util/confinedFiles';
 import { TokenizerLoader } from '@lenml/tokenizers';
 
 export interface Encoded {
@@ -20,7 +20,7 @@ export interface TextTokenizer {
 }
 
 export function loadTokenizer(modelDir: string): TextTokenizer {
-  const read = (f: string) => JSON.parse(readFileSync(join(modelDir, f), 'utf8'));
+  const read = (f: string) => JSON.parse(readConfinedTextSync(join(modelDir, f), { kind: 'model', maxBytes: 256 * 1024 * 1024 }).text);
   const tokenizerJSON = read('tokenizer.json');
   let tokenizerConfig: Record<string, unknown> = {};
   try {

@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { sha256 } from '../../util/hash';
+import { isMissing, readConfinedText } from '../../util/confinedFiles';
 import type { HighlightMark } from '../../../shared/results';
 import { safeColor } from '../../../shared/untrusted';
 
@@ -59,9 +60,9 @@ export async function readHighlights(dir: string): Promise<IndexHighlights> {
   const byHash = new Map<string, Map<number, PassageHighlight>>();
   let text: string;
   try {
-    text = await fs.readFile(path.join(dir, HIGHLIGHTS_FILE), 'utf8');
+    text = (await readConfinedText(path.join(dir, HIGHLIGHTS_FILE), { kind: 'index', within: [dir] })).text;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { byHash };
+    if (isMissing(err)) return { byHash };
     return { byHash, problem: `${HIGHLIGHTS_FILE} cannot be read (${(err as Error).message})` };
   }
   let f: HighlightsFile;

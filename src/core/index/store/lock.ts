@@ -10,12 +10,13 @@
  * milliseconds) and after reading the lock again under it: a lock judged stale a
  * moment earlier that a live process has replaced meanwhile is left alone.
  */
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { EngineError } from '../../../shared/errors';
 import { makeDir, writeFailure } from '../../util/atomicWrite';
+import { isMissing, readConfinedSync, readConfinedText } from '../../util/confinedFiles';
 
 /** Another process holds the writer lock (code `locked`); the message says who. */
 export class IndexBusyError extends EngineError {
@@ -97,7 +98,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     clearInterval(beat);
     // Only our own lock: a holder suspended past STALE_MS may have been taken over since.
     const removeOwn = async () => {
-      if ((await fs.readFile(file, 'utf8').catch(() => undefined)) === content) await fs.rm(file, { force: true });
+      if ((await readLock(file).catch(() => undefined)) === content) await fs.rm(file, { force: true });
     };
     // Under the guard; where the guard's few bytes cannot be written (a full disk, the run
     // failing on it), without: a live holder's lock is never stale, so no one removes it meanwhile.
@@ -168,10 +169,10 @@ async function withGuard(dir: string, fn: () => Promise<void>): Promise<void> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw writeFailure(err, guard);
     }
-    const seen = await fs.readFile(guard, 'utf8').catch(() => undefined);
+    const seen = await readLock(guard).catch(() => undefined);
     if (seen !== undefined && (await guardIsStale(guard, seen))) {
       // Read again just before: a live process's new guard is never removed for a dead one's.
-      if ((await fs.readFile(guard, 'utf8').catch(() => undefined)) === seen) await fs.rm(guard, { force: true });
+      if ((await readLock(guard).catch(() => undefined)) === seen) await fs.rm(guard, { force: true });
       continue;
     }
     if (Date.now() >= deadline) throw new IndexBusyError(`The lock of the index in ${dir} could not be checked: ${guard} has been held for ${GUARD_WAIT_MS / 1000} s.`);
@@ -231,12 +232,15 @@ export async function abandonedLock(dir: string): Promise<AbandonedLock | undefi
   const file = path.join(dir, LOCK_FILE);
   if ((await readHolder(file).catch(() => undefined)) !== 'stale') return undefined;
   try {
-    const info = JSON.parse(await fs.readFile(file, 'utf8')) as LockInfo;
+    const info = JSON.parse(await readLock(file)) as LockInfo;
     return { pid: info.pid, host: info.host, since: info.since, what: info.what };
   } catch {
     return { pid: 0, host: '', since: '', what: 'index' };
   }
 }
+
+/** A lock or guard file's text (the product's own file, in the index folder). */
+const readLock = async (file: string): Promise<string> => (await readConfinedText(file, { kind: 'index', maxBytes: 1 << 20 })).text;
 
 /** readHolder's answer for a lock file that is not there (released, or never made). */
 const GONE = 'gone';
@@ -246,9 +250,9 @@ async function readHolder(file: string): Promise<string> {
   let text: string;
   let st: Awaited<ReturnType<typeof fs.stat>>;
   try {
-    [text, st] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    [text, st] = await Promise.all([readLock(file), fs.stat(file)]);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return GONE;
+    if (isMissing(err)) return GONE;
     throw err;
   }
   try {
@@ -272,7 +276,7 @@ function pidAlive(pid: number): boolean {
   // A process that has ended but that its parent has not reaped yet (a zombie) still answers
   // signal 0: on Linux its state says it is gone.
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const stat = readConfinedSync(`/proc/${pid}/stat`, { kind: 'system' }).bytes.toString('latin1');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return true;

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
+import { isMissing, readConfinedText } from '../../util/confinedFiles';
 import { sha256 } from '../../util/hash';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { LEXICAL_VERSION } from './versions';
@@ -160,9 +161,9 @@ export function emptyManifest(chunker: number, lexical: string): Manifest {
 export async function readManifest(dir: string): Promise<Manifest | undefined> {
   let text: string;
   try {
-    text = await fs.readFile(path.join(dir, 'manifest.json'), 'utf8');
+    text = (await readConfinedText(path.join(dir, 'manifest.json'), { kind: 'index', within: [dir] })).text;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isMissing(err)) return undefined;
     throw err;
   }
   let m: Manifest;

@@ -5,8 +5,9 @@
  * against the hash stored beside the offsets. Reads are synchronous (a hit is built in
  * a synchronous loop) and small; recent passages and open files are kept.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import * as path from 'node:path';
+import { isMissing, openConfinedSync, readAtSync } from '../../util/confinedFiles';
 import { IndexCorruptError, IndexGenerationGone } from './manifest';
 import { passageHash } from './postingsFile';
 import type { StoredPassage } from './shards';
@@ -86,14 +87,14 @@ export class PassageReader {
       const fd = this.fd(shard, file);
       let got = 0;
       while (got < bytes.length) {
-        const n = readSync(fd, bytes, got, bytes.length - got, start + got);
+        const n = readAtSync(fd, bytes, got, bytes.length - got, start + got);
         if (n === 0) break;
         got += n;
       }
       if (got !== bytes.length) throw new IndexCorruptError(`passage shard ${file} is shorter than its postings file says`);
     } catch (err) {
       if (err instanceof IndexCorruptError) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new IndexGenerationGone(`passage shard ${file} is gone (a newer index was committed since this one was opened; open it again)`);
+      if (isMissing(err)) throw new IndexGenerationGone(`passage shard ${file} is gone (a newer index was committed since this one was opened; open it again)`);
       throw err;
     }
     if (passageHash(bytes) !== this.hash[row]) throw new IndexCorruptError(`passage shard ${file} is damaged (a passage does not match its hash)`);
@@ -116,7 +117,7 @@ export class PassageReader {
       this.fds.delete(oldest);
       closeSync(ofd);
     }
-    fd = openSync(path.join(this.dir, file), 'r');
+    fd = openConfinedSync(path.join(this.dir, file), { kind: 'index', within: [this.dir] }).fd;
     this.fds.set(shard, fd);
     return fd;
   }

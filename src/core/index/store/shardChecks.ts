@@ -8,10 +8,10 @@
  * still fails its checksum, a missing one is still missing. A reader loading the
  * index for searching trusts the same checks (`known`) and never writes them.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
+import { hashConfined, readConfinedText } from '../../util/confinedFiles';
 import { IndexCorruptError } from './manifest';
 
 export const CHECKS_FILE = 'shard-checks.json';
@@ -30,7 +30,7 @@ export class ShardChecks {
   static async read(dir: string): Promise<ShardChecks> {
     let files: Record<string, Check> = {};
     try {
-      const parsed = JSON.parse(await fs.readFile(path.join(dir, CHECKS_FILE), 'utf8')) as unknown;
+      const parsed = JSON.parse((await readConfinedText(path.join(dir, CHECKS_FILE), { kind: 'index', within: [dir] })).text) as unknown;
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) files = parsed as Record<string, Check>;
     } catch {
       // No cache yet, or a damaged one: every file is hashed once.
@@ -51,10 +51,8 @@ export class ShardChecks {
       throw new IndexCorruptError(`${what} is missing`);
     }
     if (this.known(rel, st, sha)) return;
-    // Streamed: a damaged file is found without holding it in memory.
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    if (hash.digest('hex') !== sha) throw new IndexCorruptError(`${what} is damaged (checksum mismatch)`);
+    // By chunks: a damaged file is found without holding it in memory.
+    if ((await hashConfined(file, { kind: 'index', within: [this.dir] })) !== sha) throw new IndexCorruptError(`${what} is damaged (checksum mismatch)`);
     this.files[rel] = [st.size, st.mtimeMs, sha];
     this.changed = true;
   }

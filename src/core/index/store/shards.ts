@@ -12,6 +12,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../util/atomicWrite';
+import { openConfined, readConfined } from '../../util/confinedFiles';
 import { sha256 } from '../../util/hash';
 import { decodeVectorFile, encodeVectorFile, type DecodedVectors } from './vectorFile';
 import { IndexCorruptError, type PostingsRecord, type ShardRecord, type VectorShardRecord } from './manifest';
@@ -99,7 +100,7 @@ export async function postingsUsable(dir: string, rec: ShardRecord): Promise<boo
 export async function readPassageShard(dir: string, rec: ShardRecord): Promise<ShardSource[]> {
   let buf: Buffer;
   try {
-    buf = await fs.readFile(path.join(dir, rec.file));
+    buf = (await readConfined(path.join(dir, rec.file), { kind: 'index', within: [dir] })).bytes;
   } catch {
     throw new IndexCorruptError(`passage shard ${rec.file} is missing`);
   }
@@ -176,7 +177,7 @@ export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, 
  * them: the size and time read with them are those of a file a writer hashed to `sha`.
  */
 async function readChecked(dir: string, rel: string, sha: string, checks: ShardChecks | undefined, scratch?: { buf: Buffer }): Promise<{ buf: Buffer; known: boolean }> {
-  const fh = await fs.open(path.join(dir, rel), 'r');
+  const { handle: fh } = await openConfined(path.join(dir, rel), { kind: 'index', within: [dir] });
   try {
     const st = await fh.stat();
     const size = st.size;
