@@ -6,13 +6,14 @@ import * as path from 'node:path';
 import { errorCode, errorHealth, latexCitationTemplate, segmentLatex, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import type { Granularity } from '../shared/settings';
-import { lineText } from '../shared/untrusted';
+import { terminalText } from '../shared/untrusted';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 import { OCR_OPTS } from './indexCommand';
 import { cancelOnInterrupt } from './interrupt';
-import { excerpt, semanticNote } from './text';
-import { cliEngine, err, out, runIndex, vectorsBeforeScoring } from './workspace';
+import { err, listed, out, outJson, warn, warnings, WARNING_MAX } from './output';
+import { excerpt, prose, semanticNote } from './text';
+import { cliEngine, runIndex, vectorsBeforeScoring } from './workspace';
 
 /** --granularity, one of the setting's choices (default paragraph). */
 function granularityOf(args: ParsedArgs): Granularity {
@@ -27,13 +28,14 @@ export async function cmdSegment(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['granularity', 'json', 'min-words', 'format']);
   const { text, format } = await readDraft(args, 'segment');
   const segment = format === 'latex' ? segmentLatex : segmentMarkdown;
-  const { title, segments, warnings } = await segment(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
-  for (const w of warnings ?? []) err(`warning: ${w}`);
+  const { title, segments, warnings: found } = await segment(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  for (const w of found ?? []) warn(w);
   if (args.flags.has('json')) {
-    out(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
+    outJson(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
     return 0;
   }
-  for (const s of segments) out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${s.title}`);
+  // The title is the draft's text: as prose, no tab or newline in it breaks the columns.
+  for (const s of segments) out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${prose(s.title, 400)}`);
   return 0;
 }
 
@@ -44,10 +46,10 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
   await cli.provider();
   // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
   if (cli.library.fromSettings || args.options.has('zotero')) {
-    const report = await runIndex(args, cli);
+    const report = await runIndex(args, cli).finally(() => warnings.flush(' (index --json lists them in "warnings")'));
     const changed = report.added + report.updated + report.moved + report.removed;
     err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
-    for (const sk of report.skipped) err(`  skipped ${sk.path}: ${sk.reason}`);
+    listed(err, report.skipped, (sk) => `  skipped ${terminalText(sk.path, 1000)}: ${terminalText(sk.reason, 400)}`, (n) => `  … and ${n} more skipped files (index --json lists them all)`);
     if (report.cancelled) {
       err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
       return 130;
@@ -76,7 +78,7 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
       citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? latexCitationTemplate(text) : undefined),
       format,
       signal: interrupt.signal,
-      log: (l, level) => level !== 'debug' && err(l),
+      log: (l, level) => level !== 'debug' && err(terminalText(l, WARNING_MAX)),
       onProgress: (p) => {
         if (p.current === 1 || p.current === p.total || p.current % 10 === 0) err(`analysing segment ${p.current} of ${p.total}`);
       },
@@ -97,10 +99,10 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
     interrupt.stop();
   }
   if (args.flags.has('json')) {
-    out(JSON.stringify(jsonReport(result), null, 2));
+    outJson(JSON.stringify(jsonReport(result), null, 2));
     return 0;
   }
-  printAnalysis(result, path.relative(process.cwd(), file) || file);
+  printAnalysis(result, terminalText(path.relative(process.cwd(), file) || file, 1000));
   return 0;
 }
 
@@ -129,13 +131,15 @@ function jsonReport(r: AnalysisResult) {
 
 function printAnalysis(r: AnalysisResult, name: string) {
   const searched = r.segments.filter((s) => s.status === 'analysed').length;
-  out(`${r.documentTitle ?? name} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
+  // The draft's title and headings, the sources' titles and text as prose; a citation as a name
+  // (it is copied into the draft: a hidden character in its key is shown, not removed).
+  out(`${r.documentTitle === null ? name : prose(r.documentTitle, 400)} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
   if (r.reranking.note) out(`(${r.reranking.note})`);
   if (r.semantic) out(`(${semanticNote(r.semantic)})`);
   for (const s of r.segments) {
     const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
     out('');
-    out(`${lines.padEnd(9)} ${s.type}: ${s.title}`);
+    out(`${lines.padEnd(9)} ${s.type}: ${prose(s.title, 400)}`);
     if (s.status === 'too-short') {
       out('          (too short to search)');
       continue;
@@ -145,13 +149,13 @@ function printAnalysis(r: AnalysisResult, name: string) {
       continue;
     }
     s.recommendations.forEach((rec, i) => {
-      const who = [shortAuthors(rec.authors), rec.year].filter(Boolean).join(' ');
-      const page = rec.pageLabel ?? String(rec.page);
+      const who = [prose(shortAuthors(rec.authors), 200), rec.year].filter(Boolean).join(' ');
+      const page = rec.pageLabel === null ? String(rec.page) : terminalText(rec.pageLabel, 40);
       const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : '', rec.language ? `in ${rec.language === 'fr' ? 'French' : 'English'}` : ''].filter(Boolean).join(', ');
-      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${rec.title}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
-      out(`          ${rec.citation}`);
-      out(`          “${excerpt(rec.preview, 200)}”`);
-      if (rec.highlight) out(`          you highlighted this, p. ${lineText(rec.highlight.page, 40)}${rec.highlight.comment ? ` — ${lineText(rec.highlight.comment, 200)}` : ''}`);
+      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${prose(rec.title, 400)}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
+      out(`          ${terminalText(rec.citation, 1000)}`);
+      out(`          “${excerpt(prose(rec.preview, 2000), 200)}”`);
+      if (rec.highlight) out(`          you highlighted this, p. ${prose(rec.highlight.page, 40)}${rec.highlight.comment ? ` — ${prose(rec.highlight.comment, 200)}` : ''}`);
     });
   }
 }

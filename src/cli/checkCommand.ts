@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { bundleDir, checkCitations, draftBibliographies, errorHealth, isLatexPath, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
 import type { Settings } from '../shared/settings';
-import { lineText } from '../shared/untrusted';
+import { terminalText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 
@@ -24,8 +24,12 @@ export interface CheckHelpers {
   runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<LibraryIndexReport>;
   /** The provider options the CLI knows (the index is built with the workspace's model). */
   providerOpts: readonly string[];
+  /** Lines of human output (each made safe for the terminal), and --json output as it is. */
   err(line: string): void;
   out(line: string): void;
+  outJson(json: string): void;
+  /** A warning on stderr (a flood of one kind summed up). */
+  warn(warning: string): void;
 }
 
 export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
@@ -55,7 +59,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
       draftPath: abs,
       workerDir: bundleDir,
       ocrLanguages: settings.ocrLanguages,
-      onWarning: (w) => h.err(`warning: ${w}`),
+      onWarning: h.warn,
     });
   } catch (e) {
     if (errorHealth(e)) {
@@ -69,7 +73,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
   // A citation in a file the LaTeX draft `\input`s is named by that file (workspace-relative in the result).
   const fileOf = (c: CheckedCitation) => (c.file === undefined ? shown : path.relative(process.cwd(), path.resolve(workspace, c.file)) || c.file);
   if (args.flags.has('json')) {
-    h.out(
+    h.outJson(
       JSON.stringify(
         {
           citations: result.citations.map((c) => ({
@@ -112,24 +116,29 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
 }
 
 const pages = (label: string) => (label.includes('–') ? `pp. ${label}` : `p. ${label}`);
-/** One line of untrusted text (the PDF's, the draft's): no control or bidi characters, bounded. */
-const clip = (s: string, n = 80) => lineText(s, n);
+/** Quoted text (the PDF's, the draft's) on one line: no control or bidi characters, bounded. */
+const clip = (s: string, n = 80) => terminalText(s, n, 'prose');
+/**
+ * A name the draft or the library gives (a file, a key, a locator, a page label): its hidden
+ * characters escaped, so that the user finds what to fix, and bounded (a 100,000-character locator).
+ */
+const name = (s: string, n = 200) => terminalText(s, n);
 
 /** `draft.md:12:40 hint @key p. 212 → p. 215 matches this sentence better: “…”` */
 export function hintLine(file: string, c: CheckedCitation): string {
-  return `${file}:${c.line}:${c.column} hint @${c.key}${c.locator ? ` ${c.locator}` : ''} → ${pages(c.hint?.page ?? '?')} matches this sentence better: “${clip(c.hint?.excerpt ?? '')}”`;
+  return `${name(file, 1000)}:${c.line}:${c.column} hint @${name(c.key)}${c.locator ? ` ${name(c.locator)}` : ''} → ${pages(name(c.hint?.page ?? '?', 40))} matches this sentence better: “${clip(c.hint?.excerpt ?? '')}”`;
 }
 
 /** `draft.md:12:40 wrong-page @key p. 214 → found on p. 215` */
 export function problemLine(file: string, c: CheckedCitation): string {
-  const head = `${file}:${c.line}:${c.column} ${c.status} @${c.key}${c.locator ? ` ${c.locator}` : ''}`;
+  const head = `${name(file, 1000)}:${c.line}:${c.column} ${c.status} @${name(c.key)}${c.locator ? ` ${name(c.locator)}` : ''}`;
   switch (c.status) {
     case 'unknown-key':
-      return `${head} → ${c.suggestions.length ? `did you mean ${c.suggestions.map((k) => `@${k}`).join(', ')}?` : 'in neither the library nor the bibliography'}`;
+      return `${head} → ${c.suggestions.length ? `did you mean ${c.suggestions.map((k) => `@${name(k)}`).join(', ')}?` : 'in neither the library nor the bibliography'}`;
     case 'no-such-page':
-      return `${head} → ${c.note ?? 'the source has no such page'}`;
+      return `${head} → ${name(c.note ?? 'the source has no such page', 400)}`;
     case 'wrong-page':
-      return `${head} → found on ${pages(c.foundPage ?? '?')}${c.note && c.differences.length ? ` (${c.note})` : ''}`;
+      return `${head} → found on ${pages(name(c.foundPage ?? '?', 40))}${c.note && c.differences.length ? ` (${name(c.note, 400)})` : ''}`;
     case 'quote-differs':
       return `${head} → the source says “${clip(c.sourceText ?? '')}” (${c.differences.map((d) => `“${clip(d.quote, 40)}” for “${clip(d.source, 40)}”`).join(', ')})`;
     case 'quote-not-found':

@@ -6,8 +6,10 @@ import * as os from 'node:os';
 import { createEngine, type IndexRunReport } from '../engine';
 import { describeHealth, semanticPercent } from '../shared/health';
 import { defaultSettings } from '../shared/settings';
+import { terminalText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
-import { cliEngine, out, runIndex, workspaceOf } from './workspace';
+import { listed, out, outJson, warnings } from './output';
+import { cliEngine, runIndex, workspaceOf } from './workspace';
 
 /** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */
 export const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
@@ -19,8 +21,9 @@ export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]
   if (!cli.library.fromSettings && !args.options.has('zotero') && one(args, 'workspace') === undefined) {
     throw new UsageError('index needs --library <dir> or --zotero [<dataDir>], or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
   }
-  const report = await runIndex(args, cli);
-  if (args.flags.has('json')) out(JSON.stringify(report, null, 2));
+  // The run's warnings are all in its report (--json: "warnings"); stderr shows 20 of a kind.
+  const report = await runIndex(args, cli).finally(() => warnings.flush(' (index --json lists them in "warnings")'));
+  if (args.flags.has('json')) outJson(JSON.stringify(report, null, 2));
   else printIndexReport(report);
   return report.cancelled ? 130 : 0;
 }
@@ -34,13 +37,14 @@ function printIndexReport(r: IndexRunReport) {
     out(`Semantic index ${semanticPercent({ model: '', ...r.semantic })}%: ${r.semantic.embedded} of ${r.semantic.total} passages have their vector; the others are matched by their words until "index" is run again.`);
   }
   if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
+  // A run over 100,000 unreadable files lists 20 of them; --json lists them all.
   if (r.damaged.length) {
     out(`Damaged, indexed with what could be read:`);
-    for (const d of r.damaged) out(`  ${d.path} — ${d.problem}`);
+    listed(out, r.damaged, (d) => `  ${fileLine(d.path, d.problem)}`, (n) => `  … and ${n} more damaged files (--json lists them all)`);
   }
   if (r.skipped.length) {
     out(`Skipped ${r.skipped.length} file${r.skipped.length > 1 ? 's' : ''}:`);
-    for (const s of r.skipped) out(`  ${s.path} — ${s.reason}`);
+    listed(out, r.skipped, (s) => `  ${fileLine(s.path, s.reason)}`, (n) => `  … and ${n} more skipped files (--json lists them all)`);
   }
   out(`Index fingerprint: ${r.fingerprint}`);
 }
@@ -52,11 +56,16 @@ export async function cmdStatus(args: ParsedArgs): Promise<number> {
   const engine = createEngine({ workspace: workspaceOf(args), settings: defaultSettings() });
   const { health, damaged, interrupted: left } = await engine.status();
   const interrupted = left && `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
-  if (args.flags.has('json')) out(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
+  if (args.flags.has('json')) outJson(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
   else {
     out(describeHealth(health));
     if (interrupted) out(`  note: ${interrupted}`);
-    for (const d of damaged) out(`  damaged: ${d.path} — ${d.problem}`);
+    listed(out, damaged, (d) => `  damaged: ${fileLine(d.path, d.problem)}`, (n) => `  … and ${n} more damaged files (status --json lists them all)`);
   }
   return health.state === 'ready' ? 0 : 1;
+}
+
+/** `path — reason`: the path escaped (it names the file), the reason (which may quote the PDF) bounded. */
+function fileLine(file: string, reason: string): string {
+  return `${terminalText(file, 1000)} — ${terminalText(reason, 400)}`;
 }

@@ -11,7 +11,8 @@ import { CHECK_USAGE, cmdCheck } from './checkCommand';
 import { cmdIndex, cmdStatus } from './indexCommand';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, MODEL_USAGE } from './modelCommand';
 import { cmdEval, cmdSearch } from './searchCommand';
-import { cliEngine, err, out, runIndex, type CliEngine } from './workspace';
+import { err, lines, out, outJson, warn, warnings } from './output';
+import { cliEngine, runIndex, type CliEngine } from './workspace';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
 
@@ -81,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv, OPTIONS);
     if (!args.command || args.flags.has('help') || args.command === 'help') {
-      out(USAGE);
+      lines(out, USAGE);
       return args.command ? 0 : 1;
     }
     switch (args.command) {
@@ -110,10 +111,12 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdCheck(args, {
           librarySpec: (a) => engine(a),
           providerFrom: async (a) => (await engine(a)).provider(),
-          runIndex: async (a) => runIndex(a, await engine(a)),
+          runIndex: async (a) => runIndex(a, await engine(a)).finally(() => warnings.flush()),
           providerOpts: PROVIDER_OPTS,
           err,
           out,
+          outJson,
+          warn,
         });
       }
       default:
@@ -121,10 +124,16 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError || errorCode(e) === 'invalid-options') {
-      err(`error: ${(e as Error).message}\n\n${USAGE}`);
+      err(`error: ${(e as Error).message}`);
+      err('');
+      lines(err, USAGE);
       return 2;
     }
+    // A message can embed a file name or a field: `err` shows its controls and newlines escaped.
     err(`error: ${(e as Error).message}`);
     return 1;
+  } finally {
+    // What a flood of warnings left out, summed up last.
+    warnings.flush();
   }
 }

@@ -4,8 +4,10 @@
  * and describe a local model for `--provider local|auto`.
  */
 import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
+import { terminalText } from '../shared/untrusted';
 import { checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
+import { out, outJson } from './output';
 
 /** Options read by localConfigFrom (every command that takes --provider accepts them). */
 export const LOCAL_MODEL_OPTS = ['model', 'cache-dir', 'pooling', 'query-prefix', 'passage-prefix', 'max-tokens', 'onnx-file', 'openai-url', 'openai-model'];
@@ -63,11 +65,10 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
   const cacheDir = one(args, 'cache-dir') ?? defaultModelCacheDir();
   const overrides = overridesFrom(args);
   const json = args.flags.has('json');
-  const print = (s: string) => process.stdout.write(s + '\n');
   const status = async () => {
     const st = await modelStatus(model, cacheDir, overrides);
-    if (json) print(JSON.stringify({ model, kind: st.location.kind, dir: st.location.dir, installed: st.installed, missing: st.missing, bytes: st.bytes, commit: st.commit ?? null, onnxFile: st.onnxFile }));
-    else print(st.installed ? `${model}: installed in ${st.location.dir} (${mb(st.bytes)} MB${st.commit ? `, commit ${st.commit.slice(0, 12)}` : ''})` : `${model}: not installed (${st.location.dir} lacks ${st.missing.join(', ')})`);
+    if (json) outJson(JSON.stringify({ model, kind: st.location.kind, dir: st.location.dir, installed: st.installed, missing: st.missing, bytes: st.bytes, commit: st.commit ?? null, onnxFile: st.onnxFile }));
+    else out(st.installed ? `${model}: installed in ${st.location.dir} (${mb(st.bytes)} MB${st.commit ? `, commit ${st.commit.slice(0, 12)}` : ''})` : `${model}: not installed (${st.location.dir} lacks ${st.missing.join(', ')})`);
     return st.installed ? 0 : 1;
   };
   switch (action) {
@@ -75,7 +76,7 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
       return status();
     case 'remove': {
       const removed = await removeModel(model, cacheDir, overrides);
-      print(removed ? `removed ${model} from ${cacheDir}` : `${model} was not downloaded`);
+      out(removed ? `removed ${model} from ${cacheDir}` : `${model} was not downloaded`);
       return 0;
     }
     case 'download': {
@@ -91,11 +92,12 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
             const now = Date.now();
             if (now - last < 500 && p.doneBytes < p.totalBytes) return;
             last = now;
-            process.stderr.write(`\r${p.file}: ${mb(p.doneBytes)} / ${mb(p.totalBytes)} MB   `);
+            // Rewritten in place (\r): the file name, which the Hub gives, must not hold a control of its own.
+            process.stderr.write(`\r${terminalText(p.file, 120)}: ${mb(p.doneBytes)} / ${mb(p.totalBytes)} MB   `);
           },
         });
         process.stderr.write('\n');
-        if (!json) print(`downloaded ${model} into ${dir}`);
+        if (!json) out(`downloaded ${model} into ${dir}`);
         return json ? status() : 0;
       } finally {
         interrupt.stop();

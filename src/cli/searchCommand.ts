@@ -6,9 +6,10 @@ import * as path from 'node:path';
 import { embedsInBackground, errorCode, runBeirEval, type BeirEvalResult } from '../engine';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
-import { lineText } from '../shared/untrusted';
-import { excerpt, round, semanticNote } from './text';
-import { cliEngine, err, out, providerFrom, vectorsBeforeScoring } from './workspace';
+import { terminalText } from '../shared/untrusted';
+import { err, out, outJson } from './output';
+import { excerpt, prose, round, semanticNote } from './text';
+import { cliEngine, providerFrom, vectorsBeforeScoring } from './workspace';
 
 export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
   // --zotero: accepted as for index; the hits carry the Zotero metadata the index was built with.
@@ -22,7 +23,7 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
   const { hits, semantic: progress } = await cli.engine.search(text, { k, filter: { sourceType, collections: all(args, 'collection') } });
   const semantic = progress && { embedded: progress.embedded, total: progress.total };
   if (args.flags.has('json')) {
-    out(JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
+    outJson(JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
     return 0;
   }
   if (progress) out(`(${semanticNote(progress)})`);
@@ -30,13 +31,14 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
     out('No passage matches (the index is loaded and searched; try other words or widen the filters).');
     return 0;
   }
+  // The PDF's text and metadata as prose; the path escaped, as a name (see terminalText).
   hits.forEach((h, i) => {
-    const by = [h.authors.slice(0, 2).join('; '), h.year].filter(Boolean).join(', ');
-    const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${h.pageLabel} (PDF page ${h.page})` : `p. ${h.page}`;
-    out(`${i + 1}. ${h.title}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
-    out(`   ${h.path}`);
-    out(`   ${excerpt(h.text, 260)}`);
-    if (h.highlight) out(`   you highlighted this in Zotero, p. ${lineText(h.highlight.page, 40)}${h.highlight.comment ? ` — ${lineText(h.highlight.comment, 200)}` : ''}`);
+    const by = [h.authors.slice(0, 2).map((a) => prose(a, 120)).join('; '), h.year].filter(Boolean).join(', ');
+    const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${terminalText(h.pageLabel, 40)} (PDF page ${h.page})` : `p. ${h.page}`;
+    out(`${i + 1}. ${prose(h.title, 400)}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(`   ${terminalText(h.path, 1000)}`);
+    out(`   ${excerpt(prose(h.text, 2000), 260)}`);
+    if (h.highlight) out(`   you highlighted this in Zotero, p. ${prose(h.highlight.page, 40)}${h.highlight.comment ? ` — ${prose(h.highlight.comment, 200)}` : ''}`);
   });
   return 0;
 }
@@ -70,7 +72,7 @@ export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[])
     interrupt.stop();
   }
   if (args.flags.has('json')) {
-    out(JSON.stringify(result, null, 2));
+    outJson(JSON.stringify(result, null, 2));
     return 0;
   }
   out(`BEIR ${path.basename(path.resolve(dir))} (${split}): ${result.queries} queries, ${result.docs} documents, provider ${result.provider}`);

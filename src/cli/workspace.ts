@@ -24,12 +24,14 @@ import {
 } from '../engine';
 import { semanticPercent } from '../shared/health';
 import { defaultSettings, type Settings } from '../shared/settings';
+import { terminalText } from '../shared/untrusted';
 import { all, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
 import { localConfigFrom } from './modelCommand';
+import { err, warn } from './output';
 
-export const err = (s: string) => process.stderr.write(s + '\n');
-export const out = (s: string) => process.stdout.write(s + '\n');
+// The line writers live in output.ts (each line made safe for the terminal); mcp takes err from here.
+export { err, out } from './output';
 
 /** A path given on the command line: relative to the current directory, as a shell user means it. */
 const fromCwd = (p: string) => path.resolve(p);
@@ -55,7 +57,7 @@ export function providerConfigFrom(args: ParsedArgs, indexed?: { provider: strin
 
 /** The provider the flags name, for a command without a workspace library (eval). */
 export async function providerFrom(args: ParsedArgs): Promise<EmbeddingProvider> {
-  const { provider } = await createProvider(providerConfigFrom(args), { fallbackToEmbedded: args.flags.has('fallback'), onWarning: (w) => err(`warning: ${w}`) });
+  const { provider } = await createProvider(providerConfigFrom(args), { fallbackToEmbedded: args.flags.has('fallback'), onWarning: warn });
   return provider;
 }
 
@@ -67,7 +69,7 @@ export async function providerFrom(args: ParsedArgs): Promise<EmbeddingProvider>
  */
 async function settingsOf(args: ParsedArgs, workspace: string): Promise<Settings> {
   const { settings, problems } = await readWorkspaceSettings(workspace);
-  for (const p of problems) err(`warning: ${p}`);
+  for (const p of problems) warn(p);
   const libraries = all(args, 'library');
   if (libraries.length) settings.libraryFolders = libraries.map(fromCwd);
   const bib = one(args, 'bib');
@@ -118,7 +120,7 @@ export async function cliEngine(args: ParsedArgs, opts: { library: boolean; prov
     // A line a second while reading, one every two seconds while embedding (each slice commits every few).
     progressEveryMs: { index: 1000, embed: 2000 },
     host: {
-      onWarning: (w) => err(`warning: ${w}`),
+      onWarning: warn,
       onProgress: (p) => progressLine(p, engine.library(), current),
     },
   });
@@ -136,7 +138,8 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
     err(`  semantic index ${semanticPercent({ model: p.model, embedded: p.embedded, total: p.total })}% (${p.embedded} of ${p.total} passages embedded by ${p.modelName})`);
     return;
   }
-  const file = p.file ? path.basename(p.file) : '';
+  // A file name can hold anything but "/" (ESC, a newline…): escaped, so that it is still recognisable.
+  const file = p.file ? terminalText(path.basename(p.file), 200) : '';
   // A Zotero folder named (setting or --zotero) joins the folders set, or stands for the library alone.
   const from = library.zotero?.dataDir ? [...(library.fromSettings ? library.folders : []), `Zotero (${library.zotero.dataDir})`] : library.folders;
   if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${from.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);

@@ -90,3 +90,63 @@ export function safeHighlight<H extends { page: string; text: string; comment?: 
   const { comment: _c, color: _k, ...rest } = h;
   return { ...rest, page: lineText(h.page, LIMITS.label), text: lineText(h.text, LIMITS.preview), ...(comment ? { comment } : {}), ...(color ? { color } : {}) } as H;
 }
+
+/**
+ * What a terminal acts on or what hides text on it: C0 and C1 controls and DEL (ESC starts CSI
+ * and OSC sequences — screen clearing, colours, OSC 8 links, the window title —, U+009B is CSI
+ * in one byte, CR and BS overwrite, BEL rings, a newline makes a fake line), format characters
+ * (bidi embeddings, overrides, isolates and marks, zero-width characters, the soft hyphen, tag
+ * characters: \p{Cf}), the line and paragraph separators and lone surrogates.
+ */
+const TERMINAL_UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
+const UNSAFE_CHAR = /^[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]$/u;
+/** What stands for a break or a space in prose. */
+const SPACING_CONTROL = /^[\t\n\v\f\r\u0085\u2028\u2029]$/;
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `\x1b`, `\n`, `\u202e`, `\u{e0041}`: the character as it would be written in JavaScript. */
+function escaped(c: string): string {
+  const cp = c.codePointAt(0)!;
+  const hex = cp.toString(16);
+  return ESCAPES[c] ?? (cp <= 0xff ? `\\x${hex.padStart(2, '0')}` : cp <= 0xffff ? `\\u${hex.padStart(4, '0')}` : `\\u{${hex}}`);
+}
+
+/**
+ * Untrusted text made safe for one line of a terminal (the CLI's human output), at most `max`
+ * characters with "…" when cut. Nothing in it can move the cursor, clear the screen, make a
+ * link, change the title, start a new line or reorder what follows.
+ *
+ * - `name` (file names and paths, citekeys, locators, messages that embed them): each unsafe
+ *   character is written as an escape (`\x1b`, `\n`, `\u202e`), not removed. A name is what the
+ *   user looks for or types: with the ESC or the right-to-left override removed, `evil‮txt.exe`
+ *   would read as an innocent name, two files whose names differ by a hidden character would
+ *   print alike, and the user could not tell the file that has it. The backslash itself is kept
+ *   as it is (Windows paths), so a name that holds the text `\x1b` prints like one with an ESC.
+ * - `prose` (PDF text, titles, authors, quotations): whitespace, line breaks and tabs become one
+ *   space and the other unsafe characters are removed, as the extension's views show such text
+ *   (`lineText`): they carry no meaning in running text, and escapes would only clutter it.
+ */
+export function terminalText(s: string, max: number, kind: 'name' | 'prose' = 'name'): string {
+  const text = String(s ?? '');
+  if (kind === 'prose') {
+    const clean = text.replace(TERMINAL_UNSAFE, (c) => (SPACING_CONTROL.test(c) ? ' ' : '')).replace(/\s+/g, ' ').trim();
+    return bounded(clean, max);
+  }
+  // Escapes lengthen the text: the bound counts what is printed, and never cuts an escape in two.
+  const pieces: string[] = [];
+  const widths: number[] = [];
+  let n = 0;
+  for (const c of text) {
+    const piece = UNSAFE_CHAR.test(c) ? escaped(c) : c;
+    pieces.push(piece);
+    widths.push(piece === c ? 1 : piece.length);
+    n += widths[widths.length - 1];
+    if (n > max) break; // a 100,000-character name is not escaped whole
+  }
+  if (n <= max) return pieces.join('');
+  while (pieces.length && n > max - 1) {
+    pieces.pop();
+    n -= widths.pop()!;
+  }
+  return pieces.join('') + '…';
+}

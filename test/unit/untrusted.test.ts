@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { bounded, lineText, markdownText, safeCard, visibleText } from '../../src/shared/untrusted';
+import { bounded, lineText, markdownText, safeCard, terminalText, visibleText } from '../../src/shared/untrusted';
 
 const RLO = '\u202E';
 
@@ -57,5 +57,34 @@ describe('untrusted text (shared/untrusted.ts)', () => {
     assert.equal(safe.citekey, 'key1');
     assert.equal(safe.passages[0].heading, 'Heading');
     assert.equal(safe.passages[0].page, 3);
+  });
+
+  describe('terminalText: one line of a terminal', () => {
+    // C0 but none allowed, DEL, C1, bidi controls, zero-width and other format characters, line separators.
+    const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029]/u;
+    const NAME = `evil\u001b[2J\u001b]8;;mailto:a@x.example\u0007link\u001b]8;;\u0007${RLO}txt.exe\nfake line\r.pdf`;
+
+    it('escapes what a name holds, so that it reads as it is and can do nothing', () => {
+      const shown = terminalText(NAME, 1000);
+      assert.doesNotMatch(shown, UNSAFE);
+      assert.equal(shown, 'evil\\x1b[2J\\x1b]8;;mailto:a@x.example\\x07link\\x1b]8;;\\x07\\u202etxt.exe\\nfake line\\r.pdf');
+      assert.equal(terminalText('a\u009b2Jb\u0000c\u007f\td\u2028\u{e0041}\u00ad', 100), 'a\\x9b2Jb\\x00c\\x7f\\td\\u2028\\u{e0041}\\xad', 'C1, NUL, DEL, tab, separators, tags');
+      assert.equal(terminalText('x\ud800y', 100), 'x\\ud800y', 'a lone surrogate');
+      assert.equal(terminalText('Une société — שלום, 😀 C:\\dir', 100), 'Une société — שלום, 😀 C:\\dir', 'letters, scripts, emoji and backslashes stay');
+    });
+
+    it('bounds what it prints, escapes counted, never cutting one in two', () => {
+      assert.equal(terminalText('abcdefghij', 10), 'abcdefghij');
+      assert.equal(terminalText('abcdefghijk', 10), 'abcdefghi…');
+      assert.equal(terminalText('\u001b'.repeat(100_000), 10), '\\x1b\\x1b…');
+      assert.equal(Array.from(terminalText('😀'.repeat(50), 10)).length, 10);
+      assert.equal(Array.from(terminalText('1'.repeat(100_000), 200)).length, 200);
+    });
+
+    it('prose: line breaks and tabs are spaces, invisible and control characters are gone', () => {
+      assert.equal(terminalText(`Bib\u0000title\u001b[31mRED\u009b1m ${RLO}x\u200b\r\n\tnext\u2029line\u00ad`, 100, 'prose'), 'Bibtitle[31mRED1m x next line');
+      assert.equal(terminalText(NAME, 1000, 'prose'), 'evil[2J]8;;mailto:a@x.examplelink]8;;txt.exe fake line .pdf');
+      assert.equal(Array.from(terminalText('w '.repeat(100_000), 60, 'prose')).length, 60);
+    });
   });
 });
