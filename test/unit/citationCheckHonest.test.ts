@@ -59,7 +59,9 @@ describe('citation check answers honestly: page ranges in every dash', () => {
       assert.deepEqual(loc, { text: `pp. 9000${d}9999`, from: '9000', to: '9999' }, JSON.stringify(d));
     }
     assert.deepEqual(parseLocator(', pp. 212--14'), { text: 'pp. 212--14', from: '212', to: '214' });
+    assert.deepEqual(parseLocator(', pp. 12----14'), { text: 'pp. 12----14', from: '12', to: '14' });
     assert.deepEqual(parseLocator(', pp. S3--S5'), { text: 'pp. S3--S5', from: 'S3', to: 'S5' });
+    assert.deepEqual(parseLocator(', pp. T-1 -- T-5'), { text: 'pp. T-1 -- T-5', from: 'T-1', to: 'T-5' });
     // A label's own hyphen is no range.
     assert.deepEqual(parseLocator(', p. T-1'), { text: 'p. T-1', from: 'T-1', to: 'T-1' });
   });

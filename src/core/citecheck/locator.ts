@@ -16,15 +16,15 @@ export interface Locator {
 }
 
 const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
-/** A range's dash between two page numbers: a hyphen, TeX's `--` and `---`, an en or em dash. */
-const DASH = '(?:-{1,3}|[–—])';
+/** A range's dash between two page numbers: a hyphen, TeX's `--` and `---`, an en or em dash (or a run of them: no range is lost to a typo). */
+const DASH = '[-–—]+';
 const PAGE_RE = new RegExp(
   `^(?:(pp?|pages?|S|s|Seite|ss)\\.?\\s*)?([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+)(?:\\s*(?:${DASH}|to)\\s*([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+))?(?:\\s*ff?\\.?)?(?=$|[\\s,;.\\]):])`,
   'u',
 );
 /** A label with a hyphen of its own ("T-1", "A.3"): only a double dash or a real dash makes a range of two of them. */
 const LABEL = '[\\p{L}\\p{N}]+(?:[-.][\\p{L}\\p{N}]+)?';
-const OTHER_RE = new RegExp(`^(?:pp?|pages?)\\.?\\s*(${LABEL})(?:\\s*(?:-{2,3}|[–—])\\s*(${LABEL}))?(?=$|[\\s,;\\]):])`, 'u');
+const OTHER_RE = new RegExp(`^(?:pp?|pages?)\\.?\\s*(${LABEL})(?:\\s*(?:--|[–—])[-–—]*\\s*(${LABEL}))?(?=$|[\\s,;\\]):])`, 'u');
 
 /** The locator in the text after a key (", p. 12", " pp. 12–14, emphasis added", ", chap. 3"). */
 export function parseLocator(after: string): Locator | null {
