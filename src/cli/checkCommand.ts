@@ -96,6 +96,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
           })),
           errors: result.errors,
           warnings: result.warnings,
+          partlyChecked: result.partlyChecked,
           ms: result.ms,
         },
         null,
@@ -103,13 +104,16 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
       ),
     );
   } else {
-    for (const c of result.citations) if (c.status !== 'ok') h.out(problemLine(fileOf(c), c));
+    for (const c of result.citations) if (c.status !== 'ok' && statusSeverity(c.status) !== 'info') h.out(problemLine(fileOf(c), c));
     // Hints are not problems: on stderr, so that a script counting stdout's lines counts problems.
     const hints = result.citations.filter((c) => c.hint);
     for (const c of hints) h.err(hintLine(fileOf(c), c));
+    // A quotation checked only at its ends is no problem found, but not `ok` either: said beside the hints.
+    for (const c of result.citations) if (statusSeverity(c.status) === 'info') h.err(problemLine(fileOf(c), c));
     const n = result.citations.length;
+    const partly = result.partlyChecked;
     h.err(
-      `${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}${hints.length ? `, ${hints.length} page hint${hints.length === 1 ? '' : 's'}` : ''}`,
+      `${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}${partly ? `, ${partly} quotation${partly === 1 ? '' : 's'} partly checked` : ''}${hints.length ? `, ${hints.length} page hint${hints.length === 1 ? '' : 's'}` : ''}`,
     );
   }
   return result.errors + result.warnings > 0 ? 1 : 0;
@@ -143,6 +147,8 @@ export function problemLine(file: string, c: CheckedCitation): string {
       return `${head} → the source says “${clip(c.sourceText ?? '')}” (${c.differences.map((d) => `“${clip(d.quote, 40)}” for “${clip(d.source, 40)}”`).join(', ')})`;
     case 'quote-not-found':
       return `${head} → “${clip(c.quote ?? '')}” is not in the source`;
+    case 'quote-partly-checked':
+      return `${head} → its ends are on ${pages(c.foundPage ?? '?')} word for word; ${c.note ?? 'the words between them were not compared'}`;
     default:
       return head;
   }

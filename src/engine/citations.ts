@@ -29,7 +29,7 @@ import { CitationThread } from './citationThread';
 export type { CheckedCitation, CitationStatus } from '../core/citecheck/check';
 export type { Difference } from '../core/citecheck/match';
 export type { PageHint } from '../core/citecheck/pageHint';
-export { statusSeverity } from '../core/citecheck/check';
+export { MAX_QUOTE_WORDS, statusSeverity } from '../core/citecheck/check';
 export { findCitations, type DraftCitation, type Locator } from '../core/citecheck/draftCitations';
 
 export interface CheckCitationsOptions {
@@ -59,6 +59,8 @@ export interface CitationCheckResult {
   /** How many are errors and warnings (statusSeverity). */
   errors: number;
   warnings: number;
+  /** Quotations too long to compare whole whose compared ends match (`quote-partly-checked`): neither errors nor warnings, but not `ok`. */
+  partlyChecked: number;
   /** Sources whose page texts were missing (an index built by an older version) and were read again from the PDF. */
   reread: number;
   ms: number;
@@ -141,7 +143,8 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     }));
     const errors = citations.filter((c) => statusSeverity(c.status) === 'error').length;
     const warnings = citations.filter((c) => statusSeverity(c.status) === 'warning').length;
-    return { citations, errors, warnings, reread, ms: Date.now() - started };
+    const partlyChecked = citations.filter((c) => c.status === 'quote-partly-checked').length;
+    return { citations, errors, warnings, partlyChecked, reread, ms: Date.now() - started };
   } catch (err) {
     // A failed check may leave half-loaded sources: the next one starts afresh. A cancelled one
     // stopped between citations (each source loaded whole): what it judged serves the next save.

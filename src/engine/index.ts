@@ -98,6 +98,7 @@ export {
   checkCitationsOffThread,
   draftCitationsOf,
   findCitations,
+  MAX_QUOTE_WORDS,
   statusSeverity,
   type CheckCitationsOptions,
   type CitationCheckResult,

@@ -2,7 +2,8 @@
  * Check Citations in the editor (issue 21): the engine's verdicts as
  * diagnostics on each citation (errors: unknown key, no such page, quotation
  * not found; warnings: wrong page, quotation not word for word; information:
- * another page matches a citation without a quotation better), whose message
+ * another page matches a citation without a quotation better, a quotation too
+ * long to compare whole was compared only at its ends), whose message
  * gives the source's words and page, and Quick Fixes that are one undoable
  * edit each: change the locator, replace the quotation with the source's words,
  * use the closest key. Runs on the command, and on save (`citationCheck:
@@ -74,9 +75,10 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
     for (const c of result.citations) {
       if (c.status === 'ok' && !c.hint) continue;
       const range = new vscode.Range(c.line - 1, Math.max(0, c.column - 1), c.line - 1, Math.max(0, c.endColumn - 1));
-      // A page hint is information, never a problem: the citation is ok.
-      const severity = c.status === 'ok' ? vscode.DiagnosticSeverity.Information : engine.statusSeverity(c.status) === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning;
-      const d = new vscode.Diagnostic(range, message(c), severity);
+      // A page hint is information, never a problem: the citation is ok. So is a quotation compared only at its ends.
+      const level = engine.statusSeverity(c.status);
+      const severity = level === 'ok' || level === 'info' ? vscode.DiagnosticSeverity.Information : level === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning;
+      const d = new vscode.Diagnostic(range, message(c, engine.MAX_QUOTE_WORDS), severity);
       d.source = SOURCE;
       d.code = c.status === 'ok' ? 'page-hint' : c.status;
       this.verdicts.set(d, c);
@@ -127,8 +129,8 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
 
 const pages = pageLocator;
 
-/** A diagnostic's message: the verdict, then the source's words and page (plain text). */
-function message(c: CheckedCitation): string {
+/** A diagnostic's message: the verdict, then the source's words and page (plain text); `ends`: the words compared at each end of a long quotation. */
+function message(c: CheckedCitation, ends: number): string {
   const t = vscode.l10n.t;
   switch (c.status) {
     case 'unknown-key':
@@ -143,6 +145,8 @@ function message(c: CheckedCitation): string {
       return t('The quotation is on {0} of @{1}, not {2}: “{3}”', pages(c.foundPage ?? '?'), c.key, c.locator ?? '', c.sourceText ?? '');
     case 'quote-differs':
       return t('The quotation is not word for word. @{0}, {1}, says: “{2}” ({3})', c.key, pages(c.foundPage ?? '?'), c.sourceText ?? '', c.differences.map((x) => `“${x.quote}” → “${x.source}”`).join('; '));
+    case 'quote-partly-checked':
+      return t('This quotation is too long to compare whole: its first and last {0} words are on {1} of @{2} word for word; the words between them were not checked.', ends, pages(c.foundPage ?? '?'), c.key);
     default:
       return c.hint ? t('Another page of @{0} matches this sentence better: {1} (“{2}”).', c.key, pages(c.hint.page), c.hint.excerpt) : '';
   }

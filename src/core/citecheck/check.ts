@@ -2,17 +2,27 @@
  * Judges each citation of a draft against its source: the key exists, the
  * cited page exists, the quotation is on that page word for word. One status
  * per citation (see CitationStatus). The sources' page texts come from a
- * loader (the page-text store, or the PDF read again), each loaded once.
+ * loader (the page-text store, or the PDF read again), each loaded once. A
+ * quotation longer than one alignment may compare is compared in two pieces,
+ * and one whose middle was left out says so: never `ok` for words not read.
  */
 import { findCitations, type DraftCitation } from './draftCitations';
 import { align, candidates, GAP, levenshtein, quoteTokens, SourceText, type Alignment, type Difference, type PageText } from './match';
 import { betterPage, type PageHint } from './pageHint';
 
-export type CitationStatus = 'ok' | 'unknown-key' | 'no-such-page' | 'quote-not-found' | 'wrong-page' | 'quote-differs';
+/**
+ * `quote-partly-checked`: a quotation too long to compare whole (over 2 × MAX_QUOTE_WORDS words)
+ * whose first and last MAX_QUOTE_WORDS words are in the source word for word, on the cited pages
+ * when it names some; the words between were not compared.
+ */
+export type CitationStatus = 'ok' | 'unknown-key' | 'no-such-page' | 'quote-not-found' | 'wrong-page' | 'quote-differs' | 'quote-partly-checked';
 
-/** Errors: the citation is wrong; warnings: it is probably wrong in a way that is easy to fix. */
-export function statusSeverity(s: CitationStatus): 'error' | 'warning' | 'ok' {
-  return s === 'ok' ? 'ok' : s === 'wrong-page' || s === 'quote-differs' ? 'warning' : 'error';
+/**
+ * Errors: the citation is wrong; warnings: it is probably wrong in a way that is easy to fix;
+ * info: nothing wrong was found, but not all of it was checked (said, never counted as a problem).
+ */
+export function statusSeverity(s: CitationStatus): 'error' | 'warning' | 'info' | 'ok' {
+  return s === 'ok' ? 'ok' : s === 'quote-partly-checked' ? 'info' : s === 'wrong-page' || s === 'quote-differs' ? 'warning' : 'error';
 }
 
 export interface CheckedCitation {
@@ -60,7 +70,11 @@ export interface Loaded {
 
 /** Quotation words compared; fewer is a term in quotation marks, not a quotation. */
 const MIN_WORDS = 3;
-const MAX_WORDS = 400;
+/**
+ * Most quotation words one alignment compares: its cost is words × window (the window a little
+ * longer than the quotation), so a longer quotation is compared in two pieces of at most this many.
+ */
+export const MAX_QUOTE_WORDS = 400;
 
 /**
  * What one check keeps for the next on the same index: each key's loaded sources, and each
@@ -150,7 +164,7 @@ export async function checkDraft(draft: string, sources: CheckSources, opts: { s
 
 /** Which verdict wins among a key's PDFs: ok, then the nearest misses. */
 function rank(s: CitationStatus): number {
-  return ['ok', 'quote-differs', 'wrong-page', 'no-such-page', 'quote-not-found', 'unknown-key'].indexOf(s);
+  return ['ok', 'quote-partly-checked', 'quote-differs', 'wrong-page', 'no-such-page', 'quote-not-found', 'unknown-key'].indexOf(s);
 }
 
 /** The keys closest to `key` by edit distance (case-insensitive), at most 3. */
@@ -198,6 +212,8 @@ function alignmentOcr(src: SourceText, a: Alignment): boolean {
   return false;
 }
 
+type Cited = { from: number; to: number };
+
 function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): CheckedCitation {
   const cited = citedPages(c, src);
   if (cited === 'none') {
@@ -211,8 +227,24 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
     const hint = cited && c.quote === null && c.context ? betterPage(src, cited, c.context) : undefined;
     return hint ? { ...base, hint } : base;
   }
-  // The alignment costs words × window: a quotation of pages is not checked (a hostile or pasted draft).
-  if (words > MAX_WORDS) return { ...base, note: `a quotation of over ${MAX_WORDS} words is not compared` };
+  if (words > MAX_QUOTE_WORDS) return judgeLong(src, base, cited, q, words);
+  return verdict(src, base, cited, pick(search(q, src, cited), src, cited));
+}
+
+/** The alignment touches the cited pages. */
+function onPages(src: SourceText, cited: Cited | undefined, a: Alignment): boolean {
+  return !!cited && src.pageOf[a.end] >= cited.from && src.pageOf[a.start] <= cited.to;
+}
+
+/**
+ * Alignments of `q` (at most MAX_QUOTE_WORDS words: each costs words × window) where the index
+ * finds its words, the cited pages first, then on the cited pages themselves; `near`: a source
+ * token where it should begin, tried first (a long quotation's second piece, after its first);
+ * `continues`: `q` is a long quotation's first piece.
+ */
+function search(q: string[], src: SourceText, cited: Cited | undefined, opts: { near?: number; continues?: boolean } = {}): Alignment[] {
+  const { near, continues } = opts;
+  const words = q.filter((t) => t !== GAP).length;
   const hasGap = q.includes(GAP);
   const slack = 8 + Math.ceil(words * 0.3) + (hasGap ? 300 : 0);
   const tried: Alignment[] = [];
@@ -223,37 +255,57 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
     if (windows.some(([a, b]) => a <= from && b >= to)) return;
     windows.push([from, to]);
     const loose = src.pages.slice(src.pageOf[from] ?? 0, (src.pageOf[to - 1] ?? 0) + 1).some((p) => p.ocr);
-    const a = align(q, src, from, to, { loose });
+    const a = align(q, src, from, to, { loose, continues });
     if (a) tried.push(a);
   };
-  const onCited = (a: Alignment) => !!cited && src.pageOf[a.end] >= cited.from && src.pageOf[a.start] <= cited.to;
-  const starts = candidates(q, src);
-  // Places on the cited pages first: an exact match there ends the search.
-  const onCitedPage = (d: number) => !!cited && d + q.length >= src.pageStart[cited.from] && d <= src.pageStart[cited.to + 1];
-  starts.sort((a, b) => Number(onCitedPage(b)) - Number(onCitedPage(a)));
-  for (const d of starts) {
-    tryWindow(d - slack, d + q.length + slack);
+  const done = () => {
     const last = tried[tried.length - 1];
-    if (last && last.edits === 0 && (!cited || onCited(last))) break;
+    return !!last && last.edits === 0 && (!cited || onPages(src, cited, last));
+  };
+  if (near !== undefined) tryWindow(near - slack, near + q.length + slack);
+  if (!done()) {
+    const starts = candidates(q, src);
+    // Places on the cited pages first: an exact match there ends the search.
+    const onCitedPage = (d: number) => !!cited && d + q.length >= src.pageStart[cited.from] && d <= src.pageStart[cited.to + 1];
+    starts.sort((a, b) => Number(onCitedPage(b)) - Number(onCitedPage(a)));
+    for (const d of starts) {
+      tryWindow(d - slack, d + q.length + slack);
+      if (done()) break;
+    }
   }
-  if (cited && !tried.some(onCited)) {
+  if (cited && !tried.some((a) => onPages(src, cited, a))) {
     // Nothing found there by the index: the cited pages themselves (and the start of the next, for a quote running over).
     const from = src.pageStart[cited.from];
     const to = src.pageStart[cited.to + 1] + words + 10;
     if (to - from <= 6000) tryWindow(from - words, to);
   }
-  const better = (a: Alignment | undefined, b: Alignment) => !a || b.edits < a.edits || (b.edits === a.edits && onCited(b) && !onCited(a));
+  return tried;
+}
+
+/** The best alignment (fewest edits, the cited pages on ties) and the best on the cited pages. */
+function pick(tried: Alignment[], src: SourceText, cited: Cited | undefined): { best?: Alignment; bestCited?: Alignment } {
+  const on = (a: Alignment) => onPages(src, cited, a);
   let best: Alignment | undefined;
   let bestCited: Alignment | undefined;
   for (const a of tried) {
-    if (better(best, a)) best = a;
-    if (onCited(a) && (!bestCited || a.edits < bestCited.edits)) bestCited = a;
+    if (!best || a.edits < best.edits || (a.edits === best.edits && on(a) && !on(best))) best = a;
+    if (on(a) && (!bestCited || a.edits < bestCited.edits)) bestCited = a;
   }
+  return { best, bestCited };
+}
+
+/**
+ * The status from the alignments found. `partly`: a long quotation of which only the ends were
+ * compared; word for word there, it is `quote-partly-checked`, never `ok`, and every verdict says so.
+ */
+function verdict(src: SourceText, base: CheckedCitation, cited: Cited | undefined, found: { best?: Alignment; bestCited?: Alignment }, partly: string | null = null): CheckedCitation {
+  const { best, bestCited } = found;
   const ocrOf = (a: Alignment) => alignmentOcr(src, a);
   const close = (a: Alignment | undefined): a is Alignment =>
     !!a && a.edits > 0 && a.words >= 4 && a.edits <= Math.max(1, Math.floor(a.words * (ocrOf(a) ? 0.35 : 0.25))) && a.words - a.edits >= 3;
   const exact = (a: Alignment | undefined): a is Alignment => !!a && a.edits === 0;
-  const found = (a: Alignment, status: CitationStatus, note: string | null = null): CheckedCitation => {
+  const same: CitationStatus = partly ? 'quote-partly-checked' : 'ok';
+  const at = (a: Alignment, status: CitationStatus, note: string | null = null): CheckedCitation => {
     const ocr = ocrOf(a);
     return {
       ...base,
@@ -262,17 +314,77 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
       sourceText: src.textBetween(a.start, a.end),
       differences: a.edits ? a.differences : [],
       ocr,
-      note: [note, ocr ? 'text from OCR: compared loosely (letters misread by OCR are not counted)' : null].filter(Boolean).join('; ') || null,
+      note: [partly, note, ocr ? 'text from OCR: compared loosely (letters misread by OCR are not counted)' : null].filter(Boolean).join('; ') || null,
     };
   };
+  const notFound: CheckedCitation = { ...base, status: 'quote-not-found', note: partly };
   if (cited) {
-    if (exact(bestCited)) return found(bestCited, 'ok');
-    if (exact(best)) return found(best, 'wrong-page');
-    if (close(bestCited)) return found(bestCited, 'quote-differs');
-    if (close(best)) return found(best, 'wrong-page', 'not word for word either');
-    return { ...base, status: 'quote-not-found' };
+    if (exact(bestCited)) return at(bestCited, same);
+    if (exact(best)) return at(best, 'wrong-page');
+    if (close(bestCited)) return at(bestCited, 'quote-differs');
+    if (close(best)) return at(best, 'wrong-page', 'not word for word either');
+    return notFound;
   }
-  if (exact(best)) return found(best, 'ok');
-  if (close(best)) return found(best, 'quote-differs');
-  return { ...base, status: 'quote-not-found' };
+  if (exact(best)) return at(best, same);
+  if (close(best)) return at(best, 'quote-differs');
+  return notFound;
+}
+
+/**
+ * A quotation of over MAX_QUOTE_WORDS words, compared in two pieces of at most that many words, so
+ * that it costs at most two quotations of MAX_QUOTE_WORDS: up to twice that, its two halves (every
+ * word compared); beyond, its first and last MAX_QUOTE_WORDS words, those between not compared
+ * (`quote-partly-checked` when the two ends are word for word; the note says so whatever the
+ * status). The second piece must follow the first in the source as it follows it in the quotation.
+ */
+function judgeLong(src: SourceText, base: CheckedCitation, cited: Cited | undefined, q: string[], words: number): CheckedCitation {
+  const halves = words <= 2 * MAX_QUOTE_WORDS;
+  const headWords = halves ? Math.ceil(words / 2) : MAX_QUOTE_WORDS;
+  const tailFrom = halves ? headWords : words - MAX_QUOTE_WORDS;
+  // Token indexes: the head is q[0, headEnd), the tail q[tailStart, end); elisions between them are neither's.
+  let headEnd = 0;
+  let tailStart = 0;
+  for (let i = 0, w = 0; i < q.length; i++) {
+    if (q[i] === GAP) continue;
+    if (w === headWords - 1) headEnd = i + 1;
+    if (w === tailFrom) tailStart = i;
+    w++;
+  }
+  const head = q.slice(0, headEnd);
+  const tail = q.slice(tailStart);
+  const gaps = q.slice(headEnd, tailStart).filter((t) => t === GAP).length;
+  const middle = tailFrom - headWords;
+  const h = pick(search(head, src, cited, { continues: true }), src, cited);
+  const anchor = h.bestCited ?? h.best;
+  const tails = search(tail, src, cited, anchor ? { near: anchor.end + 1 + middle } : {});
+  const joined: Alignment[] = [];
+  for (const a of new Set([h.best, h.bestCited])) {
+    if (!a) continue;
+    for (const b of tails) {
+      const j = joinPieces(src, a, b, middle, gaps);
+      if (j) joined.push(j);
+    }
+  }
+  const partly = halves ? null : `a quotation of ${words} words: only its first and last ${MAX_QUOTE_WORDS} words were compared, not the ${middle} between them`;
+  return verdict(src, base, cited, pick(joined, src, cited), partly);
+}
+
+/**
+ * A long quotation's two pieces as one alignment, when the second lies after the first where the
+ * quotation puts it: right after it (halves: each source word between is one the quotation
+ * dropped, each one both pieces took one it added), or `middle` words on, give or take the slack
+ * a search allows (and an elision's reach for each elision between them); undefined otherwise.
+ */
+function joinPieces(src: SourceText, a: Alignment, b: Alignment, middle: number, gaps: number): Alignment | undefined {
+  const between = b.start - a.end - 1;
+  if (middle === 0 && gaps === 0) {
+    if (Math.abs(between) > 8 || b.end <= a.end) return undefined;
+    const differences = [...a.differences];
+    if (between > 0) differences.push({ quote: '', source: src.textBetween(a.end + 1, b.start - 1) });
+    if (between < 0) differences.push({ quote: src.textBetween(b.start, a.end), source: '' });
+    return { edits: a.edits + b.edits + Math.abs(between), words: a.words + b.words, start: a.start, end: b.end, differences: [...differences, ...b.differences] };
+  }
+  const slack = 8 + Math.ceil(middle * 0.3) + 300 * gaps;
+  if (between < Math.max(0, middle - slack) || between > middle + slack) return undefined;
+  return { edits: a.edits + b.edits, words: a.words + b.words, start: a.start, end: b.end, differences: [...a.differences, ...b.differences] };
 }

@@ -8,14 +8,9 @@
  */
 import { proseLines } from '../../shared/citedIn';
 import { isCrossReference } from '../../shared/crossref';
+import { parseLocator, type Locator } from './locator';
 
-export interface Locator {
-  /** As written: "p. 12", "pp. 12–14", "chap. 3". */
-  text: string;
-  /** First and last page named (printed labels: "xii", "214"); absent for a locator that is not a page (chap. 3). */
-  from?: string;
-  to?: string;
-}
+export { parseLocator, type Locator } from './locator';
 
 export interface DraftCitation {
   key: string;
@@ -147,32 +142,6 @@ function lowerBound<T>(list: T[], x: number, key: (t: T) => number): number {
     else hi = mid;
   }
   return lo;
-}
-
-const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
-const PAGE_RE =
-  /^(?:(pp?|pages?|S|s|Seite|ss)\.?\s*)?([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+)(?:\s*(?:[-–—]|to)\s*([0-9]+[a-z]?|[ivxlcdm]+|[IVXLCDM]+))?(?:\s*ff?\.?)?(?=$|[\s,;.\]):])/u;
-
-/** The locator in the text after a key (", p. 12", " pp. 12–14, emphasis added", ", chap. 3"). */
-export function parseLocator(after: string): Locator | null {
-  const s = after.replace(/^\s*,?\s*/, '');
-  if (!s.trim()) return null;
-  const m = PAGE_RE.exec(s);
-  if (m && (m[1] || /^\d/.test(m[2]) || /^[ivxlcdm]+$/.test(m[2]))) {
-    const roman = (x: string) => /^[ivxlcdm]+$/i.test(x);
-    // A bare roman word ("I", "MD") after a key is a page only when a "p." says so.
-    if (!m[1] && roman(m[2]) && m[2] !== m[2].toLowerCase()) return { text: s.trim() };
-    let from = m[2];
-    let to = m[3] ?? m[2];
-    // "212–14" is 212–214.
-    if (/^\d+$/.test(from) && /^\d+$/.test(to) && to.length < from.length && Number(to) < Number(from)) to = from.slice(0, from.length - to.length) + to;
-    return { text: m[0].trim(), from, to };
-  }
-  // Another printed label after an explicit "p.": "p. T-1", "p. A12", "pp. S3–S5".
-  const other = /^(?:pp?|pages?)\.?\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?)(?:\s*[–—]\s*([\p{L}\p{N}]+(?:[-.][\p{L}\p{N}]+)?))?(?=$|[\s,;\]):])/u.exec(s);
-  if (other) return { text: other[0].trim(), from: other[1], to: other[2] ?? other[1] };
-  if (LOCATOR_WORD.test(s)) return { text: s.trim().replace(/[.,;]+$/, '') };
-  return null;
 }
 
 interface Quote {

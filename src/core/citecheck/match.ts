@@ -263,9 +263,10 @@ function pageBreaks(src: SourceText, from: number, to: number): Map<number, Set<
 
 /**
  * Aligns the quotation `q` (with GAPs) against source tokens [from, to): the
- * whole quotation against the best stretch of the window.
+ * whole quotation against the best stretch of the window. `continues`: `q` is the
+ * first piece of a longer quotation.
  */
-export function align(q: string[], src: SourceText, from: number, to: number, opts: { loose?: boolean } = {}): Alignment | undefined {
+export function align(q: string[], src: SourceText, from: number, to: number, opts: { loose?: boolean; continues?: boolean } = {}): Alignment | undefined {
   from = Math.max(0, from);
   to = Math.min(src.tokens.length, to);
   const n = to - from;
@@ -348,13 +349,15 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       back[row + j] = how;
     }
   }
-  // Best end: lowest cost; on ties, one that ends on a matching word (a dropped word inside, not a word added at the end).
-  const endsOnMatch = (j: number) => back[m * W + j] === DIAG && q[m - 1] !== GAP && eq(q[m - 1], s[from + j - 1]);
+  // Best end: lowest cost; on ties, one that ends on a matching word (a dropped word inside, not a word added at the end);
+  // for a piece the quotation goes on after, then one whose last word stands for a source word (changed, not added):
+  // the next piece starts after that source word.
+  const endRank = (j: number) => (back[m * W + j] !== DIAG || q[m - 1] === GAP ? 0 : eq(q[m - 1], s[from + j - 1]) ? 2 : opts.continues ? 1 : 0);
   let endJ = 1;
   for (let j = 1; j <= n; j++) {
     const c = cost[m * W + j];
     const b = cost[m * W + endJ];
-    if (c < b || (c === b && !endsOnMatch(endJ) && endsOnMatch(j))) endJ = j;
+    if (c < b || (c === b && endRank(j) > endRank(endJ))) endJ = j;
   }
   // Trace back.
   let i = m;

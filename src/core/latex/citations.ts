@@ -12,7 +12,8 @@
  * preamble and `thebibliography` are not read. A post-note of several keys
  * (`\cite[12]{a,b}`) is the last key's, as it is printed. Pure: no I/O.
  */
-import { citationsOf, parseLocator, type DraftCitation, type Para } from '../citecheck/draftCitations';
+import { citationsOf, type DraftCitation, type Para } from '../citecheck/draftCitations';
+import { parseLocator } from '../citecheck/locator';
 import { lineOf, lineStarts } from '../../shared/lines';
 import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
 
@@ -52,7 +53,10 @@ const ACCENTS: Record<string, string> = {
   c: '\u0327', v: '\u030c', u: '\u0306', H: '\u030b', r: '\u030a', k: '\u0328', d: '\u0323', b: '\u0331',
 };
 
-/** A post-note as plain text for the locator reader: `p.~12--14` → "p. 12–14"; no `[`, `]`, `;` or `@` to confuse it. */
+/**
+ * A post-note as plain text for the locator reader (the Markdown one, which reads `--` too): `p.~12--14` → "p. 12–14",
+ * as printed; no `[`, `]`, `;` or `@` to confuse it.
+ */
 function noteText(note: string): string {
   return note
     .replace(/\\psqq\b/g, ' ff.')
