@@ -52,7 +52,8 @@ ${CHECK_USAGE}
           Serves the library to an AI assistant (an MCP client: VS Code, Claude Desktop…) over
           the Model Context Protocol on stdin/stdout: tools search, sources_for and check_citations,
           and the index's status as the resource similar-sources://index/status. Read-only (index
-          the library first); without --provider, the model the index was built with.
+          the library first); without --provider, the model the index was built with. One JSON-RPC
+          message a line, at most 4 MiB; why it stops is said on stderr (stdin closed: exit 0).
 ${MODEL_USAGE}
 
 Neural models: with a neural model (local, ollama, openai), search, analyze and eval first compute every vector
