@@ -210,7 +210,9 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch (e) {
-      return this.refuse(null, ErrorCode.ParseError, `Parse error: ${clip((e as Error).message, 200)}`);
+      // Where, not what: the parser's message would quote the client's bytes back (a fuzzed line held NUL).
+      const at = /at position (\d+)/.exec((e as Error).message)?.[1];
+      return this.refuse(null, ErrorCode.ParseError, `Parse error: the line is not valid JSON${at ? ` (at byte ${at})` : ''}`);
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
