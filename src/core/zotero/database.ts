@@ -17,7 +17,7 @@ import { assignCitekeys, type CitekeySources } from './citekey';
 import type { ZoteroAnnotation, ZoteroAttachment, ZoteroCollection, ZoteroCreator, ZoteroItem, ZoteroLibraryInfo, ZoteroReader, ZoteroSnapshot } from './model';
 import { ZoteroUnavailable } from './model';
 import { openDatabase, rows, type Database } from './sqlite';
-import { applyWal } from './wal';
+import { applyWal, type WalResult } from './wal';
 
 /** The newest userdata schema this reader was written against (Zotero's userdata.sql, "-- 129"). */
 export const KNOWN_USERDATA_VERSION = 129;
@@ -70,7 +70,7 @@ export class ZoteroDatabaseReader implements ZoteroReader {
       o.signal?.throwIfAborted();
       const t1 = performance.now();
       const warnings = [...copy.warnings];
-      const { db: bytes, frames, note } = applyWal(copy.db, copy.wal);
+      const { db: bytes, frames, note } = withWal(copy.db, copy.wal);
       if (note) warnings.push(`${path.join(dataDir, 'zotero.sqlite-wal')}: ${note}; the newest changes may be missing`);
       let db: Database;
       try {
@@ -94,6 +94,15 @@ export class ZoteroDatabaseReader implements ZoteroReader {
     } finally {
       await fs.rm(copy.dir, { recursive: true, force: true });
     }
+  }
+}
+
+/** The WAL applied; whatever it holds that applyWal did not foresee costs the WAL, never the library. */
+function withWal(db: Uint8Array, wal: Uint8Array | undefined): WalResult {
+  try {
+    return applyWal(db, wal);
+  } catch (err) {
+    return { ...applyWal(db, undefined), note: `the WAL was ignored: it could not be applied (${(err as Error).message})` };
   }
 }
 
