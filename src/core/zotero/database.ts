@@ -1,19 +1,19 @@
 /**
  * Reads a Zotero library from its database, when Zotero is closed or its local API is off.
- * zotero.sqlite and its zotero.sqlite-wal (and -shm) are copied to a temporary folder and the
- * copy is read: the live file is never opened (Zotero may hold it locked, and a reader must not
- * disturb it), and never with immutable=1, which ignores the WAL and so the newest items. The
- * copy's WAL is applied to it in memory (wal.ts) and the result opened with sql.js.
+ * zotero.sqlite and its zotero.sqlite-wal are copied to a temporary folder and read from there
+ * (databaseCopy.ts): the live file is never opened by SQLite (Zotero may hold it locked, and a
+ * reader must not disturb it), and never with immutable=1, which ignores the WAL and so the newest
+ * items. The WAL is applied in memory (wal.ts) and the result opened with sql.js.
  *
  * Problems with one item or file (a missing PDF, a linked file outside any known folder) are
  * warnings naming it; the rest of the library is read. A database that cannot be read at all (not
  * a database, damaged, from a Zotero whose tables differ) is a ZoteroUnavailable saying so.
  */
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseYear, stripRichText } from '../library/bibEntry';
 import { assignCitekeys, type CitekeySources } from './citekey';
+import { copyDatabase, stampOf } from './databaseCopy';
 import type { ZoteroAnnotation, ZoteroAttachment, ZoteroCollection, ZoteroCreator, ZoteroItem, ZoteroLibraryInfo, ZoteroReader, ZoteroSnapshot } from './model';
 import { ZoteroUnavailable } from './model';
 import { openDatabase, rows, type Database } from './sqlite';
@@ -64,35 +64,32 @@ export class ZoteroDatabaseReader implements ZoteroReader {
     // Nothing changed since the previous read (same sizes and times of the database and its WAL): it stands.
     if (o.previous?.via === 'database' && o.previous.dataDir === dataDir && o.previous.stamp === (await stampOf(dataDir))) return o.previous;
     const t0 = performance.now();
-    const copy = await copyDatabase(dataDir, this.opts.tempDir);
+    // The copy's folder is gone once this returns: its bytes are in memory.
+    const copy = await copyDatabase(dataDir, { tempRoot: this.opts.tempDir, signal: o.signal });
     const copyMs = performance.now() - t0;
+    o.signal?.throwIfAborted();
+    const t1 = performance.now();
+    const warnings = [...copy.warnings];
+    const { db: bytes, frames, note } = withWal(copy.db, copy.wal);
+    if (note) warnings.push(`${path.join(dataDir, 'zotero.sqlite-wal')}: ${note}; the newest changes may be missing`);
+    let db: Database;
     try {
-      o.signal?.throwIfAborted();
-      const t1 = performance.now();
-      const warnings = [...copy.warnings];
-      const { db: bytes, frames, note } = withWal(copy.db, copy.wal);
-      if (note) warnings.push(`${path.join(dataDir, 'zotero.sqlite-wal')}: ${note}; the newest changes may be missing`);
-      let db: Database;
-      try {
-        db = await openDatabase(bytes);
-      } catch (err) {
-        throw unreadable(dataDir, err);
-      }
-      try {
-        const snapshot = await readSnapshot(db, this.opts, warnings);
-        snapshot.stamp = copy.stamp;
-        const keys = typeof this.opts.citekeys === 'function' ? await this.opts.citekeys() : this.opts.citekeys;
-        assignCitekeys(snapshot.items, keys);
-        this.lastTimings = { copyMs, readMs: performance.now() - t1, walFrames: frames };
-        return snapshot;
-      } catch (err) {
-        if (err instanceof ZoteroUnavailable) throw err;
-        throw unreadable(dataDir, err);
-      } finally {
-        db.close();
-      }
+      db = await openDatabase(bytes);
+    } catch (err) {
+      throw unreadable(dataDir, err);
+    }
+    try {
+      const snapshot = await readSnapshot(db, this.opts, warnings);
+      snapshot.stamp = copy.stamp;
+      const keys = typeof this.opts.citekeys === 'function' ? await this.opts.citekeys() : this.opts.citekeys;
+      assignCitekeys(snapshot.items, keys);
+      this.lastTimings = { copyMs, readMs: performance.now() - t1, walFrames: frames };
+      return snapshot;
+    } catch (err) {
+      if (err instanceof ZoteroUnavailable) throw err;
+      throw unreadable(dataDir, err);
     } finally {
-      await fs.rm(copy.dir, { recursive: true, force: true });
+      db.close();
     }
   }
 }
@@ -111,64 +108,6 @@ function unreadable(dataDir: string, err: unknown): ZoteroUnavailable {
     `Zotero's database ${path.join(dataDir, 'zotero.sqlite')} could not be read (${(err as Error).message}).`,
     "If Zotero was writing it, it is read again at the next change; if this stays, run Zotero's Help → Troubleshooting → Check Database Integrity.",
   );
-}
-
-async function stampOf(dataDir: string): Promise<string> {
-  const parts = await Promise.all(
-    ['zotero.sqlite', 'zotero.sqlite-wal'].map((f) =>
-      fs.stat(path.join(dataDir, f)).then(
-        (s) => `${s.size}:${Math.round(s.mtimeMs)}`,
-        () => '-',
-      ),
-    ),
-  );
-  return `db:${parts.join('/')}`;
-}
-
-interface DatabaseCopy {
-  dir: string;
-  db: Uint8Array;
-  wal?: Uint8Array;
-  stamp: string;
-  warnings: string[];
-}
-
-/**
- * Copies zotero.sqlite, -wal and -shm into a new temporary folder and reads the copies. Zotero may
- * write (or checkpoint) between two copies: the live files' stamp is taken before and after,
- * and the copy made again (a few times) until it did not change meanwhile.
- */
-export async function copyDatabase(dataDir: string, tempRoot = os.tmpdir()): Promise<DatabaseCopy> {
-  const live = path.join(dataDir, 'zotero.sqlite');
-  const st = await fs.stat(live).catch(() => undefined);
-  if (!st?.isFile()) {
-    throw new ZoteroUnavailable(`No Zotero database at ${live}.`, 'Set similarSources.zoteroDataDir to the folder Zotero shows in Settings → Advanced → Files and Folders → Data Directory Location.');
-  }
-  const dir = await fs.mkdtemp(path.join(tempRoot, 'similar-sources-zotero-'));
-  try {
-    const warnings: string[] = [];
-    for (let attempt = 0; ; attempt++) {
-      const before = await stampOf(dataDir);
-      await fs.copyFile(live, path.join(dir, 'zotero.sqlite'));
-      const walCopied = await fs.copyFile(`${live}-wal`, path.join(dir, 'zotero.sqlite-wal')).then(
-        () => true,
-        (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)),
-      );
-      // The -shm is only the WAL's index, rebuilt from the WAL; copied so the folder is what SQLite would open.
-      await fs.copyFile(`${live}-shm`, path.join(dir, 'zotero.sqlite-shm')).catch(() => undefined);
-      const after = await stampOf(dataDir);
-      if (before === after || attempt >= 4) {
-        if (before !== after) warnings.push(`${live} kept changing while it was copied; what was read may miss the last change (read again at the next one)`);
-        const db = new Uint8Array(await fs.readFile(path.join(dir, 'zotero.sqlite')));
-        const wal = walCopied ? new Uint8Array(await fs.readFile(path.join(dir, 'zotero.sqlite-wal'))) : undefined;
-        return { dir, db, wal, stamp: after, warnings };
-      }
-      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
-    }
-  } catch (err) {
-    await fs.rm(dir, { recursive: true, force: true });
-    throw err;
-  }
 }
 
 type Row = Record<string, unknown>;
