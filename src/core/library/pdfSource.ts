@@ -15,6 +15,7 @@ import { findEntryForFile, loadBibliography, matchFile, type BibEntry } from './
 import { discoverPdfs, type DiscoveredFile, type LibraryConfig } from './discover';
 import { resolveMetadata, type BibMatch } from './metadata';
 import { zoteroMeta } from '../../shared/results';
+import { readConfined } from '../util/confinedFiles';
 
 /** PDFs larger than this are skipped with a reason rather than exhausting memory. */
 const MAX_PDF_BYTES = 512 * 1024 * 1024;
@@ -56,6 +57,8 @@ export interface ExtraFile {
   path: string;
   bib: BibMatch;
   sourceType: SourceType;
+  /** Folders the file must lie in once links are followed when its bytes are read (a Zotero stored file: storage/). */
+  within?: string[];
 }
 
 export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): Promise<LibraryInputs> {
@@ -70,7 +73,7 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   const { warnings } = found;
   const extra = await statExtraFiles(cfg.extraFiles ?? [], warnings);
   const extraPaths = new Set(extra.map((f) => f.path));
-  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
+  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch; within?: string[] })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
   let bibIndex: Map<string, BibEntry> | undefined;
   if (cfg.bibliography) {
     try {
@@ -90,6 +93,8 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       year: entry.year,
       collections: entry.collections,
     });
+    // A file confined to its roots (a Zotero stored file) is read through confinedFiles, links followed.
+    const read = async () => (f.within ? (await readConfined(f.path, { kind: 'pdf', within: f.within })).bytes : fs.readFile(f.path));
     return {
       path: f.path,
       size: f.size,
@@ -97,10 +102,10 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
       sourceType: f.sourceType,
       readBytes: async () => {
         if (f.size > MAX_PDF_BYTES) throw new PdfSkipError(`file too large (${Math.round(f.size / 1048576)} MB)`, 'too-large');
-        return fs.readFile(f.path);
+        return read();
       },
       extract: async (bytes) => {
-        const raw = await extractor(bytes ?? (await fs.readFile(f.path)));
+        const raw = await extractor(bytes ?? (await read()));
         // Until OCR has read them (or with OCR off), the pages keep whatever text layer they have,
         // set-aside layers included, as before OCR existed.
         const pages = cleanPages(pagesWithOcr(raw, () => undefined).texts, raw.pageLabels);
@@ -143,7 +148,7 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
 }
 
 /** The extra files that exist, with their size and time; those that do not are said, each by name. */
-async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(Omit<DiscoveredFile, 'root' | 'rel'> & { bib: BibMatch })[]> {
+async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(Omit<DiscoveredFile, 'root' | 'rel'> & { bib: BibMatch; within?: string[] })[]> {
   const out = await Promise.all(
     extra.map(async (f) => {
       const st = await fs.stat(f.path).catch(() => undefined);
@@ -151,7 +156,7 @@ async function statExtraFiles(extra: ExtraFile[], warnings: string[]): Promise<(
         warnings.push(`file not found: ${f.path} (${f.bib.citekey})`);
         return undefined;
       }
-      return { path: f.path, size: st.size, mtimeMs: st.mtimeMs, sourceType: f.sourceType, bib: f.bib };
+      return { path: f.path, size: st.size, mtimeMs: st.mtimeMs, sourceType: f.sourceType, bib: f.bib, within: f.within };
     }),
   );
   return out.filter((f) => f !== undefined);

@@ -22,6 +22,8 @@ export interface ZoteroFile {
   /** Zotero item type and tags (primary sources may be named by tag or collection). */
   itemType: string;
   tags: string[];
+  /** Folders the file must lie in once links are followed (Zotero's storage/ for a stored file). */
+  within?: string[];
 }
 
 export interface ZoteroLibraryContent {
@@ -63,13 +65,13 @@ export function zoteroLibraryContent(snapshot: ZoteroSnapshot): ZoteroLibraryCon
       collections: [...item.collections],
       ...zoteroMeta(item),
     };
-    const pdfs = item.attachments.filter((a) => a.path && !a.missing).map((a) => a.path!);
-    entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs, type: item.itemType });
-    for (const p of pdfs) {
+    const pdfs = item.attachments.filter((a) => a.path && !a.missing);
+    entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs.map((a) => a.path!), type: item.itemType });
+    for (const { path: p, within } of pdfs) {
       // One file attached to two items (a PDF linked twice) is indexed once, under the first.
-      if (seen.has(p)) continue;
-      seen.add(p);
-      files.push({ path: p, bib, itemKey: item.key, itemType: item.itemType, tags: item.tags });
+      if (seen.has(p!)) continue;
+      seen.add(p!);
+      files.push({ path: p!, bib, itemKey: item.key, itemType: item.itemType, tags: item.tags, ...(within ? { within } : {}) });
     }
   }
   return { files, entries, warnings };
