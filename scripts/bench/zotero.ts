@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import { ZoteroDatabaseReader } from '../../src/core/zotero/database';
-import { holdInWal, makeZoteroLibrary } from '../../test/support/zotero/library';
+import { holdInWal, makeZoteroLibrary, zoteroKey } from '../../test/support/zotero/library';
 import type { Row } from './row';
 
 const ITEMS = 10_000;
@@ -22,7 +22,7 @@ export async function benchZotero(tmp: string, o: { runs: number; add: (r: Row) 
     o.log(`  zotero: left out (${(err as Error).message.split('\n')[0]})`);
     return;
   }
-  const walItems = Array.from({ length: 200 }, (_, i) => ({ key: `BENCH${String(i).padStart(3, '0')}`, title: `Added while Zotero runs ${i}` }));
+  const walItems = Array.from({ length: 200 }, (_, i) => ({ key: zoteroKey('BENCH', i), title: `Added while Zotero runs ${i}` }));
   const holder = await holdInWal(path.join(lib.dataDir, 'zotero.sqlite'), walItems);
   try {
     const reader = new ZoteroDatabaseReader({ dataDir: lib.dataDir, baseAttachmentPath: path.join(tmp, 'zotero', 'base'), tempDir: tmp });

@@ -130,6 +130,7 @@ async function zoteroFiles(
     path: f.path,
     bib: f.bib,
     sourceType: [...f.bib.collections, ...f.tags].some((c) => primary.has(c.toLowerCase())) ? 'primary' : 'secondary',
+    within: f.within,
   }));
   const pathByKey = new Map<string, string>();
   for (const item of loaded.snapshot.items) for (const a of item.attachments) if (a.path && !a.missing) pathByKey.set(a.key, a.path);

@@ -251,6 +251,26 @@ describe('Zotero local API reader', function () {
     await assert.rejects(new LocalApiReader({ baseUrl: z.url, maxBytes: 200 }).read(), (e: Error) => e instanceof ZoteroUnavailable && /bytes/.test(e.message));
   });
 
+  it("bounds each item's fields and lists, and leaves out an object whose key is not a Zotero key (issue 35)", async () => {
+    const huge = z.put('users/0', article('t'.repeat(10 * 1024 * 1024), {
+      creators: Array.from({ length: 1000 }, (_, i) => ({ creatorType: 'author', lastName: `L${i}${'l'.repeat(5000)}` })).concat([null as never]),
+      tags: Array.from({ length: 1000 }, (_, i) => ({ tag: `t${i}${'x'.repeat(5000)}` })),
+      extra: `${'\n'.repeat(100_000)}Citation Key: ${'k'.repeat(300)}`,
+      DOI: 'd'.repeat(100_000),
+    }));
+    z.put('users/0', { ...article('Hostile key'), key: '../../x' });
+    const s = await new LocalApiReader({ baseUrl: z.url }).read();
+    const it = s.items.find((i) => i.key === huge)!;
+    assert.deepEqual([it.title!.length, it.creators.length, it.tags.length, it.doi!.length, it.citekeyFrom], [1000, 100, 200, 200, 'generated']);
+    assert.ok(it.creators.every((c) => (c.lastName ?? '').length <= 200) && it.tags.every((t) => t.length <= 200));
+    assert.ok(!s.items.some((i) => i.key === '../../x'));
+    const w = s.warnings.join('\n');
+    assert.match(w, new RegExp(`title \\(over 1000 characters\\): item ${huge}`));
+    assert.match(w, /key is not a Zotero key were left out: "\.\.\/\.\.\/x" in My Library/);
+    z.erase('users/0', huge);
+    z.erase('users/0', '../../x');
+  });
+
   it('says Zotero is not running when nothing answers, and how to enable the API on 403', async () => {
     z.enabled = false;
     await assert.rejects(new LocalApiReader({ baseUrl: z.url }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.hint === ENABLE_LOCAL_API_HINT && /local API is off/.test(e.message));

@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from '../../src/cli/args';
 import { assignCitekeys, generatedKeyBase } from '../../src/core/zotero/citekey';
 import { locateZotero, parsePrefs, parseProfilesIni } from '../../src/core/zotero/dataDir';
+import { loadZoteroLibrary } from '../../src/core/zotero/library';
 import type { ZoteroItem } from '../../src/core/zotero/model';
 import { resolveLibrary } from '../../src/engine/library';
 import { defaultSettings } from '../../src/shared/settings';
@@ -78,6 +80,34 @@ describe('Zotero: finding the data directory', function () {
   it('useDataDir false: Zotero’s default folder, not the stale pref', async () => {
     profile(path.join(home, '.zotero', 'zotero'), 'user_pref("extensions.zotero.dataDir", "/stale");\nuser_pref("extensions.zotero.useDataDir", false);\n');
     assert.equal((await locateZotero({ home, platform: 'linux', env: {} })).dataDir, path.join(home, 'Zotero'));
+  });
+
+  it('a FIFO as prefs.js or profiles.ini: said by name at once, Zotero looked for where it would be without them', async () => {
+    const root = path.join(home, '.zotero', 'zotero');
+    profile(root, '');
+    withDb(path.join(home, 'Zotero'));
+    const prefs = path.join(root, 'Profiles', 'abcd.default', 'prefs.js');
+    rmSync(prefs);
+    execFileSync('mkfifo', [prefs]);
+    const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, no) => setTimeout(() => no(new Error('hung on a FIFO')), 5000).unref())]);
+    const a = await bounded(locateZotero({ home, platform: 'linux', env: {} }));
+    assert.deepEqual([a.dataDir, a.from, a.exists, a.prefsFile], [path.join(home, 'Zotero'), 'default', true, undefined]);
+    assert.match(a.warnings?.join('\n') ?? '', /prefs\.js is a FIFO \(named pipe\), not a regular file: .*Zotero's profile was not read from it/);
+    const ini = path.join(root, 'profiles.ini');
+    rmSync(ini);
+    execFileSync('mkfifo', [ini]);
+    const b = await bounded(locateZotero({ home, platform: 'linux', env: {} }));
+    assert.match(b.warnings?.join('\n') ?? '', /profiles\.ini is a FIFO \(named pipe\)/);
+    // And the library load says it, and reads Zotero where it is.
+    const loaded = await bounded(loadZoteroLibrary({ home }, { readers: () => [] }));
+    assert.match(loaded.warnings.join('\n'), /^Zotero: .*profiles\.ini is a FIFO/m);
+  });
+
+  it('a FIFO as zotero.sqlite counts as there: the reader then names it (not "no zotero.sqlite")', async () => {
+    const dir = path.join(home, 'Zotero');
+    mkdirSync(dir);
+    execFileSync('mkfifo', [path.join(dir, 'zotero.sqlite')]);
+    assert.equal((await locateZotero({ home, platform: 'linux', env: {} })).exists, true);
   });
 
   it('parses prefs.js values and profiles.ini sections', () => {

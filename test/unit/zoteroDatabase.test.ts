@@ -6,7 +6,7 @@ import { ZoteroDatabaseReader } from '../../src/core/zotero/database';
 import { ZoteroUnavailable, type ZoteroSnapshot } from '../../src/core/zotero/model';
 import { openDatabase } from '../../src/core/zotero/sqlite';
 import { applyWal } from '../../src/core/zotero/wal';
-import { holdInWal, makeZoteroLibrary, sha256File, type GeneratedLibrary } from '../support/zotero/library';
+import { holdInWal, makeZoteroLibrary, sha256File, zoteroKey, type GeneratedLibrary } from '../support/zotero/library';
 
 describe('Zotero database reader', function () {
   let root: string;
@@ -123,7 +123,7 @@ describe('Zotero database reader', function () {
 
   it('sees items that are only in the WAL of a database another process holds open, and never an uncommitted one', async function () {
     const db = path.join(lib.dataDir, 'zotero.sqlite');
-    const added = Array.from({ length: 30 }, (_, i) => ({ key: `WAL${String(i).padStart(5, '0')}`, title: `Only in the write-ahead log ${i}` }));
+    const added = Array.from({ length: 30 }, (_, i) => ({ key: zoteroKey('WAL', i), title: `Only in the write-ahead log ${i}` }));
     const holder = await holdInWal(db, added);
     try {
       const wal = `${db}-wal`;
@@ -134,7 +134,7 @@ describe('Zotero database reader', function () {
       const s = await reader.read();
       const titles = new Set(s.items.map((i) => i.title));
       for (const a of added) assert.ok(titles.has(a.title), `${a.title} read from the WAL`);
-      assert.ok(!s.items.some((i) => i.key === 'UNCOMMIT'), 'an uncommitted item is not read');
+      assert.ok(!s.items.some((i) => i.key === 'UNCMMTED'), 'an uncommitted item is not read');
       assert.ok(reader.lastTimings!.walFrames > 0);
       // A damaged frame ends the log there: the transactions committed before it are applied, none after.
       const walBytes = new Uint8Array(readFileSync(wal));

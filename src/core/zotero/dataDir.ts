@@ -4,10 +4,14 @@
  * (the profile named Default in profiles.ini, else the first), else ~/Zotero, Zotero's own
  * default on every platform. The prefs also give the linked-attachment base directory
  * (`extensions.zotero.baseAttachmentPath`) that `attachments:` paths are relative to.
+ *
+ * profiles.ini and prefs.js are read through confinedFiles (kind 'zotero-profile'): a FIFO or a
+ * device in their place is refused at once, said in `warnings`, and Zotero's default is used.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { FileRefused, readConfinedText, statConfined, type FileRule } from '../util/confinedFiles';
 
 export interface ZoteroLocation {
   dataDir: string;
@@ -17,8 +21,10 @@ export interface ZoteroLocation {
   prefsFile?: string;
   /** Base folder of linked files stored as `attachments:<relative path>`. */
   baseAttachmentPath?: string;
-  /** True when dataDir holds a zotero.sqlite. */
+  /** True when dataDir holds a zotero.sqlite (or something in its place, which the reader then names). */
   exists: boolean;
+  /** A profile file that is there but could not be read (a FIFO, too large), said once per lookup. */
+  warnings?: string[];
 }
 
 export interface LocateOptions {
@@ -40,9 +46,10 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
   const home = opts.home ?? os.homedir();
   const platform = opts.platform ?? process.platform;
   const env = opts.env ?? process.env;
-  const found = await findPrefsFile(profilesRoot(home, platform, env));
+  const warnings: string[] = [];
+  const found = await findPrefsFile(profilesRoot(home, platform, env), warnings);
   const prefsFile = found?.file;
-  const prefs = found ? await readPrefs(found) : new Map<string, unknown>();
+  const prefs = found ? await readPrefs(found, warnings) : new Map<string, unknown>();
   const base = prefs.get('extensions.zotero.baseAttachmentPath');
   const baseAttachmentPath = typeof base === 'string' && base ? base : undefined;
   const setting = opts.setting?.trim();
@@ -60,8 +67,22 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
     dataDir = path.join(home, 'Zotero');
     from = 'default';
   }
-  const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then((s) => s.isFile(), () => false);
-  return { dataDir, from, prefsFile, baseAttachmentPath, exists };
+  // A stat, never an open: something other than a file there (a FIFO) is the reader's to refuse, by name.
+  const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then((s) => !s.isDirectory(), () => false);
+  return { dataDir, from, prefsFile, baseAttachmentPath, exists, ...(warnings.length ? { warnings } : {}) };
+}
+
+const PROFILE_RULE: FileRule = { kind: 'zotero-profile' };
+
+/** A profile file's text; undefined when it is not there, or (said in `warnings`) cannot be read. */
+async function readProfileFile(file: string, warnings: string[]): Promise<string | undefined> {
+  try {
+    return (await readConfinedText(file, PROFILE_RULE)).text;
+  } catch (e) {
+    if (!(e instanceof FileRefused)) throw e;
+    if (e.code !== 'missing') warnings.push(`${e.message}; Zotero's profile was not read from it`);
+    return undefined;
+  }
 }
 
 /**
@@ -70,9 +91,9 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
  */
 let lastPrefs: { file: string; stamp: string; prefs: Map<string, unknown> } | undefined;
 
-async function readPrefs({ file, stamp }: PrefsFile): Promise<Map<string, unknown>> {
+async function readPrefs({ file, stamp }: PrefsFile, warnings: string[]): Promise<Map<string, unknown>> {
   if (lastPrefs?.file === file && lastPrefs.stamp === stamp) return lastPrefs.prefs;
-  const prefs = parsePrefs(await fs.readFile(file, 'utf8').catch(() => ''));
+  const prefs = parsePrefs((await readProfileFile(file, warnings)) ?? '');
   lastPrefs = { file, stamp, prefs };
   return prefs;
 }
@@ -84,16 +105,22 @@ interface PrefsFile {
 }
 
 /** The default profile's prefs.js under `root` (profiles.ini's Default=1, else its first profile), if any. */
-async function findPrefsFile(root: string): Promise<PrefsFile | undefined> {
-  const ini = await fs.readFile(path.join(root, 'profiles.ini'), 'utf8').catch(() => undefined);
+async function findPrefsFile(root: string, warnings: string[]): Promise<PrefsFile | undefined> {
+  const ini = await readProfileFile(path.join(root, 'profiles.ini'), warnings);
   if (ini === undefined) return undefined;
   const profiles = parseProfilesIni(ini);
   const chosen = profiles.find((p) => p.isDefault) ?? profiles[0];
   if (!chosen) return undefined;
   const dir = chosen.isRelative ? path.join(root, ...chosen.path.split(/[\\/]/)) : chosen.path;
   const file = path.join(dir, 'prefs.js');
-  const st = await fs.stat(file).catch(() => undefined);
-  return st?.isFile() ? { file, stamp: `${st.size}:${st.mtimeMs}:${st.ino}` } : undefined;
+  try {
+    const st = await statConfined(file, PROFILE_RULE);
+    return { file, stamp: `${st.size}:${st.mtimeMs}:${st.ino}` };
+  } catch (e) {
+    if (!(e instanceof FileRefused)) throw e;
+    if (e.code !== 'missing') warnings.push(`${e.message}; Zotero's profile was not read from it`);
+    return undefined;
+  }
 }
 
 export function parseProfilesIni(text: string): { path: string; isRelative: boolean; isDefault: boolean }[] {

@@ -1,35 +1,35 @@
 /**
  * Reads a Zotero library from its database, when Zotero is closed or its local API is off.
- * zotero.sqlite and its zotero.sqlite-wal (and -shm) are copied to a temporary folder and the
- * copy is read: the live file is never opened (Zotero may hold it locked, and a reader must not
- * disturb it), and never with immutable=1, which ignores the WAL and so the newest items. The
- * copy's WAL is applied to it in memory (wal.ts) and the result opened with sql.js.
+ * zotero.sqlite and its zotero.sqlite-wal are copied to a temporary folder and read from there
+ * (databaseCopy.ts): the live file is never opened by SQLite (Zotero may hold it locked, and a
+ * reader must not disturb it), and never with immutable=1, which ignores the WAL and so the newest
+ * items. The WAL is applied in memory (wal.ts) and the result opened with sql.js.
  *
- * Problems with one item or file (a missing PDF, a linked file outside any known folder) are
- * warnings naming it; the rest of the library is read. A database that cannot be read at all (not
- * a database, damaged, from a Zotero whose tables differ) is a ZoteroUnavailable saying so.
+ * Nothing in the database is trusted (issue 35): every field is cut to a bound as it is read
+ * (bounds.ts; SQLite cuts the text before it becomes a JavaScript string), an item whose key is
+ * not a Zotero key is left out, and a stored file must lie in its item's folder in storage/, links
+ * followed. Problems with one item or file are warnings naming it; the rest of the library is read.
+ * A database that cannot be read at all (not a database, damaged, from a Zotero whose tables
+ * differ) is a ZoteroUnavailable saying so.
  */
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseYear, stripRichText } from '../library/bibEntry';
+import { collectionPaths, FieldCuts, isZoteroKey, shownKey, ZOTERO_LIMITS as L } from './bounds';
 import { assignCitekeys, type CitekeySources } from './citekey';
-import type { ZoteroAnnotation, ZoteroAttachment, ZoteroCollection, ZoteroCreator, ZoteroItem, ZoteroLibraryInfo, ZoteroReader, ZoteroSnapshot } from './model';
+import { copyDatabase, stampOf } from './databaseCopy';
+import { cutSql, named, readAttachments, str, type Raw } from './databaseFiles';
+import type { ZoteroAttachment, ZoteroCollection, ZoteroCreator, ZoteroItem, ZoteroLibraryInfo, ZoteroReader, ZoteroSnapshot } from './model';
 import { ZoteroUnavailable } from './model';
 import { openDatabase, rows, type Database } from './sqlite';
-import { applyWal } from './wal';
+import { applyWal, type WalResult } from './wal';
 
 /** The newest userdata schema this reader was written against (Zotero's userdata.sql, "-- 129"). */
 export const KNOWN_USERDATA_VERSION = 129;
 
-const LINK_MODES = ['imported_file', 'imported_url', 'linked_file', 'linked_url', 'embedded_image'];
-const ANNOTATION_TYPES: Record<number, string> = { 1: 'highlight', 2: 'note', 3: 'image', 4: 'ink', 5: 'underline', 6: 'text' };
 /** Tables without which nothing sensible can be read. */
 const REQUIRED = ['items', 'itemData', 'itemDataValues', 'itemAttachments', 'libraries'];
 /** Tables whose absence costs one kind of metadata (said once). */
 const OPTIONAL = ['creators', 'itemCreators', 'creatorTypes', 'collections', 'collectionItems', 'tags', 'itemTags', 'deletedItems', 'itemAnnotations', 'groups'];
-/** Warnings named one by one before "and N more". */
-const MAX_NAMED = 20;
 
 export interface DatabaseReaderOptions {
   dataDir: string;
@@ -64,36 +64,42 @@ export class ZoteroDatabaseReader implements ZoteroReader {
     // Nothing changed since the previous read (same sizes and times of the database and its WAL): it stands.
     if (o.previous?.via === 'database' && o.previous.dataDir === dataDir && o.previous.stamp === (await stampOf(dataDir))) return o.previous;
     const t0 = performance.now();
-    const copy = await copyDatabase(dataDir, this.opts.tempDir);
+    // The copy's folder is gone once this returns: its bytes are in memory.
+    const copy = await copyDatabase(dataDir, { tempRoot: this.opts.tempDir, signal: o.signal });
     const copyMs = performance.now() - t0;
+    o.signal?.throwIfAborted();
+    const t1 = performance.now();
+    const warnings = [...copy.warnings];
+    const { db: bytes, frames, note } = withWal(copy.db, copy.wal);
+    if (note) warnings.push(`${path.join(dataDir, 'zotero.sqlite-wal')}: ${note}; the newest changes may be missing`);
+    let db: Database;
     try {
-      o.signal?.throwIfAborted();
-      const t1 = performance.now();
-      const warnings = [...copy.warnings];
-      const { db: bytes, frames, note } = applyWal(copy.db, copy.wal);
-      if (note) warnings.push(`${path.join(dataDir, 'zotero.sqlite-wal')}: ${note}; the newest changes may be missing`);
-      let db: Database;
-      try {
-        db = await openDatabase(bytes);
-      } catch (err) {
-        throw unreadable(dataDir, err);
-      }
-      try {
-        const snapshot = await readSnapshot(db, this.opts, warnings);
-        snapshot.stamp = copy.stamp;
-        const keys = typeof this.opts.citekeys === 'function' ? await this.opts.citekeys() : this.opts.citekeys;
-        assignCitekeys(snapshot.items, keys);
-        this.lastTimings = { copyMs, readMs: performance.now() - t1, walFrames: frames };
-        return snapshot;
-      } catch (err) {
-        if (err instanceof ZoteroUnavailable) throw err;
-        throw unreadable(dataDir, err);
-      } finally {
-        db.close();
-      }
-    } finally {
-      await fs.rm(copy.dir, { recursive: true, force: true });
+      db = await openDatabase(bytes);
+    } catch (err) {
+      throw unreadable(dataDir, err);
     }
+    try {
+      const snapshot = await readSnapshot(db, this.opts, warnings);
+      snapshot.stamp = copy.stamp;
+      const keys = typeof this.opts.citekeys === 'function' ? await this.opts.citekeys() : this.opts.citekeys;
+      assignCitekeys(snapshot.items, keys);
+      this.lastTimings = { copyMs, readMs: performance.now() - t1, walFrames: frames };
+      return snapshot;
+    } catch (err) {
+      if (err instanceof ZoteroUnavailable) throw err;
+      throw unreadable(dataDir, err);
+    } finally {
+      db.close();
+    }
+  }
+}
+
+/** The WAL applied; whatever it holds that applyWal did not foresee costs the WAL, never the library. */
+function withWal(db: Uint8Array, wal: Uint8Array | undefined): WalResult {
+  try {
+    return applyWal(db, wal);
+  } catch (err) {
+    return { ...applyWal(db, undefined), note: `the WAL was ignored: it could not be applied (${(err as Error).message})` };
   }
 }
 
@@ -104,66 +110,9 @@ function unreadable(dataDir: string, err: unknown): ZoteroUnavailable {
   );
 }
 
-async function stampOf(dataDir: string): Promise<string> {
-  const parts = await Promise.all(
-    ['zotero.sqlite', 'zotero.sqlite-wal'].map((f) =>
-      fs.stat(path.join(dataDir, f)).then(
-        (s) => `${s.size}:${Math.round(s.mtimeMs)}`,
-        () => '-',
-      ),
-    ),
-  );
-  return `db:${parts.join('/')}`;
-}
-
-interface DatabaseCopy {
-  dir: string;
-  db: Uint8Array;
-  wal?: Uint8Array;
-  stamp: string;
-  warnings: string[];
-}
-
-/**
- * Copies zotero.sqlite, -wal and -shm into a new temporary folder and reads the copies. Zotero may
- * write (or checkpoint) between two copies: the live files' stamp is taken before and after,
- * and the copy made again (a few times) until it did not change meanwhile.
- */
-export async function copyDatabase(dataDir: string, tempRoot = os.tmpdir()): Promise<DatabaseCopy> {
-  const live = path.join(dataDir, 'zotero.sqlite');
-  const st = await fs.stat(live).catch(() => undefined);
-  if (!st?.isFile()) {
-    throw new ZoteroUnavailable(`No Zotero database at ${live}.`, 'Set similarSources.zoteroDataDir to the folder Zotero shows in Settings → Advanced → Files and Folders → Data Directory Location.');
-  }
-  const dir = await fs.mkdtemp(path.join(tempRoot, 'similar-sources-zotero-'));
-  try {
-    const warnings: string[] = [];
-    for (let attempt = 0; ; attempt++) {
-      const before = await stampOf(dataDir);
-      await fs.copyFile(live, path.join(dir, 'zotero.sqlite'));
-      const walCopied = await fs.copyFile(`${live}-wal`, path.join(dir, 'zotero.sqlite-wal')).then(
-        () => true,
-        (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)),
-      );
-      // The -shm is only the WAL's index, rebuilt from the WAL; copied so the folder is what SQLite would open.
-      await fs.copyFile(`${live}-shm`, path.join(dir, 'zotero.sqlite-shm')).catch(() => undefined);
-      const after = await stampOf(dataDir);
-      if (before === after || attempt >= 4) {
-        if (before !== after) warnings.push(`${live} kept changing while it was copied; what was read may miss the last change (read again at the next one)`);
-        const db = new Uint8Array(await fs.readFile(path.join(dir, 'zotero.sqlite')));
-        const wal = walCopied ? new Uint8Array(await fs.readFile(path.join(dir, 'zotero.sqlite-wal'))) : undefined;
-        return { dir, db, wal, stamp: after, warnings };
-      }
-      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
-    }
-  } catch (err) {
-    await fs.rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-}
-
 type Row = Record<string, unknown>;
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const ITEM_FIELDS = { title: L.title, date: L.date, doi: L.doi, citekey: L.citekey, extra: L.extra } as const;
+type Role = keyof typeof ITEM_FIELDS;
 
 async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings: string[]): Promise<ZoteroSnapshot> {
   const tables = new Set(rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
@@ -183,20 +132,21 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
   const absent = OPTIONAL.filter((t) => !tables.has(t));
   if (absent.length) warnings.push(`Zotero's database has no ${absent.join(', ')} table${absent.length > 1 ? 's' : ''}: what they hold (creators, collections, tags, trash, annotations, groups) is left out.`);
   const has = (t: string) => tables.has(t);
+  const cuts = new FieldCuts();
 
-  const libraries: ZoteroLibraryInfo[] = rows<Row>(db, `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? ', g.groupID AS groupID, g.name AS name' : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`).map((r) => ({
+  const libraries: ZoteroLibraryInfo[] = rows<Row>(db, `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? `, g.groupID AS groupID, ${cutSql('g.name', L.libraryName)} AS name` : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`).map((r) => ({
     id: String(r.id),
     type: r.type === 'group' ? 'group' : 'user',
-    name: r.type === 'group' ? (str(r.name) ?? `Group ${str(r.groupID) ?? r.id}`) : 'My Library',
+    name: r.type === 'group' ? (cuts.text(str(r.name), L.libraryName, `group ${str(r.groupID) ?? r.id}`, 'name') ?? `Group ${str(r.groupID) ?? r.id}`) : 'My Library',
     groupId: r.groupID == null ? undefined : Number(r.groupID),
     version: Number(r.version ?? 0),
   }));
   const libraryIds = new Set(libraries.map((l) => l.id));
 
   const typeTable = has('itemTypesCombined') ? 'itemTypesCombined' : 'itemTypes';
-  const typeNames = new Map(rows<Row>(db, `SELECT itemTypeID AS id, typeName AS name FROM ${typeTable}`).map((r) => [Number(r.id), String(r.name)]));
+  const typeNames = new Map(rows<Row>(db, `SELECT itemTypeID AS id, ${cutSql('typeName', L.itemType)} AS name FROM ${typeTable}`).map((r) => [Number(r.id), String(r.name).slice(0, L.itemType)]));
   const fieldTable = has('fieldsCombined') ? 'fieldsCombined' : 'fields';
-  const fieldIds = new Map(rows<Row>(db, `SELECT fieldID AS id, fieldName AS name FROM ${fieldTable}`).map((r) => [String(r.name), Number(r.id)]));
+  const fieldIds = new Map(rows<Row>(db, `SELECT fieldID AS id, ${cutSql('fieldName', 64)} AS name FROM ${fieldTable}`).map((r) => [String(r.name), Number(r.id)]));
   // Type-specific fields standing for title and date (caseName, nameOfAct, dateDecided, issueDate…).
   const mapped = (base: string): number[] => {
     const id = fieldIds.get(base);
@@ -204,7 +154,7 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
     const table = has('baseFieldMappingsCombined') ? 'baseFieldMappingsCombined' : has('baseFieldMappings') ? 'baseFieldMappings' : undefined;
     return [id, ...(table ? rows<Row>(db, `SELECT fieldID AS id FROM ${table} WHERE baseFieldID = ?`, [id]).map((r) => Number(r.id)) : [])];
   };
-  const roleOf = new Map<number, 'title' | 'date' | 'doi' | 'citekey' | 'extra'>();
+  const roleOf = new Map<number, Role>();
   for (const id of mapped('title')) roleOf.set(id, 'title');
   for (const id of mapped('date')) roleOf.set(id, 'date');
   for (const [name, role] of [['DOI', 'doi'], ['citationKey', 'citekey'], ['extra', 'extra']] as const) {
@@ -214,29 +164,31 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
 
   const deleted = new Set(has('deletedItems') ? rows<Row>(db, 'SELECT itemID AS id FROM deletedItems').map((r) => Number(r.id)) : []);
 
-  interface Raw {
-    id: number;
-    key: string;
-    libraryId: string;
-    type: string;
-    dateModified?: string;
-    fields: Partial<Record<'title' | 'date' | 'doi' | 'citekey' | 'extra', string>>;
-  }
   const byId = new Map<number, Raw>();
-  for (const r of rows<Row>(db, 'SELECT itemID AS id, itemTypeID AS t, libraryID AS lib, key, dateModified AS dm FROM items')) {
+  // Keys Zotero never gives ("../x"): the item is left out, and so are its attachments and annotations.
+  const badKeys = new Map<number, string>();
+  for (const r of rows<Row>(db, `SELECT itemID AS id, itemTypeID AS t, libraryID AS lib, ${cutSql('key', 40)} AS key, ${cutSql('dateModified', L.timestamp)} AS dm FROM items`)) {
     const lib = String(r.lib);
     if (!libraryIds.has(lib)) continue; // feeds
-    byId.set(Number(r.id), { id: Number(r.id), key: String(r.key), libraryId: lib, type: typeNames.get(Number(r.t)) ?? `itemType${r.t}`, dateModified: str(r.dm), fields: {} });
+    if (!isZoteroKey(r.key)) {
+      badKeys.set(Number(r.id), shownKey(r.key));
+      continue;
+    }
+    const dm = str(r.dm);
+    byId.set(Number(r.id), { id: Number(r.id), key: r.key, libraryId: lib, type: typeNames.get(Number(r.t)) ?? `itemType${r.t}`, dateModified: dm?.slice(0, L.timestamp), fields: {} });
   }
   if (roleOf.size) {
-    const stmt = db.prepare(`SELECT d.itemID, d.fieldID, v.value FROM itemData d JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.fieldID IN (${[...roleOf.keys()].join(',')})`);
+    const stmt = db.prepare(`SELECT d.itemID, d.fieldID, ${cutSql('v.value', L.extra)} FROM itemData d JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.fieldID IN (${[...roleOf.keys()].join(',')})`);
     try {
       while (stmt.step()) {
         const [itemId, fieldId, value] = stmt.get() as [number, number, unknown];
         const raw = byId.get(itemId);
         const role = roleOf.get(fieldId);
-        const v = str(value);
-        if (raw && role && v !== undefined) raw.fields[role] = v;
+        if (!raw || !role) continue;
+        const v = role === 'citekey' ? str(value) : cuts.text(str(value), ITEM_FIELDS[role], `item ${raw.key}`, role);
+        if (v === undefined) continue;
+        if (role === 'citekey' && v.trim().length > L.citekey) cuts.note(`item ${raw.key}`, `citation key (over ${L.citekey} characters: left out, one is made)`);
+        else raw.fields[role] = v;
       }
     } finally {
       stmt.free();
@@ -244,161 +196,71 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
   }
 
   const creators = new Map<number, ZoteroCreator[]>();
+  // Per item, what was over a list's bound (said once the lists are done).
+  const over = { creators: new Map<number, number>(), collections: new Map<number, number>(), tags: new Map<number, number>() };
   if (has('creators') && has('itemCreators')) {
     const join = has('creatorTypes') ? 'LEFT JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID' : '';
-    const stmt = db.prepare(`SELECT ic.itemID, c.firstName, c.lastName, c.fieldMode, ${join ? 'ct.creatorType' : "'author'"} FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID ${join} ORDER BY ic.itemID, ic.orderIndex`);
+    const stmt = db.prepare(`SELECT ic.itemID, ${cutSql('c.firstName', L.name)}, ${cutSql('c.lastName', L.name)}, c.fieldMode, ${join ? cutSql('ct.creatorType', L.itemType) : "'author'"} FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID ${join} ORDER BY ic.itemID, ic.orderIndex`);
     try {
       while (stmt.step()) {
         const [itemId, first, last, mode, type] = stmt.get() as [number, unknown, unknown, unknown, unknown];
-        const list = creators.get(itemId) ?? [];
-        const creatorType = str(type) ?? 'author';
+        const raw = byId.get(itemId);
+        if (!raw) continue;
+        const creatorType = str(type)?.slice(0, L.itemType) ?? 'author';
+        const name = (v: unknown) => cuts.text(str(v), L.name, `item ${raw.key}`, 'creator name');
         // fieldMode 1: a single-field name (an institution), kept in lastName.
-        list.push(Number(mode) === 1 ? { creatorType, name: str(last) } : { creatorType, firstName: str(first), lastName: str(last) });
-        creators.set(itemId, list);
+        append(creators, over.creators, itemId, () => (Number(mode) === 1 ? { creatorType, name: name(last) } : { creatorType, firstName: name(first), lastName: name(last) }), L.creators);
       }
     } finally {
       stmt.free();
     }
   }
 
-  // Collections: nested names joined into paths; those in the trash are left out.
+  // Collections: nested names joined into paths; those in the trash (and below them) are left out.
   const collections: ZoteroCollection[] = [];
-  const collectionPath = new Map<number, string>();
   const itemCollections = new Map<number, string[]>();
+  let collectionPath = new Map<number, string>();
   if (has('collections')) {
     const trashed = new Set(has('deletedCollections') ? rows<Row>(db, 'SELECT collectionID AS id FROM deletedCollections').map((r) => Number(r.id)) : []);
-    const all = rows<Row>(db, 'SELECT collectionID AS id, collectionName AS name, parentCollectionID AS parent, libraryID AS lib, key FROM collections');
-    const byCid = new Map(all.map((c) => [Number(c.id), c]));
-    const pathOf = (id: number, seen = new Set<number>()): string | undefined => {
-      if (collectionPath.has(id)) return collectionPath.get(id);
-      const c = byCid.get(id);
-      if (!c || trashed.has(id) || seen.has(id)) return undefined;
-      seen.add(id);
-      const parent = c.parent == null ? '' : pathOf(Number(c.parent), seen);
-      if (parent === undefined) return undefined;
-      const p = (parent ? parent + '/' : '') + String(c.name);
-      collectionPath.set(id, p);
-      return p;
-    };
-    for (const c of all) {
-      const p = pathOf(Number(c.id));
-      if (p === undefined || !libraryIds.has(String(c.lib))) continue;
-      const parent = c.parent == null ? undefined : byCid.get(Number(c.parent));
-      collections.push({ key: String(c.key), libraryId: String(c.lib), name: String(c.name), parentKey: parent ? String(parent.key) : undefined, path: p });
+    const all = rows<Row>(db, `SELECT collectionID AS id, ${cutSql('collectionName', L.collectionName)} AS name, parentCollectionID AS parent, libraryID AS lib, ${cutSql('key', 40)} AS key FROM collections`);
+    const byCid = new Map(all.map((c) => [Number(c.id), { row: c, name: cuts.text(String(c.name ?? ''), L.collectionName, `collection ${shownKey(c.key)}`, 'collection name')!, parent: c.parent == null ? undefined : Number(c.parent) }]));
+    collectionPath = collectionPaths(byCid, (id) => trashed.has(id));
+    for (const [id, c] of byCid) {
+      const p = collectionPath.get(id);
+      if (p === undefined || !libraryIds.has(String(c.row.lib))) continue;
+      const parent = c.parent === undefined ? undefined : byCid.get(c.parent);
+      collections.push({ key: String(c.row.key), libraryId: String(c.row.lib), name: c.name, parentKey: parent ? String(parent.row.key) : undefined, path: p });
     }
     if (has('collectionItems')) {
       for (const r of rows<Row>(db, 'SELECT collectionID AS c, itemID AS i FROM collectionItems ORDER BY collectionID, orderIndex')) {
         const p = collectionPath.get(Number(r.c));
-        if (p === undefined) continue;
-        const list = itemCollections.get(Number(r.i)) ?? [];
-        list.push(p);
-        itemCollections.set(Number(r.i), list);
+        if (p !== undefined && byId.has(Number(r.i))) append(itemCollections, over.collections, Number(r.i), () => p, L.collections);
       }
     }
   }
 
   const tags = new Map<number, string[]>();
   if (has('tags') && has('itemTags')) {
-    for (const r of rows<Row>(db, 'SELECT it.itemID AS i, t.name AS name FROM itemTags it JOIN tags t ON t.tagID = it.tagID')) {
-      const list = tags.get(Number(r.i)) ?? [];
-      list.push(String(r.name));
-      tags.set(Number(r.i), list);
+    for (const r of rows<Row>(db, `SELECT it.itemID AS i, ${cutSql('t.name', L.tag)} AS name FROM itemTags it JOIN tags t ON t.tagID = it.tagID`)) {
+      const raw = byId.get(Number(r.i));
+      if (raw) append(tags, over.tags, raw.id, () => cuts.text(String(r.name), L.tag, `item ${raw.key}`, 'tag')!, L.tags);
     }
+  }
+  for (const [what, counts] of Object.entries(over)) {
+    const max = L[what as keyof typeof over];
+    for (const id of counts.keys()) cuts.note(`item ${byId.get(id)!.key}`, `${what} (over ${max}: the first kept)`);
   }
 
-  // Attachments: PDFs only, resolved to files on this machine.
-  const storage = path.join(opts.dataDir, 'storage');
-  const attachmentsOf = new Map<number, ZoteroAttachment[]>();
-  const standalone: { raw: Raw; att: ZoteroAttachment }[] = [];
-  const attachmentById = new Map<number, ZoteroAttachment>();
-  const missingFiles: string[] = [];
-  const unresolved: string[] = [];
-  const checks: Promise<void>[] = [];
-  for (const r of rows<Row>(db, 'SELECT itemID AS id, parentItemID AS parent, linkMode AS mode, contentType AS ct, path FROM itemAttachments ORDER BY itemID')) {
-    const raw = byId.get(Number(r.id));
-    if (!raw || deleted.has(raw.id)) continue;
-    const stored = str(r.path);
-    const contentType = str(r.ct);
-    const isPdf = contentType === 'application/pdf' || (!contentType && /\.pdf$/i.test(stored ?? ''));
-    if (!isPdf) continue;
-    const linkMode = LINK_MODES[Number(r.mode)] ?? `linkMode${r.mode}`;
-    const att: ZoteroAttachment = { key: raw.key, libraryId: raw.libraryId, linkMode, contentType, title: raw.fields.title };
-    if (linkMode === 'linked_url') continue;
-    if (stored?.startsWith('storage:')) att.path = path.join(storage, raw.key, stored.slice('storage:'.length));
-    else if (stored?.startsWith('attachments:')) {
-      const rel = stored.slice('attachments:'.length);
-      if (opts.baseAttachmentPath) att.path = path.join(opts.baseAttachmentPath, ...rel.split(/[\\/]/));
-      else {
-        att.missing = true;
-        unresolved.push(`${raw.key} (${rel})`);
-      }
-    } else if (stored && (path.isAbsolute(stored) || /^[A-Za-z]:[\\/]/.test(stored))) att.path = stored;
-    else if (stored) {
-      att.missing = true;
-      unresolved.push(`${raw.key} (${stored})`);
-    } else continue;
-    if (att.path) {
-      const p = att.path;
-      checks.push(
-        fs.stat(p).then(
-          (s) => {
-            if (!s.isFile()) throw new Error('not a file');
-          },
-          () => {
-            att.missing = true;
-            missingFiles.push(`${p} (attachment ${raw.key}${raw.fields.title ? `, "${raw.fields.title}"` : ''})`);
-          },
-        ).catch(() => {
-          att.missing = true;
-          missingFiles.push(`${p} (attachment ${raw.key})`);
-        }),
-      );
-    }
-    attachmentById.set(raw.id, att);
-    const parent = r.parent == null ? undefined : Number(r.parent);
-    if (parent !== undefined && byId.has(parent)) {
-      const list = attachmentsOf.get(parent) ?? [];
-      list.push(att);
-      attachmentsOf.set(parent, list);
-    } else standalone.push({ raw, att });
-  }
-  await Promise.all(checks);
-  if (missingFiles.length) warnings.push(named('attachment files not found (not indexed; in Zotero, "Show File" or sync the library)', missingFiles));
-  if (unresolved.length) warnings.push(named("linked files relative to the linked-attachment base directory, which Zotero's prefs.js does not name (not indexed)", unresolved));
-
-  const annotations: ZoteroAnnotation[] = [];
-  if (has('itemAnnotations')) {
-    for (const r of rows<Row>(db, 'SELECT itemID AS id, parentItemID AS parent, type, text, comment, color, pageLabel, position FROM itemAnnotations')) {
-      const raw = byId.get(Number(r.id));
-      const parent = byId.get(Number(r.parent));
-      if (!raw || !parent || deleted.has(raw.id) || !attachmentById.has(parent.id)) continue;
-      let pageIndex: number | undefined;
-      try {
-        const pos = JSON.parse(String(r.position)) as { pageIndex?: unknown };
-        if (typeof pos.pageIndex === 'number' && Number.isInteger(pos.pageIndex) && pos.pageIndex >= 0) pageIndex = pos.pageIndex;
-      } catch {
-        // A position Zotero wrote in another form: the annotation is kept without its page index.
-      }
-      annotations.push({
-        key: raw.key,
-        attachmentKey: parent.key,
-        type: ANNOTATION_TYPES[Number(r.type)] ?? `type${r.type}`,
-        text: str(r.text),
-        comment: str(r.comment),
-        pageLabel: str(r.pageLabel),
-        pageIndex,
-        color: str(r.color),
-        dateModified: raw.dateModified,
-      });
-    }
-  }
+  const files = await readAttachments(db, opts, { byId, badKeys, deleted, cuts, warnings });
+  if (badKeys.size) warnings.push(named('items whose key is not a Zotero key (8 characters of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ) were left out', [...badKeys.values()]));
 
   const items: ZoteroItem[] = [];
   const itemOf = (raw: Raw, attachments: ZoteroAttachment[]): ZoteroItem => {
     const f = raw.fields;
     const pinned = f.citekey?.trim() || undefined;
-    // Better BibTeX before Zotero 8 pinned keys as "Citation Key: …" in Extra.
-    const fromExtra = !pinned && f.extra ? /^\s*Citation Key\s*:\s*(\S+)\s*$/im.exec(f.extra)?.[1] : undefined;
+    // Better BibTeX before Zotero 8 pinned keys as "Citation Key: …" in Extra ([ \t], not \s: no line is crossed).
+    const extraKey = !pinned && f.extra ? /^[ \t]*Citation Key[ \t]*:[ \t]*(\S+)[ \t]*$/im.exec(f.extra)?.[1] : undefined;
+    const fromExtra = extraKey && extraKey.length <= L.citekey ? extraKey : undefined;
     return {
       key: raw.key,
       libraryId: raw.libraryId,
@@ -419,15 +281,20 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
   };
   for (const raw of byId.values()) {
     if (raw.type === 'attachment' || raw.type === 'note' || raw.type === 'annotation') continue;
-    items.push(itemOf(raw, attachmentsOf.get(raw.id) ?? []));
+    items.push(itemOf(raw, files.attachmentsOf.get(raw.id) ?? []));
   }
   // A PDF with no parent item is a top-level item of its own in Zotero.
-  for (const { raw, att } of standalone) items.push(itemOf(raw, [att]));
+  for (const { raw, att } of files.standalone) items.push(itemOf(raw, [att]));
+  const cut = cuts.warning();
+  if (cut) warnings.push(cut);
 
-  return { via: 'database', dataDir: opts.dataDir, libraries, items, collections, annotations, stamp: '', warnings };
+  return { via: 'database', dataDir: opts.dataDir, libraries, items, collections, annotations: files.annotations, stamp: '', warnings };
 }
 
-function named(what: string, list: string[]): string {
-  const shown = list.slice(0, MAX_NAMED).join('; ');
-  return `${what}: ${shown}${list.length > MAX_NAMED ? `; and ${list.length - MAX_NAMED} more` : ''}`;
+/** Appends `make()` to `id`'s list up to `max` entries; beyond, only counts (nothing more is made). */
+function append<T>(lists: Map<number, T[]>, over: Map<number, number>, id: number, make: () => T, max: number): void {
+  let list = lists.get(id);
+  if (!list) lists.set(id, (list = []));
+  if (list.length < max) list.push(make());
+  else over.set(id, (over.get(id) ?? 0) + 1);
 }

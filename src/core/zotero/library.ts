@@ -22,6 +22,8 @@ export interface ZoteroFile {
   /** Zotero item type and tags (primary sources may be named by tag or collection). */
   itemType: string;
   tags: string[];
+  /** Folders the file must lie in once links are followed (Zotero's storage/ for a stored file). */
+  within?: string[];
 }
 
 export interface ZoteroLibraryContent {
@@ -63,13 +65,13 @@ export function zoteroLibraryContent(snapshot: ZoteroSnapshot): ZoteroLibraryCon
       collections: [...item.collections],
       ...zoteroMeta(item),
     };
-    const pdfs = item.attachments.filter((a) => a.path && !a.missing).map((a) => a.path!);
-    entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs, type: item.itemType });
-    for (const p of pdfs) {
+    const pdfs = item.attachments.filter((a) => a.path && !a.missing);
+    entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs.map((a) => a.path!), type: item.itemType });
+    for (const { path: p, within } of pdfs) {
       // One file attached to two items (a PDF linked twice) is indexed once, under the first.
-      if (seen.has(p)) continue;
-      seen.add(p);
-      files.push({ path: p, bib, itemKey: item.key, itemType: item.itemType, tags: item.tags });
+      if (seen.has(p!)) continue;
+      seen.add(p!);
+      files.push({ path: p!, bib, itemKey: item.key, itemType: item.itemType, tags: item.tags, ...(within ? { within } : {}) });
     }
   }
   return { files, entries, warnings };
@@ -103,10 +105,12 @@ export interface LoadZoteroOptions {
  */
 export async function loadZoteroLibrary(req: ZoteroRequest, opts: LoadZoteroOptions = {}): Promise<{ loaded?: LoadedZotero; warnings: string[] }> {
   const location = await locateZotero({ setting: req.dataDir, home: req.home });
+  // A profile file that could not be read (a FIFO in its place) is said whatever follows.
+  const profile = (location.warnings ?? []).map((w) => `Zotero: ${w}`);
   if (!location.exists) {
-    if (location.from === 'default') return { warnings: [] };
+    if (location.from === 'default') return { warnings: profile };
     const from = location.from === 'setting' ? 'the folder set for Zotero' : `Zotero's profile (${location.prefsFile})`;
-    return { warnings: [`Zotero: no zotero.sqlite in ${location.dataDir}, ${from}. Set similarSources.zoteroDataDir (or --zotero <dir>) to the folder Zotero shows in Settings → Advanced → Files and Folders.`] };
+    return { warnings: [...profile, `Zotero: no zotero.sqlite in ${location.dataDir}, ${from}. Set similarSources.zoteroDataDir (or --zotero <dir>) to the folder Zotero shows in Settings → Advanced → Files and Folders.`] };
   }
   // The local API first (Zotero running, with it enabled: incremental, nothing copied), then the
   // database copy; Better BibTeX's keys, then the export's and generated ones, fill what is empty.
@@ -123,10 +127,10 @@ export async function loadZoteroLibrary(req: ZoteroRequest, opts: LoadZoteroOpti
     });
     lastSnapshot.set(location.dataDir, read.snapshot);
     const content = zoteroLibraryContent(read.snapshot);
-    return { loaded: { location, snapshot: read.snapshot, content }, warnings: [...read.hints.map((h) => `Zotero: ${h}`), ...content.warnings.map((w) => `Zotero: ${w}`)] };
+    return { loaded: { location, snapshot: read.snapshot, content }, warnings: [...profile, ...read.hints.map((h) => `Zotero: ${h}`), ...content.warnings.map((w) => `Zotero: ${w}`)] };
   } catch (err) {
     if (!(err instanceof ZoteroUnavailable)) throw err;
-    return { warnings: [`Zotero: ${err.message}${err.hint ? ` ${err.hint}` : ''}`] };
+    return { warnings: [...profile, `Zotero: ${err.message}${err.hint ? ` ${err.hint}` : ''}`] };
   }
 }
 

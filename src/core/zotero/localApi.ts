@@ -8,10 +8,15 @@
  * library `If-Modified-Since-Version` (304: nothing to fetch), else fetches `since=<version>`
  * and finds what left (trashed or deleted) by the key list of `format=versions`. The local API
  * has no `/deleted` endpoint, unlike the web API; the key list is its cheap stand-in.
+ *
+ * What the API answers is bounded as the database reader bounds it (bounds.ts): each field cut,
+ * each list capped, and an object whose key is not a Zotero key left out (a key goes into the
+ * URL `items/<key>/file`).
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { collectionPaths as pathsOf, FieldCuts, isZoteroKey, pageIndexOf, shownKey, ZOTERO_LIMITS as L } from './bounds';
 import { ZOTERO_BASE_URL, ZoteroHttpError, zoteroRequest, type ZoteroHttpResponse } from './http';
 import {
   ZoteroUnavailable,
@@ -106,12 +111,14 @@ export class LocalApiReader implements ZoteroReader {
     const groupsRes = await this.get('users/0/groups', opts.signal, true);
     const serverId = groupsRes.headers.get('zotero-server-id') ?? 'unknown';
     const known = this.states.get(serverId) ?? fromSnapshot(opts.previous, serverId);
+    const cuts = new FieldCuts();
+    const badKeys: string[] = [];
     const libraries: ZoteroLibraryInfo[] = [{ id: 'users/0', type: 'user', name: 'My Library' }];
     const groups = parseJson(groupsRes, 'users/0/groups');
     for (const g of Array.isArray(groups) ? (groups as { id?: unknown; data?: { id?: unknown; name?: unknown } }[]) : []) {
       const id = Number(g?.id ?? g?.data?.id);
       if (!Number.isInteger(id)) continue;
-      const name = typeof g.data?.name === 'string' ? g.data.name : `Group ${id}`;
+      const name = typeof g.data?.name === 'string' ? (cuts.text(g.data.name, L.libraryName, `group ${id}`, 'name') ?? '') : `Group ${id}`;
       libraries.push({ id: `groups/${id}`, type: 'group', name, groupId: id });
     }
     // Groups in id order: the stamp then reads the same as watch.ts's.
@@ -120,7 +127,7 @@ export class LocalApiReader implements ZoteroReader {
     const next: ServerState = { serverId, libraries: new Map() };
     for (const info of libraries) {
       try {
-        next.libraries.set(info.id, await this.readLibrary(info, known?.libraries.get(info.id), opts.signal));
+        next.libraries.set(info.id, await this.readLibrary(info, known?.libraries.get(info.id), { cuts, badKeys }, opts.signal));
       } catch (err) {
         // The user's own library is the one that matters: when it cannot be read, this path is not usable.
         if (info.type === 'user' || err instanceof ZoteroHttpError || !(err instanceof ZoteroUnavailable)) throw err;
@@ -129,6 +136,9 @@ export class LocalApiReader implements ZoteroReader {
         if (old) next.libraries.set(info.id, old);
       }
     }
+    const cut = cuts.warning();
+    if (cut) warnings.push(cut);
+    if (badKeys.length) warnings.push(`objects whose key is not a Zotero key were left out: ${badKeys.slice(0, 20).join('; ')}${badKeys.length > 20 ? `; and ${badKeys.length - 20} more` : ''}`);
     const snapshot = assemble(next, warnings);
     snapshot.dataDir = dataDirOf(snapshot.items);
     if (this.o.dataDir && snapshot.dataDir && path.resolve(snapshot.dataDir) !== path.resolve(this.o.dataDir)) {
@@ -138,7 +148,7 @@ export class LocalApiReader implements ZoteroReader {
     return snapshot;
   }
 
-  private async readLibrary(info: ZoteroLibraryInfo, prev: LibraryState | undefined, signal?: AbortSignal): Promise<LibraryState> {
+  private async readLibrary(info: ZoteroLibraryInfo, prev: LibraryState | undefined, seen: { cuts: FieldCuts; badKeys: string[] }, signal?: AbortSignal): Promise<LibraryState> {
     const prefix = info.id;
     const entries = new Map<string, Entry>();
     let version: number | undefined;
@@ -158,7 +168,11 @@ export class LocalApiReader implements ZoteroReader {
     version ??= listVersion;
     const unresolved: ZoteroAttachment[] = [];
     for (const obj of changed) {
-      const entry = toEntry(obj, prefix);
+      if (!isZoteroKey(obj.key)) {
+        seen.badKeys.push(`${shownKey(obj.key)} in ${info.name}`);
+        continue;
+      }
+      const entry = toEntry(obj, prefix, seen.cuts);
       if (!entry) {
         entries.delete(obj.key);
         continue;
@@ -174,7 +188,8 @@ export class LocalApiReader implements ZoteroReader {
       // Zotero 7 keeps trashed collections with `deleted` set: their items are not filed there any more.
       if (c.data.deleted === true || c.data.deleted === 1) continue;
       const parent = c.data.parentCollection;
-      collections.set(c.key, { key: c.key, name: String(c.data.name ?? c.key), parentKey: typeof parent === 'string' ? parent : undefined });
+      const name = seen.cuts.text(String(c.data.name ?? c.key), L.collectionName, `collection ${shownKey(c.key)}`, 'collection name')!;
+      collections.set(c.key, { key: c.key, name, parentKey: typeof parent === 'string' ? parent : undefined });
     }
     return { info: { ...info, version: version !== undefined && Number.isFinite(version) ? version : undefined }, entries, collections };
   }
@@ -186,7 +201,7 @@ export class LocalApiReader implements ZoteroReader {
       return undefined;
     });
     const url = res?.status === 200 ? res.body.trim() : '';
-    if (url.startsWith('file:')) a.path = fileURLToPath(url);
+    if (url.startsWith('file:') && url.length <= 3 * L.path) a.path = filePath(url);
   }
 
   /** Every page of a list: `start`/`limit` until `Total-Results` are read (or a short page says the end). */
@@ -259,105 +274,104 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
 
 /** A Zotero item JSON → what this reader keeps of it; undefined for what is never used (notes, trashed objects). */
-function toEntry(obj: ApiObject, libraryId: string): Entry | undefined {
+function toEntry(obj: ApiObject, libraryId: string, cuts: FieldCuts): Entry | undefined {
   const d = obj.data;
   if (d.deleted === true || d.deleted === 1) return undefined;
-  const itemType = str(d.itemType) ?? '';
+  const itemType = str(d.itemType)?.slice(0, L.itemType) ?? '';
   if (itemType === 'note') return undefined;
+  const text = (v: unknown, max: number, field: string, what = 'item') => cuts.text(str(v), max, `${what} ${obj.key}`, field);
+  const dateModified = str(d.dateModified)?.slice(0, L.timestamp);
   if (itemType === 'annotation') {
     const attachmentKey = str(d.parentItem);
-    if (!attachmentKey) return undefined;
+    if (!isZoteroKey(attachmentKey)) return undefined;
     return {
       kind: 'annotation',
       annotation: {
         key: obj.key,
         attachmentKey,
-        type: str(d.annotationType) ?? 'highlight',
-        text: str(d.annotationText),
-        comment: str(d.annotationComment),
-        pageLabel: str(d.annotationPageLabel),
+        type: str(d.annotationType)?.slice(0, L.itemType) ?? 'highlight',
+        text: text(d.annotationText, L.annotationText, 'text', 'annotation'),
+        comment: text(d.annotationComment, L.annotationComment, 'comment', 'annotation'),
+        pageLabel: text(d.annotationPageLabel, L.pageLabel, 'page label', 'annotation'),
         pageIndex: pageIndexOf(d.annotationPosition),
-        color: str(d.annotationColor),
-        dateModified: str(d.dateModified),
+        color: str(d.annotationColor)?.slice(0, L.color),
+        dateModified,
       },
     };
   }
   if (itemType === 'attachment') {
-    const linkMode = str(d.linkMode) ?? 'imported_file';
-    const contentType = str(d.contentType);
+    const linkMode = str(d.linkMode)?.slice(0, L.itemType) ?? 'imported_file';
+    const contentType = str(d.contentType)?.slice(0, 100);
     const fileName = str(d.filename) ?? str(d.path) ?? '';
     if (contentType !== 'application/pdf' && !/\.pdf$/i.test(fileName)) return undefined;
     if (linkMode === 'linked_url' || linkMode === 'embedded_image') return undefined;
-    const attachment: ZoteroAttachment = { key: obj.key, libraryId, linkMode, contentType, title: str(d.title) };
+    const attachment: ZoteroAttachment = { key: obj.key, libraryId, linkMode, contentType, title: text(d.title, L.title, 'title', 'attachment') };
     const href = obj.links?.enclosure?.href;
     let onDisk = false;
-    if (href?.startsWith('file:')) {
-      attachment.path = fileURLToPath(href);
+    // A path longer than any file system's is no file: left without one (said as not on disk), never cut.
+    if (typeof href === 'string' && href.startsWith('file:') && href.length <= 3 * L.path) {
+      attachment.path = filePath(href);
       onDisk = typeof obj.links?.enclosure?.length === 'number';
-    }
-    else if (linkMode === 'linked_file' && str(d.path) && path.isAbsolute(String(d.path))) attachment.path = String(d.path);
-    return { kind: 'attachment', parentKey: str(d.parentItem), attachment, dateAdded: str(d.dateAdded), dateModified: str(d.dateModified), onDisk };
+    } else if (linkMode === 'linked_file' && str(d.path) && String(d.path).length <= L.path && path.isAbsolute(String(d.path))) attachment.path = String(d.path);
+    const parentKey = str(d.parentItem);
+    return { kind: 'attachment', parentKey: isZoteroKey(parentKey) ? parentKey : undefined, attachment, dateAdded: str(d.dateAdded)?.slice(0, L.timestamp), dateModified, onDisk };
   }
-  const creators: ZoteroCreator[] = Array.isArray(d.creators)
-    ? (d.creators as Record<string, unknown>[]).map((c) => ({
-        creatorType: str(c.creatorType) ?? 'author',
-        firstName: str(c.firstName),
-        lastName: str(c.lastName),
-        name: str(c.name),
-      }))
-    : [];
-  const extra = str(d.extra) ?? '';
-  const zoteroKey = str(d.citationKey)?.trim();
-  // Better BibTeX pins a key by writing "Citation Key: …" into Extra.
-  const pinned = /^\s*Citation Key:\s*(\S+)\s*$/im.exec(extra)?.[1];
-  const date = str(d.date);
-  const year = Number((str(obj.meta?.parsedDate) ?? date ?? '').match(/\b(\d{4})\b/)?.[1]);
+  const list = (v: unknown, max: number, field: string): unknown[] => (Array.isArray(v) ? cuts.list(v, max, `item ${obj.key}`, field) : []);
+  const creators: ZoteroCreator[] = list(d.creators, L.creators, 'creators')
+    .filter((c): c is Record<string, unknown> => !!c && typeof c === 'object')
+    .map((c) => ({
+      creatorType: str(c.creatorType)?.slice(0, L.itemType) ?? 'author',
+      firstName: text(c.firstName, L.name, 'creator name'),
+      lastName: text(c.lastName, L.name, 'creator name'),
+      name: text(c.name, L.name, 'creator name'),
+    }));
+  const extra = text(d.extra, L.extra, 'extra') ?? '';
+  let zoteroKey = str(d.citationKey)?.trim();
+  if (zoteroKey && zoteroKey.length > L.citekey) {
+    cuts.note(`item ${obj.key}`, `citation key (over ${L.citekey} characters: left out, one is made)`);
+    zoteroKey = undefined;
+  }
+  // Better BibTeX pins a key by writing "Citation Key: …" into Extra ([ \t], not \s: no line is crossed).
+  const extraKey = /^[ \t]*Citation Key:[ \t]*(\S+)[ \t]*$/im.exec(extra)?.[1];
+  const pinned = extraKey && extraKey.length <= L.citekey ? extraKey : undefined;
+  const date = text(d.date, L.date, 'date');
+  const year = Number((str(obj.meta?.parsedDate)?.slice(0, L.date) ?? date ?? '').match(/\b(\d{4})\b/)?.[1]);
   const item: ZoteroItem = {
     key: obj.key,
     libraryId,
     itemType,
-    title: str(d.title) ?? str(d.caseName) ?? str(d.nameOfAct) ?? str(d.subject),
+    title: text(d.title, L.title, 'title') ?? text(d.caseName, L.title, 'title') ?? text(d.nameOfAct, L.title, 'title') ?? text(d.subject, L.title, 'title'),
     creators,
     date,
     year: Number.isFinite(year) ? year : undefined,
-    doi: str(d.DOI) ?? /^\s*DOI:\s*(\S+)\s*$/im.exec(extra)?.[1],
+    doi: text(d.DOI, L.doi, 'DOI') ?? /^[ \t]*DOI:[ \t]*(\S+)[ \t]*$/im.exec(extra)?.[1]?.slice(0, L.doi),
     citekey: zoteroKey ?? pinned ?? '',
     citekeyFrom: zoteroKey ? 'zotero' : pinned ? 'better-bibtex' : 'generated',
     collections: [],
-    tags: Array.isArray(d.tags) ? (d.tags as { tag?: unknown }[]).map((t) => str(t.tag)).filter((t): t is string => !!t) : [],
+    tags: list(d.tags, L.tags, 'tags')
+      .map((t) => (t && typeof t === 'object' ? text((t as { tag?: unknown }).tag, L.tag, 'tag') : undefined))
+      .filter((t): t is string => !!t),
     deleted: false,
     attachments: [],
-    dateModified: str(d.dateModified),
+    dateModified,
   };
-  const collectionKeys = Array.isArray(d.collections) ? (d.collections as unknown[]).filter((k): k is string => typeof k === 'string') : [];
+  const collectionKeys = list(d.collections, L.collections, 'collections').filter((k): k is string => typeof k === 'string');
   return { kind: 'item', item, collectionKeys };
 }
 
-function pageIndexOf(position: unknown): number | undefined {
+/** A file: URL's path; undefined for one no file has (a host, a NUL, a path over the bound): never a thrown read. */
+function filePath(url: string): string | undefined {
   try {
-    const p = typeof position === 'string' ? JSON.parse(position) : position;
-    const i = (p as { pageIndex?: unknown })?.pageIndex;
-    return typeof i === 'number' && Number.isInteger(i) && i >= 0 ? i : undefined;
+    const p = fileURLToPath(url);
+    return p.length <= L.path && !p.includes('\0') ? p : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** Each collection's path ("Thesis/Chapter 2"), bounded in depth, a parent cycle ending it. */
 function collectionPaths(cols: LibraryState['collections']): Map<string, string> {
-  const out = new Map<string, string>();
-  const pathOf = (key: string, seen: Set<string>): string => {
-    const done = out.get(key);
-    if (done !== undefined) return done;
-    const c = cols.get(key);
-    if (!c) return '';
-    // A parent cycle (a corrupt library) ends the path rather than looping.
-    const parent = c.parentKey && !seen.has(c.parentKey) ? pathOf(c.parentKey, seen.add(key)) : '';
-    const p = parent ? `${parent}/${c.name}` : c.name;
-    out.set(key, p);
-    return p;
-  };
-  for (const key of cols.keys()) pathOf(key, new Set());
-  return out;
+  return pathsOf(new Map([...cols].map(([k, c]) => [k, { name: c.name, parent: c.parentKey }])));
 }
 
 /** The merged state → the shared snapshot shape: attachments under their items, collection keys as paths. */

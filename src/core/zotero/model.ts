@@ -36,6 +36,11 @@ export interface ZoteroAttachment {
   path?: string;
   /** True when the file named is not on disk: reported, never indexed. */
   missing?: boolean;
+  /**
+   * Folders the file must lie in once links are followed, where its bytes are read: Zotero's
+   * storage/ for a stored file; undefined for a linked file, which may lie anywhere.
+   */
+  within?: string[];
 }
 
 export interface ZoteroAnnotation {

@@ -3,10 +3,11 @@
  * native module to rebuild against Electron. Its .wasm is shipped beside the bundle
  * (dist/sql-wasm.wasm, scripts/build.mjs) and, running from sources, read from the package.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
+import { readConfined } from '../util/confinedFiles';
 import type { Database, SqlJsStatic } from 'sql.js';
 
 export type { Database } from 'sql.js';
@@ -28,7 +29,7 @@ function wasmPath(): string {
 
 export function loadSqlite(): Promise<SqlJsStatic> {
   loading ??= (async () => {
-    const bytes = await fs.readFile(wasmPath());
+    const { bytes } = await readConfined(wasmPath(), { kind: 'package' });
     return initSqlJs({ wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
   })();
   loading.catch(() => (loading = undefined));

@@ -8,6 +8,12 @@
  * checksum matches; only frames up to the last valid commit frame (non-zero "database size")
  * count; the first invalid frame ends the log (frames after it are left over from before the
  * log was restarted). A missing, short or foreign WAL leaves the database as it is.
+ *
+ * The last commit frame's "database size" is checked against what the files can hold: the
+ * database file's pages plus one per frame of the log up to that commit (a transaction grows the
+ * database only by pages it writes, and a checkpoint leaves the file at the size it backfilled). A WAL whose checksums hold but whose size lies (0x7fffffff pages in a 4 KB log
+ * used to fail the whole index; 600,000 pages made it allocate 2.6 GB) is not used at all, with a
+ * note, as SQLite ignores an invalid log: the database is read as the last checkpoint left it.
  */
 
 const WAL_HEADER = 32;
@@ -34,6 +40,7 @@ export function applyWal(db: Uint8Array, wal: Uint8Array | undefined): WalResult
   const salt2 = hv.getUint32(20);
   let [s0, s1] = checksum(wal, 0, 24, 0, 0, bigEndian);
   if (s0 !== hv.getUint32(24) || s1 !== hv.getUint32(28)) return { db: asRollback(db), frames: 0, note: 'the WAL header checksum does not match' };
+  const dbPages = Math.ceil(db.length / pageSize);
 
   // Pass 1: the frames that count (valid and followed by a commit), page number → offset of its latest data.
   const latest = new Map<number, number>();
@@ -59,6 +66,11 @@ export function applyWal(db: Uint8Array, wal: Uint8Array | undefined): WalResult
     }
   }
   if (!commitSize) return { db: asRollback(db), frames: 0 };
+  // Only the commit applied is held to it: an earlier one may have been larger than a database
+  // since truncated by a checkpoint (its frames still in the log), and allocates nothing here.
+  if (commitSize > dbPages + frames) {
+    return { db: asRollback(db), frames: 0, note: `the WAL was ignored: its last commit gives the database ${commitSize} pages, more than the database file (${dbPages} pages) and the log's ${frames} frames can hold` };
+  }
   const dbPageSize = db.length >= 100 ? decodePageSize((db[16] << 8) | db[17]) : undefined;
   if (dbPageSize && dbPageSize !== pageSize) return { db: asRollback(db), frames: 0, note: `the WAL's page size (${pageSize}) is not the database's (${dbPageSize})` };
 

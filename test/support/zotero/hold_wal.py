@@ -23,7 +23,7 @@ for it in items:
     con.execute("COMMIT")
 # An uncommitted transaction's pages may reach the WAL too (a large one spills): never read.
 con.execute("BEGIN")
-con.execute("INSERT INTO items (itemTypeID, libraryID, key) VALUES (?, 1, 'UNCOMMIT')", (type_id,))
+con.execute("INSERT INTO items (itemTypeID, libraryID, key) VALUES (?, 1, 'UNCMMTED')", (type_id,))
 print("ready", flush=True)
 sys.stdin.read()
 con.execute("ROLLBACK")

@@ -39,11 +39,26 @@ export function makeZoteroLibrary(root: string, o: { items?: number; schemaVersi
   return { dataDir: opts.out, ...(JSON.parse(r.stdout) as Omit<GeneratedLibrary, 'dataDir'>) };
 }
 
+/** Edits of a generated library as a hostile or damaged one would have them (edit_library.py says which). */
+export function editZoteroLibrary(dataDir: string, edits: Record<string, unknown>[]): void {
+  const r = spawnSync('python3', [path.join(HERE, 'edit_library.py'), path.join(dataDir, 'zotero.sqlite')], { input: JSON.stringify(edits), encoding: 'utf8' });
+  assert.equal(r.status, 0, `edit_library.py failed: ${r.stderr || r.error?.message}`);
+}
+
 /** A Zotero profile under `home` (Linux layout) whose prefs.js names `prefs`. */
 export function profilePrefs(prefs: Record<string, string | boolean>): string {
   return Object.entries(prefs)
     .map(([k, v]) => `user_pref(${JSON.stringify(k)}, ${JSON.stringify(v)});`)
     .join('\n');
+}
+
+const KEY_ALPHABET = '23456789ABCDEFGHIJKLMNPQRSTUVWXYZ';
+
+/** A valid Zotero key (8 characters of Zotero's alphabet): `prefix` followed by `n` in that alphabet. */
+export function zoteroKey(prefix: string, n: number): string {
+  let tail = '';
+  for (let i = 0; i < 8 - prefix.length; i++, n = Math.floor(n / KEY_ALPHABET.length)) tail = KEY_ALPHABET[n % KEY_ALPHABET.length] + tail;
+  return prefix + tail;
 }
 
 export function sha256File(file: string): string {
