@@ -92,6 +92,11 @@ export async function readAttachments(
         att.missing = true;
         unresolved.push(`${raw.key} (${rel.slice(0, 200)})`);
       }
+    } else if (stored && linkMode.startsWith('imported_')) {
+      // A stored file is always `storage:<name>` in its item's folder; an absolute path in its
+      // place (found by the fuzzer) would let the database name any file as a stored one.
+      att.missing = true;
+      refused.push(`${named}: a stored file's path is "storage:<name>", not ${JSON.stringify(stored.slice(0, 80))}`);
     } else if (stored && (path.isAbsolute(stored) || /^[A-Za-z]:[\\/]/.test(stored))) att.path = stored;
     else if (stored) {
       att.missing = true;
