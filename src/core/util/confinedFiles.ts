@@ -150,49 +150,52 @@ function rootForms(roots: readonly string[], real: (p: string) => string | undef
   return [...out];
 }
 
-/** The rule's checks up to the open: inside its roots (lexically, then linked), a regular file. */
-async function locate(asked: string, rule: FileRule): Promise<{ real: string; st: Stats }> {
-  const abs = path.resolve(asked);
-  let roots: string[] | undefined;
-  if (rule.within) {
-    roots = rootForms(rule.within, (p) => {
-      try {
-        return realpathSync.native(p);
-      } catch {
-        return undefined;
-      }
-    });
-    if (!roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
+const realOrNothing = (p: string) => {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return undefined;
   }
-  const real = await fs.realpath(abs).catch((e) => Promise.reject(failure(asked, e)));
-  if (roots && !roots.some((r) => inside(real, r))) throw outsideError(asked, rule, true);
-  const st = await fs.stat(real).catch((e) => Promise.reject(failure(asked, e)));
-  if (!st.isFile()) throw notAFile(asked, st, rule);
-  return { real, st };
+};
+
+/** The name as given, inside its roots before the file system is asked anything about it. */
+function nameInside(asked: string, rule: FileRule): { abs: string; roots?: string[] } {
+  const abs = path.resolve(asked);
+  const roots = rule.within && rootForms(rule.within, realOrNothing);
+  if (roots && !roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
+  return { abs, roots };
 }
 
-function locateSync(asked: string, rule: FileRule): { real: string; st: Stats } {
-  const abs = path.resolve(asked);
-  let roots: string[] | undefined;
+/** The real path (links followed) inside the roots too. */
+function realInside(asked: string, rule: FileRule, roots: string[] | undefined, real: string): string {
+  if (roots && !roots.some((r) => inside(real, r))) throw outsideError(asked, rule, true);
+  return real;
+}
+
+/** The rule's checks up to the open: inside its roots (as named, then linked), a regular file by `stat`. */
+async function locate(asked: string, rule: FileRule): Promise<{ real: string; st: Stats }> {
   try {
-    if (rule.within) {
-      roots = rootForms(rule.within, (p) => {
-        try {
-          return realpathSync.native(p);
-        } catch {
-          return undefined;
-        }
-      });
-      if (!roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
-    }
-    const real = realpathSync.native(abs);
-    if (roots && !roots.some((r) => inside(real, r))) throw outsideError(asked, rule, true);
-    const st = statSync(real);
-    if (!st.isFile()) throw notAFile(asked, st, rule);
-    return { real, st };
+    const { abs, roots } = nameInside(asked, rule);
+    const real = realInside(asked, rule, roots, await fs.realpath(abs));
+    return { real, st: regular(asked, await fs.stat(real), rule) };
   } catch (e) {
     throw failure(asked, e);
   }
+}
+
+function locateSync(asked: string, rule: FileRule): { real: string; st: Stats } {
+  try {
+    const { abs, roots } = nameInside(asked, rule);
+    const real = realInside(asked, rule, roots, realpathSync.native(abs));
+    return { real, st: regular(asked, statSync(real), rule) };
+  } catch (e) {
+    throw failure(asked, e);
+  }
+}
+
+function regular(asked: string, st: Stats, rule: FileRule): Stats {
+  if (!st.isFile()) throw notAFile(asked, st, rule);
+  return st;
 }
 
 /**
@@ -278,15 +281,40 @@ export function statConfined(asked: string, rule: FileRule): Promise<ConfinedFil
   });
 }
 
+/** The file the rule allows, opened non-blocking, its handle checked again (closed if refused). */
+async function opened(asked: string, rule: FileRule): Promise<{ real: string; handle: fs.FileHandle; st: Stats }> {
+  const { real } = await locate(asked, rule);
+  const handle = await fs.open(real, OPEN_FLAGS);
+  try {
+    return { real, handle, st: regular(asked, await handle.stat(), rule) };
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+}
+
+/** Each chunk of an open file in turn, stopped at the rule's cap (and at a cancel). */
+async function eachChunk(asked: string, rule: FileRule, handle: fs.FileHandle, take: (chunk: Buffer) => unknown): Promise<number> {
+  const chunk = Buffer.allocUnsafe(MiB);
+  let total = 0;
+  for (;;) {
+    if (rule.signal?.aborted) throw cancelled(asked);
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return total;
+    total += bytesRead;
+    if (total > capOf(rule)) throw tooLarge(asked, rule);
+    await take(chunk.subarray(0, bytesRead));
+  }
+}
+
 /** Reads the whole file the rule allows, up to its cap. */
 export function readConfined(asked: string, rule: FileRule): Promise<{ path: string; bytes: Buffer }> {
   return scheduled(asked, rule, async () => {
-    const { real } = await locate(asked, rule);
-    const handle = await fs.open(real, OPEN_FLAGS);
+    const { real, handle, st } = await opened(asked, rule);
     try {
-      const st = await handle.stat();
-      if (!st.isFile()) throw notAFile(asked, st, rule);
-      return { path: real, bytes: await readAll(asked, rule, st.size, (buf, off, len) => handle.read(buf, off, len, null).then((r) => r.bytesRead)) };
+      const into = new Intake(asked, rule, st.size);
+      for (let n; (n = (await handle.read(...into.space())).bytesRead) > 0; ) into.took(n);
+      return { path: real, bytes: into.bytes() };
     } finally {
       await handle.close();
     }
@@ -308,17 +336,10 @@ export function openConfined(asked: string, rule: FileRule): Promise<{ path: str
     asked,
     rule,
     async () => {
-      const { real } = await locate(asked, rule);
-      const handle = await fs.open(real, OPEN_FLAGS);
-      try {
-        const st = await handle.stat();
-        if (!st.isFile()) throw notAFile(asked, st, rule);
-        if (st.size > capOf(rule)) throw tooLarge(asked, rule);
-        return { path: real, handle, size: st.size };
-      } catch (e) {
-        await handle.close();
-        throw e;
-      }
+      const { real, handle, st } = await opened(asked, rule);
+      if (st.size <= capOf(rule)) return { path: real, handle, size: st.size };
+      await handle.close();
+      throw tooLarge(asked, rule);
     },
     (v) => void v.handle.close(),
   );
@@ -327,29 +348,16 @@ export function openConfined(asked: string, rule: FileRule): Promise<{ path: str
 /** Copies the file the rule allows to `dest` (a path the product chose), by chunks up to the cap. */
 export function copyConfined(asked: string, dest: string, rule: FileRule): Promise<{ path: string; size: number }> {
   return scheduled(asked, rule, async () => {
-    const { real } = await locate(asked, rule);
-    const src = await fs.open(real, OPEN_FLAGS);
+    const { real, handle } = await opened(asked, rule);
     try {
-      const st = await src.stat();
-      if (!st.isFile()) throw notAFile(asked, st, rule);
       const out = await fs.open(dest, 'w');
       try {
-        const chunk = Buffer.allocUnsafe(MiB);
-        let total = 0;
-        for (;;) {
-          if (rule.signal?.aborted) throw cancelled(asked);
-          const { bytesRead } = await src.read(chunk, 0, chunk.length, null);
-          if (bytesRead === 0) break;
-          total += bytesRead;
-          if (total > capOf(rule)) throw tooLarge(asked, rule);
-          await out.write(chunk, 0, bytesRead);
-        }
-        return { path: real, size: total };
+        return { path: real, size: await eachChunk(asked, rule, handle, (chunk) => out.write(chunk)) };
       } finally {
         await out.close();
       }
     } finally {
-      await src.close();
+      await handle.close();
     }
   });
 }
@@ -357,21 +365,10 @@ export function copyConfined(asked: string, dest: string, rule: FileRule): Promi
 /** The SHA-256 (hex) of the file the rule allows, read by chunks. */
 export function hashConfined(asked: string, rule: FileRule): Promise<string> {
   return scheduled(asked, rule, async () => {
-    const { real } = await locate(asked, rule);
-    const handle = await fs.open(real, OPEN_FLAGS);
+    const { handle } = await opened(asked, rule);
     try {
-      const st = await handle.stat();
-      if (!st.isFile()) throw notAFile(asked, st, rule);
       const hash = createHash('sha256');
-      const chunk = Buffer.allocUnsafe(MiB);
-      let total = 0;
-      for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        total += bytesRead;
-        if (total > capOf(rule)) throw tooLarge(asked, rule);
-        hash.update(chunk.subarray(0, bytesRead));
-      }
+      await eachChunk(asked, rule, handle, (chunk) => hash.update(chunk));
       return hash.digest('hex');
     } finally {
       await handle.close();
@@ -380,31 +377,52 @@ export function hashConfined(asked: string, rule: FileRule): Promise<string> {
 }
 
 /**
- * Every byte up to the cap. `stat.size` only sizes the first buffer (bounded by the cap): a file
- * that says 0 (a `/proc` file) or grows while read is read on by chunks and stopped at the cap.
+ * A whole file's bytes as they are read, up to the cap. `stat.size` only sizes the first buffer
+ * (bounded by the cap): a file that says 0 (a `/proc` file) or grows while read is read on by
+ * chunks and stopped at the cap; the deadline is checked between chunks (a synchronous read has
+ * no other way to keep it).
  */
-async function readAll(asked: string, rule: FileRule, sizeHint: number, read: (buf: Buffer, off: number, len: number) => Promise<number>): Promise<Buffer> {
-  const cap = capOf(rule);
-  if (sizeHint > cap) throw tooLarge(asked, rule);
-  const parts: Buffer[] = [];
-  let total = 0;
-  let buf = Buffer.allocUnsafe(Math.min(cap, sizeHint) + 1);
-  let used = 0;
-  for (;;) {
-    if (rule.signal?.aborted) throw cancelled(asked);
-    if (used === buf.length) {
-      parts.push(buf);
-      buf = Buffer.allocUnsafe(Math.min(MiB, cap + 1 - total) || 1);
-      used = 0;
-    }
-    const n = await read(buf, used, buf.length - used);
-    if (n === 0) break;
-    used += n;
-    total += n;
-    if (total > cap) throw tooLarge(asked, rule);
+class Intake {
+  private buffer: Buffer;
+  private used = 0;
+  private readonly parts: Buffer[] = [];
+  private total = 0;
+  private readonly cap: number;
+  private readonly until: number;
+
+  constructor(
+    private readonly asked: string,
+    private readonly rule: FileRule,
+    sizeHint: number,
+  ) {
+    this.cap = capOf(rule);
+    this.until = Date.now() + deadlineOf(rule);
+    if (sizeHint > this.cap) throw tooLarge(asked, rule);
+    this.buffer = Buffer.allocUnsafe(Math.min(this.cap, sizeHint) + 1);
   }
-  parts.push(buf.subarray(0, used));
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts, total);
+
+  /** Where the next bytes go: buffer, offset, length, position (a new buffer once one is full). */
+  space(): [Buffer, number, number, null] {
+    if (this.used === this.buffer.length) {
+      this.parts.push(this.buffer);
+      this.buffer = Buffer.allocUnsafe(Math.min(MiB, this.cap + 1 - this.total) || 1);
+      this.used = 0;
+    }
+    return [this.buffer, this.used, this.buffer.length - this.used, null];
+  }
+
+  took(n: number): void {
+    this.used += n;
+    this.total += n;
+    if (this.total > this.cap) throw tooLarge(this.asked, this.rule);
+    if (this.rule.signal?.aborted) throw cancelled(this.asked);
+    if (Date.now() > this.until) throw timeout(this.asked, this.rule);
+  }
+
+  bytes(): Buffer {
+    this.parts.push(this.buffer.subarray(0, this.used));
+    return this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.total);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,38 +431,11 @@ async function readAll(asked: string, rule: FileRule, sizeHint: number, read: (b
 // the deadline is checked between chunks.
 
 export function readConfinedSync(asked: string, rule: FileRule): { path: string; bytes: Buffer } {
-  const { real } = locateSync(asked, rule);
-  let fd: number;
+  const { path: real, fd, size } = openConfinedSync(asked, { ...rule, maxBytes: Number.MAX_SAFE_INTEGER });
   try {
-    fd = openSync(real, OPEN_FLAGS);
-  } catch (e) {
-    throw failure(asked, e);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw notAFile(asked, st, rule);
-    const until = Date.now() + deadlineOf(rule);
-    const cap = capOf(rule);
-    if (st.size > cap) throw tooLarge(asked, rule);
-    const parts: Buffer[] = [];
-    let total = 0;
-    let buf = Buffer.allocUnsafe(Math.min(cap, st.size) + 1);
-    let used = 0;
-    for (;;) {
-      if (used === buf.length) {
-        parts.push(buf);
-        buf = Buffer.allocUnsafe(Math.min(MiB, cap + 1 - total) || 1);
-        used = 0;
-      }
-      const n = readSync(fd, buf, used, buf.length - used, null);
-      if (n === 0) break;
-      used += n;
-      total += n;
-      if (total > cap) throw tooLarge(asked, rule);
-      if (Date.now() > until) throw timeout(asked, rule);
-    }
-    parts.push(buf.subarray(0, used));
-    return { path: real, bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, total) };
+    const into = new Intake(asked, rule, size);
+    for (let n; (n = readSync(fd, ...into.space())) > 0; ) into.took(n);
+    return { path: real, bytes: into.bytes() };
   } catch (e) {
     throw failure(asked, e);
   } finally {
