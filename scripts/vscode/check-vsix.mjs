@@ -71,6 +71,7 @@ function requiredEntries(manifest, target) {
     'extension.vsixmanifest',
     'extension/package.json',
     'extension/readme.md',
+    'extension/changelog.md', // the Marketplace's and VS Code's Changelog tab
     'extension/dist/engine.js',
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
