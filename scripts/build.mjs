@@ -1,9 +1,10 @@
 // Bundles the CLI and the extension with esbuild and copies the pdf.js worker beside them.
 import { build } from 'esbuild';
-import { copyFileSync, cpSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { hostTarget, placeRuntime, UNIVERSAL } from './vscode/platforms.mjs';
 
 const require = createRequire(import.meta.url);
 mkdirSync('dist', { recursive: true });
@@ -67,11 +68,10 @@ for (const lang of ['eng', 'fra']) {
   const dir = dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`));
   copyFileSync(join(dir, '4.0.0_best_int', `${lang}.traineddata.gz`), `dist/ocr/tessdata/${lang}.traineddata.gz`);
 }
-// The ONNX Runtime native files of the target platform (default: this machine's; a per-platform
-// VSIX sets SS_ORT_TARGET=<platform>-<arch>, e.g. win32-x64, darwin-arm64).
-const [ortPlatform, ortArch] = (process.env.SS_ORT_TARGET ?? `${process.platform}-${process.arch}`).split('-');
-const ortSrc = join(dirname(require.resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', ortPlatform, ortArch);
-if (!existsSync(ortSrc)) throw new Error(`onnxruntime-node has no binaries for ${ortPlatform}-${ortArch} (${ortSrc})`);
-rmSync('dist/onnxruntime', { recursive: true, force: true });
-cpSync(ortSrc, join('dist', 'onnxruntime', ortPlatform, ortArch), { recursive: true });
+// ONNX Runtime's native files for one VS Code target (default: this machine's; SS_ORT_TARGET names
+// another, e.g. win32-x64, darwin-arm64, or `universal` for none): the binding and the libraries it
+// loads, picked by reading their headers (scripts/vscode/platforms.mjs), not the package's folder.
+const ortTarget = process.env.SS_ORT_TARGET || hostTarget();
+const placed = placeRuntime('dist', ortTarget);
+if (!placed.length && ortTarget !== UNIVERSAL) console.warn(`onnxruntime-node has no runtime for ${ortTarget}: dist/ carries none, and the local model will say it is unavailable`);
 console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));

@@ -3,7 +3,9 @@
 //   1. its entries: only what runs (bundles, pdf.js worker, webview assets, media, l10n, manifest,
 //      NLS files, README, LICENSE), nothing else (no src/, node_modules/, test/, examples/, maps),
 //      and every file the extension loads at run time;
-//   2. that it installs into code-server 4.100.3 (= VS Code 1.100.3) with --install-extension and
+//   2. its native files: ONNX Runtime for the VSIX's own target and nothing else, none in the
+//      universal VSIX (check-platform-vsix.mjs, which checks each file's binary header);
+//   3. that it installs into code-server 4.100.3 (= VS Code 1.100.3) with --install-extension and
 //      is then listed by --list-extensions --show-versions as publisher.name@version.
 //
 //   node scripts/vscode/check-vsix.mjs [file.vsix] [--no-install] [--keep]
@@ -15,7 +17,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inflateRawSync } from 'node:zlib';
+import { platformProblems } from './check-platform-vsix.mjs';
+import { describeHeader } from './nativeBinary.mjs';
+import { BINDING, targetPlatform, UNIVERSAL } from './platforms.mjs';
+import { vsixTarget, zipEntries, zipRead } from './zip.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
@@ -26,48 +31,6 @@ const vsixPath = resolve(args.find((a) => !a.startsWith('--')) ?? join(root, 'si
 const log = (m) => console.log(`[check-vsix] ${m}`);
 const problems = [];
 const fail = (m) => problems.push(m);
-
-// ---------------------------------------------------------------- zip reading (no dependency)
-/** Entries of a zip file from its central directory: name, method, sizes, local header offset. */
-function zipEntries(buf) {
-  const EOCD = 0x06054b50;
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 22 - 0xffff); i--) {
-    if (buf.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error('not a zip file (no end-of-central-directory record)');
-  const count = buf.readUInt16LE(eocd + 10);
-  let p = buf.readUInt32LE(eocd + 16);
-  if (count === 0xffff || p === 0xffffffff) throw new Error('ZIP64 archives are not supported here');
-  const entries = [];
-  for (let i = 0; i < count; i++) {
-    if (buf.readUInt32LE(p) !== 0x02014b50) throw new Error(`corrupt central directory at entry ${i}`);
-    const method = buf.readUInt16LE(p + 10);
-    const compressedSize = buf.readUInt32LE(p + 20);
-    const size = buf.readUInt32LE(p + 24);
-    const nameLen = buf.readUInt16LE(p + 28);
-    const extraLen = buf.readUInt16LE(p + 30);
-    const commentLen = buf.readUInt16LE(p + 32);
-    const localOffset = buf.readUInt32LE(p + 42);
-    const name = buf.toString('utf8', p + 46, p + 46 + nameLen);
-    entries.push({ name, method, compressedSize, size, localOffset });
-    p += 46 + nameLen + extraLen + commentLen;
-  }
-  return entries;
-}
-
-function zipRead(buf, entry) {
-  const p = entry.localOffset;
-  if (buf.readUInt32LE(p) !== 0x04034b50) throw new Error(`corrupt local header for ${entry.name}`);
-  const start = p + 30 + buf.readUInt16LE(p + 26) + buf.readUInt16LE(p + 28);
-  const data = buf.subarray(start, start + entry.compressedSize);
-  if (entry.method === 0) return data;
-  if (entry.method === 8) return inflateRawSync(data);
-  throw new Error(`${entry.name}: unsupported compression method ${entry.method}`);
-}
 
 // ---------------------------------------------------------------- the rules
 // Paths inside the VSIX. vsce stores the extension under extension/, renames README.md to
@@ -102,12 +65,13 @@ const ALLOWED_PATTERNS = [
 // Never inside, even under an allowed folder.
 const FORBIDDEN = [/\.map$/, /(^|\/)node_modules\//, /\.tsx?$/, /(^|\/)\.DS_Store$/, /\.vsix$/];
 
-function requiredEntries(manifest) {
+function requiredEntries(manifest, target) {
   const req = new Set([
     '[Content_Types].xml',
     'extension.vsixmanifest',
     'extension/package.json',
     'extension/readme.md',
+    'extension/changelog.md', // the Marketplace's and VS Code's Changelog tab
     'extension/dist/engine.js',
     'extension/dist/pdf-extract-worker.js',
     'extension/dist/pdf.worker.mjs',
@@ -115,7 +79,6 @@ function requiredEntries(manifest) {
     'extension/dist/local-embed-worker.js',
     'extension/dist/segment-worker.js',
     'extension/dist/citation-check-worker.js',
-    `extension/dist/onnxruntime/${process.env.SS_ORT_TARGET?.replace('-', '/') ?? `${process.platform}/${process.arch}`}/onnxruntime_binding.node`,
     'extension/dist/ocr/tesseract-worker.js',
     'extension/dist/ocr/tesseract-core.wasm',
     'extension/dist/ocr/tesseract-core-simd.wasm',
@@ -129,6 +92,8 @@ function requiredEntries(manifest) {
     'extension/dist/webview/pdf.worker.min.mjs',
     'extension/media/icon.svg', // the panel's tab icon (src/vscode/panel.ts)
   ]);
+  // A platform's VSIX carries ONNX Runtime's binding for it; the universal one none.
+  if (target !== UNIVERSAL) req.add(`extension/dist/onnxruntime/${targetPlatform(target).os}/${targetPlatform(target).arch}/${BINDING}`);
   req.add(`extension/${posix.normalize(manifest.main)}`);
   if (manifest.icon) req.add(`extension/${posix.normalize(manifest.icon)}`);
   // Every NLS file of the manifest and every l10n bundle of the checkout.
@@ -146,13 +111,14 @@ if (!existsSync(vsixPath)) {
 const buf = readFileSync(vsixPath);
 const entries = zipEntries(buf).filter((e) => !e.name.endsWith('/'));
 const names = new Set(entries.map((e) => e.name));
+const target = vsixTarget(buf, entries);
 const repoManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 for (const name of [...names].sort()) {
   const allowed = ALLOWED_EXACT.has(name) || ALLOWED_PATTERNS.some((r) => r.test(name));
   if (!allowed || FORBIDDEN.some((r) => r.test(name))) fail(`unexpected entry: ${name}`);
 }
-for (const name of requiredEntries(repoManifest)) if (!names.has(name)) fail(`missing entry: ${name}`);
+for (const name of requiredEntries(repoManifest, target)) if (!names.has(name)) fail(`missing entry: ${name}`);
 if (![...names].some((n) => /^extension\/LICENSE(\.txt|\.md)?$/.test(n))) fail('missing entry: extension/LICENSE.txt (a LICENSE file at the root)');
 
 let manifest;
@@ -185,7 +151,13 @@ for (const [k, g] of [...groups].sort()) log(`  ${k}${g.n > 1 ? ` (${g.n} files)
 log(`size: ${size} bytes (${(size / 1024 / 1024).toFixed(2)} MiB), ${(unpacked / 1024 / 1024).toFixed(2)} MiB unpacked`);
 if (problems.length === 0) log('contents: ok (only what runs, nothing required missing)');
 
-// ---------------------------------------------------------------- 2. install into code-server
+// ---------------------------------------------------------------- 2. native files
+const native = platformProblems(target, entries.map((e) => ({ name: e.name, bytes: zipRead(buf, e) })));
+for (const n of native.natives) log(`  native: ${n.name}: ${describeHeader(n.header)}`);
+native.problems.forEach(fail);
+log(`target ${target}: ${native.problems.length ? `${native.problems.length} native-file problem(s)` : `native files ok (${native.natives.length}, all for ${target === UNIVERSAL ? 'no platform: none expected' : target})`}`);
+
+// ---------------------------------------------------------------- 3. install into code-server
 if (!NO_INSTALL && manifest) {
   const { ensureCodeServerInstalled } = await import('./setup-code-server.mjs');
   const { entry } = ensureCodeServerInstalled();

@@ -3,11 +3,11 @@
  * CLI's cache (~/.cache/similar-sources/models, or --cache-dir), and the options that choose
  * and describe a local model for `--provider local|auto`.
  */
-import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
+import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, localModelRuntime, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
 import { terminalText } from '../shared/untrusted';
 import { checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
-import { out, outJson } from './output';
+import { err, out, outJson } from './output';
 
 /** Options read by localConfigFrom (every command that takes --provider accepts them). */
 export const LOCAL_MODEL_OPTS = ['model', 'cache-dir', 'pooling', 'query-prefix', 'passage-prefix', 'max-tokens', 'onnx-file', 'openai-url', 'openai-model'];
@@ -80,6 +80,9 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
       return 0;
     }
     case 'download': {
+      // The model may be meant for another machine: downloaded all the same, with a word.
+      const runtime = localModelRuntime();
+      if (!runtime.available) err(`note: ${runtime.message}`);
       const interrupt = cancelOnInterrupt('\ncancelling: what was fetched is kept for the next download');
       let last = 0;
       try {

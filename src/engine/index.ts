@@ -41,10 +41,12 @@ export { FileRefused, isFileRefused } from '../core/util/confinedFiles';
 export {
   createProvider,
   embedsInBackground,
+  localModelRuntime,
   localOverridesOf,
   providerConfigOf,
   servedPrefixOf,
   type EmbeddingProvider,
+  type LocalRuntime,
   type ProviderContext,
   type ProviderSettings,
 } from './provider';

@@ -5,10 +5,12 @@
 import { createProvider as createConfiguredProvider, type CreateProviderOptions, type ProviderConfig } from '../core/embedding/providerFactory';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import type { LocalModelOverrides } from '../core/embedding/local/models';
+import { localRuntime, type LocalRuntime } from '../core/embedding/local/runtime';
 import type { Settings } from '../shared/settings';
 import { bundleDir } from './bundle';
 
 export type { EmbeddingProvider } from '../core/embedding/provider';
+export type { LocalRuntime } from '../core/embedding/local/runtime';
 
 /**
  * The embedding provider a configuration names. Servers and local models are
@@ -17,6 +19,14 @@ export type { EmbeddingProvider } from '../core/embedding/provider';
  */
 export function createProvider(config: ProviderConfig, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
   return createConfiguredProvider(config, opts);
+}
+
+/**
+ * Whether this build can run a local model on this machine: ONNX Runtime's binding for the
+ * platform beside the worker bundle (a VSIX carries its target's only; the universal one none).
+ */
+export function localModelRuntime(workerDir = bundleDir): LocalRuntime {
+  return localRuntime(workerDir ?? '.');
 }
 
 /** What the host adds to the settings: where models are kept, where the workers lie, the secret key. */

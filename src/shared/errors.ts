@@ -16,6 +16,8 @@ export type EngineErrorCode =
   | 'provider-unknown-model'
   | 'provider-timeout'
   | 'provider-bad-response'
+  /** The provider cannot run on this machine: the local model in a build without ONNX Runtime for its platform. */
+  | 'provider-unavailable'
   /** An option or setting out of range. */
   | 'invalid-options'
   /** A file the caller named cannot be read. */

@@ -1,7 +1,8 @@
 /**
  * The local model, from the editor: downloaded once, after the user agrees,
  * into the extension's global storage (progress in MB, Cancel; an interrupted
- * download resumes), offered once on a first analysis when `provider` is `auto`,
+ * download resumes), offered once on a first analysis when `provider` is `auto` (never by a
+ * build without ONNX Runtime for this platform),
  * and the OpenAI-compatible server's key kept in the secret storage.
  */
 import * as vscode from 'vscode';
@@ -36,7 +37,7 @@ export class LocalModelCommands {
    * Not awaited by the analysis, which goes on with the embedded model.
    */
   async offerOnce(folder: vscode.WorkspaceFolder): Promise<void> {
-    if (this.memento.get<boolean>(OFFERED) || readSettings(folder.uri).provider !== 'auto' || (await this.installed(folder))) return;
+    if (this.memento.get<boolean>(OFFERED) || readSettings(folder.uri).provider !== 'auto' || !loadEngine().localModelRuntime().available || (await this.installed(folder))) return;
     await this.memento.update(OFFERED, true);
     const download = vscode.l10n.t('Download');
     const answer = await vscode.window.showInformationMessage(
@@ -52,6 +53,13 @@ export class LocalModelCommands {
     const engine = loadEngine();
     const s = readSettings(folder.uri, this.log);
     const model = s.localModel || engine.DEFAULT_LOCAL_MODEL;
+    // A build without ONNX Runtime for this platform could not run what it downloads.
+    const runtime = engine.localModelRuntime();
+    if (!runtime.available) {
+      this.log.warn(runtime.message!);
+      void vscode.window.showWarningMessage(vscode.l10n.t('This build of Similar Sources has no ONNX Runtime for {0}: the local model cannot run here, so it is not downloaded. The embedded model is used; Ollama and OpenAI-compatible servers work too.', runtime.platform));
+      return false;
+    }
     if (await this.installed(folder)) {
       void vscode.window.showInformationMessage(vscode.l10n.t('The local model {0} is ready.', model));
       return true;

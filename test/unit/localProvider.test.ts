@@ -72,6 +72,15 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     return p;
   };
 
+  /** A folder holding a stand-in worker bundle and a runtime binding for this platform (never loaded: the stand-in does not). */
+  const standIn = async (name: string, source: string) => {
+    const at = join(dir, name);
+    await fs.mkdir(join(at, 'onnxruntime', process.platform, process.arch), { recursive: true });
+    await fs.writeFile(join(at, 'onnxruntime', process.platform, process.arch, 'onnxruntime_binding.node'), '');
+    await fs.writeFile(join(at, LOCAL_WORKER_FILE), source);
+    return at;
+  };
+
   before(async () => {
     if (!existsSync(WORKER)) {
       const b = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
@@ -213,8 +222,7 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
 
   it('reports a crashed worker with a clear error; a later call starts a new worker', async () => {
     // A stand-in worker that loads "fine", then dies on the first request, as a native crash would.
-    const crashing = join(dir, 'crash-worker.js');
-    await fs.writeFile(crashing, "const { parentPort } = require('node:worker_threads');\nparentPort.postMessage({ type: 'ready', dimension: 32, loadMs: 1 });\nparentPort.on('message', () => process.exit(7));\n");
+    const crashing = join(await standIn('crash-after-load', "const { parentPort } = require('node:worker_threads');\nparentPort.postMessage({ type: 'ready', dimension: 32, loadMs: 1 });\nparentPort.on('message', () => process.exit(7));\n"), LOCAL_WORKER_FILE);
     const p = make({ workerFile: crashing });
     const e = await p.embed(['a']).then(() => undefined, (x: unknown) => x as ProviderError);
     assert.ok(e instanceof ProviderError);
@@ -242,9 +250,7 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     assert.equal(await ok.provider.dimension(), 32);
     await (ok.provider as LocalProvider).close();
 
-    const crashDir = join(dir, 'crash-on-load');
-    await fs.mkdir(crashDir);
-    await fs.writeFile(join(crashDir, LOCAL_WORKER_FILE), 'process.exit(9);\n');
+    const crashDir = await standIn('crash-on-load', 'process.exit(9);\n');
     const warnings: string[] = [];
     const fb = await createProvider({ provider: 'local', localModel: model, workerDir: crashDir }, { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) });
     assert.ok(fb.provider instanceof EmbeddedProvider);
@@ -252,7 +258,7 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     assert.deepEqual(warnings, [fb.warning]);
     await assert.rejects(createProvider({ provider: 'local', localModel: model, workerDir: crashDir }), /exit code 9/);
 
-    const missing = await createProvider({ provider: 'local', localModel: 'Xenova/gte-small', modelCacheDir: join(dir, 'empty-cache') }, { fallbackToEmbedded: true });
+    const missing = await createProvider({ provider: 'local', localModel: 'Xenova/gte-small', modelCacheDir: join(dir, 'empty-cache'), workerDir: DIST }, { fallbackToEmbedded: true });
     assert.ok(missing.provider instanceof EmbeddedProvider);
     assert.match(missing.warning!, /"Xenova\/gte-small" is not downloaded.*model download --model Xenova\/gte-small/);
 

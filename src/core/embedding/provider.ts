@@ -32,13 +32,14 @@ export interface EmbeddingProvider {
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }
 
-export type ProviderFailure = 'unreachable' | 'unknown-model' | 'timeout' | 'bad-response' | 'aborted';
+export type ProviderFailure = 'unreachable' | 'unknown-model' | 'timeout' | 'bad-response' | 'aborted' | 'unavailable';
 
 const CODE_OF: Record<ProviderFailure, EngineErrorCode> = {
   unreachable: 'provider-unreachable',
   'unknown-model': 'provider-unknown-model',
   timeout: 'provider-timeout',
   'bad-response': 'provider-bad-response',
+  unavailable: 'provider-unavailable',
   aborted: 'cancelled',
 };
 

@@ -2,6 +2,7 @@ import { EmbeddedProvider } from './embeddedProvider';
 import { LocalProvider } from './local/localProvider';
 import { DEFAULT_LOCAL_MODEL, type LocalModelOverrides } from './local/models';
 import { defaultModelCacheDir, modelStatus } from './local/modelStore';
+import { localRuntime } from './local/runtime';
 import { OllamaProvider } from './ollamaProvider';
 import { OpenAIProvider } from './openaiProvider';
 import { type EmbeddingProvider, ProviderError } from './provider';
@@ -69,6 +70,9 @@ export async function createProvider(
 
 async function localProvider(config: ProviderConfig): Promise<LocalProvider> {
   const model = config.localModel ?? DEFAULT_LOCAL_MODEL;
+  // Without ONNX Runtime for this platform no model can run: say that, not "download the model".
+  const runtime = config.workerDir ? localRuntime(config.workerDir) : undefined;
+  if (runtime && !runtime.available) throw new ProviderError(runtime.message!, 'local', model, undefined, 'unavailable');
   const status = await modelStatus(model, config.modelCacheDir ?? defaultModelCacheDir(), config.localModelOverrides);
   if (!status.installed) {
     const where = status.location.kind === 'folder' ? `The folder ${status.location.dir} lacks ${status.missing.join(', ')}` : `The local model "${model}" is not downloaded`;

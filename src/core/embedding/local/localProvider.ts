@@ -5,11 +5,12 @@
  * dies into a ProviderError that says what to do.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type EmbedOptions, type EmbeddingProvider, ProviderError, prefixedKey, storageKey } from '../provider';
 import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from './models';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
+import { localRuntime, noRuntimeMessage, runtimeLoadMessage } from './runtime';
 import { defaultThreads } from '../../util/threads';
 
 export const LOCAL_WORKER_FILE = 'local-embed-worker.js';
@@ -158,6 +159,12 @@ export class LocalProvider implements EmbeddingProvider {
 
   private start(): Promise<number> {
     if (this.ready) return this.ready;
+    if (!existsSync(this.workerFile)) {
+      return Promise.reject(new ProviderError(`The local model runner (${this.workerFile}) is missing: rebuild with "npm run build".`, 'local', this.model, undefined, 'unknown-model'));
+    }
+    // A build without ONNX Runtime for this platform: said before the model (none can run), and before a worker starts for nothing.
+    const runtime = localRuntime(dirname(this.workerFile));
+    if (!runtime.available) return Promise.reject(this.unavailable(runtime.message!));
     const missing = ['tokenizer.json', this.spec.onnxFile].filter((f) => !existsSync(join(this.modelDir, f)));
     if (missing.length) {
       return Promise.reject(
@@ -171,9 +178,6 @@ export class LocalProvider implements EmbeddingProvider {
         ),
       );
     }
-    if (!existsSync(this.workerFile)) {
-      return Promise.reject(new ProviderError(`The local model runner (${this.workerFile}) is missing: rebuild with "npm run build".`, 'local', this.model, undefined, 'unknown-model'));
-    }
     const data: LocalWorkerData = { modelDir: this.modelDir, onnxFile: this.spec.onnxFile, threads: this.threads };
     // A self-contained bundle: it takes none of this process's flags (a loader such as tsx would slow it).
     const worker = new Worker(this.workerFile, { workerData: data, execArgv: [] });
@@ -186,6 +190,9 @@ export class LocalProvider implements EmbeddingProvider {
           this.dim = m.dimension;
           this.idle();
           resolve(m.dimension);
+        } else if (m.type === 'load-error' && m.runtime) {
+          this.reset(this.unavailable(m.runtime === 'missing' ? noRuntimeMessage() : runtimeLoadMessage(m.message)), reject);
+          void worker.terminate();
         } else if (m.type === 'load-error') {
           this.fail(worker, `could not load it: ${m.message}`, reject, 'unknown-model');
         } else this.reply(m);
@@ -229,7 +236,8 @@ export class LocalProvider implements EmbeddingProvider {
     void worker.terminate();
   }
 
-  private reset(err: Error): void {
+  private reset(err: Error, rejectLoad?: (e: Error) => void): void {
+    rejectLoad?.(err);
     this.worker = undefined;
     this.ready = undefined;
     for (const p of this.pending.values()) p.reject(err);
@@ -249,6 +257,11 @@ export class LocalProvider implements EmbeddingProvider {
       signal.addEventListener('abort', onAbort, { once: true });
       p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** The local model cannot run on this machine, whatever the model: the runtime is missing or cannot load. */
+  private unavailable(message: string): ProviderError {
+    return new ProviderError(message, 'local', this.model, undefined, 'unavailable');
   }
 
   private aborted(): ProviderError {

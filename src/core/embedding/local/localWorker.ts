@@ -6,7 +6,7 @@
 import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { openConfinedSync, readAtSync } from '../../util/confinedFiles';
 import { poolBatch } from './pooling';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
@@ -18,6 +18,19 @@ const cancelled = new Set<number>();
 /** Requests waiting for the session, served one at a time: urgent ones (queries) first, then in order. */
 const waiting: Array<Extract<ToWorker, { type: 'embed' }>> = [];
 let busy = false;
+/** ONNX Runtime, loaded by load(): a build without it for this platform must say so, not crash the thread. */
+let ort: typeof Ort;
+
+/** Loads onnxruntime-node; a failure is the runtime's (no binding for this platform, or one the system cannot load). */
+async function loadRuntime(): Promise<void> {
+  try {
+    ort = await import('onnxruntime-node');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const missing = e.code === 'MODULE_NOT_FOUND' && /onnxruntime_binding\.node/.test(e.message);
+    throw Object.assign(new Error(missing ? 'no binding for this platform' : e.message.split('\n')[0]), { runtime: missing ? 'missing' : 'unloadable' });
+  }
+}
 
 /**
  * Whether the graph quantizes its activations at run time (DynamicQuantizeLinear, as the int8
@@ -50,13 +63,16 @@ function quantizesActivations(file: string): boolean {
   }
 }
 
-async function load(data: LocalWorkerData): Promise<{ session: ort.InferenceSession; tokenizer: TextTokenizer; dimension: number; perText: boolean }> {
+async function load(data: LocalWorkerData): Promise<{ session: Ort.InferenceSession; tokenizer: TextTokenizer; dimension: number; perText: boolean }> {
   const t0 = performance.now();
+  await loadRuntime();
   const tokenizer = loadTokenizer(data.modelDir);
   const session = await ort.InferenceSession.create(join(data.modelDir, data.onnxFile), {
     intraOpNumThreads: data.threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
+    // The CPU provider only: the VSIXs carry no GPU provider's libraries (scripts/vscode/platforms.mjs).
+    executionProviders: ['cpu'],
   });
   for (const name of ['input_ids', 'attention_mask']) {
     if (!session.inputNames.includes(name)) throw new Error(`${data.onnxFile} has no "${name}" input (inputs: ${session.inputNames.join(', ')}): not a sentence encoder in the transformers.js layout`);
@@ -70,7 +86,7 @@ async function load(data: LocalWorkerData): Promise<{ session: ort.InferenceSess
 }
 
 /** One padded batch through the session: last_hidden_state and the mask used. */
-async function runBatch(session: ort.InferenceSession, encoded: { ids: number[]; typeIds: number[] }[], padId: number) {
+async function runBatch(session: Ort.InferenceSession, encoded: { ids: number[]; typeIds: number[] }[], padId: number) {
   const batch = encoded.length;
   const seq = Math.max(...encoded.map((e) => e.ids.length));
   const ids = new BigInt64Array(batch * seq).fill(BigInt(padId));
@@ -83,7 +99,7 @@ async function runBatch(session: ort.InferenceSession, encoded: { ids: number[];
       types[b * seq + t] = BigInt(e.typeIds[t]);
     }
   });
-  const feeds: Record<string, ort.Tensor> = {
+  const feeds: Record<string, Ort.Tensor> = {
     input_ids: new ort.Tensor('int64', ids, [batch, seq]),
     attention_mask: new ort.Tensor('int64', mask, [batch, seq]),
   };
@@ -119,7 +135,7 @@ async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorke
 }
 
 const ready = load(workerData as LocalWorkerData);
-ready.catch((err: unknown) => post({ type: 'load-error', message: err instanceof Error ? err.message : String(err) }));
+ready.catch((err: unknown) => post({ type: 'load-error', message: err instanceof Error ? err.message : String(err), ...((err as { runtime?: 'missing' | 'unloadable' }).runtime ? { runtime: (err as { runtime: 'missing' | 'unloadable' }).runtime } : {}) }));
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'cancel') {

@@ -16,7 +16,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready'; dimension: number; loadMs: number }
-  | { type: 'load-error'; message: string }
+  /** `runtime`: ONNX Runtime itself failed (no binding for this platform, or one that cannot load), not the model. */
+  | { type: 'load-error'; message: string; runtime?: 'missing' | 'unloadable' }
   /** Vectors in the order of the request's texts, `dimension` floats each, in one buffer. */
   | { type: 'vectors'; id: number; data: Float32Array; dimension: number }
   | { type: 'error'; id: number; message: string }
