@@ -29,7 +29,7 @@ const SCRIPTS_INTO_CORE = {
   'scripts/measure-citation-check.ts': "compares the citation check's word matching with the page texts it stores",
   'scripts/measure-highlights.ts': 'marks passages as highlighted on the loaded collection and varies the highlight boost, which the engine fixes',
   'scripts/bench/zotero.ts': "times the Zotero database reader's copy and read separately (its lastTimings), which the engine's indexing does not return",
-  'scripts/bench/citations.ts': "builds the thesis from the sources' stored page texts (core/citecheck) and times the check against reading them, which no engine function returns",
+  'scripts/bench/citations.ts': "builds the thesis from the sources' stored page texts (core/index/store/pageTexts) and times the check against reading them, which no engine function returns",
 };
 const exactly = (file) => `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 
