@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { isFileRefused, readConfinedText, statConfined, type FileRule } from '../core/util/confinedFiles';
 import type { Band } from '../shared/bands';
 import { formatPassageCitation } from '../shared/citation';
+import { DRAFT_EXTENSIONS, draftFormatOfPath } from '../shared/draftLanguages';
 import { errorCode, errorHealth } from '../shared/errors';
 import type { Recommendation } from '../shared/results';
 import { lineText } from '../shared/untrusted';
@@ -287,8 +288,6 @@ export async function checkCitationsTool(engine: WorkspaceEngine, draft: string,
   return answer(sentence, { citations, errors: r.errors, warnings: r.warnings, partlyChecked: r.partlyChecked });
 }
 
-const DRAFT_EXTENSIONS = new Set(['.md', '.markdown', '.qmd', '.rmd', '.tex', '.ltx']);
-
 /**
  * The text of the draft `input.path` names, when it is a Markdown or LaTeX file inside the workspace
  * (symbolic links followed first): a tool never reads a file elsewhere.
@@ -314,7 +313,7 @@ export async function readDraft(engine: WorkspaceEngine, input: unknown): Promis
   const file = (await statConfined(path.resolve(root, asked), rule).catch(failed)).path;
   const rel = path.relative(root, file);
   if (outside(file)) throw refused();
-  if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown or LaTeX draft (.md, .markdown, .qmd, .Rmd, .tex): ${lineText(rel, 200)}`);
+  if (!draftFormatOfPath(file)) throw new ToolInputError(`not a Markdown or LaTeX draft (${DRAFT_EXTENSIONS.join(', ')}): ${lineText(rel, 200)}`);
   return { path: rel, text: (await readConfinedText(file, rule).catch(failed)).text, file };
 }
 

@@ -28,7 +28,8 @@ export {
 export { bundleDir } from './bundle';
 
 // Settings → library.
-export { resolveLibrary, expandHome, draftBibliography, draftBibliographies, isLatexPath, type LibrarySpec } from './library';
+export { resolveLibrary, expandHome, draftBibliography, draftBibliographies, type LibrarySpec } from './library';
+export { isLatexPath } from '../shared/draftLanguages';
 // LaTeX drafts: their citations, and the files they read through `\input`/`\include` ("cited in", the check).
 export { findLatexCitations, type LatexCitation } from '../core/latex/citations';
 export { readLatexProject, latexBibliographies, type LatexProject, type LatexFile } from '../core/latex/project';
