@@ -11,7 +11,6 @@ import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import { CitekeyCompletionProvider } from './vscode/completion';
 import { isDraft, registerForDrafts } from './vscode/drafts';
-import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
 import { LibraryService } from './vscode/library';
@@ -98,7 +97,7 @@ export function activate(context: vscode.ExtensionContext) {
         if (!f) return undefined;
         results.clear();
         // A rebuild is a fresh start: results cached against the old index go too.
-        await loadEngine().clearAnalysisCache(f.uri.fsPath);
+        await library.engine(f).clearAnalysisCache();
         return library.index(f, { visible: true, rebuild: true });
       }),
     ),
@@ -107,7 +106,7 @@ export function activate(context: vscode.ExtensionContext) {
       trust.guard(async () => {
         const f = folderOrWarn();
         if (!f) return 0;
-        const n = await loadEngine().clearAnalysisCache(f.uri.fsPath);
+        const n = await library.engine(f).clearAnalysisCache();
         void vscode.window.showInformationMessage(vscode.l10n.t('Similarity cache cleared ({0} documents).', n));
         return n;
       }),
@@ -168,7 +167,11 @@ export function activate(context: vscode.ExtensionContext) {
     if (!trust.trusted) return;
     void library
       .refresh()
-      .then(() => library.resumeEmbedding())
+      .then(() => {
+        // An index left partial (the window closed while embedding) goes on embedding for the configured model.
+        const f = library.workspaceFolder();
+        return f && library.engine(f).resumeEmbedding();
+      })
       .then(() => library.preload())
       .catch((e: Error) => log.warn(e.message));
     vscode.window.visibleTextEditors.forEach((e) => restore(e.document));
@@ -181,7 +184,7 @@ export function activate(context: vscode.ExtensionContext) {
 /** The folders whose PDFs the extension may open: the workspace's and its library's. */
 function allowedRoots(library: LibraryService): string[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.library(f).folders)];
+  return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.engine(f).library().folders)];
 }
 
 export function deactivate() {}

@@ -18,6 +18,7 @@ import { DRAFT_EXTENSIONS, draftFormatOfPath } from '../shared/draftLanguages';
 import { errorCode, errorHealth } from '../shared/errors';
 import type { Recommendation } from '../shared/results';
 import { lineText } from '../shared/untrusted';
+import { analysisOptionsOf } from './analysis';
 import { MAX_QUOTE_WORDS } from './citations';
 import type { WorkspaceEngine } from './instance';
 
@@ -231,17 +232,8 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
   const s = engine.settings();
   const result = await engine.analyze(
     text,
-    {
-      // One paragraph is what the panel's cards answer; a longer text is answered paragraph by paragraph.
-      granularity: 'paragraph',
-      maxResults: s.maxResults,
-      similarityThreshold: s.similarityThreshold,
-      sourceType: s.sourceType,
-      collectionFilter: s.collectionFilter.length ? s.collectionFilter : null,
-      useReranking: s.useReranking,
-      useContextualEmbedding: s.useContextualEmbedding,
-      minWords: s.minWords,
-    },
+    // One paragraph is what the panel's cards answer; a longer text is answered paragraph by paragraph.
+    { ...analysisOptionsOf(s), granularity: 'paragraph' },
     { documentPath: 'agent-tool', cache: false, reranker: { host: s.ollamaHost, model: s.rerankModel }, citationTemplate: s.citationTemplate, signal: opts.signal },
   );
   const analysed = result.segments.filter((g) => g.status === 'analysed');

@@ -13,18 +13,19 @@ export { EngineError, errorCode, errorHealth, type EngineErrorCode } from '../sh
 export type { IndexHealth, SemanticProgress } from '../shared/health';
 export type { PassageResult, Recommendation } from '../shared/results';
 
-export {
-  createEngine,
-  WorkspaceEngine,
-  type EmbeddingChange,
-  type EngineHost,
-  type EngineOptions,
-  type EngineProgress,
-  type IndexRunOptions,
-  type IndexRunReport,
-  type IndexStatus,
-  type VectorsReport,
-} from './instance';
+export { createEngine, WorkspaceEngine } from './instance';
+export type {
+  EmbeddingChange,
+  EngineHost,
+  EngineOptions,
+  EngineProgress,
+  IndexRunOptions,
+  IndexRunReport,
+  IndexStatus,
+  Readiness,
+  ReadyOptions,
+  VectorsReport,
+} from './engineTypes';
 export { bundleDir } from './bundle';
 
 // Settings → library.
@@ -83,7 +84,7 @@ export {
   type SourceFields,
 } from './search';
 export type { Present } from '../shared/nulls';
-export { analyze, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
+export { analysisOptionsOf, analyze, cachedAnalysis, clearAnalysisCache, segmentDraft, type AnalysisRequest, type AnalysisSettings, type CachedAnalysisRequest } from './analysis';
 export type { AnalysisResult, AnalyzeProgress, SegmentResult } from '../core/analysis/analyze';
 export type { AnalysisOptions, AnalysisOptionsInput, RerankMode } from '../core/analysis/options';
 export { segmentMarkdown, type Segment, type SegmentedDocument } from '../core/markdown/segment';
