@@ -19,6 +19,7 @@ import { PanelHost } from './vscode/panel';
 import { PdfViewer } from './vscode/pdfViewer';
 import { ResultStore } from './vscode/results';
 import type { Services } from './vscode/services';
+import { draftFileGlob } from './shared/draftLanguages';
 import { checkSegmentArgs } from './shared/messages';
 import { IndexStatusBar } from './vscode/statusBar';
 import { Trust } from './vscode/trust';
@@ -37,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
-  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd,tex}', true, true, false);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher(draftFileGlob(), true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {

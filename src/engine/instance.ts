@@ -204,8 +204,7 @@ export class WorkspaceEngine {
             // Scanned pages come after the other files, which are committed: an analysis need not wait.
             run.committed = true;
             progress({ kind: 'index', ...p }, p.done >= p.total);
-          }
-          else this.o.host?.onProgress?.({ kind: 'index', ...p });
+          } else this.o.host?.onProgress?.({ kind: 'index', ...p });
         },
       });
     } catch (err) {

@@ -6,10 +6,10 @@
  * (`similarSources.draftLanguages`) are read as Markdown; LaTeX as LaTeX
  * (`\cite{key}`), which the Markdown parser must never be given. Every feature
  * that answers to a draft — the extension's commands, CodeLens, hover,
- * completion and citation check, the CLI's draft argument, the agent tools'
- * draft path, the engine's reading of a draft by its file name — asks this
- * list; package.json's languages and activation events are checked against it
- * by a test.
+ * completion, citation check and watch for deleted drafts, the CLI's draft
+ * argument, the agent tools' draft path, the engine's reading of a draft by its
+ * file name — asks this list; package.json's languages and activation events
+ * are checked against it by a test.
  */
 
 /** How a draft is written: what segments it, and how its citations look. */
@@ -42,6 +42,12 @@ export const LATEX_LANGUAGES: readonly string[] = DRAFT_KINDS.filter((k) => k.fo
 
 /** Every draft extension, as written (`.md, .markdown, .qmd, .Rmd, .tex, .ltx`). */
 export const DRAFT_EXTENSIONS: readonly string[] = DRAFT_KINDS.flatMap((k) => k.extensions);
+
+/** A glob of every draft file (each extension as written and in lower case: file watchers match case). */
+export function draftFileGlob(): string {
+  const exts = [...new Set(DRAFT_EXTENSIONS.flatMap((e) => [e.slice(1), e.slice(1).toLowerCase()]))];
+  return `**/*.{${exts.join(',')}}`;
+}
 
 /** The Markdown ids: the built-in ones, then the user's extra ones (trimmed, each once; a LaTeX id stays LaTeX). */
 export function draftLanguageIds(extra: readonly string[]): string[] {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DRAFT_EXTENSIONS, DRAFT_KINDS, DRAFT_LANGUAGES, draftFormatOfFlag, draftFormatOfPath, draftKindOfPath, isLatexPath, LATEX_LANGUAGES } from '../../src/shared/draftLanguages';
+import { DRAFT_EXTENSIONS, DRAFT_KINDS, DRAFT_LANGUAGES, draftFileGlob, draftFormatOfFlag, draftFormatOfPath, draftKindOfPath, isLatexPath, LATEX_LANGUAGES } from '../../src/shared/draftLanguages';
 
 // One list of draft kinds (shared/draftLanguages.ts) serves the CLI, the agent tools, the engine and the extension.
 describe('draft kinds: one list of extensions, language ids and --format names', () => {
@@ -26,6 +26,7 @@ describe('draft kinds: one list of extensions, language ids and --format names',
     assert.deepEqual([...DRAFT_EXTENSIONS], ['.md', '.markdown', '.qmd', '.Rmd', '.tex', '.ltx']);
     assert.deepEqual([...DRAFT_LANGUAGES], ['markdown', 'quarto', 'rmd']);
     assert.deepEqual([...LATEX_LANGUAGES], ['latex']);
+    assert.equal(draftFileGlob(), '**/*.{md,markdown,qmd,Rmd,rmd,tex,ltx}', "the extension's watch for deleted drafts");
   });
 
   it("package.json declares the languages VS Code lacks with the table's extensions, and activates on every draft language", () => {
