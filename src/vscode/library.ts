@@ -172,6 +172,8 @@ export class LibraryService implements vscode.Disposable {
     // Started now, so that the guard holds at once; the notification shows it. PDFs are read in
     // worker threads: the extension host stays responsive while indexing.
     const indexing = engine.index({ rebuild: opts.rebuild, signal: ac.signal, vectors: 'background' });
+    // A run that fails before the notification takes it is still reported, through `task`.
+    void indexing.catch(() => undefined);
     const task = opts.visible
       ? vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Similar Sources: indexing the library'), cancellable: true },
