@@ -2,7 +2,8 @@
  * The layering of Similar Sources (ARCHITECTURE.md), checked by `npm run lint:deps`:
  *   src/shared   pure: imports nothing outside itself
  *   src/core     the engine's internals: never vscode, the host, the CLI, the engine API or webviews
- *   src/engine   the engine API: the only door into src/core for the host and the CLI
+ *   src/engine   the engine API: the only door into src/core for the host and the CLI, through
+ *                src/engine/index.ts only (its values listed with why in scripts/lint-engine-api.mjs)
  *   src/vscode   the host: reaches the engine API only, as types (values come through loadEngine)
  *   src/cli      the CLI: the engine API and src/shared only
  *   webview-ui   browser code: src/shared only (and pdf.js)
@@ -29,7 +30,9 @@ const SCRIPTS_INTO_CORE = {
   'scripts/measure-citation-check.ts': "compares the citation check's word matching with the page texts it stores",
   'scripts/measure-highlights.ts': 'marks passages as highlighted on the loaded collection and varies the highlight boost, which the engine fixes',
   'scripts/bench/zotero.ts': "times the Zotero database reader's copy and read separately (its lastTimings), which the engine's indexing does not return",
-  'scripts/bench/citations.ts': "builds the thesis from the sources' stored page texts (core/citecheck) and times the check against reading them, which no engine function returns",
+  'scripts/bench/zoteroApi.ts': "times Zotero's local API reader and the watch's stamp on their own, against a fake Zotero",
+  'scripts/measure-draft-mrr.ts': "reads a BEIR corpus's documents (core/eval/beir) to write the library's PDFs and the draft it measures; the engine's eval takes a folder, not its documents",
+  'scripts/bench/citations.ts': "builds the thesis from the sources' stored page texts (core/index/store/pageTexts) and times the check against reading them, which no engine function returns",
 };
 const exactly = (file) => `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 
@@ -80,6 +83,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/engine/' },
       to: { path: '^(src/(vscode|cli)/|src/extension\\.ts$|webview-ui/|vscode$)' },
+    },
+    {
+      name: 'hosts-through-engine-index',
+      comment:
+        'The extension, the CLI and the scripts reach the engine through its API file, src/engine/index.ts, whose values ' +
+        'scripts/lint-engine-api.mjs lists with why; its other modules are its inside (SCRIPTS_INTO_CORE may reach them, as the core).',
+      severity: 'error',
+      from: { path: '^(src/(vscode|cli)/|src/extension\\.ts$|scripts/)', pathNot: Object.keys(SCRIPTS_INTO_CORE).map(exactly) },
+      to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
     },
     {
       name: 'host-through-engine-api',

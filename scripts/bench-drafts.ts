@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { errorCode, segmentMarkdown } from '../src/engine';
+import { errorCode, segmentDraft } from '../src/engine';
 import type { Granularity } from '../src/shared/settings';
 
 const argv = process.argv.slice(2);
@@ -69,7 +69,7 @@ interface Row {
 }
 
 async function main() {
-  await segmentMarkdown(draft, 'sentence'); // loads and warms the parser
+  await segmentDraft(draft, 'markdown', 'sentence'); // loads and warms the parser
   const rows: Row[] = [];
   for (const [shape, make] of Object.entries(SHAPES)) {
     if (only.length && !only.some((o) => shape.includes(o))) continue;
@@ -81,7 +81,7 @@ async function main() {
       let segments: number | string;
       let warnings = 0;
       try {
-        const d = await segmentMarkdown(src, granularity);
+        const d = await segmentDraft(src, 'markdown', granularity);
         segments = d.segments.length;
         warnings = d.warnings?.length ?? 0;
       } catch (err) {

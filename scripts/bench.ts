@@ -26,8 +26,7 @@ import { PostingsIndex } from '../src/core/retrieval/postingsIndex';
 import { embeddingText, lexicalTerms } from '../src/core/retrieval/representation';
 import { allocateVectors, isKernelBacked, quantizedRows, quantizeVectors } from '../src/core/retrieval/simd/vectorStore';
 import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
-import { openIndex, rankCitekeys } from '../src/engine';
-import { coreIndex } from '../src/engine/search';
+import { coreIndex, openIndex, rankCitekeys } from '../src/engine/search';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { benchCitationCheck } from './bench/citations';
 import { benchZoteroApi } from './bench/zoteroApi';
@@ -282,25 +281,26 @@ const COLD_CHILD = `
   const t0 = performance.now();
   const e = require(engine);
   const t1 = performance.now();
-  const { provider } = await e.createProvider({ provider: 'embedded' });
-  const idx = await e.openIndex(ws, provider);
+  // Through the engine instance, as the product analyses (its open() checks the manifest each time).
+  const eng = e.createEngine({ workspace: ws, settings: {}, provider: { provider: 'embedded' } });
+  const idx = await eng.open();
   const t2 = performance.now();
   global.gc(); global.gc();
   const m = process.memoryUsage();
   let analysisMs = null, segments = 0;
   const warmMs = [];
   if (mode === 'analyze') {
-    const ctx = { index: idx, workspace: ws, documentPath: draftFile, cache: false };
+    const ctx = { documentPath: draftFile, cache: false };
     const t3 = performance.now();
-    const r = await e.analyze(draft, { useReranking: false }, ctx);
+    const r = await eng.analyze(draft, { useReranking: false }, ctx);
     // cold: load + first analysis in a fresh process; the measuring itself (gc, memoryUsage) left out
     analysisMs = (t2 - t1) + (performance.now() - t3);
     segments = r.stats.segmentsAnalyzed;
     // warm: the same analysis again in this process (same code, same context), after one more run
-    await e.analyze(draft, { useReranking: false }, ctx);
+    await eng.analyze(draft, { useReranking: false }, ctx);
     for (let i = 0; i < Number(warmRuns); i++) {
       const t = performance.now();
-      await e.analyze(draft, { useReranking: false }, ctx);
+      await eng.analyze(draft, { useReranking: false }, ctx);
       warmMs.push(performance.now() - t);
     }
   }
@@ -313,11 +313,12 @@ const HOLD_CHILD = `
 (async () => {
   const [engine, ws] = process.argv.slice(1);
   const e = require(engine);
-  const { provider } = await e.createProvider({ provider: 'embedded' });
+  const eng = e.createEngine({ workspace: ws, settings: {}, provider: { provider: 'embedded' } });
+  await eng.provider();
   let last = performance.now(), hold = 0;
   const timer = setInterval(() => { const now = performance.now(); hold = Math.max(hold, now - last); last = now; }, 5);
   const t = performance.now();
-  await e.openIndex(ws, provider);
+  await eng.open();
   const loadMs = performance.now() - t;
   await new Promise((r) => setTimeout(r, 10));
   clearInterval(timer);

@@ -10,9 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { analyze, createProvider, embedPending, openIndex } from '../src/engine';
+import { createEngine, createProvider, type EmbeddingProvider } from '../src/engine';
 import type { Band } from '../src/shared/bands';
-import type { EmbeddingProvider } from '../src/engine';
+import { defaultSettings } from '../src/shared/settings';
 
 const argv = process.argv.slice(2);
 const opt = (n: string) => {
@@ -35,15 +35,14 @@ async function main() {
   const expected = JSON.parse(readFileSync(path.join(ws, 'expected.json'), 'utf8')) as { paragraphs: Array<{ startsWith: string; sources: string[] }> };
   const draft = readFileSync(path.join(ws, 'draft.md'), 'utf8');
   const provider = await providerOf();
-  if (provider.id !== 'embedded') {
-    const r = await embedPending({ workspace: ws, provider });
-    if (!r.complete) throw new Error(`the example's passages were not all embedded (${r.covered} of ${r.total})`);
-  }
-  const index = await openIndex(ws, provider);
+  const engine = createEngine({ workspace: ws, settings: defaultSettings(), provider });
+  // A local model's missing vectors are computed first, as `analyze` does.
+  const ready = await engine.ready({ vectors: 'wait' });
+  if (!ready.ready) throw new Error(`the example's index cannot serve ${provider.id} (${ready.why}${ready.health ? `: ${ready.health.state}` : ''}): run npm run demo first`);
   const rows: Array<{ paragraph: string; expected: string[]; got: string[]; first: boolean; top3: boolean; rightBands: Band[] }> = [];
   const shown: Array<{ band: Band; right: boolean }> = [];
   for (const sourceType of ['both'] as const) {
-    const r = await analyze(draft, { sourceType, useReranking: false, maxResults: 5 }, { index, workspace: ws, documentPath: path.join(ws, 'draft.md'), cache: false });
+    const r = await engine.analyze(draft, { sourceType, useReranking: false, maxResults: 5 }, { documentPath: path.join(ws, 'draft.md'), cache: false });
     for (const e of expected.paragraphs) {
       const seg = r.segments.find((s) => s.text.startsWith(e.startsWith));
       if (!seg) throw new Error(`no segment starts with "${e.startsWith}"`);

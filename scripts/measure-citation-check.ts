@@ -23,7 +23,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import { readPageTexts } from '../src/core/citecheck/pageTexts';
+import { readPageTexts } from '../src/core/index/store/pageTexts';
 import { SourceText, tokenize, type PageText } from '../src/core/citecheck/match';
 import { pageScores } from '../src/core/citecheck/pageHint';
 import { findCitations } from '../src/core/citecheck/draftCitations';

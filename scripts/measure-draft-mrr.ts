@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadBeir } from '../src/engine';
+import { loadBeir } from '../src/core/eval/beir';
 import { buildPdf } from '../test/support/pdfWriter';
 
 const argv = process.argv.slice(2);

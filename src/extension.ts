@@ -11,7 +11,6 @@ import { copyCitation, insertCitation } from './vscode/citations';
 import { SourcesCodeLensProvider } from './vscode/codelens';
 import { CitekeyCompletionProvider } from './vscode/completion';
 import { isDraft, registerForDrafts } from './vscode/drafts';
-import { loadEngine } from './vscode/engine';
 import { statusMessage } from './vscode/healthText';
 import { SourcesHoverProvider } from './vscode/hover';
 import { LibraryService } from './vscode/library';
@@ -20,6 +19,7 @@ import { PanelHost } from './vscode/panel';
 import { PdfViewer } from './vscode/pdfViewer';
 import { ResultStore } from './vscode/results';
 import type { Services } from './vscode/services';
+import { draftFileGlob } from './shared/draftLanguages';
 import { checkSegmentArgs } from './shared/messages';
 import { IndexStatusBar } from './vscode/statusBar';
 import { Trust } from './vscode/trust';
@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
   const citationChecker = new CitationChecker(s);
-  const draftDeletions = vscode.workspace.createFileSystemWatcher('**/*.{md,markdown,qmd,Rmd,rmd,tex}', true, true, false);
+  const draftDeletions = vscode.workspace.createFileSystemWatcher(draftFileGlob(), true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
 
   const folderOrWarn = () => {
@@ -98,7 +98,7 @@ export function activate(context: vscode.ExtensionContext) {
         if (!f) return undefined;
         results.clear();
         // A rebuild is a fresh start: results cached against the old index go too.
-        await loadEngine().clearAnalysisCache(f.uri.fsPath);
+        await library.engine(f).clearAnalysisCache();
         return library.index(f, { visible: true, rebuild: true });
       }),
     ),
@@ -107,7 +107,7 @@ export function activate(context: vscode.ExtensionContext) {
       trust.guard(async () => {
         const f = folderOrWarn();
         if (!f) return 0;
-        const n = await loadEngine().clearAnalysisCache(f.uri.fsPath);
+        const n = await library.engine(f).clearAnalysisCache();
         void vscode.window.showInformationMessage(vscode.l10n.t('Similarity cache cleared ({0} documents).', n));
         return n;
       }),
@@ -168,7 +168,11 @@ export function activate(context: vscode.ExtensionContext) {
     if (!trust.trusted) return;
     void library
       .refresh()
-      .then(() => library.resumeEmbedding())
+      .then(() => {
+        // An index left partial (the window closed while embedding) goes on embedding for the configured model.
+        const f = library.workspaceFolder();
+        return f && library.engine(f).resumeEmbedding();
+      })
       .then(() => library.preload())
       .catch((e: Error) => log.warn(e.message));
     vscode.window.visibleTextEditors.forEach((e) => restore(e.document));
@@ -181,7 +185,7 @@ export function activate(context: vscode.ExtensionContext) {
 /** The folders whose PDFs the extension may open: the workspace's and its library's. */
 function allowedRoots(library: LibraryService): string[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.library(f).folders)];
+  return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.engine(f).library().folders)];
 }
 
 export function deactivate() {}

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { readPageTexts } from '../../src/core/citecheck/pageTexts';
+import { readPageTexts } from '../../src/core/index/store/pageTexts';
 import type { PageText } from '../../src/core/citecheck/match';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { indexDir, readManifest } from '../../src/core/index/store/manifest';

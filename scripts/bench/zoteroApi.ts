@@ -8,7 +8,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalApiReader, watchZotero, zoteroStamp } from '../../src/engine';
+import { LocalApiReader } from '../../src/core/zotero/localApi';
+import { watchZotero, zoteroStamp } from '../../src/core/zotero/watch';
 import { FakeZotero } from '../../test/support/fakeZotero';
 import { rng } from './corpus';
 import type { Row } from './row';

@@ -3,8 +3,9 @@
  * the sources worth citing: the library indexed first when one is named).
  */
 import * as path from 'node:path';
-import { errorCode, errorHealth, latexCitationTemplate, segmentLatex, segmentMarkdown, type AnalysisOptions, type AnalysisResult } from '../engine';
+import { errorCode, errorHealth, segmentDraft, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
+import { LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../shared/latexStyle';
 import type { Granularity } from '../shared/settings';
 import { terminalText } from '../shared/untrusted';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
@@ -13,7 +14,7 @@ import { OCR_OPTS } from './indexCommand';
 import { cancelOnInterrupt } from './interrupt';
 import { err, listed, out, outJson, warn, warnings, WARNING_MAX } from './output';
 import { excerpt, prose, semanticNote } from './text';
-import { cliEngine, runIndex, vectorsBeforeScoring } from './workspace';
+import { cliEngine, readyToScore } from './workspace';
 
 /** --granularity, one of the setting's choices (default paragraph). */
 function granularityOf(args: ParsedArgs): Granularity {
@@ -27,8 +28,7 @@ function readDraft(args: ParsedArgs, command: string) {
 export async function cmdSegment(args: ParsedArgs): Promise<number> {
   checkKnown(args, ['granularity', 'json', 'min-words', 'format']);
   const { text, format } = await readDraft(args, 'segment');
-  const segment = format === 'latex' ? segmentLatex : segmentMarkdown;
-  const { title, segments, warnings: found } = await segment(text, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  const { title, segments, warnings: found } = await segmentDraft(text, format, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
   for (const w of found ?? []) warn(w);
   if (args.flags.has('json')) {
     outJson(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
@@ -43,19 +43,18 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
   checkKnown(args, ['workspace', 'library', 'bib', 'zotero', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', 'format', ...OCR_OPTS, ...providerOpts]);
   const { file, text, format } = await readDraft(args, 'analyze');
   const cli = await cliEngine(args, { library: true });
-  await cli.provider();
   // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
-  if (cli.library.fromSettings || args.options.has('zotero')) {
-    const report = await runIndex(args, cli).finally(() => warnings.flush(' (index --json lists them in "warnings")'));
-    const changed = report.added + report.updated + report.moved + report.removed;
-    err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
-    listed(err, report.skipped, (sk) => `  skipped ${terminalText(sk.path, 1000)}: ${terminalText(sk.reason, 400)}`, (n) => `  … and ${n} more skipped files (index --json lists them all)`);
-    if (report.cancelled) {
-      err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
-      return 130;
-    }
-  }
-  if (!(await vectorsBeforeScoring(args, cli))) return 130;
+  const ready = await readyToScore(args, cli, {
+    index: cli.library.fromSettings || args.options.has('zotero'),
+    indexed: (report) => {
+      warnings.flush(' (index --json lists them in "warnings")');
+      if (!report) return;
+      const changed = report.added + report.updated + report.moved + report.removed;
+      err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
+      listed(err, report.skipped, (sk) => `  skipped ${terminalText(sk.path, 1000)}: ${terminalText(sk.reason, 400)}`, (n) => `  … and ${n} more skipped files (index --json lists them all)`);
+    },
+  });
+  if (!ready) return 130;
   const threshold = one(args, 'threshold');
   const options: Partial<AnalysisOptions> = {
     granularity: granularityOf(args),
@@ -75,7 +74,7 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
       cache: args.flags.has('no-cache') ? false : { ttlHours: cli.settings.cacheLifetimeHours },
       reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
       // A LaTeX draft's cards cite in its own style (biblatex, natbib or plain, from its preamble).
-      citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? latexCitationTemplate(text) : undefined),
+      citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? LATEX_CITATION_TEMPLATES[latexCitationStyle('auto', text)] : undefined),
       format,
       signal: interrupt.signal,
       log: (l, level) => level !== 'debug' && err(terminalText(l, WARNING_MAX)),

@@ -5,11 +5,12 @@
  * citation; exit 0 when none is wrong, 1 when one is, 2 on bad usage.
  */
 import * as path from 'node:path';
-import { bundleDir, checkCitations, draftBibliographies, errorHealth, isLatexPath, statusSeverity, type CheckedCitation, type EmbeddingProvider, type LibraryIndexReport, type LibrarySpec } from '../engine';
-import type { Settings } from '../shared/settings';
+import { errorHealth, statusSeverity, type CheckedCitation } from '../engine';
 import { terminalText } from '../shared/untrusted';
-import { checkKnown, one, UsageError, type ParsedArgs } from './args';
+import { checkKnown, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
+import { err, out, outJson, warnings } from './output';
+import { cliEngine, runIndex } from './workspace';
 
 export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd|.tex> [--workspace <dir>] [--library <dir>…] [--bib <file>] [--zotero [<dataDir>]] [--json]
           Checks the draft's citations against the library: unknown keys, pages the source lacks,
@@ -17,54 +18,32 @@ export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd|.tex> [--workspace <dir
           (as analyze). A LaTeX draft's \\input/\\include files are checked too (within the
           workspace). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
 
-/** What `check` borrows from the CLI's main module (passed in: no import cycle). */
-export interface CheckHelpers {
-  librarySpec(args: ParsedArgs, workspace: string): Promise<{ library: LibrarySpec; settings: Settings }>;
-  providerFrom(args: ParsedArgs): Promise<EmbeddingProvider>;
-  runIndex(args: ParsedArgs, library: LibrarySpec, provider: EmbeddingProvider): Promise<LibraryIndexReport>;
-  /** The provider options the CLI knows (the index is built with the workspace's model). */
-  providerOpts: readonly string[];
-  /** Lines of human output (each made safe for the terminal), and --json output as it is. */
-  err(line: string): void;
-  out(line: string): void;
-  outJson(json: string): void;
-  /** A warning on stderr (a flood of one kind summed up). */
-  warn(warning: string): void;
-}
-
 export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
 
-export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<number> {
-  checkKnown(args, [...CHECK_OPTS, ...h.providerOpts]);
+/** `providerOpts`: the provider options the CLI knows (the index is built with the workspace's model). */
+export async function cmdCheck(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
+  checkKnown(args, [...CHECK_OPTS, ...providerOpts]);
   const { file: abs, text, format } = await readDraftFile(args, 'check', 'usage');
-  const workspace = path.resolve(one(args, 'workspace') ?? process.cwd());
-  const { library, settings } = await h.librarySpec(args, workspace);
-  if (library.fromSettings || args.options.has('zotero')) {
-    const provider = await h.providerFrom(args);
-    const report = await h.runIndex(args, library, provider);
-    h.err(`library: ${report.sources} sources${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
+  const cli = await cliEngine(args, { library: true });
+  const workspace = cli.workspace;
+  // Indexed first when a library is named (as analyze does); then checked against the index by the engine.
+  if (cli.library.fromSettings || args.options.has('zotero')) {
+    const report = await runIndex(args, cli).finally(() => warnings.flush());
+    err(`library: ${report.sources} sources${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
     if (report.cancelled) {
-      h.err('cancelled: nothing was checked');
+      err('cancelled: nothing was checked');
       return 130;
     }
   }
   let result;
   try {
-    result = await checkCitations(text, {
-      workspace,
-      // A LaTeX draft's `\addbibresource`/`\bibliography` files, a Quarto draft's front matter, unless the settings name one.
-      bibliography: draftBibliographies(library, text, format === 'latex' && !isLatexPath(abs) ? `${abs}.tex` : abs),
-      bibliographyFromDraft: !library.bibliography,
-      format,
-      draftPath: abs,
-      workerDir: bundleDir,
-      ocrLanguages: settings.ocrLanguages,
-      onWarning: h.warn,
-    });
+    // A LaTeX draft's `\addbibresource`/`\bibliography` files, a Quarto draft's front matter, unless the
+    // settings name one; --format tex reads any file as LaTeX, with its `\input` files.
+    result = await cli.engine.checkCitations(text, { draftPath: abs, format });
   } catch (e) {
     if (errorHealth(e)) {
-      h.err(`error: ${(e as Error).message}`);
-      h.err('hint: pass --library <folder of PDFs> (and --bib <export>), or set similarSources.libraryFolders in .vscode/settings.json');
+      err(`error: ${(e as Error).message}`);
+      err('hint: pass --library <folder of PDFs> (and --bib <export>), or set similarSources.libraryFolders in .vscode/settings.json');
       return 2;
     }
     throw e;
@@ -73,7 +52,7 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
   // A citation in a file the LaTeX draft `\input`s is named by that file (workspace-relative in the result).
   const fileOf = (c: CheckedCitation) => (c.file === undefined ? shown : path.relative(process.cwd(), path.resolve(workspace, c.file)) || c.file);
   if (args.flags.has('json')) {
-    h.outJson(
+    outJson(
       JSON.stringify(
         {
           citations: result.citations.map((c) => ({
@@ -104,15 +83,15 @@ export async function cmdCheck(args: ParsedArgs, h: CheckHelpers): Promise<numbe
       ),
     );
   } else {
-    for (const c of result.citations) if (c.status !== 'ok' && statusSeverity(c.status) !== 'info') h.out(problemLine(fileOf(c), c));
+    for (const c of result.citations) if (c.status !== 'ok' && statusSeverity(c.status) !== 'info') out(problemLine(fileOf(c), c));
     // Hints are not problems: on stderr, so that a script counting stdout's lines counts problems.
     const hints = result.citations.filter((c) => c.hint);
-    for (const c of hints) h.err(hintLine(fileOf(c), c));
+    for (const c of hints) err(hintLine(fileOf(c), c));
     // A quotation checked only at its ends is no problem found, but not `ok` either: said beside the hints.
-    for (const c of result.citations) if (statusSeverity(c.status) === 'info') h.err(problemLine(fileOf(c), c));
+    for (const c of result.citations) if (statusSeverity(c.status) === 'info') err(problemLine(fileOf(c), c));
     const n = result.citations.length;
     const partly = result.partlyChecked;
-    h.err(
+    err(
       `${n} citation${n === 1 ? '' : 's'} checked in ${(result.ms / 1000).toFixed(2)} s: ${result.errors} error${result.errors === 1 ? '' : 's'}, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}${partly ? `, ${partly} quotation${partly === 1 ? '' : 's'} partly checked` : ''}${hints.length ? `, ${hints.length} page hint${hints.length === 1 ? '' : 's'}` : ''}`,
     );
   }

@@ -11,8 +11,7 @@ import { CHECK_USAGE, cmdCheck } from './checkCommand';
 import { cmdIndex, cmdStatus } from './indexCommand';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, MODEL_USAGE } from './modelCommand';
 import { cmdEval, cmdSearch } from './searchCommand';
-import { err, lines, out, outJson, warn, warnings } from './output';
-import { cliEngine, runIndex, type CliEngine } from './workspace';
+import { err, lines, out, warnings } from './output';
 
 const USAGE = `Similar Sources — find the passages of your PDF library worth citing.
 
@@ -105,21 +104,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'mcp':
         // Loaded on demand: the MCP SDK adds a fifth to the bundle, which other commands need not parse.
         return await (await import('./mcpCommand')).cmdMcp(args, PROVIDER_OPTS);
-      case 'check': {
-        // check reads the library, then its provider, then indexes: one engine for the three.
-        let cli: CliEngine | undefined;
-        const engine = async (a: ParsedArgs) => (cli ??= await cliEngine(a, { library: true }));
-        return await cmdCheck(args, {
-          librarySpec: (a) => engine(a),
-          providerFrom: async (a) => (await engine(a)).provider(),
-          runIndex: async (a) => runIndex(a, await engine(a)).finally(() => warnings.flush()),
-          providerOpts: PROVIDER_OPTS,
-          err,
-          out,
-          outJson,
-          warn,
-        });
-      }
+      case 'check':
+        return await cmdCheck(args, PROVIDER_OPTS);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }

@@ -41,13 +41,15 @@ function overridesFrom(args: ParsedArgs): LocalModelOverrides {
   return o;
 }
 
-/** The parts of ProviderConfig for local, auto and openai, from the command line (--query-prefix/--passage-prefix for ollama too: see main.ts). */
-export function localConfigFrom(args: ParsedArgs, bundleDir: string | undefined, fallbackModel?: string): Omit<ProviderConfig, 'provider'> {
+/**
+ * The parts of ProviderConfig for local, auto and openai, from the command line (--query-prefix/--passage-prefix for ollama too: see main.ts).
+ * A local model runs in the worker beside the engine's bundle (the engine's createProvider says where).
+ */
+export function localConfigFrom(args: ParsedArgs, fallbackModel?: string): Omit<ProviderConfig, 'provider'> {
   return {
     localModel: one(args, 'model') ?? fallbackModel,
     localModelOverrides: overridesFrom(args),
     modelCacheDir: one(args, 'cache-dir') ?? defaultModelCacheDir(),
-    workerDir: bundleDir,
     openaiBaseUrl: one(args, 'openai-url') ?? process.env.OPENAI_BASE_URL,
     openaiModel: one(args, 'openai-model') ?? fallbackModel,
     openaiApiKey: process.env.OPENAI_API_KEY,

@@ -9,7 +9,7 @@ import { cancelOnInterrupt } from './interrupt';
 import { terminalText } from '../shared/untrusted';
 import { err, out, outJson } from './output';
 import { excerpt, prose, round, semanticNote } from './text';
-import { cliEngine, providerFrom, vectorsBeforeScoring } from './workspace';
+import { cliEngine, providerFrom, readyToScore } from './workspace';
 
 export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
   // --zotero: accepted as for index; the hits carry the Zotero metadata the index was built with.
@@ -19,7 +19,7 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
   const k = intOption(args, 'k', 10, 1, 200);
   const sourceType = settingOption(args, 'source-type', 'sourceType') ?? 'both';
   const cli = await cliEngine(args, { library: false });
-  if (!(await vectorsBeforeScoring(args, cli))) return 130;
+  if (!(await readyToScore(args, cli, { index: false }))) return 130;
   const { hits, semantic: progress } = await cli.engine.search(text, { k, filter: { sourceType, collections: all(args, 'collection') } });
   const semantic = progress && { embedded: progress.embedded, total: progress.total };
   if (args.flags.has('json')) {

@@ -6,16 +6,15 @@
  */
 import * as path from 'node:path';
 import {
-  bundleDir,
   createEngine,
   createProvider,
-  indexDir,
   indexedModel,
   locateZotero,
   PROVIDER_NAMES,
   readWorkspaceSettings,
   type EmbeddingProvider,
   type EngineProgress,
+  type IndexRunOptions,
   type IndexRunReport,
   type LibrarySpec,
   type ProviderConfig,
@@ -51,7 +50,7 @@ export function providerConfigFrom(args: ParsedArgs, indexed?: { provider: strin
     ollamaModel: one(args, 'ollama-model') ?? (name === 'ollama' ? sameProvider : undefined),
     ollamaQueryPrefix: one(args, 'query-prefix'),
     ollamaPassagePrefix: one(args, 'passage-prefix'),
-    ...localConfigFrom(args, bundleDir, name === 'ollama' ? undefined : sameProvider),
+    ...localConfigFrom(args, name === 'ollama' ? undefined : sameProvider),
   };
 }
 
@@ -121,7 +120,7 @@ export async function cliEngine(args: ParsedArgs, opts: { library: boolean; prov
     progressEveryMs: { index: 1000, embed: 2000 },
     host: {
       onWarning: warn,
-      onProgress: (p) => progressLine(p, engine.library(), current),
+      onProgress: (p) => progressLine(p, engine, current),
     },
   });
   return {
@@ -133,16 +132,17 @@ export async function cliEngine(args: ParsedArgs, opts: { library: boolean; prov
   };
 }
 
-function progressLine(p: EngineProgress, library: LibrarySpec, provider: EmbeddingProvider | undefined): void {
+function progressLine(p: EngineProgress, engine: WorkspaceEngine, provider: EmbeddingProvider | undefined): void {
   if (p.kind === 'embed') {
     err(`  semantic index ${semanticPercent({ model: p.model, embedded: p.embedded, total: p.total })}% (${p.embedded} of ${p.total} passages embedded by ${p.modelName})`);
     return;
   }
+  const library = engine.library();
   // A file name can hold anything but "/" (ESC, a newline…): escaped, so that it is still recognisable.
   const file = p.file ? terminalText(path.basename(p.file), 200) : '';
   // A Zotero folder named (setting or --zotero) joins the folders set, or stands for the library alone.
   const from = library.zotero?.dataDir ? [...(library.fromSettings ? library.folders : []), `Zotero (${library.zotero.dataDir})`] : library.folders;
-  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${from.join(', ')} into ${indexDir(library.workspace)} (${provider?.id} model ${provider?.model})`);
+  if (p.phase === 'scan') err(`indexing ${p.total} PDF files from ${from.join(', ')} into ${engine.indexDir} (${provider?.id} model ${provider?.model})`);
   else if (p.phase === 'read') err(`  [${p.done + 1}/${p.total}] ${file}`);
   else if (p.phase === 'ocr' && p.done > 0) err(`  OCR: page ${p.done} of ${p.total}, ${file}`);
 }
@@ -150,9 +150,10 @@ function progressLine(p: EngineProgress, library: LibrarySpec, provider: Embeddi
 /**
  * Indexes (incrementally) with progress on stderr; Ctrl-C cancels and keeps what is done. A neural
  * model's vectors follow within the command, unless --defer-embedding (or --partial: score with the
- * vectors there are) leaves them for later; the report then says how many passages have one.
+ * vectors there are) leaves them for later, or the engine says otherwise (`vectors`); the report
+ * then says how many passages have one.
  */
-export async function runIndex(args: ParsedArgs, cli: CliEngine): Promise<IndexRunReport> {
+export async function runIndex(args: ParsedArgs, cli: CliEngine, opts: Pick<IndexRunOptions, 'vectors' | 'rebuild'> = {}): Promise<IndexRunReport> {
   // PDFs are extracted in worker threads (beside the bundle) while this thread embeds; --jobs 0: one worker, one file at a time.
   const jobs = args.options.has('jobs') ? intOption(args, 'jobs', 0, 0, 64) : undefined;
   await cli.provider();
@@ -162,38 +163,48 @@ export async function runIndex(args: ParsedArgs, cli: CliEngine): Promise<IndexR
   const interrupt = cancelOnInterrupt('cancelling: saving what is done… (Ctrl-C again to stop at once)', { secondExits: true });
   try {
     const later = args.flags.has('defer-embedding') || args.flags.has('partial');
-    return await cli.engine.index({ jobs, signal: interrupt.signal, vectors: later ? 'later' : 'wait' });
+    return await cli.engine.index({ jobs, rebuild: opts.rebuild, signal: interrupt.signal, vectors: opts.vectors ?? (later ? 'later' : 'wait') });
   } finally {
     interrupt.stop();
   }
 }
 
 /**
- * Before `search` or `analyze` scores: a model that embeds in the background gets every vector
- * the index lacks first, so that the figures mean what they say (progress on stderr; Ctrl-C
- * keeps what was committed and scores nothing). With --partial, what there is is used, and the
- * output says how much (`semantic`). False when cancelled.
+ * Before `search` or `analyze` scores, the engine makes its index ready (`ready`): with `index` (a
+ * library is named), indexed first (progress on stderr; `indexed` says what the run did, or that it failed); then a
+ * model that embeds in the background gets every vector the index lacks, so that the figures mean
+ * what they say (progress on stderr; Ctrl-C keeps what was committed and scores nothing). With
+ * --partial, what there is is used, and the output says how much (`semantic`). False when
+ * cancelled, said on stderr; an index that cannot serve is reported when it is opened.
  */
-export async function vectorsBeforeScoring(args: ParsedArgs, cli: CliEngine): Promise<boolean> {
-  if (args.flags.has('partial')) return true;
-  const provider = await cli.provider();
-  // A missing or unready index is reported when it is opened.
-  const missing = await cli.engine.missingVectors(provider);
-  if (!missing) return true;
-  const { embedded, total } = missing;
-  err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
-  const interrupt = cancelOnInterrupt('cancelling: saving what is done…');
-  try {
-    const report = await cli.engine.completeVectors(provider, interrupt.signal).catch((e: unknown) => {
-      if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
-      throw e;
-    });
-    if (report.cancelled) {
-      err(`cancelled: ${report.covered} of ${report.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
-      return false;
-    }
-    return true;
-  } finally {
-    interrupt.stop();
-  }
+export async function readyToScore(args: ParsedArgs, cli: CliEngine, opts: { index: boolean; indexed?(report: IndexRunReport | undefined): void }): Promise<boolean> {
+  const r = await cli.engine.ready({
+    provider: await cli.provider(),
+    index: opts.index ? 'always' : 'never',
+    vectors: args.flags.has('partial') ? 'partial' : 'wait',
+    runIndex: async (o) => {
+      let report: IndexRunReport | undefined;
+      try {
+        return (report = await runIndex(args, cli, o));
+      } finally {
+        opts.indexed?.(report);
+      }
+    },
+    completeVectors: async (provider, { embedded, total }) => {
+      err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
+      const interrupt = cancelOnInterrupt('cancelling: saving what is done…');
+      try {
+        return await cli.engine.completeVectors(provider, interrupt.signal).catch((e: unknown) => {
+          if (e instanceof Error) e.message += ' (--partial scores with the vectors there are, the others by their words)';
+          throw e;
+        });
+      } finally {
+        interrupt.stop();
+      }
+    },
+  });
+  if (r.ready || r.why !== 'cancelled') return true;
+  if (r.vectors) err(`cancelled: ${r.vectors.covered} of ${r.vectors.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
+  else err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
+  return false;
 }

@@ -14,9 +14,11 @@ import * as path from 'node:path';
 import { isFileRefused, readConfinedText, statConfined, type FileRule } from '../core/util/confinedFiles';
 import type { Band } from '../shared/bands';
 import { formatPassageCitation } from '../shared/citation';
+import { DRAFT_EXTENSIONS, draftFormatOfPath } from '../shared/draftLanguages';
 import { errorCode, errorHealth } from '../shared/errors';
 import type { Recommendation } from '../shared/results';
 import { lineText } from '../shared/untrusted';
+import { analysisOptionsOf } from './analysis';
 import { MAX_QUOTE_WORDS } from './citations';
 import type { WorkspaceEngine } from './instance';
 
@@ -230,17 +232,8 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
   const s = engine.settings();
   const result = await engine.analyze(
     text,
-    {
-      // One paragraph is what the panel's cards answer; a longer text is answered paragraph by paragraph.
-      granularity: 'paragraph',
-      maxResults: s.maxResults,
-      similarityThreshold: s.similarityThreshold,
-      sourceType: s.sourceType,
-      collectionFilter: s.collectionFilter.length ? s.collectionFilter : null,
-      useReranking: s.useReranking,
-      useContextualEmbedding: s.useContextualEmbedding,
-      minWords: s.minWords,
-    },
+    // One paragraph is what the panel's cards answer; a longer text is answered paragraph by paragraph.
+    { ...analysisOptionsOf(s), granularity: 'paragraph' },
     { documentPath: 'agent-tool', cache: false, reranker: { host: s.ollamaHost, model: s.rerankModel }, citationTemplate: s.citationTemplate, signal: opts.signal },
   );
   const analysed = result.segments.filter((g) => g.status === 'analysed');
@@ -287,8 +280,6 @@ export async function checkCitationsTool(engine: WorkspaceEngine, draft: string,
   return answer(sentence, { citations, errors: r.errors, warnings: r.warnings, partlyChecked: r.partlyChecked });
 }
 
-const DRAFT_EXTENSIONS = new Set(['.md', '.markdown', '.qmd', '.rmd', '.tex', '.ltx']);
-
 /**
  * The text of the draft `input.path` names, when it is a Markdown or LaTeX file inside the workspace
  * (symbolic links followed first): a tool never reads a file elsewhere.
@@ -314,7 +305,7 @@ export async function readDraft(engine: WorkspaceEngine, input: unknown): Promis
   const file = (await statConfined(path.resolve(root, asked), rule).catch(failed)).path;
   const rel = path.relative(root, file);
   if (outside(file)) throw refused();
-  if (!DRAFT_EXTENSIONS.has(path.extname(file).toLowerCase())) throw new ToolInputError(`not a Markdown or LaTeX draft (.md, .markdown, .qmd, .Rmd, .tex): ${lineText(rel, 200)}`);
+  if (!draftFormatOfPath(file)) throw new ToolInputError(`not a Markdown or LaTeX draft (${DRAFT_EXTENSIONS.join(', ')}): ${lineText(rel, 200)}`);
   return { path: rel, text: (await readConfinedText(file, rule).catch(failed)).text, file };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Analysing a draft: for each segment, the sources worth citing there; the
- * cached results of a reopened draft; clearing the cache.
+ * Analysing a draft: the options the settings give, for each segment the sources
+ * worth citing there, the cached results of a reopened draft, clearing the cache;
+ * and a draft's segments on their own (the CLI's `segment`).
  */
 import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type AnalysisResult, type AnalyzeProgress } from '../core/analysis/analyze';
 import { AnalysisCache } from '../core/analysis/cache';
@@ -9,11 +10,40 @@ import { OllamaReranker } from '../core/analysis/rerank';
 import { healthOf } from '../core/index/health';
 import { indexDir, readManifest } from '../core/index/store/manifest';
 import { segmentLatex } from '../core/latex/segment';
+import { segmentMarkdown, type SegmentedDocument } from '../core/markdown/segment';
 import { SegmentThread } from '../core/markdown/segmentThread';
+import type { DraftFormat } from '../shared/draftLanguages';
+import type { Granularity, Settings } from '../shared/settings';
 import { highlightsFingerprint, readHighlights } from '../core/index/store/highlights';
 import { bundleDir } from './bundle';
 import { embedsInBackground } from './provider';
 import { coreIndex, type SearchIndex } from './search';
+
+/** The settings an analysis reads its options from (`analysisOptionsOf`). */
+export type AnalysisSettings = Pick<Settings, 'granularity' | 'maxResults' | 'similarityThreshold' | 'sourceType' | 'collectionFilter' | 'useReranking' | 'useContextualEmbedding' | 'minWords'>;
+
+/**
+ * The analysis options the settings give: the one mapping, so that the editor's analysis, its
+ * restore from the cache (both keyed alike) and the agent tools read the same settings the same way.
+ * An empty collection filter is none.
+ */
+export function analysisOptionsOf(s: AnalysisSettings): AnalysisOptionsInput {
+  return {
+    granularity: s.granularity,
+    maxResults: s.maxResults,
+    similarityThreshold: s.similarityThreshold,
+    sourceType: s.sourceType,
+    collectionFilter: s.collectionFilter.length ? s.collectionFilter : null,
+    useReranking: s.useReranking,
+    useContextualEmbedding: s.useContextualEmbedding,
+    minWords: s.minWords,
+  };
+}
+
+/** A draft's segments as an analysis cuts them, by the parser of its format (in this thread). */
+export function segmentDraft(text: string, format: DraftFormat, granularity: Granularity, opts: { minWords?: number } = {}): Promise<SegmentedDocument> {
+  return (format === 'latex' ? segmentLatex : segmentMarkdown)(text, granularity, opts);
+}
 
 /** What an analysis needs besides the document and its options. */
 export interface AnalysisRequest {

@@ -11,7 +11,7 @@ import { findCitations, type DraftCitation } from '../core/citecheck/draftCitati
 import { findLatexCitations } from '../core/latex/citations';
 import { readLatexProject } from '../core/latex/project';
 import type { PageText } from '../core/citecheck/match';
-import { readPageTexts, writePageTexts } from '../core/citecheck/pageTexts';
+import { readPageTexts, writePageTexts } from '../core/index/store/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { loadBibliography } from '../core/library/bibliography';

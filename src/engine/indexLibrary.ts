@@ -82,7 +82,7 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
       workspace: library.workspace,
       provider: o.provider,
       deferEmbedding: o.deferEmbedding,
-      // The citation check reads each PDF's pages (core/citecheck/pageTexts.ts).
+      // The citation check reads each PDF's pages (core/index/store/pageTexts.ts).
       keepPageTexts: true,
       signal: o.signal,
       onProgress: o.onProgress,

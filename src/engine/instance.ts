@@ -6,116 +6,47 @@
  * configuration stays), the loaded index (reused while its fingerprint stays),
  * the two-step indexing (passages and terms committed first; a neural model's
  * vectors after, in the background or waited for), the background embedding's
- * lock waits and retries, and how often progress is reported. Hosts keep only
- * presentation: the CLI its stderr lines and exit codes, the extension its
- * notifications and status bar. The citation check and agent tools use it too.
+ * lock waits and retries (backgroundEmbedding.ts), one indexing run at a time,
+ * whether the index is ready before something is scored (readiness.ts), and how
+ * often progress is reported. Hosts keep only presentation: the CLI its stderr
+ * lines and exit codes, the extension its notifications and status bar. The
+ * citation check and agent tools use it too. Its options and reports are in
+ * engineTypes.ts.
  */
 import type { AnalysisResult } from '../core/analysis/analyze';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
-import type { ProviderConfig } from '../core/embedding/providerFactory';
-import { embedPending, type EmbedPendingReport } from '../core/index/write/embedPending';
-import type { AbandonedLock } from '../core/index/store/lock';
-import type { IndexProgress } from '../core/index/write/indexer';
-import { errorCode } from '../shared/errors';
-import type { IndexHealth, SemanticProgress } from '../shared/health';
 import { corruptError } from '../core/index/health';
 import { indexDir, type IndexCorruptError } from '../core/index/store/manifest';
+import { isLatexPath, type DraftFormat } from '../shared/draftLanguages';
+import type { IndexHealth, SemanticProgress } from '../shared/health';
 import type { Settings } from '../shared/settings';
-import { analyze, cachedAnalysis, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
+import { analyze, cachedAnalysis, clearAnalysisCache, type AnalysisRequest, type CachedAnalysisRequest } from './analysis';
+import { BackgroundEmbedding } from './backgroundEmbedding';
 import { bundleDir } from './bundle';
 import { checkCitations, checkCitationsOffThread, type CitationCheckResult } from './citations';
+import type { EngineOptions, EngineProgress, IndexRunOptions, IndexRunReport, IndexStatus, Readiness, ReadyOptions, VectorsReport } from './engineTypes';
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
-import { draftBibliographies, isLatexPath, resolveLibrary, type LibrarySpec } from './library';
-import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider, type ProviderContext } from './provider';
-import { closeIndex, indexCollections, isGenerationGone, openIndex, refreshHighlights, search, type PassageHit, type SearchIndex, type SearchOptions } from './search';
+import { draftBibliographies, resolveLibrary, type LibrarySpec } from './library';
+import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider } from './provider';
+import { ensureReady } from './readiness';
+import {
+  closeIndex,
+  indexCitekeys,
+  indexCollections,
+  isGenerationGone,
+  openIndex,
+  rankCitekeys,
+  refreshHighlights,
+  search,
+  zoteroCitekeys,
+  type CitekeyEntry,
+  type CitekeyHit,
+  type PassageHit,
+  type SearchIndex,
+  type SearchOptions,
+} from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
 import { warmUp } from './warmUp';
-
-/** Progress of an indexing run (`index`), or of the vectors computed after it (`embed`). */
-export type EngineProgress =
-  | ({ kind: 'index' } & IndexProgress)
-  | {
-      kind: 'embed';
-      /** Passages of the index with a vector of the model, of all. */
-      embedded: number;
-      total: number;
-      /** The provider's `key` (SemanticProgress.model) and its model's name. */
-      model: string;
-      modelName: string;
-    };
-
-/** The background embedding started (`running`) or ended (`error`: why it stopped, when it failed). */
-export interface EmbeddingChange {
-  running: boolean;
-  provider: Pick<EmbeddingProvider, 'id' | 'key' | 'model'>;
-  error?: string;
-}
-
-/** What the host gives the engine: where its lines go, and what only the host knows. */
-export interface EngineHost {
-  /** What the engine does on its own (indexing, background embedding, retries), for a log. */
-  log?(line: string, level: 'info' | 'warn' | 'error'): void;
-  /** Each warning as it comes: a library folder not found, a damaged shard, the lock held by another process… */
-  onWarning?(warning: string): void;
-  /** Indexing and embedding progress, no more often than `progressEveryMs` says. */
-  onProgress?(p: EngineProgress): void;
-  onEmbedding?(e: EmbeddingChange): void;
-  /** Where models are kept, where the workers lie, the secret key: asked at each provider creation, so a key set meanwhile counts. */
-  providerContext?(): ProviderContext | Promise<ProviderContext>;
-}
-
-export interface EngineOptions {
-  workspace: string;
-  /** The workspace's settings; a function is asked again at each use (the extension's, which the user edits). */
-  settings: Settings | (() => Settings);
-  /** The provider to use instead of the settings': a configuration (the CLI's flags), or one made already (a test, a benchmark). */
-  provider?: ProviderConfig | EmbeddingProvider;
-  /** Use the embedded model, with a warning, when the configured one fails. */
-  fallbackToEmbedded?: boolean;
-  /**
-   * Which providers are kept while the configuration stays: 'always' (a command), or only those holding
-   * resources (a window: a server that comes back, or a model downloaded meanwhile, is taken up by the next call).
-   */
-  keepProviders?: 'always' | 'holding-resources';
-  /** At most one progress report per this many ms (default 0: each); the first and last of a phase always come. */
-  progressEveryMs?: { index?: number; embed?: number };
-  host?: EngineHost;
-}
-
-export interface IndexRunOptions {
-  /** Start from an empty index (the analysis cache is kept: its keys stop matching). */
-  rebuild?: boolean;
-  /** PDF worker threads (indexLibrary's `jobs`). */
-  jobs?: number;
-  signal?: AbortSignal;
-  /**
-   * What follows for a model that embeds in the background, once the passages are committed:
-   * 'background' (embedInBackground, the index serving lexical results meanwhile), 'wait' (the
-   * vectors computed within this call, under the same signal), or 'later' (nothing: the report
-   * says how many passages have their vector).
-   */
-  vectors?: 'background' | 'wait' | 'later';
-}
-
-/** An indexing run's report; `semantic`: with a model that embeds in the background, the passages with a vector after it, of all. */
-export interface IndexRunReport extends LibraryIndexReport {
-  semantic?: { embedded: number; total: number };
-}
-
-export type VectorsReport = EmbedPendingReport;
-
-export interface IndexStatus {
-  health: IndexHealth;
-  /** Indexed files that were damaged, with what was lost; listed until the file changes. */
-  damaged: Array<{ path: string; problem: string }>;
-  /** The writer lock left by a run that ended without finishing (the next run takes it over). */
-  interrupted?: AbandonedLock;
-}
-
-/** The background embedding waits this long for the writer lock before each slice… */
-const BACKGROUND_LOCK_WAIT_MS = 5_000;
-/** …and, when another process holds it, tries again after this long. */
-const BACKGROUND_RETRY_MS = 30_000;
 
 export function createEngine(options: EngineOptions): WorkspaceEngine {
   return new WorkspaceEngine(options);
@@ -123,6 +54,8 @@ export function createEngine(options: EngineOptions): WorkspaceEngine {
 
 export class WorkspaceEngine {
   readonly workspace: string;
+  /** The folder of its index (`.similar-sources/`): the one its health and lock name. */
+  readonly indexDir: string;
   /** Why the configured provider could not be used and the embedded model is (with `fallbackToEmbedded`). */
   providerWarning?: string;
   private held?: { key: string; provider: EmbeddingProvider };
@@ -134,13 +67,24 @@ export class WorkspaceEngine {
   private warmed = false;
   /** Searches and analyses under way (withIndex): a warm-up never runs beside them. */
   private requests = 0;
-  private running?: Promise<IndexRunReport>;
-  private embedding?: { key: string; ac: AbortController; done: Promise<void> };
-  private embeddingError?: string;
-  private embeddingRetry?: ReturnType<typeof setTimeout>;
+  /**
+   * The indexing run under way: the one guard of "one run at a time" (hosts ask `isIndexing` and
+   * `whenIndexed`). `committed`: it is at its OCR pass, the born-digital files committed and served.
+   */
+  private run?: { done: Promise<IndexRunReport>; committed: boolean };
+  private readonly embedding: BackgroundEmbedding;
 
   constructor(private readonly o: EngineOptions) {
     this.workspace = o.workspace;
+    this.indexDir = indexDir(o.workspace);
+    this.embedding = new BackgroundEmbedding({
+      workspace: o.workspace,
+      log: (line, level) => this.log(line, level),
+      warn: (w) => this.warn(w),
+      embedProgress: () => this.throttle('embed'),
+      onEmbedding: (e) => this.o.host?.onEmbedding?.(e),
+      isIndexing: () => this.isIndexing(),
+    });
   }
 
   settings(): Settings {
@@ -164,7 +108,7 @@ export class WorkspaceEngine {
     const { provider, warning } = await createProvider(config, { fallbackToEmbedded: this.o.fallbackToEmbedded, onWarning: (w) => this.warn(w) });
     this.providerWarning = warning;
     // Another model now: the background embedding of the previous one stops.
-    if (this.embedding && this.embedding.key !== provider.key) void this.stopEmbedding();
+    if (this.embedding.key !== undefined && this.embedding.key !== provider.key) void this.stopEmbedding();
     if (this.o.keepProviders !== 'holding-resources' || typeof (provider as { close?: unknown }).close === 'function') this.hold({ key, provider });
     return provider;
   }
@@ -195,13 +139,17 @@ export class WorkspaceEngine {
     return h.state === 'ready' ? h.semantic : undefined;
   }
 
+  /** Whether an indexing run is under way (its OCR pass included). */
   isIndexing(): boolean {
-    return !!this.running;
+    return !!this.run;
   }
 
-  /** The indexing run under way, if any (an analysis waits for it). */
+  /**
+   * The indexing run under way until its library is committed (an analysis waits for it); undefined
+   * at its OCR pass, when the born-digital files are committed and served already.
+   */
   whenIndexed(): Promise<IndexRunReport> | undefined {
-    return this.running;
+    return this.run && !this.run.committed ? this.run.done : undefined;
   }
 
   /**
@@ -209,17 +157,27 @@ export class WorkspaceEngine {
    * The passages and their terms are committed first; a neural model's vectors come after (`vectors`).
    */
   index(opts: IndexRunOptions = {}): Promise<IndexRunReport> {
-    if (this.running) return this.running;
+    if (this.run) return this.run.done;
     let then: (() => void) | undefined;
-    const run = this.runIndex(opts, (next) => (then = next)).finally(() => {
-      if (this.running === run) this.running = undefined;
+    const run = { committed: false } as { done: Promise<IndexRunReport>; committed: boolean };
+    run.done = this.runIndex(opts, run, (next) => (then = next)).finally(() => {
+      if (this.run === run) this.run = undefined;
       then?.();
     });
-    this.running = run;
-    return run;
+    this.run = run;
+    return run.done;
   }
 
-  private async runIndex(opts: IndexRunOptions, afterRun: (then: () => void) => void): Promise<IndexRunReport> {
+  /**
+   * Makes the index able to serve a provider before something is scored on it: waits for this
+   * engine's run under way, indexes when asked or needed, computes or starts the missing vectors
+   * of a neural model, or says why it cannot (readiness.ts).
+   */
+  ready(opts: ReadyOptions = {}): Promise<Readiness> {
+    return ensureReady(this, opts);
+  }
+
+  private async runIndex(opts: IndexRunOptions, run: { committed: boolean }, afterRun: (then: () => void) => void): Promise<IndexRunReport> {
     let report: LibraryIndexReport;
     let provider: EmbeddingProvider;
     try {
@@ -242,8 +200,11 @@ export class WorkspaceEngine {
         onProgress: (p) => {
           // Files read and pages recognised come often: those are throttled, the first file and the last page always told.
           if (p.phase === 'read') progress({ kind: 'index', ...p }, p.done === 0);
-          else if (p.phase === 'ocr') progress({ kind: 'index', ...p }, p.done >= p.total);
-          else this.o.host?.onProgress?.({ kind: 'index', ...p });
+          else if (p.phase === 'ocr') {
+            // Scanned pages come after the other files, which are committed: an analysis need not wait.
+            run.committed = true;
+            progress({ kind: 'index', ...p }, p.done >= p.total);
+          } else this.o.host?.onProgress?.({ kind: 'index', ...p });
         },
       });
     } catch (err) {
@@ -275,69 +236,21 @@ export class WorkspaceEngine {
    * model's figures); a cancel keeps what was committed. A failure says that the lexical index stands.
    */
   completeVectors(provider: EmbeddingProvider, signal?: AbortSignal): Promise<VectorsReport> {
-    const progress = this.throttle('embed');
-    return embedPending({
-      workspace: this.workspace,
-      provider,
-      signal,
-      onWarning: (w) => this.warn(w),
-      onProgress: (p) => progress({ kind: 'embed', ...p, model: provider.key, modelName: provider.model }, p.embedded >= p.total),
-    }).catch((e: unknown) => {
-      // What was embedded before the failure (a server gone, a model that crashed) is committed.
-      this.warn(`the library's passages are indexed and searchable by their words; computing their vectors stopped`);
-      throw e;
-    });
+    return this.embedding.complete(provider, signal);
   }
 
   /**
    * Computes, in the background, the vectors the model lacks (after indexing, or an index left
-   * partial by a reload): the index serves lexical results meanwhile. Committed every few seconds
-   * under the writer lock, released in between; when another process holds the lock, tried again
-   * later. A no-op for the embedded model, while indexing, or when it runs already for this model.
+   * partial by a reload): the index serves lexical results meanwhile. A no-op for the embedded
+   * model, while indexing, or when it runs already for this model (backgroundEmbedding.ts).
    */
   embedInBackground(provider: EmbeddingProvider): void {
-    if (!embedsInBackground(provider) || this.running || this.embedding?.key === provider.key) return;
-    void this.stopEmbedding();
-    clearTimeout(this.embeddingRetry);
-    this.embeddingError = undefined;
-    const ac = new AbortController();
-    this.log(`embedding the library's passages in the background with ${provider.id} ${provider.model}`, 'info');
-    const progress = this.throttle('embed');
-    const done = embedPending({
-      workspace: this.workspace,
-      provider,
-      signal: ac.signal,
-      lockWaitMs: BACKGROUND_LOCK_WAIT_MS,
-      onWarning: (w) => this.log(w, 'warn'),
-      onProgress: (p) => progress({ kind: 'embed', ...p, model: provider.key, modelName: provider.model }, p.embedded >= p.total),
-    })
-      .then((r) => {
-        if (r.cancelled) this.log(`background embedding paused: ${r.covered} of ${r.total} passages have their vector`, 'info');
-        else if (r.complete) this.log(`semantic index complete: ${r.total} passages (${r.embedded} embedded now, ${(r.ms / 1000).toFixed(1)} s)`, 'info');
-      })
-      .catch((e: unknown) => {
-        const message = (e as Error).message;
-        if (errorCode(e) === 'locked') {
-          // Another process (the CLI, another window) is writing the index: try again later.
-          this.log(`background embedding waits: ${message}`, 'info');
-          this.embeddingRetry = setTimeout(() => this.embedInBackground(provider), BACKGROUND_RETRY_MS);
-          return;
-        }
-        if (errorCode(e) === 'cancelled') return;
-        this.embeddingError = message;
-        this.log(`background embedding stopped: ${message}`, 'warn');
-      })
-      .finally(() => {
-        if (this.embedding?.ac === ac) this.embedding = undefined;
-        this.o.host?.onEmbedding?.({ running: false, provider, error: this.embeddingError });
-      });
-    this.embedding = { key: provider.key, ac, done };
-    this.o.host?.onEmbedding?.({ running: true, provider });
+    this.embedding.start(provider);
   }
 
   /** An index left partial (the window was closed while embedding) goes on embedding for the configured model, loaded only when the manifest says so. */
   async resumeEmbedding(): Promise<void> {
-    if (this.running || this.embedding) return;
+    if (this.run || this.embedding.key !== undefined) return;
     const h = await indexHealth(this.workspace);
     if (h.state !== 'ready' || !h.semantic) return;
     const provider = await this.provider();
@@ -346,17 +259,12 @@ export class WorkspaceEngine {
 
   /** The background embedding: under way, and why the last one stopped. */
   embeddingState(): { running: boolean; error?: string } {
-    return { running: !!this.embedding, error: this.embeddingError };
+    return this.embedding.state();
   }
 
   /** Stops the background embedding (what it did is committed); resolves when it has stopped. */
   stopEmbedding(): Promise<void> {
-    clearTimeout(this.embeddingRetry);
-    const e = this.embedding;
-    if (!e) return Promise.resolve();
-    this.embedding = undefined;
-    e.ac.abort();
-    return e.done;
+    return this.embedding.stop();
   }
 
   /** The index loaded for searching (for `provider`, default the configured one), reused while the index and provider stay the same. */
@@ -399,7 +307,7 @@ export class WorkspaceEngine {
    */
   async preload(opts: { segmentInWorker?: boolean } = {}): Promise<{ loadMs: number; warmMs?: number } | undefined> {
     // Indexing, or computing vectors in the background, makes a new index at each commit: loaded when asked.
-    const busy = () => !!this.running || !!this.embedding;
+    const busy = () => !!this.run || this.embedding.key !== undefined;
     if (busy() || (await indexHealth(this.workspace)).state !== 'ready') return undefined;
     const p = await this.provider();
     if (busy() || (await providerHealth(this.workspace, p)).state !== 'ready') return undefined;
@@ -461,6 +369,23 @@ export class WorkspaceEngine {
     return this.loaded ? indexCollections(this.loaded.index) : [];
   }
 
+  /**
+   * Citekey completion's keys from the index: the `k` most relevant to the paragraph being
+   * written (none for an empty one), and every key of the index, alphabetical.
+   */
+  citekeys(paragraph: string, opts: { k: number; signal?: AbortSignal; provider?: EmbeddingProvider }): Promise<{ ranked: CitekeyHit[]; indexed: CitekeyEntry[] }> {
+    return this.withIndex(opts.provider, async (open) => {
+      const index = await open();
+      const ranked = paragraph ? await rankCitekeys(index, paragraph, opts.k, { signal: opts.signal }) : [];
+      return { ranked, indexed: indexCitekeys(index) };
+    });
+  }
+
+  /** Zotero's entries as of the last indexing run (items without a PDF too), alphabetical; none without Zotero. */
+  zoteroCitekeys(): Promise<CitekeyEntry[]> {
+    return zoteroCitekeys(this.workspace);
+  }
+
   /** The top passages for a text, best first, and how many passages had their vector (`semantic`). */
   async search(text: string, opts: SearchOptions & { provider?: EmbeddingProvider }): Promise<{ hits: PassageHit[]; semantic?: SemanticProgress }> {
     return this.withIndex(opts.provider, async (open) => {
@@ -483,24 +408,34 @@ export class WorkspaceEngine {
   /**
    * The draft's citations against the library (keys, pages, quotations). With `draftPath`, a
    * Quarto / R Markdown draft's own `bibliography:` serves when the settings name none, and a
-   * LaTeX draft (`.tex`) is read as LaTeX, with its `\input` files and `\addbibresource` `.bib` files;
+   * LaTeX draft is read as LaTeX, with its `\input` files and `\addbibresource` `.bib` files: by
+   * its extension (shared/draftLanguages.ts), or as `format` says (the CLI's `--format`);
    * `offThread`: matched in the citation-check worker beside the bundle (an editor's thread stays free).
    */
-  checkCitations(draft: string, opts: { signal?: AbortSignal; draftPath?: string; offThread?: boolean } = {}): Promise<CitationCheckResult> {
+  checkCitations(draft: string, opts: { signal?: AbortSignal; draftPath?: string; format?: DraftFormat; offThread?: boolean } = {}): Promise<CitationCheckResult> {
     const library = this.library();
+    const file = opts.draftPath;
+    const latex = file !== undefined && (opts.format ?? (isLatexPath(file) ? 'latex' : 'markdown')) === 'latex';
+    // A file read as LaTeX against its extension names its bibliographies as a .tex file would.
+    const named = file === undefined ? undefined : latex && !isLatexPath(file) ? `${file}.tex` : file;
     return (opts.offThread ? checkCitationsOffThread : checkCitations)(draft, {
       workspace: this.workspace,
-      bibliography: opts.draftPath === undefined ? library.bibliography : draftBibliographies(library, draft, opts.draftPath),
+      bibliography: named === undefined ? library.bibliography : draftBibliographies(library, draft, named),
       // What a draft names (not the settings) must lie in the workspace.
-      bibliographyFromDraft: opts.draftPath !== undefined && !library.bibliography,
-      // A LaTeX draft (by its extension) is read as LaTeX, with the files it `\input`s.
-      ...(opts.draftPath !== undefined && isLatexPath(opts.draftPath) ? { format: 'latex' as const, draftPath: opts.draftPath } : {}),
+      bibliographyFromDraft: file !== undefined && !library.bibliography,
+      // A LaTeX draft is read as LaTeX, with the files it `\input`s.
+      ...(latex ? { format: 'latex' as const, draftPath: file } : {}),
       ocrLanguages: library.ocr.languages,
       // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
       workerDir: bundleDir,
       signal: opts.signal,
       onWarning: (w) => this.warn(w),
     });
+  }
+
+  /** Removes the workspace's cached analyses; says how many documents had one. */
+  clearAnalysisCache(): Promise<number> {
+    return clearAnalysisCache(this.workspace);
   }
 
   /** Stops the background embedding and closes the provider held. */

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { latexBibliographies } from '../core/latex/project';
 import { draftFrontMatter } from '../core/markdown/pandoc';
+import { isLatexPath } from '../shared/draftLanguages';
 import type { Settings } from '../shared/settings';
 
 export interface LibrarySpec {
@@ -77,9 +78,4 @@ export function draftBibliographies(library: Pick<LibrarySpec, 'bibliography'>, 
   if (isLatexPath(draftPath)) return latexBibliographies(draft, draftPath);
   const named = draftFrontMatter(draft).bibliography[0];
   return named ? [path.resolve(path.dirname(path.resolve(draftPath)), named)] : [];
-}
-
-/** A LaTeX draft by its extension (`.tex`, `.ltx`), as the CLI tells the format. */
-export function isLatexPath(p: string): boolean {
-  return /\.(tex|ltx)$/i.test(p);
 }

@@ -16,9 +16,10 @@ export type { LocalRuntime } from '../core/embedding/local/runtime';
  * The embedding provider a configuration names. Servers and local models are
  * checked up front, so a failure is reported once, here (`provider-unreachable`…),
  * or, with `fallbackToEmbedded`, replaced by the embedded model with a `warning`.
+ * A local model runs in the worker beside this bundle unless `workerDir` says where.
  */
 export function createProvider(config: ProviderConfig, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
-  return createConfiguredProvider(config, opts);
+  return createConfiguredProvider({ ...config, workerDir: config.workerDir ?? bundleDir }, opts);
 }
 
 /**

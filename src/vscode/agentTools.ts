@@ -42,9 +42,10 @@ class LibraryTool implements vscode.LanguageModelTool<Input> {
     try {
       const folder = await this.folderOf(options.input ?? {});
       if (!folder) throw new engineApi.ToolInputError('no workspace folder is open: the library belongs to a workspace');
-      // An indexing run under way finishes first (as an analysis waits for it).
-      await this.s.library.whenIndexed();
-      const a = await this.answer(this.s.library.engine(folder), options.input ?? {}, ac.signal);
+      const engine = this.s.library.engine(folder);
+      // The folder's indexing run under way commits its library first (as an analysis waits for it).
+      await engine.whenIndexed();
+      const a = await this.answer(engine, options.input ?? {}, ac.signal);
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(a.text)]);
     } catch (e) {
       // The model reads the message: a wrong argument, an index to build first, what failed.

@@ -1,16 +1,18 @@
 /**
  * "Find Similar Sources": analyse the active draft (Markdown or LaTeX) with the
- * current settings, in a cancellable notification ("segment i of n"), after
- * making sure the index can serve it (offering to index the library first).
+ * current settings, in a cancellable notification ("segment i of n"), once the
+ * engine has made its index ready (`ready`: it waits for this window's indexing,
+ * indexes when the index cannot serve — after asking here —, starts a neural
+ * model's missing vectors in the background); this module says so to the user.
  * Results go to the ResultStore; the views follow it.
  */
 import * as vscode from 'vscode';
 import { errorCode, errorHealth } from '../shared/errors';
-import { needsIndexing, type IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
 import { draftFormat, draftTemplate, isDraft } from './drafts';
+import { loadEngine } from './engine';
 import { indexQuestion, panelStateOf, semanticNote } from './healthText';
 import type { AnalysisResult, EmbeddingProvider } from '../engine';
 import type { Services } from './services';
@@ -47,7 +49,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
-        return s.library.engine(folder).analyze(document.getText(), optionsOf(settings), {
+        return s.library.engine(folder).analyze(document.getText(), loadEngine().analysisOptionsOf(settings), {
           ...requestOf(s, document, settings),
           provider,
           signal: ac.signal,
@@ -80,64 +82,52 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
 }
 
 /**
- * Makes the index able to serve `provider`: waits for this window's indexing,
- * or offers to index (a never-indexed, outdated, incomplete or damaged index).
- * False when the analysis cannot run (declined, cancelled, failed, empty library).
+ * Makes the index able to serve `provider` (the engine's `ready`): waits for this window's
+ * indexing, or offers to index (a never-indexed, outdated, incomplete or damaged index); missing
+ * vectors are computed in the background while this analysis runs on what is there, and says so.
+ * False when the analysis cannot run (declined, cancelled, failed, empty library, another process
+ * indexing).
  */
 async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, settings: Settings, provider: EmbeddingProvider): Promise<boolean> {
-  const running = s.library.whenIndexed();
-  if (running) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.'));
-    await running.catch(() => undefined);
-  }
-  const health = await s.library.refresh(folder, provider);
-  if (health.state === 'ready') {
-    // Vectors still missing (an index left partial, a model just installed): they are computed
-    // in the background while this analysis runs on what is there, and says so.
-    if (health.semantic) s.library.embedInBackground(folder, provider);
-    return true;
-  }
-  if (health.state === 'indexing' || health.state === 'no-workspace' || health.state === 'unknown') {
-    // Another process (the CLI, another window) holds the index: the analysis waits for nothing.
-    const state = panelStateOf(health);
-    if (state) s.panel.showState(state);
-    if (health.state === 'indexing') void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed by another process; try again when it has finished.'));
-    return false;
-  }
-  return offerIndexing(s, folder, settings, health);
-}
-
-async function offerIndexing(s: Services, folder: vscode.WorkspaceFolder, settings: Settings, health: IndexHealth): Promise<boolean> {
-  if (!needsIndexing(health)) return false;
-  s.log.info(`the index needs an indexing run first (${health.state})`);
-  s.panel.showState(panelStateOf(health)!);
   const index = vscode.l10n.t('Index Library');
-  const go = settings.autoIndex ? index : await vscode.window.showInformationMessage(indexQuestion(health), index);
-  if (go !== index) return false;
+  let r;
   try {
-    const report = await s.library.index(folder, { visible: true, rebuild: health.state === 'corrupt' });
-    if (!report || report.cancelled) return false;
-    if (report.sources === 0) {
-      s.panel.showState({
-        kind: 'no-library',
-        message: s.library.library(folder).fromSettings
-          ? vscode.l10n.t('No readable PDF was found in the library folders.')
-          : vscode.l10n.t('No library is configured and the workspace holds no readable PDF. Set “similarSources.libraryFolders”.'),
-      });
-      return false;
-    }
-    return true;
+    r = await s.library.engine(folder).ready({
+      provider,
+      index: 'if-needed',
+      vectors: 'background',
+      onWaitForRun: () => void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.')),
+      confirmIndex: async (health) => {
+        s.log.info(`the index needs an indexing run first (${health.state})`);
+        s.panel.showState(panelStateOf(health)!);
+        return settings.autoIndex || (await vscode.window.showInformationMessage(indexQuestion(health), index)) === index;
+      },
+      // In a cancellable notification, the status bar following it.
+      runIndex: (o) => s.library.index(folder, { visible: true, rebuild: o.rebuild }),
+    });
   } catch (err) {
     s.panel.showState({ kind: 'index-error', message: (err as Error).message });
     void vscode.window.showErrorMessage(vscode.l10n.t('Indexing failed: {0}', (err as Error).message));
     return false;
+  } finally {
+    // The status bar follows the index's health for this model.
+    await s.library.refresh(folder, provider).catch((e: Error) => s.log.warn(e.message));
   }
-}
-
-/** The analysis options the settings give. */
-function optionsOf(settings: Settings) {
-  const { granularity, maxResults, similarityThreshold, sourceType, collectionFilter, useReranking, useContextualEmbedding, minWords } = settings;
-  return { granularity, maxResults, similarityThreshold, sourceType, collectionFilter: collectionFilter.length ? collectionFilter : null, useReranking, useContextualEmbedding, minWords };
+  if (r.ready) return true;
+  if (r.why === 'empty') {
+    s.panel.showState({
+      kind: 'no-library',
+      message: s.library.engine(folder).library().fromSettings
+        ? vscode.l10n.t('No readable PDF was found in the library folders.')
+        : vscode.l10n.t('No library is configured and the workspace holds no readable PDF. Set “similarSources.libraryFolders”.'),
+    });
+  } else if (r.why === 'not-ready' && r.health) {
+    // Another process (the CLI, another window) holds the index: the analysis waits for nothing.
+    const state = panelStateOf(r.health);
+    if (state) s.panel.showState(state);
+    if (r.health.state === 'indexing') void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed by another process; try again when it has finished.'));
+  }
+  return false;
 }
 
 /** What the command and the restore from the cache share, so both key the cache alike. */
@@ -181,11 +171,11 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
 export async function restoreFromCache(s: Services, document: vscode.TextDocument): Promise<boolean> {
   if (!isDraft(document) || !s.trust.trusted || s.results.get(document.uri)) return false;
   const folder = s.library.workspaceFolder(document.uri);
-  if (!folder || s.library.isIndexing()) return false;
+  if (!folder || s.library.engine(folder).isIndexing()) return false;
   const settings = readSettings(folder.uri, s.log);
   const provider = await s.library.provider(folder);
   const version = document.version;
-  const result = await s.library.engine(folder).cachedAnalysis(document.getText(), optionsOf(settings), requestOf(s, document, settings), provider);
+  const result = await s.library.engine(folder).cachedAnalysis(document.getText(), loadEngine().analysisOptionsOf(settings), requestOf(s, document, settings), provider);
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || s.results.get(document.uri)) return false;
   publish(s, document, result);

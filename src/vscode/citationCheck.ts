@@ -14,6 +14,7 @@
 import * as vscode from 'vscode';
 import type { CheckedCitation } from '../engine';
 import { citationFixes, pageLocator } from '../shared/citationFixes';
+import { isLatexPath } from '../shared/draftLanguages';
 import { readSettings } from './config';
 import { draftFormat } from './drafts';
 import { loadEngine } from './engine';
@@ -39,7 +40,7 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
     const format = draftFormat(doc);
     if (!format) return undefined;
     // The engine reads a draft as LaTeX by its file's extension: an untitled LaTeX buffer would be read as Markdown.
-    if (format === 'latex' && !(doc.uri.scheme === 'file' && loadEngine().isLatexPath(doc.uri.fsPath))) {
+    if (format === 'latex' && !(doc.uri.scheme === 'file' && isLatexPath(doc.uri.fsPath))) {
       if (explicit) void vscode.window.showInformationMessage(vscode.l10n.t('Save the LaTeX draft as a .tex file to check its citations.'));
       return undefined;
     }

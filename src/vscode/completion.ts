@@ -48,8 +48,9 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
       const [ranked, indexed] = await this.fromIndex(folder, paragraph, ac.signal);
       const listed = await this.fromBibliography(folder, document);
       // Zotero's items without a PDF too (as of the last indexing run).
-      const zotero = await loadEngine()
-        .zoteroCitekeys(this.s.library.library(folder).workspace)
+      const zotero = await this.s.library
+        .engine(folder)
+        .zoteroCitekeys()
         .catch(() => []);
       if (token.isCancellationRequested) return undefined;
       const range = new vscode.Range(position.line, at.start, position.line, at.end);
@@ -81,10 +82,8 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
         provider = this.s.library.provider(folder);
         this.providers.set(key, provider);
       }
-      const index = await this.s.library.open(folder, await provider);
-      const engine = loadEngine();
-      const ranked = paragraph ? await engine.rankCitekeys(index, paragraph, RANKED, { signal }) : [];
-      return [ranked, engine.indexCitekeys(index)];
+      const { ranked, indexed } = await this.s.library.engine(folder).citekeys(paragraph, { k: RANKED, signal, provider: await provider });
+      return [ranked, indexed];
     } catch (err) {
       // Not indexed yet (or not for this model): the bibliography's keys, alphabetical.
       this.s.log.debug(`citekey completion without the index: ${(err as Error).message}`);
@@ -94,8 +93,8 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
 
   /** The Better BibTeX export's keys (else the draft's front-matter `bibliography:`), alphabetical, read again when the file changes. */
   private async fromBibliography(folder: vscode.WorkspaceFolder, document: vscode.TextDocument): Promise<CitekeyEntry[]> {
-    const library = this.s.library.library(folder);
-    const file = loadEngine().draftBibliography(library, document.getText(), document.uri.fsPath);
+    const library = this.s.library.engine(folder).library();
+    const file = loadEngine().draftBibliographies(library, document.getText(), document.uri.fsPath)[0];
     if (!file) return [];
     try {
       const { mtimeMs } = await fs.stat(file);

@@ -1,12 +1,13 @@
 /**
  * The library of the workspace, as the editor shows it: one engine per workspace
- * folder (the engine owns the provider, the loaded index, indexing and the
- * background embedding), its health for the status bar and the panel, and
- * indexing in a cancellable notification or quietly in the status bar.
+ * folder (the engine owns the provider, the loaded index, indexing — one run at a
+ * time, its guard — and the background embedding; callers reach it through
+ * `engine(folder)`), its health for the status bar and the panel, and indexing
+ * in a cancellable notification or quietly in the status bar.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EmbeddingProvider, EngineProgress, IndexRunReport, LibrarySpec, SearchIndex, WorkspaceEngine } from '../engine';
+import type { EmbeddingProvider, EngineProgress, IndexRunReport, WorkspaceEngine } from '../engine';
 import { readSettings } from './config';
 import { loadEngine } from './engine';
 import type { HostHealth } from './healthText';
@@ -21,9 +22,8 @@ export class LibraryService implements vscode.Disposable {
   readonly onDidChangeHealth = this.healthEmitter.event;
   private current: HostHealth = { state: 'unknown' };
   private readonly engines = new Map<string, WorkspaceEngine>();
-  /** The indexing run under way (one at a time), with its notification. */
-  /** `ocr`: the run is at its OCR pass, the library committed and searchable already. */
-  private running?: { engine: WorkspaceEngine; dir: string; progress?: Progress; last: number; task?: Promise<IndexRunReport | undefined>; ocr?: boolean };
+  /** How each engine's indexing run is shown (its notification, the last file told): presentation only, the engine guards the run. */
+  private readonly shown = new Map<WorkspaceEngine, { progress?: Progress; last: number }>();
   /** A visible warning when the configured provider failed and the embedded model is used instead. */
   providerNotice?: string;
   /** A folder removed from the workspace: its engine stops embedding and lets its model go. */
@@ -72,7 +72,7 @@ export class LibraryService implements vscode.Disposable {
           // In the notification too: while another process holds the index, the wait says who it is.
           onWarning: (w) => {
             this.log.warn(w);
-            if (this.running?.engine === made) this.running.progress?.report({ message: w });
+            this.shown.get(made)?.progress?.report({ message: w });
           },
           onProgress: (p) => this.onProgress(made, p),
           onEmbedding: (e) => {
@@ -93,30 +93,24 @@ export class LibraryService implements vscode.Disposable {
       if (this.current.state === 'ready') this.setHealth({ ...this.current, semantic: p.embedded < p.total ? { model: p.model, embedded: p.embedded, total: p.total } : undefined });
       return;
     }
-    const run = this.running;
-    if (run?.engine !== engine) return;
+    const run = this.shown.get(engine);
+    if (!run) return;
     if (p.phase === 'ocr') {
       // Scanned pages come after the born-digital files, which are searchable already: the status
-      // bar says so ("120 sources, OCR: 12 of 340 pages") and an analysis no longer waits for the run.
-      run.ocr = true;
+      // bar says so ("120 sources, OCR: 12 of 340 pages"); the engine no longer holds an analysis back.
       run.progress?.report({ message: vscode.l10n.t('OCR: page {0} of {1}, {2}', p.done, p.total, p.file ? path.basename(p.file) : '') });
       void engine.health().then((h) => {
-        if (this.running === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0), done: p.done, total: p.total } });
+        if (this.shown.get(engine) === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0), done: p.done, total: p.total } });
       }, (e: Error) => this.log.warn(e.message));
       return;
     }
     if (p.phase !== 'read') return;
-    this.setHealth({ state: 'indexing', dir: run.dir, done: p.done, total: p.total });
+    this.setHealth({ state: 'indexing', dir: engine.indexDir, done: p.done, total: p.total });
     run.progress?.report({
       message: vscode.l10n.t('{0} of {1}: {2}', p.done + 1, p.total, p.file ? path.basename(p.file) : ''),
       increment: p.total ? ((p.done - run.last) / p.total) * 100 : undefined,
     });
     run.last = p.done;
-  }
-
-  /** Where the library is, from the settings, resolved by the engine exactly as the CLI resolves it. */
-  library(folder: vscode.WorkspaceFolder): LibrarySpec {
-    return this.engine(folder).library();
   }
 
   /** The folder's embedding provider (a local model is loaded once and kept while the settings stay). */
@@ -136,24 +130,11 @@ export class LibraryService implements vscode.Disposable {
       this.setHealth({ state: 'no-workspace' });
       return this.current;
     }
-    if (this.running && !this.running.ocr) return this.current;
-    this.setHealth(await this.engine(folder).health(provider));
+    const engine = this.engine(folder);
+    // Until its library is committed (the engine's whenIndexed), the run's own progress is what the status bar shows.
+    if (engine.whenIndexed()) return this.current;
+    this.setHealth(await engine.health(provider));
     return this.current;
-  }
-
-  /**
-   * Computes, in the background, the vectors the model lacks (after indexing, or an index left
-   * partial by a reload); the status bar shows "Semantic index 43%". A no-op for the embedded model.
-   */
-  embedInBackground(folder: vscode.WorkspaceFolder, provider: EmbeddingProvider): void {
-    if (this.running) return;
-    this.engine(folder).embedInBackground(provider);
-  }
-
-  /** An index left partial (the window was closed while embedding) goes on embedding for the configured model. */
-  async resumeEmbedding(folder = this.workspaceFolder()): Promise<void> {
-    if (!folder || this.running) return;
-    await this.engine(folder).resumeEmbedding();
   }
 
   /**
@@ -164,7 +145,7 @@ export class LibraryService implements vscode.Disposable {
    * next analysis no reload.
    */
   async preload(folder = this.workspaceFolder()): Promise<void> {
-    if (!folder || this.running || !readSettings(folder.uri, this.log).preloadIndex) return;
+    if (!folder || !readSettings(folder.uri, this.log).preloadIndex) return;
     // Segmented as the analyses will be: the worker thread is started and warmed too.
     const done = await this.engine(folder).preload({ segmentInWorker: true });
     if (done) this.log.info(`index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`);
@@ -175,56 +156,48 @@ export class LibraryService implements vscode.Disposable {
     return [...this.engines.values()].some((e) => e.embeddingState().running);
   }
 
-  /** Stops the background embedding (what it did is committed); resolves when it has stopped. */
-  async stopEmbedding(): Promise<void> {
-    await Promise.all([...this.engines.values()].map((e) => e.stopEmbedding()));
-  }
-
-  isIndexing(): boolean {
-    return !!this.running;
-  }
-
-  /** The running indexing, if any (an analysis waits for it, but not for its OCR pass: the library is committed then). */
-  whenIndexed(): Promise<unknown> | undefined {
-    return this.running?.ocr ? undefined : this.running?.task;
-  }
-
   /**
    * Indexes (incrementally); the vectors of a neural model follow in the background.
    * `visible`: a cancellable notification; otherwise only the status bar shows
    * progress (background re-indexing by the watcher).
    */
   index(folder: vscode.WorkspaceFolder, opts: { visible: boolean; rebuild?: boolean }): Promise<IndexRunReport | undefined> {
-    if (this.running?.task) return this.running.task;
     const engine = this.engine(folder);
-    const run: NonNullable<LibraryService['running']> = { engine, dir: loadEngine().indexDir(folder.uri.fsPath), last: 0 };
-    this.running = run;
-    const go = async (progress?: Progress, token?: vscode.CancellationToken) => {
-      const ac = new AbortController();
-      token?.onCancellationRequested(() => ac.abort());
-      run.progress = progress;
-      this.setHealth({ state: 'indexing', dir: run.dir, done: 0, total: 0 });
-      // PDFs are read in worker threads: the extension host stays responsive while indexing.
-      const report = await engine.index({ rebuild: opts.rebuild, signal: ac.signal, vectors: 'background' });
-      this.providerNotice = engine.providerWarning;
-      if (report.damaged.length) this.tellDamaged(report.damaged);
-      return report;
-    };
+    // One run at a time (the engine's guard): a second call gets the run under way, with no notification of its own.
+    if (engine.isIndexing()) return engine.index();
+    const ac = new AbortController();
+    const run: { progress?: Progress; last: number } = { last: 0 };
+    this.shown.set(engine, run);
+    this.setHealth({ state: 'indexing', dir: engine.indexDir, done: 0, total: 0 });
+    // Started now, so that the guard holds at once; the notification shows it. PDFs are read in
+    // worker threads: the extension host stays responsive while indexing.
+    const indexing = engine.index({ rebuild: opts.rebuild, signal: ac.signal, vectors: 'background' });
+    // A run that fails before the notification takes it is still reported, through `task`.
+    void indexing.catch(() => undefined);
     const task = opts.visible
       ? vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Similar Sources: indexing the library'), cancellable: true },
-          (progress, token) => go(progress, token),
+          (progress, token) => {
+            run.progress = progress;
+            token.onCancellationRequested(() => ac.abort());
+            return indexing;
+          },
         )
-      : vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Indexing PDFs') }, () => go());
-    run.task = Promise.resolve(task).finally(() => {
-      if (this.running === run) this.running = undefined;
-      // The health is read again from the index ("Semantic index 0%" when vectors are to come; a
-      // failed run commits nothing), and the new index loaded before the next analysis asks.
-      void this.refresh(folder)
-        .then(() => this.preload(folder))
-        .catch((e: Error) => this.log.warn(e.message));
-    });
-    return run.task;
+      : vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Indexing PDFs') }, () => indexing);
+    return Promise.resolve(task)
+      .then((report) => {
+        this.providerNotice = engine.providerWarning;
+        if (report.damaged.length) this.tellDamaged(report.damaged);
+        return report;
+      })
+      .finally(() => {
+        if (this.shown.get(engine) === run) this.shown.delete(engine);
+        // The health is read again from the index ("Semantic index 0%" when vectors are to come; a
+        // failed run commits nothing), and the new index loaded before the next analysis asks.
+        void this.refresh(folder)
+          .then(() => this.preload(folder))
+          .catch((e: Error) => this.log.warn(e.message));
+      });
   }
 
   /** Files indexed with what could be read: in the log, and a notification that names them. */
@@ -236,11 +209,6 @@ export class LibraryService implements vscode.Disposable {
     void vscode.window.showWarningMessage(vscode.l10n.t('Some PDFs are damaged and were indexed with what could be read: {0}', names + more), showLog).then((a) => {
       if (a === showLog) this.log.show();
     });
-  }
-
-  /** The index loaded for searching, reused while the index and provider stay the same. */
-  async open(folder: vscode.WorkspaceFolder, provider: EmbeddingProvider): Promise<SearchIndex> {
-    return this.engine(folder).open(provider);
   }
 
   /** Collections named in the loaded indexes, for the panel's filter. */

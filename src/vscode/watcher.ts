@@ -58,7 +58,7 @@ export class LibraryWatcher implements vscode.Disposable {
         onError: (e) => this.log.debug(`Zotero watch: ${e.message}`),
       });
     }
-    for (const dir of this.library.library(folder).folders) {
+    for (const dir of this.library.engine(folder).library().folders) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.{pdf,PDF}'));
       const onEvent = (uri: vscode.Uri) => this.schedule(uri);
       w.onDidCreate(onEvent);

@@ -6,7 +6,6 @@ import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import {
   checkCitationsTool,
   checkInput,
-  createEngine,
   indexStatusTool,
   readDraft,
   searchTool,
@@ -16,9 +15,8 @@ import {
   TOOL_DESCRIPTIONS,
   TOOL_LIMITS,
   TOOL_SCHEMAS,
-  readWorkspaceSettings,
-  type WorkspaceEngine,
-} from '../../src/engine';
+} from '../../src/engine/agentTools';
+import { createEngine, readWorkspaceSettings, type WorkspaceEngine } from '../../src/engine';
 import { GRAIN_PARAGRAPH } from '../support/exampleDraft';
 
 const rejects = (p: Promise<unknown>, re: RegExp) => assert.rejects(p, (e: unknown) => e instanceof ToolInputError && re.test(e.message));

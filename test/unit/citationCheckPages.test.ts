@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prunePageTexts, readPageTexts, writePageTexts } from '../../src/core/citecheck/pageTexts';
+import { prunePageTexts, readPageTexts, writePageTexts } from '../../src/core/index/store/pageTexts';
 
 describe('citation check: the page-text store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ss-pages-'));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -78,6 +78,36 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
       'webviews-only-shared: webview-ui/panel/main.ts → src/core/inner.ts',
     ]);
   });
+  it('fails on a host that reaches past src/engine/index.ts, lets the API file and the listed scripts through', () => {
+    const config = require(CONFIG) as { forbidden: Array<{ name: string; from: { pathNot?: string[] } }> };
+    const listed = config.forbidden.find((x) => x.name === 'scripts-through-engine-api')!.from.pathNot![0].slice(1, -1).replace(/\\(.)/g, '$1');
+    const up = '../'.repeat(listed.split('/').length - 1);
+    const dir = plant({
+      'src/shared/ok.ts': 'export const ok = 1;\n',
+      'src/core/inner.ts': "import { ok } from '../shared/ok';\nexport const inner = ok;\n",
+      'src/engine/search.ts': "import { inner } from '../core/inner';\nexport const openIndex = () => inner;\nexport type Index = number;\n",
+      'src/engine/index.ts': "export { openIndex as api } from './search';\nexport type { Index } from './search';\n",
+      'src/vscode/around.ts': "import type { Index } from '../engine/search';\nexport type A = Index;\n",
+      'src/vscode/allowed.ts': "import type { Index } from '../engine';\nexport type B = Index;\n",
+      'src/extension.ts': "import type { Index } from './engine/search';\nexport type C = Index;\n",
+      'src/cli/around.ts': "import { openIndex } from '../engine/search';\nexport const d = openIndex;\n",
+      'src/cli/allowed.ts': "import { api } from '../engine/index';\nexport const e = api;\n",
+      'scripts/around.ts': "import { openIndex } from '../src/engine/search';\nexport const f = openIndex;\n",
+      'scripts/allowed.ts': "import { api } from '../src/engine';\nexport const g = api;\n",
+      [listed]: `import { openIndex } from '${up}src/engine/search';\nexport const h = openIndex;\n`,
+      'webview-ui/panel/main.ts': "import { ok } from '../../src/shared/ok';\nexport const w = ok;\n",
+    });
+    const r = cruise(dir, lintedPaths());
+    assert.notEqual(r.status, 0, 'the check fails');
+    const seen = r.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    assert.deepEqual(seen, [
+      'hosts-through-engine-index: scripts/around.ts → src/engine/search.ts',
+      'hosts-through-engine-index: src/cli/around.ts → src/engine/search.ts',
+      'hosts-through-engine-index: src/extension.ts → src/engine/search.ts',
+      'hosts-through-engine-index: src/vscode/around.ts → src/engine/search.ts',
+    ]);
+  });
+
   it('lint:deps checks src, webview-ui and scripts', () => {
     assert.deepEqual(lintedPaths().sort(), ['scripts', 'src', 'webview-ui']);
   });
@@ -173,5 +203,55 @@ describe('raw file reads (scripts/lint-reads.mjs)', function () {
     ]);
     const clean = spawnSync(process.execPath, [LINT, 'src/core/ok.ts', 'src/core/util'], { cwd: dir, encoding: 'utf8' });
     assert.equal(clean.status, 0, clean.stderr);
+  });
+});
+
+// `npm run lint:deps` also runs scripts/lint-engine-api.mjs: every value src/engine/index.ts exports
+// is listed with why, and one straight from src/core in its own list (issue 36). This proves it
+// finds each way of growing the API without saying why.
+describe('the engine API allow-list (scripts/lint-engine-api.mjs)', function () {
+  this.timeout(60_000);
+  const LINT = join(ROOT, 'scripts', 'lint-engine-api.mjs');
+  const dirs: string[] = [];
+  after(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('is part of npm run lint:deps, and passes on the repository', () => {
+    const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['lint:deps'];
+    assert.match(script, /node scripts\/lint-engine-api\.mjs/);
+    const r = spawnSync(process.execPath, [LINT], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /each value listed/);
+  });
+
+  it('fails on a value re-exported straight from src/core (directly or through an engine module), an unlisted engine value, export *, and a stale listing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ss-api-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'src', 'engine'), { recursive: true });
+    // The real API and the engine modules it names, then the planted exports.
+    for (const f of readdirSync(join(ROOT, 'src', 'engine'))) if (f.endsWith('.ts')) cpSync(join(ROOT, 'src', 'engine', f), join(dir, 'src', 'engine', f));
+    writeFileSync(join(dir, 'src/engine/planted.ts'), "export { loadBeir } from '../core/eval/beir';\nexport { removeIndex as dropIndex } from '../core/index/store/maintenance';\n");
+    const api = readFileSync(join(ROOT, 'src/engine/index.ts'), 'utf8').replace("export { indexedModel } from './status';\n", '');
+    assert.ok(!api.includes('indexedModel'), 'the planted API drops indexedModel');
+    writeFileSync(
+      join(dir, 'src/engine/index.ts'),
+      api +
+        "export { indexDir } from '../core/index/store/manifest';\n" +
+        "export { loadBeir, dropIndex } from './planted';\n" +
+        "export { openIndex, type SearchIndex as Planted } from './search';\n" +
+        "export * from './status';\n",
+    );
+    const r = spawnSync(process.execPath, [LINT, dir], { encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/^src\/engine\/index\.ts:\d+: /, '').replace(/:.*/, '')).sort();
+    assert.deepEqual(lines, [
+      'dropIndex comes straight from src/core',
+      "export * from './status'",
+      'indexDir comes straight from src/core',
+      'indexedModel is listed in scripts/lint-engine-api.mjs but src/engine/index.ts does not export it as a value',
+      'loadBeir comes straight from src/core',
+      "openIndex is not in the engine API's list",
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorCode } from '../../src/shared/errors';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { indexCitekeys, openIndex, rankCitekeys, readBibliography, indexLibrary } from '../../src/engine';
+import { indexLibrary } from '../../src/engine/indexLibrary';
+import { indexCitekeys, openIndex, rankCitekeys, readBibliography } from '../../src/engine/search';
 
 const EXAMPLE = resolve('examples/library');
 

@@ -8,7 +8,7 @@ import { createProvider } from '../../src/core/embedding/providerFactory';
 import { OllamaProvider } from '../../src/core/embedding/ollamaProvider';
 import { OpenAIProvider } from '../../src/core/embedding/openaiProvider';
 import { servedModelBase, servedModelPrefixes } from '../../src/core/embedding/servedModels';
-import { providerConfigOf } from '../../src/engine';
+import { providerConfigOf } from '../../src/engine/provider';
 import { defaultSettings } from '../../src/shared/settings';
 import { startFakeOllama } from '../support/fakeOllama';
 import { startFakeOpenAI } from '../support/fakeOpenAI';

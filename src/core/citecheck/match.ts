@@ -11,6 +11,7 @@
  * form. Pure: no I/O.
  */
 import { foldAccents } from '../../shared/fold';
+import type { PageText } from '../index/store/pageTexts';
 
 /** A quotation as tokens; `GAP` stands for an elision or an insertion. */
 export const GAP = '\u0000gap';
@@ -102,14 +103,8 @@ export function quoteTokens(quote: string): string[] {
   return out;
 }
 
-export interface PageText {
-  /** 1-based page number in the PDF. */
-  page: number;
-  /** Printed label ("xii", "214"); the page number when the PDF has none. */
-  label: string;
-  ocr: boolean;
-  text: string;
-}
+// A page as the page-text store (index/store/pageTexts.ts) keeps it.
+export type { PageText };
 
 /** A source's pages as one token stream, with its indexes (built on first use). */
 export class SourceText {

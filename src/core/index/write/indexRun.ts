@@ -10,7 +10,7 @@ import { lexicalTerms, embeddingText } from '../../retrieval/representation';
 import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
 import { sha256 } from '../../util/hash';
-import { writePageTexts } from '../../citecheck/pageTexts';
+import { writePageTexts } from '../store/pageTexts';
 import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
 import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
 import { POSTINGS_VERSION } from '../store/versions';

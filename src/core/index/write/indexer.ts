@@ -9,7 +9,7 @@
  * ahead, readAhead.ts, indexed in order by the run, indexRun.ts), the OCR pass
  * (ocrPass.ts), vectors for every shard, the last commit and the garbage.
  */
-import { prunePageTexts } from '../../citecheck/pageTexts';
+import { prunePageTexts } from '../store/pageTexts';
 import type { SourceInput } from '../source';
 import { acquireLock } from '../store/lock';
 import { indexDir, liveFiles } from '../store/manifest';

@@ -7,14 +7,26 @@
  * place in the manifest's commit: a file that is missing, damaged or of another
  * version is simply read again from the PDF. Written atomically by the indexer
  * as it reads a PDF; files of PDFs no longer indexed are removed after a run.
+ * It lives with the index's storage (the indexer writes and prunes it, the index
+ * folder holds it); the citation checker only reads it, and writes back the pages
+ * it had to read again.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CleanPage } from '../pdf/cleanPages';
-import { CHUNKER_VERSION } from '../passages/chunker';
-import { writeFileAtomic } from '../util/atomicWrite';
-import { readConfinedText } from '../util/confinedFiles';
-import type { PageText } from './match';
+import type { CleanPage } from '../../pdf/cleanPages';
+import { CHUNKER_VERSION } from '../../passages/chunker';
+import { writeFileAtomic } from '../../util/atomicWrite';
+import { readConfinedText } from '../../util/confinedFiles';
+
+/** One page as the citation checker reads it (citecheck/match.ts compares quotations with these). */
+export interface PageText {
+  /** 1-based page number in the PDF. */
+  page: number;
+  /** Printed label ("xii", "214"); the page number when the PDF has none. */
+  label: string;
+  ocr: boolean;
+  text: string;
+}
 
 interface PagesFile {
   format: 1;
