@@ -1,30 +1,25 @@
 /**
  * The index loaded for searching: all passages of all shards in memory, their
  * lexical index and their vectors (of one provider+model) packed in one
- * Float32Array, so a query is one BM25 lookup plus one flat scan. The vectors
- * are allocated where the SIMD kernel can scan them (retrieval/simd/vectorStore).
+ * Float32Array, so a query is one BM25 lookup plus one flat scan. The rows are
+ * read from the shards by loadRows.ts.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { EmbeddingProvider } from '../../embedding/provider';
-import { PostingsIndex, type PostingsPart } from '../../retrieval/postingsIndex';
+import { PostingsIndex } from '../../retrieval/postingsIndex';
 import { fusionFor, rankPassages, rankSources, vectorHitsMany, type HybridParams, type PassageCollection, type RankedPassage } from '../../retrieval/hybrid';
 import { queryTerms } from '../../retrieval/representation';
 import { languageHint, type Lang } from '../../text/tokenize';
-import { allocateVectors, quantizing } from '../../retrieval/simd/vectorStore';
 import { runInSlices } from '../../util/timeSlices';
 import { dotRow, sampledDots } from '../../retrieval/vectorScan';
 import { corruptError, healthOf, notReadyError } from '../health';
 import { IndexCorruptError, IndexGenerationGone, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
-import { ShardChecks } from '../store/shardChecks';
-import { readPassageShard, readShardPostings, readVectorShardBytes } from '../store/shards';
-import { PassageReader, type ShardTexts } from '../store/passageReader';
-import { decodePostings, encodeShard, type ShardPostings } from '../store/postingsFile';
-import { decodeVectorFile, locateVectors, VectorFileError } from '../store/vectorFile';
-import { sha256 } from '../../util/hash';
+import type { PassageReader } from '../store/passageReader';
 import { HIGHLIGHTS_FILE, highlightsFingerprint, readHighlights, type PassageHighlight } from '../store/highlights';
+import { loadRows } from './loadRows';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
@@ -107,63 +102,6 @@ function rowLanguages(count: number, textOf: (row: number) => string): (row: num
     }
     return v === 1 ? 'en' : v === 2 ? 'fr' : undefined;
   };
-}
-
-/**
- * A shard as loading needs it: its postings file, or, for a shard without a usable one
- * (an index from before them, a damaged file), the same built from its JSON in memory.
- * Passages of sources the manifest does not name are left out (the slow path).
- */
-async function shardLayout(dir: string, key: string, m: Manifest, checks: ShardChecks): Promise<{ postings: ShardPostings; texts: ShardTexts }> {
-  const rec = m.shards[key];
-  const stored = await readShardPostings(dir, rec, checks);
-  if (stored && stored.header.sources.every((s) => m.sources[s.id])) return { postings: stored, texts: { file: rec.file } };
-  const all = await readPassageShard(dir, rec);
-  const kept = all.filter((s) => m.sources[s.id]);
-  const { json, postings } = encodeShard(Number(key), rec.gen, kept);
-  const decoded = decodePostings(postings);
-  // The offsets point into the file only where its bytes are the ones just laid out.
-  if (kept.length === all.length && sha256(json) === rec.sha256) return { postings: decoded, texts: { file: rec.file } };
-  return { postings: decoded, texts: { passages: kept.flatMap((s) => s.passages) } };
-}
-
-/** A vector shard's items: found by id (the usual case, items in passage order, without a lookup), and each one's bytes. */
-interface ShardVectors {
-  dim: number;
-  /** The item whose id is `${contentHash}:${index}`; `hint`, the item expected there, is tried first. */
-  find(contentHash: string, index: number, hint: number): number | undefined;
-  /** Copies item n's vector (little-endian float32 bytes) to `target` at byte `at`, from where it lies in the file when it can. */
-  copy(n: number, target: Uint8Array, at: number): void;
-}
-
-function shardVectors(buf: Buffer, what: string): ShardVectors {
-  try {
-    const loc = locateVectors(buf);
-    if (loc) {
-      let byId: Map<string, number> | undefined;
-      return {
-        dim: loc.dim,
-        find(hash, index, hint) {
-          if (hint < loc.count && loc.idIs(hint, hash, index)) return hint;
-          byId ??= new Map(Array.from({ length: loc.count }, (_, n) => [loc.id(n), n]));
-          return byId.get(`${hash}:${index}`);
-        },
-        copy: (n, target, at) => buf.copy(target, at, loc.at[n], loc.at[n] + loc.dim * 4),
-      };
-    }
-    // Another layout (vectra writing floats one by one): decoded.
-    const d = decodeVectorFile(buf);
-    const bytes = new Uint8Array(d.vectors.buffer, d.vectors.byteOffset, d.vectors.byteLength);
-    const byId = new Map(d.ids.map((id, n) => [id, n]));
-    return {
-      dim: d.dim,
-      find: (hash, index) => byId.get(`${hash}:${index}`),
-      copy: (n, target, at) => target.set(bytes.subarray(n * d.dim * 4, (n + 1) * d.dim * 4), at),
-    };
-  } catch (err) {
-    if (err instanceof VectorFileError) throw new IndexCorruptError(`vector shard ${what} is damaged (${err.message})`);
-    throw err;
-  }
 }
 
 /** Rows sampled to estimate a query's cosine distribution. */
@@ -322,78 +260,19 @@ export class LibraryIndex {
     if (health.state !== 'ready') throw notReadyError(health);
     const m = manifest!;
     const set = m.vectors[provider.key] as VectorSetRecord | undefined;
-    const shardKeys = Object.keys(m.shards).sort((a, b) => Number(a) - Number(b));
-    const total = shardKeys.reduce((n, k) => n + m.shards[k].passages, 0);
     // No vector of this model yet (embedding has just started): the model says its size.
     const dim = set && Object.keys(set.shards).length ? set.dim : await provider.dimension(opts.signal);
-    const vectors = allocateVectors(total, dim);
-    const vectorBytes = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength);
-    // Which rows have a vector, while the model's vectors are being computed (undefined: all do).
-    const embedded = health.semantic ? new Uint8Array(total) : undefined;
-    const sourceOfRow = new Int32Array(total);
-    const passageIndex = new Uint32Array(total);
-    const shardOfRow = new Int32Array(total);
-    const jsonStart = new Uint32Array(total);
-    const jsonEnd = new Uint32Array(total);
-    const hash = new Uint32Array(total);
-    const shardBase = new Int32Array(shardKeys.length);
-    const texts: ShardTexts[] = [];
-    const parts: PostingsPart[] = [];
-    const sources: SourceRecord[] = [];
-    const sourceNo = new Map<string, number>();
-    const firstRows = new Map<string, number[]>();
-    // One buffer for every vector file in turn: its vectors are copied out before the next is read.
-    const scratch = { buf: Buffer.alloc(0) };
-    // Files a writer hashed and nothing has touched since are not hashed again (at 1M passages,
-    // 2.2 GB of vectors and postings: 1.4 s of the load); any other is.
-    const checks = await ShardChecks.read(dir);
-    let row = 0;
-    for (const [si, key] of shardKeys.entries()) {
-      const vectorShard = set?.shards[key];
-      const [layout, vectorFile] = await Promise.all([shardLayout(dir, key, m, checks), vectorShard ? readVectorShardBytes(dir, vectorShard, scratch, checks) : undefined]);
-      const { postings } = layout;
-      if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
-      const vectorsOf = vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined;
-      shardBase[si] = row;
-      texts.push(layout.texts);
-      parts.push(postings);
-      jsonStart.set(postings.jsonStart, row);
-      jsonEnd.set(postings.jsonEnd, row);
-      hash.set(postings.hash, row);
-      shardOfRow.fill(si, row, row + postings.header.passages);
-      let item = 0; // vectors are stored in passage order: item n is usually row n of the shard
-      for (const s of postings.header.sources) {
-        let no = sourceNo.get(s.id);
-        if (no === undefined) {
-          no = sources.push(m.sources[s.id]) - 1;
-          sourceNo.set(s.id, no);
-        }
-        if (s.passages) firstRows.set(s.contentHash, [...(firstRows.get(s.contentHash) ?? []), row]);
-        for (let i = 0; i < s.passages; i++, row++) {
-          sourceOfRow[row] = no;
-          passageIndex[row] = i;
-          const at = vectorsOf?.find(s.contentHash, i, item);
-          if (at !== undefined && vectorsOf!.dim === dim) {
-            vectorsOf!.copy(at, vectorBytes, row * dim * 4);
-            if (embedded) embedded[row] = 1;
-            item = at + 1;
-          } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${m.sources[s.id].path}; run the index command again`);
-        }
-      }
-    }
-    // In slices (~25 ms): at a million passages these take seconds, which an editor's extension
-    // host, loading the index in the background, must not be held for at once.
-    await runInSlices(quantizing(vectors, dim, row));
-    const reader = new PassageReader(dir, texts, shardBase, shardOfRow.subarray(0, row), jsonStart, jsonEnd, hash);
+    const rows = await loadRows(dir, m, set, dim, !!health.semantic);
+    const { reader, count } = rows;
     const lexical = await runInSlices(
-      PostingsIndex.building(parts, (r) => {
+      PostingsIndex.building(rows.parts, (r) => {
         const k = reader.read(r).k;
         return k ? k.split(' ') : [];
       }),
     );
-    const collection: PassageCollection = { lexical, vectors: row === total ? vectors : vectors.subarray(0, row * dim), dim, count: row, sourceOfRow, ...(embedded ? { embedded } : {}) };
-    const index = new LibraryIndex(workspace, m, provider, sources, reader, passageIndex, collection, firstRows, health.semantic);
-    collection.languageOfRow = rowLanguages(row, (r) => index.passage(r).text);
+    const collection: PassageCollection = { lexical, vectors: rows.vectors, dim, count, sourceOfRow: rows.sourceOfRow, ...(rows.embedded ? { embedded: rows.embedded } : {}) };
+    const index = new LibraryIndex(workspace, m, provider, rows.sources, reader, rows.passageIndex, collection, rows.firstRows, health.semantic);
+    collection.languageOfRow = rowLanguages(count, (r) => index.passage(r).text);
     await index.reloadHighlights();
     return index;
   }
