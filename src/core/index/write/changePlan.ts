@@ -7,7 +7,8 @@
 import type { SourceInput } from '../source';
 import type { SourceRecord } from '../store/manifest';
 import { READER_VERSION } from '../store/versions';
-import type { Gone, IndexRun } from './indexRun';
+import type { IndexRun } from './indexRun';
+import type { Gone } from './sourceFile';
 import type { IndexReport } from './report';
 
 export interface ChangePlan {

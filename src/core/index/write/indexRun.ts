@@ -1,15 +1,15 @@
 /**
  * One indexing run's hold on the index, under the writer lock: the manifest, the
- * shards loaded in memory and what changed in them, and the work on one file (read,
- * extract, chunk, embed, attach) and on the whole (vectors for every shard, commit).
- * The order of the work is the indexer's (indexer.ts); this is its state.
+ * shards loaded in memory and what changed in them, and the work on one file (extract,
+ * chunk, embed, attach) and on the whole (vectors for every shard, commit). The order
+ * of the work is the indexer's (indexer.ts); this is its state. What a file needs no
+ * state for (its reading ahead, its passages and record) is sourceFile.ts.
  */
 import { ProviderError, type EmbeddingProvider } from '../../embedding/provider';
 import { chunkPages, CHUNKER_VERSION } from '../../passages/chunker';
 import { lexicalTerms, embeddingText } from '../../retrieval/representation';
 import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
-import { sha256 } from '../../util/hash';
 import { writePageTexts } from '../store/pageTexts';
 import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
 import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
@@ -17,26 +17,10 @@ import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from '../store/shardChecks';
 import type { IndexRunOptions } from './options';
 import { cancelled, type FileOutcome, type IndexReport } from './report';
-import { zoteroMeta } from '../../../shared/results';
+import { newSourceRecord, sourceId, storedPassages, type Early, type Gone } from './sourceFile';
 
 const DEFAULT_SHARD_CAPACITY = 2000;
 const EMBED_BATCH = 64;
-
-/** A source gone from the library, kept aside in case it only moved (same content hash). */
-export interface Gone {
-  rec: SourceRecord;
-  passages?: StoredPassage[];
-  /** Its vectors of the run's model, by passage (taken before its shard is rewritten). */
-  vectors?: Array<Float32Array | undefined>;
-}
-
-/** What readAndExtract found for one file. */
-export interface Early {
-  bytes?: Uint8Array;
-  hash?: string;
-  readError?: string;
-  extracted?: ReturnType<SourceInput['extract']>;
-}
 
 export class IndexRun {
   /** The manifest this run writes (read by open()). */
@@ -244,28 +228,6 @@ export class IndexRun {
     old.sourceType = input.sourceType;
   }
 
-  /**
-   * The part of indexing a file that touches no index state, started ahead:
-   * read, hash, and (unless the file turns out unchanged or moved) extraction.
-   * Never rejects; the extraction promise is kept as is for indexOne to await.
-   */
-  async readAndExtract(input: SourceInput, old: SourceRecord | undefined, gone: Map<string, Gone>): Promise<Early> {
-    let bytes: Uint8Array | undefined;
-    let hash = input.contentHash;
-    try {
-      if (input.readBytes) {
-        bytes = await input.readBytes();
-        hash ??= sha256(bytes);
-      }
-    } catch (err) {
-      return { readError: (err as Error).message };
-    }
-    if (!hash || (old && old.contentHash === hash && !old.ocrPending) || (!old && gone.get(hash)?.passages)) return { bytes, hash };
-    const extracted = input.extract(bytes);
-    extracted.catch(() => undefined); // awaited (and reported) by indexOne, unless the run is cancelled first
-    return { bytes, hash, extracted };
-  }
-
   async indexOne(
     input: SourceInput,
     old: SourceRecord | undefined,
@@ -331,37 +293,8 @@ export class IndexRun {
       return this.skip(input, extracted.ocr ? 'no text layer, and OCR found no text on its pages' : 'no text layer (a scanned PDF? run OCR on it first)');
     }
     delete this.m.skipped[input.path];
-    const meta = extracted.meta;
-    const passages: StoredPassage[] = chunks.map((c) => ({
-      p: c.page,
-      l: c.pageLabel,
-      e: c.endPage,
-      h: c.heading,
-      t: c.text,
-      k: lexicalTerms({ sourceTitle: meta.title, heading: c.heading, text: c.text }).join(' '),
-      ...(touchesAny(c.page, c.endPage, ocrPages) ? { o: 1 as const } : {}),
-    }));
-    const rec: SourceRecord = {
-      id: sourceId(input.path),
-      path: input.path,
-      size: input.size,
-      mtimeMs: input.mtimeMs,
-      contentHash: hash,
-      shard: -1,
-      passages: passages.length,
-      pageCount: extracted.pageCount,
-      title: meta.title,
-      authors: meta.authors,
-      year: meta.year,
-      citekey: meta.citekey,
-      collections: meta.collections,
-      ...zoteroMeta(meta),
-      sourceType: input.sourceType,
-      titleFrom: meta.titleFrom,
-      ...(extracted.damage ? { problem: extracted.damage } : {}),
-      ...(ocrPages.size ? { ocrPages: ocrPages.size } : {}),
-      ...(ocrPending ? { ocrPending } : {}),
-    };
+    const passages = storedPassages(chunks, extracted.meta.title, ocrPages);
+    const rec = newSourceRecord(input, hash, extracted, passages.length, ocrPages, ocrPending);
     // Embed before touching the index, so a cancel or a provider failure leaves the old version in place.
     const vectors = new Map<string, Float32Array>();
     if (!this.opts.deferEmbedding) await this.embedSource(rec, passages, vectors);
@@ -533,14 +466,4 @@ export class IndexRun {
       this.vectors.delete(shard);
     }
   }
-}
-
-function touchesAny(from: number, to: number, pages: Set<number>): boolean {
-  if (pages.size === 0) return false;
-  for (let p = from; p <= to; p++) if (pages.has(p)) return true;
-  return false;
-}
-
-export function sourceId(p: string): string {
-  return sha256(p).slice(0, 16);
 }

@@ -17,6 +17,7 @@ import { collectGarbage } from '../store/shards';
 import { planChanges } from './changePlan';
 import { IndexRun } from './indexRun';
 import { runOcr } from './ocrPass';
+import { readAndExtract } from './sourceFile';
 import type { IndexRunOptions } from './options';
 import { abortPromise, delay, ReadAhead } from './readAhead';
 import { cancelled, countOutcome, emptyReport, type IndexReport } from './report';
@@ -68,7 +69,7 @@ async function execute(run: IndexRun, inputs: SourceInput[], started: number, wa
   // Far enough ahead that the extraction workers keep going through a commit (measured on 100
   // PDFs: 2 files ahead ×0.87 of bare pdf-parse, 6 ahead ×0.92), bounded in bytes for large PDFs.
   const ahead = new ReadAhead(todo, Math.max(0, opts.readAhead ?? 8), opts.readAheadBytes ?? 64 * 1024 * 1024, (input) =>
-    run.readAndExtract(input, byPath.get(input.path), gone),
+    readAndExtract(input, byPath.get(input.path), gone),
   );
   const { pending } = ahead;
   const aborted = abortPromise(opts.signal);

@@ -7,7 +7,8 @@
  * Pages are recognised (OCR cache first), then each file is indexed and committed on its own.
  */
 import { sha256 } from '../../util/hash';
-import { sourceId, type IndexRun } from './indexRun';
+import type { IndexRun } from './indexRun';
+import { sourceId } from './sourceFile';
 import { cancelled, countOutcome, type IndexReport } from './report';
 
 export async function runOcr(run: IndexRun, report: IndexReport): Promise<void> {

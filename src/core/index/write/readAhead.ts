@@ -4,7 +4,7 @@
  * races against them (a cancel, a timer).
  */
 import type { SourceInput } from '../source';
-import type { Early } from './indexRun';
+import type { Early } from './sourceFile';
 
 /** A file started (read, extraction handed to the workers) and not yet indexed. */
 export interface Pending {
