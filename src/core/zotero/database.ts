@@ -115,6 +115,44 @@ const ITEM_FIELDS = { title: L.title, date: L.date, doi: L.doi, citekey: L.citek
 type Role = keyof typeof ITEM_FIELDS;
 
 async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings: string[]): Promise<ZoteroSnapshot> {
+  const has = checkTables(db, opts, warnings);
+  const cuts = new FieldCuts();
+  const libraries = readLibraries(db, has, cuts);
+  const libraryIds = new Set(libraries.map((l) => l.id));
+  const { typeNames, roleOf } = fieldRoles(db, has);
+  const deleted = new Set(has('deletedItems') ? rows<Row>(db, 'SELECT itemID AS id FROM deletedItems').map((r) => Number(r.id)) : []);
+  const { byId, badKeys } = readItems(db, libraryIds, typeNames, roleOf, cuts);
+  // Per item, what was over a list's bound (said once the lists are done).
+  const over = { creators: new Map<number, number>(), collections: new Map<number, number>(), tags: new Map<number, number>() };
+  const lists: ItemLists = {
+    creators: readCreators(db, has, byId, cuts, over.creators),
+    ...readCollections(db, has, byId, libraryIds, cuts, over.collections),
+    tags: readTags(db, has, byId, cuts, over.tags),
+    deleted,
+  };
+  for (const [what, counts] of Object.entries(over)) {
+    const max = L[what as keyof typeof over];
+    for (const id of counts.keys()) cuts.note(`item ${byId.get(id)!.key}`, `${what} (over ${max}: the first kept)`);
+  }
+
+  const files = await readAttachments(db, opts, { byId, badKeys, deleted, cuts, warnings });
+  if (badKeys.size) warnings.push(named('items whose key is not a Zotero key (8 characters of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ) were left out', [...badKeys.values()]));
+
+  const items: ZoteroItem[] = [];
+  for (const raw of byId.values()) {
+    if (raw.type === 'attachment' || raw.type === 'note' || raw.type === 'annotation') continue;
+    items.push(itemOf(raw, files.attachmentsOf.get(raw.id) ?? [], lists));
+  }
+  // A PDF with no parent item is a top-level item of its own in Zotero.
+  for (const { raw, att } of files.standalone) items.push(itemOf(raw, [att], lists));
+  const cut = cuts.warning();
+  if (cut) warnings.push(cut);
+
+  return { via: 'database', dataDir: opts.dataDir, libraries, items, collections: lists.collections, annotations: files.annotations, stamp: '', warnings };
+}
+
+/** The database's tables checked: a ZoteroUnavailable without the required ones, a warning for a newer schema or missing optional ones. */
+function checkTables(db: Database, opts: DatabaseReaderOptions, warnings: string[]): (table: string) => boolean {
   const tables = new Set(rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
   const version = tables.has('version') ? Number(rows<{ version: number }>(db, "SELECT version FROM version WHERE schema = 'userdata'")[0]?.version ?? NaN) : NaN;
   const missing = REQUIRED.filter((t) => !tables.has(t));
@@ -131,18 +169,22 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
   }
   const absent = OPTIONAL.filter((t) => !tables.has(t));
   if (absent.length) warnings.push(`Zotero's database has no ${absent.join(', ')} table${absent.length > 1 ? 's' : ''}: what they hold (creators, collections, tags, trash, annotations, groups) is left out.`);
-  const has = (t: string) => tables.has(t);
-  const cuts = new FieldCuts();
+  return (t: string) => tables.has(t);
+}
 
-  const libraries: ZoteroLibraryInfo[] = rows<Row>(db, `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? `, g.groupID AS groupID, ${cutSql('g.name', L.libraryName)} AS name` : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`).map((r) => ({
+/** The user's library and the groups (feeds are not read). */
+function readLibraries(db: Database, has: (table: string) => boolean, cuts: FieldCuts): ZoteroLibraryInfo[] {
+  return rows<Row>(db, `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? `, g.groupID AS groupID, ${cutSql('g.name', L.libraryName)} AS name` : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`).map((r) => ({
     id: String(r.id),
     type: r.type === 'group' ? 'group' : 'user',
     name: r.type === 'group' ? (cuts.text(str(r.name), L.libraryName, `group ${str(r.groupID) ?? r.id}`, 'name') ?? `Group ${str(r.groupID) ?? r.id}`) : 'My Library',
     groupId: r.groupID == null ? undefined : Number(r.groupID),
     version: Number(r.version ?? 0),
   }));
-  const libraryIds = new Set(libraries.map((l) => l.id));
+}
 
+/** Item type names by id, and the fields read (title, date, DOI, citation key, Extra) by field id. */
+function fieldRoles(db: Database, has: (table: string) => boolean): { typeNames: Map<number, string>; roleOf: Map<number, Role> } {
   const typeTable = has('itemTypesCombined') ? 'itemTypesCombined' : 'itemTypes';
   const typeNames = new Map(rows<Row>(db, `SELECT itemTypeID AS id, ${cutSql('typeName', L.itemType)} AS name FROM ${typeTable}`).map((r) => [Number(r.id), String(r.name).slice(0, L.itemType)]));
   const fieldTable = has('fieldsCombined') ? 'fieldsCombined' : 'fields';
@@ -161,9 +203,11 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
     const id = fieldIds.get(name);
     if (id !== undefined) roleOf.set(id, role);
   }
+  return { typeNames, roleOf };
+}
 
-  const deleted = new Set(has('deletedItems') ? rows<Row>(db, 'SELECT itemID AS id FROM deletedItems').map((r) => Number(r.id)) : []);
-
+/** The items of the libraries read, by id, with their fields of a role; `badKeys`: those left out for their key. */
+function readItems(db: Database, libraryIds: Set<string>, typeNames: Map<number, string>, roleOf: Map<number, Role>, cuts: FieldCuts): { byId: Map<number, Raw>; badKeys: Map<number, string> } {
   const byId = new Map<number, Raw>();
   // Keys Zotero never gives ("../x"): the item is left out, and so are its attachments and annotations.
   const badKeys = new Map<number, string>();
@@ -194,10 +238,12 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
       stmt.free();
     }
   }
+  return { byId, badKeys };
+}
 
+/** Each item's creators, in order (up to the bound; `over` counts the rest). */
+function readCreators(db: Database, has: (table: string) => boolean, byId: Map<number, Raw>, cuts: FieldCuts, over: Map<number, number>): Map<number, ZoteroCreator[]> {
   const creators = new Map<number, ZoteroCreator[]>();
-  // Per item, what was over a list's bound (said once the lists are done).
-  const over = { creators: new Map<number, number>(), collections: new Map<number, number>(), tags: new Map<number, number>() };
   if (has('creators') && has('itemCreators')) {
     const join = has('creatorTypes') ? 'LEFT JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID' : '';
     const stmt = db.prepare(`SELECT ic.itemID, ${cutSql('c.firstName', L.name)}, ${cutSql('c.lastName', L.name)}, c.fieldMode, ${join ? cutSql('ct.creatorType', L.itemType) : "'author'"} FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID ${join} ORDER BY ic.itemID, ic.orderIndex`);
@@ -209,14 +255,24 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
         const creatorType = str(type)?.slice(0, L.itemType) ?? 'author';
         const name = (v: unknown) => cuts.text(str(v), L.name, `item ${raw.key}`, 'creator name');
         // fieldMode 1: a single-field name (an institution), kept in lastName.
-        append(creators, over.creators, itemId, () => (Number(mode) === 1 ? { creatorType, name: name(last) } : { creatorType, firstName: name(first), lastName: name(last) }), L.creators);
+        append(creators, over, itemId, () => (Number(mode) === 1 ? { creatorType, name: name(last) } : { creatorType, firstName: name(first), lastName: name(last) }), L.creators);
       }
     } finally {
       stmt.free();
     }
   }
+  return creators;
+}
 
-  // Collections: nested names joined into paths; those in the trash (and below them) are left out.
+/** Collections: nested names joined into paths; those in the trash (and below them) are left out. */
+function readCollections(
+  db: Database,
+  has: (table: string) => boolean,
+  byId: Map<number, Raw>,
+  libraryIds: Set<string>,
+  cuts: FieldCuts,
+  over: Map<number, number>,
+): { collections: ZoteroCollection[]; itemCollections: Map<number, string[]> } {
   const collections: ZoteroCollection[] = [];
   const itemCollections = new Map<number, string[]>();
   let collectionPath = new Map<number, string>();
@@ -234,61 +290,57 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
     if (has('collectionItems')) {
       for (const r of rows<Row>(db, 'SELECT collectionID AS c, itemID AS i FROM collectionItems ORDER BY collectionID, orderIndex')) {
         const p = collectionPath.get(Number(r.c));
-        if (p !== undefined && byId.has(Number(r.i))) append(itemCollections, over.collections, Number(r.i), () => p, L.collections);
+        if (p !== undefined && byId.has(Number(r.i))) append(itemCollections, over, Number(r.i), () => p, L.collections);
       }
     }
   }
+  return { collections, itemCollections };
+}
 
+/** Each item's tags (up to the bound; `over` counts the rest). */
+function readTags(db: Database, has: (table: string) => boolean, byId: Map<number, Raw>, cuts: FieldCuts, over: Map<number, number>): Map<number, string[]> {
   const tags = new Map<number, string[]>();
   if (has('tags') && has('itemTags')) {
     for (const r of rows<Row>(db, `SELECT it.itemID AS i, ${cutSql('t.name', L.tag)} AS name FROM itemTags it JOIN tags t ON t.tagID = it.tagID`)) {
       const raw = byId.get(Number(r.i));
-      if (raw) append(tags, over.tags, raw.id, () => cuts.text(String(r.name), L.tag, `item ${raw.key}`, 'tag')!, L.tags);
+      if (raw) append(tags, over, raw.id, () => cuts.text(String(r.name), L.tag, `item ${raw.key}`, 'tag')!, L.tags);
     }
   }
-  for (const [what, counts] of Object.entries(over)) {
-    const max = L[what as keyof typeof over];
-    for (const id of counts.keys()) cuts.note(`item ${byId.get(id)!.key}`, `${what} (over ${max}: the first kept)`);
-  }
+  return tags;
+}
 
-  const files = await readAttachments(db, opts, { byId, badKeys, deleted, cuts, warnings });
-  if (badKeys.size) warnings.push(named('items whose key is not a Zotero key (8 characters of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ) were left out', [...badKeys.values()]));
+/** What an item takes from the lists read beside it. */
+interface ItemLists {
+  creators: Map<number, ZoteroCreator[]>;
+  collections: ZoteroCollection[];
+  itemCollections: Map<number, string[]>;
+  tags: Map<number, string[]>;
+  deleted: Set<number>;
+}
 
-  const items: ZoteroItem[] = [];
-  const itemOf = (raw: Raw, attachments: ZoteroAttachment[]): ZoteroItem => {
-    const f = raw.fields;
-    const pinned = f.citekey?.trim() || undefined;
-    // Better BibTeX before Zotero 8 pinned keys as "Citation Key: …" in Extra ([ \t], not \s: no line is crossed).
-    const extraKey = !pinned && f.extra ? /^[ \t]*Citation Key[ \t]*:[ \t]*(\S+)[ \t]*$/im.exec(f.extra)?.[1] : undefined;
-    const fromExtra = extraKey && extraKey.length <= L.citekey ? extraKey : undefined;
-    return {
-      key: raw.key,
-      libraryId: raw.libraryId,
-      itemType: raw.type,
-      title: f.title ? stripRichText(f.title) : undefined,
-      creators: creators.get(raw.id) ?? [],
-      date: f.date?.replace(/^\d{4}-\d{2}-\d{2} /, ''),
-      year: parseYear(f.date),
-      doi: f.doi,
-      citekey: pinned ?? fromExtra ?? '',
-      citekeyFrom: pinned ? 'zotero' : fromExtra ? 'better-bibtex' : 'generated',
-      collections: itemCollections.get(raw.id) ?? [],
-      tags: tags.get(raw.id) ?? [],
-      deleted: deleted.has(raw.id),
-      attachments,
-      dateModified: raw.dateModified,
-    };
+function itemOf(raw: Raw, attachments: ZoteroAttachment[], lists: ItemLists): ZoteroItem {
+  const f = raw.fields;
+  const pinned = f.citekey?.trim() || undefined;
+  // Better BibTeX before Zotero 8 pinned keys as "Citation Key: …" in Extra ([ \t], not \s: no line is crossed).
+  const extraKey = !pinned && f.extra ? /^[ \t]*Citation Key[ \t]*:[ \t]*(\S+)[ \t]*$/im.exec(f.extra)?.[1] : undefined;
+  const fromExtra = extraKey && extraKey.length <= L.citekey ? extraKey : undefined;
+  return {
+    key: raw.key,
+    libraryId: raw.libraryId,
+    itemType: raw.type,
+    title: f.title ? stripRichText(f.title) : undefined,
+    creators: lists.creators.get(raw.id) ?? [],
+    date: f.date?.replace(/^\d{4}-\d{2}-\d{2} /, ''),
+    year: parseYear(f.date),
+    doi: f.doi,
+    citekey: pinned ?? fromExtra ?? '',
+    citekeyFrom: pinned ? 'zotero' : fromExtra ? 'better-bibtex' : 'generated',
+    collections: lists.itemCollections.get(raw.id) ?? [],
+    tags: lists.tags.get(raw.id) ?? [],
+    deleted: lists.deleted.has(raw.id),
+    attachments,
+    dateModified: raw.dateModified,
   };
-  for (const raw of byId.values()) {
-    if (raw.type === 'attachment' || raw.type === 'note' || raw.type === 'annotation') continue;
-    items.push(itemOf(raw, files.attachmentsOf.get(raw.id) ?? []));
-  }
-  // A PDF with no parent item is a top-level item of its own in Zotero.
-  for (const { raw, att } of files.standalone) items.push(itemOf(raw, [att]));
-  const cut = cuts.warning();
-  if (cut) warnings.push(cut);
-
-  return { via: 'database', dataDir: opts.dataDir, libraries, items, collections, annotations: files.annotations, stamp: '', warnings };
 }
 
 /** Appends `make()` to `id`'s list up to `max` entries; beyond, only counts (nothing more is made). */
