@@ -40,23 +40,7 @@ export function activate(context: vscode.ExtensionContext) {
   const citationChecker = new CitationChecker(s);
   const draftDeletions = vscode.workspace.createFileSystemWatcher(draftFileGlob(), true, true, false);
   const citekeys = new CitekeyCompletionProvider(s);
-
-  const folderOrWarn = () => {
-    const f = library.workspaceFolder(vscode.window.activeTextEditor?.document.uri);
-    if (!f) void vscode.window.showInformationMessage(vscode.l10n.t('Open a folder first: the index is stored inside the workspace.'));
-    return f;
-  };
-
-  // Results of a draft shown again come back from the cache (no analysis), after activation has returned.
-  const restoring = new Set<string>();
-  const restore = (document: vscode.TextDocument) => {
-    const key = document.uri.toString();
-    if (!isDraft(document) || restoring.has(key) || results.get(document.uri)) return;
-    restoring.add(key);
-    restoreFromCache(s, document)
-      .catch((err: Error) => log.info(`no results restored for ${document.uri.fsPath}: ${err.message}`))
-      .finally(() => restoring.delete(key));
-  };
+  const restore = restorer(s);
 
   context.subscriptions.push(
     log,
@@ -81,20 +65,56 @@ export function activate(context: vscode.ExtensionContext) {
       vscode.languages.registerCompletionItemProvider(drafts, citekeys, '@', '{', ','),
       vscode.languages.registerCodeActionsProvider(drafts, citationChecker, { providedCodeActionKinds: CitationChecker.kinds }),
     ]),
+    ...libraryCommands(s),
+    ...citationCheckWiring(s, citationChecker, draftDeletions),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
+    // The library as language-model tools for Copilot's agent mode and other chat participants (read-only).
+    registerAgentTools(s),
+  );
+
+  context.subscriptions.push(settleLater(s, watcher, restore));
+  log.info(`activated in ${Date.now() - started} ms`);
+  return { services: s };
+}
+
+/** The active editor's workspace folder; without one, the user is told the index needs a folder. */
+function folderOrWarn(library: LibraryService): vscode.WorkspaceFolder | undefined {
+  const f = library.workspaceFolder(vscode.window.activeTextEditor?.document.uri);
+  if (!f) void vscode.window.showInformationMessage(vscode.l10n.t('Open a folder first: the index is stored inside the workspace.'));
+  return f;
+}
+
+/** Results of a draft shown again come back from the cache (no analysis), after activation has returned. */
+function restorer(s: Services): (document: vscode.TextDocument) => void {
+  const restoring = new Set<string>();
+  return (document) => {
+    const key = document.uri.toString();
+    if (!isDraft(document) || restoring.has(key) || s.results.get(document.uri)) return;
+    restoring.add(key);
+    restoreFromCache(s, document)
+      .catch((err: Error) => s.log.info(`no results restored for ${document.uri.fsPath}: ${err.message}`))
+      .finally(() => restoring.delete(key));
+  };
+}
+
+/** The commands of the library, the index, the panel and the citations (all but Check Citations). */
+function libraryCommands(s: Services): vscode.Disposable[] {
+  const { library, trust, results, log, localModel } = s;
+  return [
     vscode.commands.registerCommand('similarSources.findSimilarSources', async (uri?: vscode.Uri) =>
       findSimilarSources(s, uri instanceof vscode.Uri ? await vscode.workspace.openTextDocument(uri) : undefined),
     ),
     vscode.commands.registerCommand(
       'similarSources.indexLibrary',
       trust.guard(async () => {
-        const f = folderOrWarn();
+        const f = folderOrWarn(library);
         return f ? library.index(f, { visible: true }) : undefined;
       }),
     ),
     vscode.commands.registerCommand(
       'similarSources.rebuildIndex',
       trust.guard(async () => {
-        const f = folderOrWarn();
+        const f = folderOrWarn(library);
         if (!f) return undefined;
         results.clear();
         // A rebuild is a fresh start: results cached against the old index go too.
@@ -105,7 +125,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand(
       'similarSources.clearCache',
       trust.guard(async () => {
-        const f = folderOrWarn();
+        const f = folderOrWarn(library);
         if (!f) return 0;
         const n = await library.engine(f).clearAnalysisCache();
         void vscode.window.showInformationMessage(vscode.l10n.t('Similarity cache cleared ({0} documents).', n));
@@ -136,33 +156,40 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand(
       'similarSources.downloadLocalModel',
       trust.guard(async () => {
-        const f = folderOrWarn();
+        const f = folderOrWarn(library);
         return f ? localModel.download(f) : false;
       }),
     ),
     vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
-    // Check Citations: diagnostics on each wrong citation, with Quick Fixes; on save too (citationCheck).
+  ];
+}
+
+/** Check Citations: diagnostics on each wrong citation, with Quick Fixes; on save too (citationCheck). */
+function citationCheckWiring(s: Services, citationChecker: CitationChecker, draftDeletions: vscode.FileSystemWatcher): vscode.Disposable[] {
+  return [
     citationChecker,
     vscode.commands.registerCommand(
       'similarSources.checkCitations',
-      trust.guard(async (uri?: vscode.Uri) => {
+      s.trust.guard(async (uri?: vscode.Uri) => {
         const doc = uri instanceof vscode.Uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
         return doc ? citationChecker.check(doc, true) : undefined;
       }),
     ),
-    vscode.workspace.onDidSaveTextDocument((doc) => void citationChecker.check(doc, false).catch((e: Error) => log.warn(e.message))),
+    vscode.workspace.onDidSaveTextDocument((doc) => void citationChecker.check(doc, false).catch((e: Error) => s.log.warn(e.message))),
     vscode.workspace.onDidCloseTextDocument((doc) => citationChecker.clear(doc.uri)),
     // A deleted draft keeps no problems (VS Code closes its document only minutes later).
     draftDeletions,
     draftDeletions.onDidDelete((uri) => citationChecker.clear(uri)),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void library.refresh().catch((e: Error) => log.warn(e.message))),
-    // The library as language-model tools for Copilot's agent mode and other chat participants (read-only).
-    registerAgentTools(s),
-  );
+  ];
+}
 
-  // Once the window has settled (never during activation): the status bar's health, the
-  // library watcher, results restored for the drafts on screen (these load the engine) and the
-  // index loaded for the first analysis.
+/**
+ * Once the window has settled (never during activation): the status bar's health, the
+ * library watcher, results restored for the drafts on screen (these load the engine) and the
+ * index loaded for the first analysis.
+ */
+function settleLater(s: Services, watcher: LibraryWatcher, restore: (document: vscode.TextDocument) => void): vscode.Disposable {
+  const { library, trust, log } = s;
   const settle = setTimeout(() => {
     watcher.start();
     if (!trust.trusted) return;
@@ -177,9 +204,7 @@ export function activate(context: vscode.ExtensionContext) {
       .catch((e: Error) => log.warn(e.message));
     vscode.window.visibleTextEditors.forEach((e) => restore(e.document));
   }, 1500);
-  context.subscriptions.push({ dispose: () => clearTimeout(settle) });
-  log.info(`activated in ${Date.now() - started} ms`);
-  return { services: s };
+  return { dispose: () => clearTimeout(settle) };
 }
 
 /** The folders whose PDFs the extension may open: the workspace's and its library's. */
