@@ -216,20 +216,72 @@ export function findCitations(draft: string): DraftCitation[] {
   return out;
 }
 
+/** A key found in a paragraph, before its quotation is judged. */
+interface Found {
+  key: string;
+  /** Where its `@` is, and just after the key. */
+  at: number;
+  end: number;
+  locator: Locator | null;
+  /** Where the citation stands in its sentence: the `@` in text, its group's `[`, or the `^` of the footnote it is in. */
+  anchor: number;
+  /** Just after an in-text citation's `[p. 12]`. */
+  locatorEnd?: number;
+}
+
+/** What a citation backs: its quotation (null when none), and the locator, which a quotation's page after it may give. */
+interface Judged {
+  quote: string | null;
+  range?: DraftCitation['quoteRange'];
+  blockQuote: boolean;
+  locator: Locator | null;
+}
+
 /** The citations of one paragraph, appended to `out`. */
 export function citationsOf(p: Para, out: DraftCitation[]): void {
   const text = p.text;
   if (!text.includes('@')) return;
   const { groups, around } = bracketGroups(text);
   const quotes = findQuotes(text);
-  // Quotes do not overlap: sorted by start, they are sorted by end too.
-  const quoteBetween = (from: number, to: number) => {
-    const q = quotes[lowerBound(quotes, from + 1, (x) => x.start)];
-    return !!q && q.end <= to;
-  };
-  const pos = (i: number) => ({ line: p.line[Math.min(i, text.length - 1)] + 1, column: p.col[Math.min(i, text.length - 1)] + 1 + (i >= text.length ? 1 : 0) });
-  // locatorEnd: just after an in-text citation's `[p. 12]`.
-  const found: Array<{ key: string; at: number; end: number; locator: Locator | null; anchor: number; locatorEnd?: number }> = [];
+  const found = keysOf(text, groups, around, quotes);
+  // Each quote backs the first citation after it in its sentence; quotes already claimed are not reused.
+  const claimed = new Set<Quote>();
+  const judged = quotesBefore(p, found, quotes, claimed);
+  quotesAfter(p, found, quotes, claimed, judged);
+  found.forEach((f, fi) => {
+    const { quote, range, blockQuote, locator } = judged[fi];
+    const a = pos(p, f.at);
+    // Only a page can be hinted: a citation without one needs no sentence.
+    const context = quote === null && locator?.from ? sentenceAround(text, f.anchor) : '';
+    out.push({
+      key: f.key,
+      line: a.line,
+      column: a.column,
+      endColumn: a.column + 1 + f.key.length,
+      locator,
+      quote,
+      ...(range ? { quoteRange: range } : {}),
+      ...(blockQuote ? { blockQuote } : {}),
+      ...(context ? { context } : {}),
+    });
+  });
+}
+
+/** The 1-based line and column in the draft of the paragraph's character i (just after its end for i past it). */
+function pos(p: Para, i: number): { line: number; column: number } {
+  const text = p.text;
+  return { line: p.line[Math.min(i, text.length - 1)] + 1, column: p.col[Math.min(i, text.length - 1)] + 1 + (i >= text.length ? 1 : 0) };
+}
+
+/** A quote lies between `from` and `to` (exclusive). Quotes do not overlap: sorted by start, they are sorted by end too. */
+function quoteBetween(quotes: Quote[], from: number, to: number): boolean {
+  const q = quotes[lowerBound(quotes, from + 1, (x) => x.start)];
+  return !!q && q.end <= to;
+}
+
+/** The paragraph's citation keys, in order, each with its locator and where it stands (links, references and cross-references left out). */
+function keysOf(text: string, groups: Group[], around: Map<number, { inner?: Group; foot?: Group }>, quotes: Quote[]): Found[] {
+  const found: Found[] = [];
   for (const m of text.matchAll(KEY_AT)) {
     const at = (m.index ?? 0) + m[0].indexOf('@');
     const key = m[2].replace(/[.:]+$/, '');
@@ -250,7 +302,7 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
       anchor = inner.start;
       // A bracketed citation inside a footnote anchors the footnote (unless the note quotes for itself).
       const foot = footAround;
-      if (foot && !quoteBetween(foot.start, inner.start)) anchor = foot.start - 1;
+      if (foot && !quoteBetween(quotes, foot.start, inner.start)) anchor = foot.start - 1;
     } else {
       // In text: "@key [p. 12]" or, in a footnote, "@key, p. 12".
       const g = groups[lowerBound(groups, end, (x) => x.start)];
@@ -264,13 +316,20 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
         const semi = rest.search(/[;]/);
         locator = /^\s*,/.test(rest) ? parseLocator(semi >= 0 ? rest.slice(0, semi) : rest) : null;
       }
-      anchor = inner?.footnote && !quoteBetween(inner.start, at) ? inner.start - 1 : at;
+      anchor = inner?.footnote && !quoteBetween(quotes, inner.start, at) ? inner.start - 1 : at;
     }
     found.push({ key, at, end, locator, anchor, locatorEnd });
   }
-  // Each quote backs the first citation after it in its sentence; quotes already claimed are not reused.
-  const claimed = new Set<Quote>();
-  const judged: Array<{ quote: string | null; range?: DraftCitation['quoteRange']; blockQuote: boolean; locator: Locator | null }> = [];
+  return found;
+}
+
+/**
+ * Each citation's quotation before it, in its sentence (or, for a block quote's last line, the
+ * quote's text): the quotes it takes are added to `claimed`.
+ */
+function quotesBefore(p: Para, found: Found[], quotes: Quote[], claimed: Set<Quote>): Judged[] {
+  const text = p.text;
+  const judged: Judged[] = [];
   let prevAnchor = -1;
   for (const [fi, f] of found.entries()) {
     // The quotes of the citation's sentence: back from the citation until a sentence break.
@@ -295,8 +354,8 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
     let range: DraftCitation['quoteRange'];
     let blockQuote = false;
     if (mine.length) {
-      const s = pos(mine[0].innerStart);
-      const e = pos(mine[mine.length - 1].innerEnd - 1);
+      const s = pos(p, mine[0].innerStart);
+      const e = pos(p, mine[mine.length - 1].innerEnd - 1);
       range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
       for (const q of mine) claimed.add(q);
     } else if (p.blockQuote && prevAnchor < 0 && !text.slice(f.end).includes('\n') && fi === 0) {
@@ -306,8 +365,8 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
       if (wordCount(body) >= MIN_QUOTE_WORDS) {
         quote = body;
         blockQuote = true;
-        const s = pos(0);
-        const e = pos(body.length - 1);
+        const s = pos(p, 0);
+        const e = pos(p, body.length - 1);
         range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
       }
     }
@@ -318,9 +377,16 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
     judged.push({ quote, range, blockQuote, locator: f.locator });
     prevAnchor = Math.max(prevAnchor, f.anchor);
   }
-  // An in-text citation that backs no quotation before it may introduce one after it, in its
-  // sentence: "@key [p. 12] writes that “…”." or "As @key argues, “…” (p. 12)." The quotation
-  // is its when no other citation comes between them and no citation after it claimed it.
+  return judged;
+}
+
+/**
+ * An in-text citation that backs no quotation before it may introduce one after it, in its
+ * sentence: "@key [p. 12] writes that “…”." or "As @key argues, “…” (p. 12)." The quotation
+ * is its when no other citation comes between them and no citation after it claimed it.
+ */
+function quotesAfter(p: Para, found: Found[], quotes: Quote[], claimed: Set<Quote>, judged: Judged[]): void {
+  const text = p.text;
   for (const [fi, f] of found.entries()) {
     const j = judged[fi];
     if (j.quote !== null || f.anchor !== f.at) continue;
@@ -333,8 +399,8 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
     const inner = text.slice(q.innerStart, q.innerEnd);
     if (wordCount(inner) < MIN_QUOTE_WORDS) continue;
     claimed.add(q);
-    const s = pos(q.innerStart);
-    const e = pos(q.innerEnd - 1);
+    const s = pos(p, q.innerStart);
+    const e = pos(p, q.innerEnd - 1);
     j.quote = inner;
     j.range = { line: s.line, column: s.column, endLine: e.line, endColumn: e.column + 1 };
     // Its page in parentheses or brackets right after it, when the citation named none.
@@ -344,23 +410,6 @@ export function citationsOf(p: Para, out: DraftCitation[]): void {
       if (loc?.from) j.locator = loc;
     }
   }
-  found.forEach((f, fi) => {
-    const { quote, range, blockQuote, locator } = judged[fi];
-    const a = pos(f.at);
-    // Only a page can be hinted: a citation without one needs no sentence.
-    const context = quote === null && locator?.from ? sentenceAround(text, f.anchor) : '';
-    out.push({
-      key: f.key,
-      line: a.line,
-      column: a.column,
-      endColumn: a.column + 1 + f.key.length,
-      locator,
-      quote,
-      ...(range ? { quoteRange: range } : {}),
-      ...(blockQuote ? { blockQuote } : {}),
-      ...(context ? { context } : {}),
-    });
-  });
 }
 
 const SENTENCE_END = /(?<!\b(?:p|pp|e\.g|i\.e|cf|vol|chap|ed|eds|no|n|ibid|op|cit|al|S|ch|fig|sec))[.!?]+(?=\s|$)|\n\s*\n/gu;
