@@ -54,7 +54,29 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
   const source = text.replace(/^\uFEFF/, '');
   const { parseAsync } = await loadParser();
   const unknownCommands = new Map<string, Set<string>>();
-  const options: Options = {
+  const options = parserOptions(unknownCommands);
+  const lines = new LineFinder(source);
+  const read = await parseChunks(source, chunkChars, lines, (input, strings) => parseAsync(input, { ...options, strings }));
+  const effective = effectiveText(source, read.rewrites);
+  const errorLines = effective === source ? lines : new LineFinder(effective);
+  const warnings = [...read.failed, ...new Set(read.errors.map((e) => describeError(e, errorLines)))];
+  const entries = bibEntries(read.parsed, effective, baseDir, warnings);
+  for (const [command, keys] of unknownCommands) {
+    const named = [...keys].filter(Boolean);
+    const list = named.slice(0, MAX_KEYS_NAMED).map((k) => `"${k}"`).join(', ');
+    const more = named.length > MAX_KEYS_NAMED ? ` and ${named.length - MAX_KEYS_NAMED} more` : '';
+    warnings.push(`Unknown LaTeX command ${command} left out of the text${list ? ` of ${list}${more}` : ''}.`);
+  }
+  if (warnings.length > MAX_WARNINGS) {
+    const left = warnings.length - MAX_WARNINGS;
+    warnings.splice(MAX_WARNINGS, left, `… and ${left} more warnings.`);
+  }
+  return { entries, warnings };
+}
+
+/** The parser's options; a LaTeX command it does not know is noted in `unknownCommands` (command → entry keys). */
+function parserOptions(unknownCommands: Map<string, Set<string>>): Options {
+  return {
     // Titles as written: no English sentence-casing, no case-protection markup.
     english: false,
     caseProtection: false,
@@ -70,10 +92,26 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
       return '';
     },
   };
+}
 
+/** What the parser made of the file, chunk by chunk. */
+interface ChunksRead {
+  parsed: Entry[];
+  errors: ParseError[];
+  /** Warnings of chunks and entries skipped, in the file's order, then of macros' bounds. */
+  failed: string[];
+  /** Spans of the file given to the parser otherwise (macros bounded): [start, end, text]. */
+  rewrites: Array<[number, number, string]>;
+}
+
+/**
+ * Hands the file to the parser chunk by chunk (chunkSpans), the event loop getting a turn
+ * between chunks; a chunk with a syntax error is read again entry by entry, so that only the
+ * broken one is lost. `parse` is the parser with the options, given the @string values so far.
+ */
+async function parseChunks(source: string, chunkChars: number, lines: LineFinder, parse: (input: string, strings: Record<string, string>) => Promise<Library>): Promise<ChunksRead> {
   const parsed: Entry[] = [];
   const errors: ParseError[] = [];
-  const lines = new LineFinder(source);
   const failed: string[] = [];
   // Each piece sees the @string values and @preamble macros of the pieces before it.
   const strings: Record<string, string> = {};
@@ -96,7 +134,7 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
     if (bounded.crosses) return false;
     const chunk = bounded.text;
     const prefix = preambles.map((p) => `@preamble{${p}}\n`).join('');
-    const lib: Library = await parseAsync(prefix + chunk, { ...options, strings: { ...strings } });
+    const lib: Library = await parse(prefix + chunk, { ...strings });
     failed.push(...bounded.warnings);
     if (chunk !== original) rewrites.push([start, end, chunk]);
     parsed.push(...lib.entries);
@@ -135,6 +173,11 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
 
   const spent = macros.spentWarning();
   if (spent) failed.push(spent);
+  return { parsed, errors, failed, rewrites };
+}
+
+/** The text the parser was given: the file with the rewritten spans in place. */
+function effectiveText(source: string, rewrites: Array<[number, number, string]>): string {
   let effective = source;
   if (rewrites.length) {
     let at = 0;
@@ -145,8 +188,11 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
     }
     effective += source.slice(at);
   }
-  const errorLines = effective === source ? lines : new LineFinder(effective);
-  const warnings = [...failed, ...new Set(errors.map((e) => describeError(e, errorLines)))];
+  return effective;
+}
+
+/** The parsed entries as BibEntry, first of each key; a skipped one is a warning in `warnings`. */
+function bibEntries(parsed: Entry[], effective: string, baseDir: string, warnings: string[]): BibEntry[] {
   const entries: BibEntry[] = [];
   const seen = new Set<string>();
   const entryLines = new LineFinder(effective);
@@ -170,17 +216,7 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
       warnings.push(`Skipped the entry "${excerpt(e.key)}" at line ${line}: its fields could not be read.`);
     }
   }
-  for (const [command, keys] of unknownCommands) {
-    const named = [...keys].filter(Boolean);
-    const list = named.slice(0, MAX_KEYS_NAMED).map((k) => `"${k}"`).join(', ');
-    const more = named.length > MAX_KEYS_NAMED ? ` and ${named.length - MAX_KEYS_NAMED} more` : '';
-    warnings.push(`Unknown LaTeX command ${command} left out of the text${list ? ` of ${list}${more}` : ''}.`);
-  }
-  if (warnings.length > MAX_WARNINGS) {
-    const left = warnings.length - MAX_WARNINGS;
-    warnings.splice(MAX_WARNINGS, left, `… and ${left} more warnings.`);
-  }
-  return { entries, warnings };
+  return entries;
 }
 
 function toBibEntry(e: Entry, baseDir: string): BibEntry {
