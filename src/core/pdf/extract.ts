@@ -91,61 +91,7 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
     // A page tree with no page: nothing to read (and no page error to name).
     if (!(total > 0)) throw new PdfSkipError('not a valid PDF (its page tree holds no page)', 'invalid');
     hooks.onOpened?.(total);
-    // Page by page, so one broken page (or a truncated tail) costs only itself.
-    const pages: string[] = [];
-    const failed: number[] = [];
-    const ocrCandidates: number[] = [];
-    const doubtful: number[] = [];
-    let sample: { page: number; letters: number } | undefined;
-    const doubt = (n: number, letters: number) => {
-      doubtful.push(n);
-      if (!sample || letters > sample.letters) sample = { page: n, letters };
-    };
-    // Whether the file is a scan with a text layer (someone's OCR), asked of its first pages with
-    // few function words: a born-digital file is no scan, and after SCAN_CHECKS pages that are
-    // not, it is not asked again (each asking reads the page's operators).
-    let scanned: boolean | undefined;
-    let scanChecks = 0;
-    const setAside: Record<number, string> = {};
-    let firstError: unknown;
-    for (let n = 1; n <= total; n++) {
-      try {
-        const page = await doc.getPage(n);
-        try {
-          pages[n - 1] = decodeAdobePrivateUse(await reader.getPageText(page, {}, total));
-        } finally {
-          page.cleanup();
-        }
-        const q = pageTextQuality(pages[n - 1]);
-        const { verdict } = q;
-        // A page with little or no text and no image (a chapter title, an index's tail, a blank
-        // or a drawing) has nothing more for OCR to read: its layer, if any, is what it says.
-        const nothingToRead = verdict === 'no-text' && !damaged && !(await drawsImage(doc, n));
-        if (verdict === 'garbage' && q.badCharShare <= MAX_BAD_CHAR_SHARE) {
-          // Garbage by its words alone: code or a table can look so too; a sample page decides.
-          doubt(n, q.letters);
-          setAside[n] = pages[n - 1];
-          pages[n - 1] = '';
-        } else if (verdict !== 'ok' && !nothingToRead) {
-          ocrCandidates.push(n);
-          if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
-          pages[n - 1] = '';
-        } else if (verdict === 'ok' && scanned !== false && functionWordShare(pages[n - 1]) < DOUBT_FUNCTION_SHARE) {
-          if (scanned === undefined) {
-            if (await scanPage(doc, n)) scanned = true;
-            else if (++scanChecks >= SCAN_CHECKS) scanned = false;
-          }
-          if (scanned) doubt(n, q.letters);
-        }
-      } catch (err) {
-        // An encrypted or unreadable file fails on its first page: that is the file's error, not a page's.
-        if (n === 1 && /password/i.test((err as Error)?.message ?? '')) throw classify(err);
-        firstError ??= err;
-        failed.push(n);
-        pages[n - 1] = '';
-      }
-      hooks.onPage?.(n);
-    }
+    const { pages, failed, ocrCandidates, doubtful, sample, setAside, firstError } = await readPages(doc, reader, total, damaged, hooks);
     if (failed.length === total) throw classify(firstError);
     // In a damaged file, a page that came out empty most likely lost its content, and pages the
     // page tree declares beyond those pdf.js found are lost too (the scan only finds what arrived).
@@ -183,6 +129,84 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
   } finally {
     await parser.destroy().catch(() => undefined);
   }
+}
+
+/** What reading a document page by page found. */
+interface PagesRead {
+  /** Each page's text ('' where it failed or was set aside). */
+  pages: string[];
+  /** Pages that could not be read. */
+  failed: number[];
+  ocrCandidates: number[];
+  doubtful: number[];
+  /** The doubtful page with the most letters. */
+  sample?: { page: number; letters: number };
+  setAside: Record<number, string>;
+  /** The first page's error, when a page failed. */
+  firstError: unknown;
+}
+
+/**
+ * Reads the text of each page, page by page so that one broken page (or a truncated tail) costs
+ * only itself, and judges its layer: kept, set aside for OCR, or in doubt (a sample page decides).
+ * An encrypted file fails on its first page: that is thrown as the file's error.
+ */
+async function readPages(doc: PdfJsDoc, reader: PageTextReader, total: number, damaged: string | undefined, hooks: ExtractHooks): Promise<PagesRead> {
+  const pages: string[] = [];
+  const failed: number[] = [];
+  const ocrCandidates: number[] = [];
+  const doubtful: number[] = [];
+  let sample: { page: number; letters: number } | undefined;
+  const doubt = (n: number, letters: number) => {
+    doubtful.push(n);
+    if (!sample || letters > sample.letters) sample = { page: n, letters };
+  };
+  // Whether the file is a scan with a text layer (someone's OCR), asked of its first pages with
+  // few function words: a born-digital file is no scan, and after SCAN_CHECKS pages that are
+  // not, it is not asked again (each asking reads the page's operators).
+  let scanned: boolean | undefined;
+  let scanChecks = 0;
+  const setAside: Record<number, string> = {};
+  let firstError: unknown;
+  for (let n = 1; n <= total; n++) {
+    try {
+      const page = await doc.getPage(n);
+      try {
+        pages[n - 1] = decodeAdobePrivateUse(await reader.getPageText(page, {}, total));
+      } finally {
+        page.cleanup();
+      }
+      const q = pageTextQuality(pages[n - 1]);
+      const { verdict } = q;
+      // A page with little or no text and no image (a chapter title, an index's tail, a blank
+      // or a drawing) has nothing more for OCR to read: its layer, if any, is what it says.
+      const nothingToRead = verdict === 'no-text' && !damaged && !(await drawsImage(doc, n));
+      if (verdict === 'garbage' && q.badCharShare <= MAX_BAD_CHAR_SHARE) {
+        // Garbage by its words alone: code or a table can look so too; a sample page decides.
+        doubt(n, q.letters);
+        setAside[n] = pages[n - 1];
+        pages[n - 1] = '';
+      } else if (verdict !== 'ok' && !nothingToRead) {
+        ocrCandidates.push(n);
+        if (pages[n - 1].trim()) setAside[n] = pages[n - 1];
+        pages[n - 1] = '';
+      } else if (verdict === 'ok' && scanned !== false && functionWordShare(pages[n - 1]) < DOUBT_FUNCTION_SHARE) {
+        if (scanned === undefined) {
+          if (await scanPage(doc, n)) scanned = true;
+          else if (++scanChecks >= SCAN_CHECKS) scanned = false;
+        }
+        if (scanned) doubt(n, q.letters);
+      }
+    } catch (err) {
+      // An encrypted or unreadable file fails on its first page: that is the file's error, not a page's.
+      if (n === 1 && /password/i.test((err as Error)?.message ?? '')) throw classify(err);
+      firstError ??= err;
+      failed.push(n);
+      pages[n - 1] = '';
+    }
+    hooks.onPage?.(n);
+  }
+  return { pages, failed, ocrCandidates, doubtful, sample, setAside, firstError };
 }
 
 /** Pages asked whether they are scans before a file is taken for born digital. */
