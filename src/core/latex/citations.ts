@@ -11,6 +11,7 @@
 import { citationsOf, parseLocator, type DraftCitation } from '../citecheck/draftCitations';
 import { lineOf, lineStarts } from '../../shared/lines';
 import { type KeyPlace, noteText, Projector } from './projector';
+import { checkLatexSize } from './units';
 
 export interface LatexCitation extends DraftCitation {
   /** The command's name ("autocite") and its offsets in the source (end exclusive). */
@@ -36,6 +37,7 @@ export function latexBody(source: string): { start: number; end: number } {
 
 /** Every citation of a LaTeX file, in the order of the source; `file` is set on each when given. */
 export function findLatexCitations(source: string, opts: { file?: string } = {}): LatexCitation[] {
+  checkLatexSize(source, opts.file);
   if (source.charCodeAt(0) === 0xfeff) source = ' ' + source.slice(1);
   const p = new Projector(source);
   const { start, end } = latexBody(source);
@@ -49,21 +51,21 @@ export function findLatexCitations(source: string, opts: { file?: string } = {})
   const place = (k: KeyPlace, c: Omit<DraftCitation, 'key' | 'line' | 'column' | 'endColumn'>) => {
     const line = lineOf(starts, k.key.start) - 1;
     const column = k.key.start - starts[line] + 1;
-    out.push({
-      ...c,
-      key: k.key.key,
-      ...(opts.file !== undefined ? { file: opts.file } : {}),
-      line: line + 1,
-      column,
-      endColumn: column + k.key.key.length,
-      command: k.cite.command,
-      start: k.cite.start,
-      end: k.cite.end,
-      keyStart: k.key.start,
-      keyEnd: k.key.end,
-      ...(k.item.prenote !== undefined ? { prenote: k.item.prenote } : {}),
-      ...(k.item.postnote !== undefined ? { postnote: k.item.postnote } : {}),
-    });
+    // Built field by field (not spread): tens of thousands of them from a long draft.
+    const cite = c as LatexCitation;
+    cite.key = k.key.key;
+    if (opts.file !== undefined) cite.file = opts.file;
+    cite.line = line + 1;
+    cite.column = column;
+    cite.endColumn = column + k.key.key.length;
+    cite.command = k.cite.command;
+    cite.start = k.cite.start;
+    cite.end = k.cite.end;
+    cite.keyStart = k.key.start;
+    cite.keyEnd = k.key.end;
+    if (k.item.prenote !== undefined) cite.prenote = k.item.prenote;
+    if (k.item.postnote !== undefined) cite.postnote = k.item.postnote;
+    out.push(cite);
     seen.add(k.key.start - 1);
   };
   for (const c of found) {

@@ -96,6 +96,8 @@ export function readLatexProject(mainPath: string, mainText: string, workspace: 
 export function latexBibliographies(draft: string, draftPath: string): string[] {
   const dir = path.dirname(path.resolve(draftPath));
   const out: string[] = [];
+  // Matched where the command is (sticky), not on a copy of what follows each backslash.
+  const re = /\\(addbibresource|addglobalbib|bibliography)\s*(?:\[[^\]]{0,200}\])?\s*\{([^{}]{1,300})\}/y;
   for (let i = 0; i < draft.length; i++) {
     const c = draft[i];
     if (c !== '\\' && c !== '%') continue;
@@ -104,7 +106,9 @@ export function latexBibliographies(draft: string, draftPath: string): string[] 
       i = skip - 1;
       continue;
     }
-    const m = /^\\(addbibresource|addglobalbib|bibliography)\s*(?:\[[^\]]*\])?\s*\{([^{}]+)\}/.exec(draft.slice(i, i + 500));
+    if (c !== '\\') continue;
+    re.lastIndex = i;
+    const m = re.exec(draft);
     if (!m) {
       i++;
       continue;

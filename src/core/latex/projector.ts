@@ -4,10 +4,11 @@
  * `\enquote{…}`, `\textquote[cite]{…}`, `\blockquote`, « » and babel-french's `\og … \fg`), `~` as
  * a space, `--` as a dash, `\emph{x}` as x, accents composed, and each citation command as its Pandoc
  * equivalent (`\autocite[see][p.~12]{a}` → `[see @a, p. 12]`, `\footcite` → `^[@a, 12]`, `\textcite`
- * → `@a [12]`). Comments, math, verbatim and `thebibliography` are not read. Pure: no I/O.
+ * → `@a [12]`). Comments, math, verbatim and `thebibliography` are not read. One pass over the source
+ * (issue 35): an argument left open ends at its paragraph, as TeX ends a runaway argument. Pure: no I/O.
  */
 import type { Para } from '../citecheck/draftCitations';
-import { lineStarts } from '../../shared/lines';
+import { lineOf, lineStarts } from '../../shared/lines';
 import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
 
 const SECTIONS = new Set(['part', 'chapter', 'section', 'subsection', 'subsubsection', 'paragraph', 'subparagraph']);
@@ -62,9 +63,20 @@ export interface KeyPlace {
   last: boolean;
 }
 
-/** Where a region of prose ends after a group `{…}` at `i` (balanced braces); the text's end when unclosed. */
+/**
+ * Where a group `{…}` at `i` ends (balanced braces); unclosed, where its paragraph ends, as TeX ends a
+ * runaway argument there (not at the draft's end: the rest of the draft is read on).
+ */
 function groupEnd(text: string, i: number): number {
-  return delimited(text, i, '{', '}')?.end ?? text.length;
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 92) j++;
+    else if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) return j + 1;
+    else if (c === 10 && /^\n[ \t]*\r?\n/.test(text.slice(j, j + 40))) return j;
+  }
+  return text.length;
 }
 
 /** After spaces (not a blank line). */
@@ -88,14 +100,18 @@ function optionals(text: string, i: number, max = 2): { args: Array<{ start: num
 }
 
 export class Projector {
-  private chars: string[] = [];
-  private offs: number[] = [];
+  /** The paragraph being projected: its text in parts, and the source offset of each of its UTF-16 units. */
+  private parts: string[] = [];
+  private length = 0;
+  private offs = new Int32Array(256);
   private blockQuote = false;
   private quoteDepth = 0;
   /** Closing actions of the open groups `{…}`, innermost last, given the offset of their `}`. */
   private frames: Array<((close: number) => void) | undefined> = [];
   /** The citation of each open quotation environment (`\begin{displayquote}[\cite{a}]`). */
   private envs: Array<{ name: string; cite?: { start: number; end: number } }> = [];
+  /** How many of `envs` have each name: a stray `\end{x}` is told at once, not by a search of every open environment. */
+  private open = new Map<string, number>();
   readonly paras: Para[] = [];
   /** The key of each projected `@`, by the source offset it is mapped to (just before the key). */
   readonly keys = new Map<number, KeyPlace>();
@@ -107,28 +123,36 @@ export class Projector {
 
   private emit(s: string, at: number): void {
     // A paragraph starts at its first character (a quotation environment's first line, not its line break).
-    if (!this.chars.length && !/\S/.test(s)) return;
-    for (const ch of s) {
-      this.chars.push(ch);
-      this.offs.push(at);
+    if (!this.length && !/\S/.test(s)) return;
+    if (this.length + s.length > this.offs.length) {
+      const grown = new Int32Array(Math.max(2 * this.offs.length, this.length + s.length));
+      grown.set(this.offs.subarray(0, this.length));
+      this.offs = grown;
     }
+    this.offs.fill(at, this.length, this.length + s.length);
+    this.length += s.length;
+    this.parts.push(s);
   }
 
   flush(): void {
-    if (this.chars.length && /\S/.test(this.chars.join(''))) {
-      const line = new Int32Array(this.offs.length);
-      const col = new Int32Array(this.offs.length);
-      let l = 0;
-      this.offs.forEach((o, k) => {
+    const text = this.parts.join('');
+    if (this.length && /\S/.test(text)) {
+      const line = new Int32Array(this.length);
+      const col = new Int32Array(this.length);
+      // The first character's line found by a binary search, the others' from it (a paragraph's lines, not the draft's).
+      let l = lineOf(this.starts, this.offs[0]) - 1;
+      for (let k = 0; k < this.length; k++) {
+        const o = this.offs[k];
         while (l + 1 < this.starts.length && this.starts[l + 1] <= o) l++;
         while (l > 0 && this.starts[l] > o) l--;
         line[k] = l;
         col[k] = o - this.starts[l];
-      });
-      this.paras.push({ text: this.chars.join(''), line, col, blockQuote: this.blockQuote });
+      }
+      this.paras.push({ text, line, col, blockQuote: this.blockQuote });
     }
-    this.chars = [];
-    this.offs = [];
+    this.parts = [];
+    this.length = 0;
+    if (this.offs.length > 65536) this.offs = new Int32Array(256);
   }
 
   /** Projects the source from `from` to `to`. */
@@ -336,9 +360,13 @@ export class Projector {
         this.blockQuote = true;
       }
       this.envs.push({ name, cite });
+      this.open.set(name, (this.open.get(name) ?? 0) + 1);
       return k;
     }
-    const at = this.envs.map((e) => e.name).lastIndexOf(name);
+    let at = this.open.get(name) ? this.envs.length - 1 : -1;
+    while (at >= 0 && this.envs[at].name !== name) at--;
+    // What is closed with it is closed too (searched no further than what is removed).
+    for (let n = Math.max(at, 0); at >= 0 && n < this.envs.length; n++) this.open.set(this.envs[n].name, this.open.get(this.envs[n].name)! - 1);
     const env = at >= 0 ? this.envs.splice(at)[0] : undefined;
     if (env && QUOTE_ENVS.has(name)) {
       if (env.cite) {
