@@ -20,6 +20,7 @@ import ts from 'typescript';
 
 /** The engine's own values a host uses: the instance, pure helpers, and what no workspace owns. */
 export const ENGINE_API = {
+  draftCitationsOf: "a draft's citations as the check reads them (a LaTeX draft with its \\input files, read by the confined rule), without an index: scripts/bench-latex.ts measures the check's reading on it",
   createEngine: 'the one way a host makes the engine of a workspace (instance.ts); everything about an index goes through it',
   errorCode: "pure: a failure's code, read across the extension's and the engine's bundles (shared/errors.ts)",
   errorHealth: "pure: the index health a failure carries (the views and the CLI's hints)",

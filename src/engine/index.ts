@@ -77,6 +77,7 @@ export { runBeirEval, type BeirEvalResult } from '../core/eval/beir';
 export {
   checkCitations,
   checkCitationsOffThread,
+  draftCitationsOf,
   findCitations,
   MAX_QUOTE_WORDS,
   statusSeverity,

@@ -98,10 +98,7 @@ export function skipOpaque(text: string, i: number): number {
     return nl < 0 ? text.length : nl + 1;
   }
   if (c === '$') {
-    if (text[i + 1] === '$') {
-      const e = text.indexOf('$$', i + 2);
-      return e < 0 ? text.length : e + 2;
-    }
+    if (text[i + 1] === '$') return mathEnd(text, i + 2, '$$');
     for (let j = i + 1; j < text.length; j++) {
       if (text[j] === '\\') j++;
       else if (text[j] === '$') return j + 1;
@@ -111,11 +108,7 @@ export function skipOpaque(text: string, i: number): number {
   }
   if (c !== '\\') return -1;
   const n = text[i + 1];
-  if (n === '(' || n === '[') {
-    const close = n === '(' ? '\\)' : '\\]';
-    const e = text.indexOf(close, i + 2);
-    return e < 0 ? text.length : e + 2;
-  }
+  if (n === '(' || n === '[') return mathEnd(text, i + 2, n === '(' ? '\\)' : '\\]');
   const verb = /^\\verb\*?([^a-zA-Z\s*])/.exec(text.slice(i, i + 8));
   if (verb) {
     // To its delimiter, on its line (an unclosed one ends there, as TeX says).
@@ -134,6 +127,14 @@ export function skipOpaque(text: string, i: number): number {
   return -1;
 }
 
+/** After the close of math opened before `from`; a paragraph ends math left open (TeX stops it there), the text's end the last. */
+function mathEnd(text: string, from: number, close: string): number {
+  const e = text.indexOf(close, from);
+  const limit = e < 0 ? text.length : e;
+  for (let j = text.indexOf('\n', from); j >= 0 && j < limit; j = text.indexOf('\n', j + 1)) if (/^\n[ \t]*\r?\n/.test(text.slice(j, j + 40))) return j;
+  return e < 0 ? text.length : e + close.length;
+}
+
 /** Spaces and at most one line break (a blank line ends a paragraph, and with it a command's arguments). */
 function skipSpace(text: string, i: number): number {
   let breaks = 0;
@@ -149,11 +150,11 @@ const NOTE_REACH = 500;
 
 /**
  * A bracketed argument at `i` (`[…]`, `(…)`, `{…}`), braces nested: its content and the offset after it;
- * undefined when unclosed (a note within NOTE_REACH characters, a group by the paragraph's end).
+ * undefined when unclosed (a note within NOTE_REACH characters, a group by the paragraph's end or within `reach`).
  */
-export function delimited(text: string, i: number, open: string, close: string): { content: string; end: number } | undefined {
+export function delimited(text: string, i: number, open: string, close: string, reach = Infinity): { content: string; end: number } | undefined {
   if (text[i] !== open) return undefined;
-  const stop = open === '{' ? text.length : Math.min(text.length, i + NOTE_REACH);
+  const stop = Math.min(text.length, i + (open === '{' ? reach : NOTE_REACH));
   let depth = 0;
   // Brackets nested too (`[\cite[12]{a}]`, which LaTeX wants braced): forgiving what is typed.
   let nested = 0;
@@ -215,7 +216,7 @@ export function parseCiteAt(text: string, i: number): LatexCite | undefined {
   if (cquote && !command.startsWith('text') && !command.startsWith('block')) {
     // The language of `\foreigntextcquote{french}[…]{key}`.
     const at = skipSpace(text, j);
-    const lang = at >= 0 ? delimited(text, at, '{', '}') : undefined;
+    const lang = at >= 0 ? delimited(text, at, '{', '}', NOTE_REACH) : undefined;
     if (!lang) return undefined;
     j = lang.end;
   }
@@ -480,8 +481,11 @@ export interface LatexInclude {
 /** The `\input{…}`, `\include{…}` and `\subfile{…}` of a text, in order; comments, verbatim and math skipped. */
 export function latexIncludes(text: string): LatexInclude[] {
   const out: LatexInclude[] = [];
+  // Matched where the command is (sticky), not on a copy of what follows it.
+  const re = /\\(input|include|subfile)\s*\{([^{}\n]{1,300})\}/y;
   scanCommands(text, 0, text.length, (i) => {
-    const m = /^\\(input|include|subfile)\s*\{([^{}\n]+)\}/.exec(text.slice(i, i + 300));
+    re.lastIndex = i;
+    const m = re.exec(text);
     if (!m) return undefined;
     out.push({ name: m[2].trim(), command: m[1] as LatexInclude['command'], start: i, end: i + m[0].length });
     return i + m[0].length;

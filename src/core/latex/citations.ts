@@ -2,20 +2,17 @@
  * Every citation of a LaTeX draft in the shape of the Markdown ones
  * (DraftCitation), for the citation check (issue 25). Each paragraph is
  * projected to plain text as the reader sees it, with every character's place
- * in the source: quotation marks as printed (` ``…'' `, `\enquote{…}`,
- * `\textquote[cite]{…}`, `\blockquote`, « » and babel-french's `\og … \fg`),
- * `~` as a space, `--` as a dash, `\emph{x}` as x, accents composed, and each
- * citation command as its Pandoc equivalent (`\autocite[see][p.~12]{a}` →
- * `[see @a, p. 12]`, `\footcite` → `^[@a, 12]`, `\textcite` → `@a [12]`).
+ * in the source (projector.ts: citation commands as their Pandoc equivalents).
  * The Markdown reader then finds the quotation each citation backs and its
  * locator: one set of rules for both formats. Comments, math, verbatim, the
  * preamble and `thebibliography` are not read. A post-note of several keys
  * (`\cite[12]{a,b}`) is the last key's, as it is printed. Pure: no I/O.
  */
-import { citationsOf, type DraftCitation, type Para } from '../citecheck/draftCitations';
+import { citationsOf, type DraftCitation } from '../citecheck/draftCitations';
 import { parseLocator } from '../citecheck/locator';
 import { lineOf, lineStarts } from '../../shared/lines';
-import { delimited, LATEX_CQUOTE_COMMANDS, LATEX_FOOTNOTE_CITES, LATEX_SILENT_CITES, LATEX_TEXTUAL_CITES, parseCiteAt, skipOpaque, type CiteItem, type CiteKey, type LatexCite } from '../../shared/latexCite';
+import { type KeyPlace, noteText, Projector } from './projector';
+import { checkLatexSize } from './units';
 
 export interface LatexCitation extends DraftCitation {
   /** The command's name ("autocite") and its offsets in the source (end exclusive). */
@@ -30,432 +27,6 @@ export interface LatexCitation extends DraftCitation {
   postnote?: string;
 }
 
-const SECTIONS = new Set(['part', 'chapter', 'section', 'subsection', 'subsubsection', 'paragraph', 'subparagraph']);
-/** Commands whose arguments are no prose. */
-const DROPPED = new Set([
-  'label', 'ref', 'eqref', 'pageref', 'autoref', 'cref', 'Cref', 'nameref', 'url', 'input', 'include', 'subfile', 'includegraphics', 'addbibresource',
-  'bibliography', 'bibliographystyle', 'printbibliography', 'vspace', 'hspace', 'index', 'glossary', 'usepackage', 'documentclass', 'newcommand',
-  'renewcommand', 'setlength', 'setcounter', 'addtocounter', 'hyphenation', 'pagestyle', 'thispagestyle', 'bibitem', 'nocite', 'maketitle', 'tableofcontents',
-]);
-/** Quotation commands of csquotes: `\textquote[cite][punct]{text}`; the foreign ones take a language first. */
-const QUOTE_COMMANDS = new Set(['enquote', 'textquote', 'blockquote', 'foreignquote', 'foreignblockquote', 'hyphenquote', 'hyphenblockquote', 'hybridblockquote']);
-const QUOTE_ENVS = new Set(['quote', 'quotation', 'displayquote', 'verse', 'foreigndisplayquote', 'hyphendisplayquote']);
-/** Environments and how many braced arguments (not prose) they take. */
-const ARG_ENVS: Record<string, number> = { tabular: 1, 'tabular*': 2, tabularx: 2, longtable: 1, minipage: 1, wrapfigure: 2, multicols: 1, tabulary: 2 };
-const SYMBOLS: Record<string, string> = {
-  ldots: '…', dots: '…', textellipsis: '…', textendash: '–', textemdash: '—', og: '«', fg: '»', guillemotleft: '«', guillemotright: '»',
-  guillemetleft: '«', guillemetright: '»', textquoteleft: '‘', textquoteright: '’', textquotedblleft: '“', textquotedblright: '”', S: '§',
-  oe: 'œ', OE: 'Œ', ae: 'æ', AE: 'Æ', ss: 'ß', o: 'ø', O: 'Ø', aa: 'å', AA: 'Å', l: 'ł', L: 'Ł', i: 'ı', textasciitilde: '~',
-};
-/** Accent commands and their combining marks (`\'e` → é, `\c{c}` → ç). */
-const ACCENTS: Record<string, string> = {
-  "'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u0303', '=': '\u0304', '.': '\u0307',
-  c: '\u0327', v: '\u030c', u: '\u0306', H: '\u030b', r: '\u030a', k: '\u0328', d: '\u0323', b: '\u0331',
-};
-
-/**
- * A post-note as plain text for the locator reader (the Markdown one, which reads `--` too): `p.~12--14` → "p. 12–14",
- * as printed; no `[`, `]`, `;` or `@` to confuse it.
- */
-function noteText(note: string): string {
-  return note
-    .replace(/\\psqq\b/g, ' ff.')
-    .replace(/\\psq\b/g, ' f.')
-    .replace(/\\ppno\b/g, 'pp.')
-    .replace(/\\pno\b/g, 'p.')
-    .replace(/\\[,;: ]/g, ' ')
-    .replace(/\\[a-zA-Z]+\*?/g, '')
-    .replace(/---/g, '—')
-    .replace(/--/g, '–')
-    .replace(/~/g, ' ')
-    .replace(/[{}]/g, '')
-    .replace(/\[/g, '(')
-    .replace(/\]/g, ')')
-    .replace(/;/g, ',')
-    .replace(/@/g, '\uff20')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-interface KeyPlace {
-  cite: LatexCite;
-  item: CiteItem;
-  key: CiteKey;
-  /** The key is its item's last: the post-note is its locator. */
-  last: boolean;
-}
-
-/** Where a region of prose ends after a group `{…}` at `i` (balanced braces); the text's end when unclosed. */
-function groupEnd(text: string, i: number): number {
-  return delimited(text, i, '{', '}')?.end ?? text.length;
-}
-
-/** After spaces (not a blank line). */
-function after(text: string, i: number): number {
-  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || (text[i] === '\n' && !/^\n[ \t]*\n/.test(text.slice(i, i + 40))))) i++;
-  return i;
-}
-
-/** The optional `[…]` arguments at `i`, read; the offset after them and their contents. */
-function optionals(text: string, i: number, max = 2): { args: Array<{ start: number; end: number }>; end: number } {
-  const args: Array<{ start: number; end: number }> = [];
-  let j = i;
-  while (args.length < max) {
-    const at = after(text, j);
-    const d = delimited(text, at, '[', ']');
-    if (!d) break;
-    args.push({ start: at + 1, end: d.end - 1 });
-    j = d.end;
-  }
-  return { args, end: j };
-}
-
-class Projector {
-  private chars: string[] = [];
-  private offs: number[] = [];
-  private blockQuote = false;
-  private quoteDepth = 0;
-  /** Closing actions of the open groups `{…}`, innermost last, given the offset of their `}`. */
-  private frames: Array<((close: number) => void) | undefined> = [];
-  /** The citation of each open quotation environment (`\begin{displayquote}[\cite{a}]`). */
-  private envs: Array<{ name: string; cite?: { start: number; end: number } }> = [];
-  readonly paras: Para[] = [];
-  /** The key of each projected `@`, by the source offset it is mapped to (just before the key). */
-  readonly keys = new Map<number, KeyPlace>();
-  private readonly starts: number[];
-
-  constructor(private readonly src: string) {
-    this.starts = lineStarts(src);
-  }
-
-  private emit(s: string, at: number): void {
-    // A paragraph starts at its first character (a quotation environment's first line, not its line break).
-    if (!this.chars.length && !/\S/.test(s)) return;
-    for (const ch of s) {
-      this.chars.push(ch);
-      this.offs.push(at);
-    }
-  }
-
-  flush(): void {
-    if (this.chars.length && /\S/.test(this.chars.join(''))) {
-      const line = new Int32Array(this.offs.length);
-      const col = new Int32Array(this.offs.length);
-      let l = 0;
-      this.offs.forEach((o, k) => {
-        while (l + 1 < this.starts.length && this.starts[l + 1] <= o) l++;
-        while (l > 0 && this.starts[l] > o) l--;
-        line[k] = l;
-        col[k] = o - this.starts[l];
-      });
-      this.paras.push({ text: this.chars.join(''), line, col, blockQuote: this.blockQuote });
-    }
-    this.chars = [];
-    this.offs = [];
-  }
-
-  /** Projects the source from `from` to `to`. */
-  walk(from: number, to: number): void {
-    const src = this.src;
-    for (let i = from; i < to; i++) {
-      const c = src[i];
-      switch (c) {
-        case '\r':
-          continue;
-        case '\n':
-          if (/^\n[ \t]*\r?\n/.test(src.slice(i, i + 40))) {
-            this.flush();
-            while (i + 1 < to && /\s/.test(src[i + 1])) i++;
-          } else this.emit(' ', i);
-          continue;
-        case '%':
-        case '$': {
-          const end = skipOpaque(src, i);
-          if (c === '$') this.emit(' ', i);
-          i = Math.min(end, to) - 1;
-          continue;
-        }
-        case '{':
-          this.frames.push(undefined);
-          continue;
-        case '}':
-          this.frames.pop()?.(i);
-          continue;
-        case '~':
-          this.emit(' ', i);
-          continue;
-        case '-':
-          if (src.startsWith('---', i)) {
-            this.emit('—', i);
-            i += 2;
-          } else if (src.startsWith('--', i)) {
-            this.emit('–', i);
-            i += 1;
-          } else this.emit('-', i);
-          continue;
-        case '`':
-          if (src[i + 1] === '`') {
-            this.emit('“', i);
-            i++;
-          } else this.emit('‘', i);
-          continue;
-        case "'":
-          if (src[i + 1] === "'") {
-            this.emit('”', i);
-            i++;
-          } else this.emit('’', i);
-          continue;
-        case '<':
-        case '>':
-          if (src[i + 1] === c) {
-            this.emit(c === '<' ? '«' : '»', i);
-            i++;
-          } else this.emit(c, i);
-          continue;
-        case '@':
-          // Not a citation: the projection's `@` are the commands' keys only.
-          this.emit('\uff20', i);
-          continue;
-        case '\\':
-          i = this.command(i, to) - 1;
-          continue;
-        default:
-          this.emit(c, i);
-      }
-    }
-  }
-
-  /** A command at `i`: projected; returns the offset after what it took. */
-  private command(i: number, to: number): number {
-    const src = this.src;
-    const opaque = skipOpaque(src, i);
-    if (opaque >= 0) {
-      // Display math or a verbatim environment: no prose, a paragraph of its own when it stands apart.
-      if (src.startsWith('\\begin', i) || src[i + 1] === '[') this.emit(' ', i);
-      return Math.min(opaque, to);
-    }
-    const cite = parseCiteAt(src, i);
-    if (cite) {
-      if (LATEX_CQUOTE_COMMANDS.has(cite.command) && cite.closed) return this.cquote(cite);
-      this.cite(cite);
-      return cite.end;
-    }
-    const m = /^\\([a-zA-Z]+|.)(\*?)/s.exec(src.slice(i, i + 40));
-    if (!m) return i + 1;
-    const name = m[1];
-    let j = i + m[0].length;
-    if (name.length === 1 && !/[a-zA-Z]/.test(name)) {
-      if (name in ACCENTS) return this.accent(name, i, j);
-      if ('%&_#${}'.includes(name)) this.emit(name, i);
-      else if (name === '\\') {
-        this.emit(' ', i);
-        return optionals(src, j, 1).end;
-      } else if (' ,;:\n\t'.includes(name)) this.emit(' ', i);
-      return j;
-    }
-    if (name in ACCENTS && /^\s*\{/.test(src.slice(j, j + 10))) return this.accent(name, i, j);
-    if (name in SYMBOLS) {
-      this.emit(SYMBOLS[name], i);
-      // A command's name ends at the space after it, which TeX swallows; `\og` keeps it as babel-french prints one.
-      return name === 'og' || name === 'fg' ? j : src[j] === ' ' ? j + 1 : src.startsWith('{}', j) ? j + 2 : j;
-    }
-    if (name === 'begin' || name === 'end') return this.environment(name, i, j);
-    if (name === 'item') {
-      this.flush();
-      return optionals(src, j, 1).end;
-    }
-    if (SECTIONS.has(name)) {
-      this.flush();
-      j = optionals(src, j, 1).end;
-      const at = after(src, j);
-      if (src[at] === '{') {
-        this.frames.push(() => this.flush());
-        return at + 1;
-      }
-      return j;
-    }
-    if (name === 'footnote' || name === 'footnotetext') {
-      j = optionals(src, j, 1).end;
-      const at = after(src, j);
-      if (src[at] !== '{') return j;
-      // A footnote is a Pandoc note `^[…]`: a citation in it anchors where the note is called.
-      this.emit('^[', i);
-      this.frames.push((close) => this.emit(']', close));
-      return at + 1;
-    }
-    if (QUOTE_COMMANDS.has(name)) return this.quote(name, i, j);
-    if (name === 'href') {
-      const at = after(src, j);
-      return src[at] === '{' ? groupEnd(src, at) : j;
-    }
-    if (DROPPED.has(name)) {
-      // Every argument that follows (`[…]` and `{…}`).
-      for (;;) {
-        const at = after(src, j);
-        if (src[at] === '[') j = delimited(src, at, '[', ']')?.end ?? at + 1;
-        else if (src[at] === '{') j = groupEnd(src, at);
-        else return j;
-      }
-    }
-    // Any other command: its name (and options right after it) dropped, its braced text kept.
-    if (src[j] === '[') j = delimited(src, j, '[', ']')?.end ?? j;
-    else if (src[j] === ' ' && !src.startsWith('{', j + 1)) return j + 1;
-    return j;
-  }
-
-  private accent(name: string, i: number, j: number): number {
-    const src = this.src;
-    let at = j;
-    while (src[at] === ' ') at++;
-    let letter: string;
-    let end: number;
-    if (src[at] === '{') {
-      // One letter (or `\i`, `\j`) in braces; anything else is not an accent's argument.
-      const d = /^\{\s*(\\[ij]|[^{}\\\s]?)\s*\}/.exec(src.slice(at, at + 12));
-      letter = (d?.[1] ?? '').replace(/^\\i$/, 'i').replace(/^\\j$/, 'j');
-      end = d ? at + d[0].length : at + 1;
-    } else {
-      letter = src[at] ?? '';
-      end = at + 1;
-    }
-    if (!/^\p{L}$/u.test(letter)) {
-      this.emit(letter, i);
-      return end;
-    }
-    this.emit((letter + ACCENTS[name]).normalize('NFC'), i);
-    return end;
-  }
-
-  private environment(kind: 'begin' | 'end', i: number, j: number): number {
-    const src = this.src;
-    const m = /^\s*\{([^{}]*)\}/.exec(src.slice(j, j + 80));
-    if (!m) return j;
-    const name = m[1].trim();
-    let k = j + m[0].length;
-    if (kind === 'begin') {
-      if (name === 'thebibliography') {
-        const e = src.indexOf('\\end{thebibliography}', k);
-        return e < 0 ? src.length : e + '\\end{thebibliography}'.length;
-      }
-      if (name === 'document') return k;
-      this.flush();
-      let cite: { start: number; end: number } | undefined;
-      if (!QUOTE_ENVS.has(name)) {
-        // Placement `[htbp]`, a table's columns `{lp{3cm}}`, a minipage's width: no prose.
-        k = optionals(src, k, 1).end;
-        for (let n = ARG_ENVS[name] ?? 0; n > 0; n--) {
-          const at = after(src, k);
-          if (src[at] === '{') k = groupEnd(src, at);
-        }
-      } else {
-        // csquotes' `\begin{displayquote}[\cite{a}][.]`, `\begin{foreigndisplayquote}{french}[…]`.
-        if (name !== 'displayquote' && name.endsWith('displayquote')) k = groupEnd(src, after(src, k));
-        if (name.endsWith('displayquote')) {
-          const o = optionals(src, k);
-          if (o.args[0]) cite = o.args[0];
-          k = o.end;
-        }
-        this.quoteDepth++;
-        this.blockQuote = true;
-      }
-      this.envs.push({ name, cite });
-      return k;
-    }
-    const at = this.envs.map((e) => e.name).lastIndexOf(name);
-    const env = at >= 0 ? this.envs.splice(at)[0] : undefined;
-    if (env && QUOTE_ENVS.has(name)) {
-      if (env.cite) {
-        this.emit(' ', i);
-        this.walk(env.cite.start, env.cite.end);
-      }
-      this.flush();
-      this.quoteDepth--;
-      this.blockQuote = this.quoteDepth > 0;
-    } else this.flush();
-    return k;
-  }
-
-  /** `\enquote{…}`, `\textquote[cite][punct]{…}`, `\foreignquote{lang}[cite]{…}`: “…”, its citation after it. */
-  private quote(name: string, i: number, j: number): number {
-    const src = this.src;
-    if (src[j] === '*') j++;
-    if (name.startsWith('foreign') || name.startsWith('hyphen') || name.startsWith('hybrid')) {
-      const at = after(src, j);
-      if (src[at] === '{') j = groupEnd(src, at);
-    }
-    let cite: { start: number; end: number } | undefined;
-    if (name !== 'enquote') {
-      const o = optionals(src, j);
-      cite = o.args[0];
-      j = o.end;
-    }
-    const at = after(src, j);
-    if (src[at] !== '{') return j;
-    this.emit('“', i);
-    this.frames.push((close) => {
-      this.emit('”', close);
-      if (cite) {
-        this.emit(' ', close);
-        this.walk(cite.start, cite.end);
-      }
-    });
-    return at + 1;
-  }
-
-  /** `\textcquote[p.~12]{key}[punct]{text}`: “text” and its citation after it. */
-  private cquote(cite: LatexCite): number {
-    const src = this.src;
-    const j = optionals(src, cite.end, 1).end;
-    const at = after(src, j);
-    if (src[at] !== '{') {
-      this.cite(cite);
-      return j;
-    }
-    this.emit('“', cite.start);
-    this.frames.push((close) => {
-      this.emit('”', close);
-      this.emit(' ', close);
-      this.cite(cite);
-    });
-    return at + 1;
-  }
-
-  /** A citation command as its Pandoc equivalent. */
-  private cite(c: LatexCite): void {
-    if (LATEX_SILENT_CITES.has(c.command)) return;
-    const at = c.start;
-    const keys = (item: CiteItem) =>
-      item.keys.forEach((k, n) => {
-        if (n) this.emit('; ', at);
-        this.key(c, item, k, n === item.keys.length - 1);
-      });
-    if (LATEX_TEXTUAL_CITES.has(c.command)) {
-      // "\textcite[12]{a}" is Pandoc's "@a [12]".
-      c.items.forEach((item, n) => {
-        if (n) this.emit('; ', at);
-        keys(item);
-        if (item.postnote?.trim()) this.emit(` [${noteText(item.postnote)}]`, at);
-      });
-      return;
-    }
-    this.emit(LATEX_FOOTNOTE_CITES.has(c.command) ? '^[' : '[', at);
-    c.items.forEach((item, n) => {
-      if (n) this.emit('; ', at);
-      if (item.prenote?.trim()) this.emit(noteText(item.prenote) + ' ', at);
-      keys(item);
-      if (item.postnote?.trim()) this.emit(', ' + noteText(item.postnote), at);
-    });
-    this.emit(']', c.end - 1);
-  }
-
-  private key(cite: LatexCite, item: CiteItem, key: CiteKey, last: boolean): void {
-    // The `@` stands on the character before the key (`{` or `,`): one place per key, found again below.
-    this.emit('@', key.start - 1);
-    for (let n = 0; n < key.key.length; n++) this.emit(key.key[n], key.start + n);
-    this.keys.set(key.start - 1, { cite, item, key, last });
-  }
-}
-
 /** The body of a LaTeX file: what `\begin{document}` … `\end{document}` holds, or the whole of a chapter file. */
 export function latexBody(source: string): { start: number; end: number } {
   const begin = /\\begin\s*\{document\}/.exec(source);
@@ -467,6 +38,7 @@ export function latexBody(source: string): { start: number; end: number } {
 
 /** Every citation of a LaTeX file, in the order of the source; `file` is set on each when given. */
 export function findLatexCitations(source: string, opts: { file?: string } = {}): LatexCitation[] {
+  checkLatexSize(source, opts.file);
   if (source.charCodeAt(0) === 0xfeff) source = ' ' + source.slice(1);
   const p = new Projector(source);
   const { start, end } = latexBody(source);
@@ -480,21 +52,21 @@ export function findLatexCitations(source: string, opts: { file?: string } = {})
   const place = (k: KeyPlace, c: Omit<DraftCitation, 'key' | 'line' | 'column' | 'endColumn'>) => {
     const line = lineOf(starts, k.key.start) - 1;
     const column = k.key.start - starts[line] + 1;
-    out.push({
-      ...c,
-      key: k.key.key,
-      ...(opts.file !== undefined ? { file: opts.file } : {}),
-      line: line + 1,
-      column,
-      endColumn: column + k.key.key.length,
-      command: k.cite.command,
-      start: k.cite.start,
-      end: k.cite.end,
-      keyStart: k.key.start,
-      keyEnd: k.key.end,
-      ...(k.item.prenote !== undefined ? { prenote: k.item.prenote } : {}),
-      ...(k.item.postnote !== undefined ? { postnote: k.item.postnote } : {}),
-    });
+    // Built field by field (not spread): tens of thousands of them from a long draft.
+    const cite = c as LatexCitation;
+    cite.key = k.key.key;
+    if (opts.file !== undefined) cite.file = opts.file;
+    cite.line = line + 1;
+    cite.column = column;
+    cite.endColumn = column + k.key.key.length;
+    cite.command = k.cite.command;
+    cite.start = k.cite.start;
+    cite.end = k.cite.end;
+    cite.keyStart = k.key.start;
+    cite.keyEnd = k.key.end;
+    if (k.item.prenote !== undefined) cite.prenote = k.item.prenote;
+    if (k.item.postnote !== undefined) cite.postnote = k.item.postnote;
+    out.push(cite);
     seen.add(k.key.start - 1);
   };
   for (const c of found) {

@@ -9,6 +9,7 @@
  * `\bibliography{}` is found here too.
  */
 import * as path from 'node:path';
+import { MAX_LATEX_BYTES } from './units';
 import { readConfinedTextSync, statConfinedSync, type FileRefused, type FileRule } from '../util/confinedFiles';
 import type { LatexPart } from '../../shared/citedIn';
 import { latexIncludes, skipOpaque } from '../../shared/latexCite';
@@ -33,8 +34,11 @@ export interface LatexProject {
 /** Deeper than this is a mistake (LaTeX itself stops at 15 open files). */
 const MAX_DEPTH = 15;
 const MAX_FILES = 1000;
-/** What a project's included files may hold together: a thesis is a few MB; 1,000 files of 16 MB each are not one. */
-const MAX_PROJECT_BYTES = 64 * 1024 * 1024;
+/**
+ * What a project's files may hold together: a thesis is a few MB, and checking its citations costs
+ * up to ~0.6 s of CPU a MB on the worst shapes (scripts/bench-latex.ts): 16 MB keeps a check in ~10 s.
+ */
+const MAX_PROJECT_BYTES = 2 * MAX_LATEX_BYTES;
 
 /**
  * Files read from disk, by real path, kept while their size and time hold: "cited in" reads the
@@ -62,7 +66,8 @@ function readInput(file: string, rule: FileRule): string {
  */
 export function readLatexProject(mainPath: string, mainText: string, workspace: string, opened?: (file: string) => string | undefined): LatexProject {
   const root = path.resolve(workspace);
-  const rule: FileRule = { kind: 'latex-input', within: [root], rootName: 'the workspace', namedBy: 'a LaTeX draft' };
+  // Each input as large as a LaTeX file may be (units.ts), not the kind's general cap.
+  const rule: FileRule = { kind: 'latex-input', within: [root], rootName: 'the workspace', namedBy: 'a LaTeX draft', maxBytes: MAX_LATEX_BYTES };
   let bytes = mainText.length;
   const read = (file: string): string => {
     let text: string | undefined;
@@ -135,6 +140,8 @@ export function readLatexProject(mainPath: string, mainText: string, workspace: 
 export function latexBibliographies(draft: string, draftPath: string): string[] {
   const dir = path.dirname(path.resolve(draftPath));
   const out: string[] = [];
+  // Matched where the command is (sticky), not on a copy of what follows each backslash.
+  const re = /\\(addbibresource|addglobalbib|bibliography)\s*(?:\[[^\]]{0,200}\])?\s*\{([^{}]{1,300})\}/y;
   for (let i = 0; i < draft.length; i++) {
     const c = draft[i];
     if (c !== '\\' && c !== '%') continue;
@@ -143,7 +150,9 @@ export function latexBibliographies(draft: string, draftPath: string): string[] 
       i = skip - 1;
       continue;
     }
-    const m = /^\\(addbibresource|addglobalbib|bibliography)\s*(?:\[[^\]]*\])?\s*\{([^{}]+)\}/.exec(draft.slice(i, i + 500));
+    if (c !== '\\') continue;
+    re.lastIndex = i;
+    const m = re.exec(draft);
     if (!m) {
       i++;
       continue;
