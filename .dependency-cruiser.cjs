@@ -23,16 +23,18 @@ const SCRIPTS_INTO_CORE = {
   'scripts/bench-retrieval.ts': 'times the retrieval kernels (BM25, vector scan, the embedded encoder) on their own',
   'scripts/bench/corpus.ts': "builds benchmark corpora in the indexer's page type",
   'scripts/bench/ocr.ts': 'drives the tesseract pool and its language data directly, to time OCR per page',
-  'scripts/calibrate-bands.ts': "fits the strength bands on the similarity features (core/analysis/similarity), which no engine result carries",
+  'scripts/calibrate-bands.ts': 'fits the strength bands on the similarity features (core/analysis/similarity), which no engine result carries',
   'scripts/tune-fusion.ts': 'searches the hybrid fusion parameters, which the engine fixes',
   'scripts/measure-ocr.ts': 'measures the text-quality thresholds, page imaging and the OCR pool page by page',
-  'scripts/ocr-decisions.ts': 'lists the pages the extraction sends to OCR, with the text-quality rule\'s figures for each',
+  'scripts/ocr-decisions.ts': "lists the pages the extraction sends to OCR, with the text-quality rule's figures for each",
   'scripts/measure-citation-check.ts': "compares the citation check's word matching with the page texts it stores",
   'scripts/measure-highlights.ts': 'marks passages as highlighted on the loaded collection and varies the highlight boost, which the engine fixes',
   'scripts/bench/zotero.ts': "times the Zotero database reader's copy and read separately (its lastTimings), which the engine's indexing does not return",
   'scripts/bench/zoteroApi.ts': "times Zotero's local API reader and the watch's stamp on their own, against a fake Zotero",
-  'scripts/measure-draft-mrr.ts': "reads a BEIR corpus's documents (core/eval/beir) to write the library's PDFs and the draft it measures; the engine's eval takes a folder, not its documents",
-  'scripts/bench/citations.ts': "builds the thesis from the sources' stored page texts (core/index/store/pageTexts) and times the check against reading them, which no engine function returns",
+  'scripts/measure-draft-mrr.ts':
+    "reads a BEIR corpus's documents (core/eval/beir) to write the library's PDFs and the draft it measures; the engine's eval takes a folder, not its documents",
+  'scripts/bench/citations.ts':
+    "builds the thesis from the sources' stored page texts (core/index/store/pageTexts) and times the check against reading them, which no engine function returns",
 };
 const exactly = (file) => `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 
@@ -102,7 +104,8 @@ module.exports = {
     },
     {
       name: 'host-engine-types-only',
-      comment: 'The host imports only types from the engine API: its values are loaded on first use (src/vscode/engine.ts), so activation loads no engine code.',
+      comment:
+        'The host imports only types from the engine API: its values are loaded on first use (src/vscode/engine.ts), so activation loads no engine code.',
       severity: 'error',
       from: { path: '^src/(vscode/|extension\\.ts$)' },
       to: { path: '^src/engine/', dependencyTypesNot: ['type-only'] },

@@ -120,20 +120,67 @@ async function main() {
       };
     };
     const bg = (await run(true)) as Required<Run>;
-    log(`  background: first lexical result ${(bg.firstResultMs / 1000).toFixed(1)} s, full semantic index ${(bg.fullMs / 1000).toFixed(1)} s (${bg.passages} passages)`);
+    log(
+      `  background: first lexical result ${(bg.firstResultMs / 1000).toFixed(1)} s, full semantic index ${(bg.fullMs / 1000).toFixed(1)} s (${bg.passages} passages)`,
+    );
     const inline = await run(false);
     log(`  inline: first result ${(inline.firstResultMs / 1000).toFixed(1)} s`);
     await provider.close();
 
     const label = `${FILES} PDFs`;
     const rows = [
-      { size: label, metric: `time to the first lexical result, local model embedding in the background (${bg.passages} passages)`, value: bg.firstResultMs / 1000, unit: 's', baselineName: 'inline embedding (first result after every vector)', baseline: inline.firstResultMs / 1000, ratio: bg.firstResultMs / inline.firstResultMs, runs: 1 },
-      { size: label, metric: 'time to the full semantic index (background)', value: bg.fullMs / 1000, unit: 's', baselineName: 'inline embedding', baseline: inline.fullMs / 1000, ratio: bg.fullMs / inline.fullMs, runs: 1, note: `${bg.commits} commits; ${((bg.passages / (bg.fullMs - bg.firstResultMs)) * 1000).toFixed(1)} passages/s` },
-      { size: label, metric: 'event-loop delay p99 while embedding in the background', value: bg.p99, unit: 'ms', baselineName: 'target 50 ms', baseline: 50, ratio: bg.p99 / 50, target: '≤ 50 ms', limit: 1, runs: 1, note: `max ${bg.maxDelay.toFixed(0)} ms` },
-      { size: label, metric: 'query embedding while passages are embedded (median)', value: bg.queryMs, unit: 'ms', baselineName: 'idle model', baseline: bg.idleQueryMs, ratio: bg.queryMs / bg.idleQueryMs, runs: 1, note: `p95 ${bg.queryP95.toFixed(0)} ms: a query waits for at most one batch of 16 passages` },
+      {
+        size: label,
+        metric: `time to the first lexical result, local model embedding in the background (${bg.passages} passages)`,
+        value: bg.firstResultMs / 1000,
+        unit: 's',
+        baselineName: 'inline embedding (first result after every vector)',
+        baseline: inline.firstResultMs / 1000,
+        ratio: bg.firstResultMs / inline.firstResultMs,
+        runs: 1,
+      },
+      {
+        size: label,
+        metric: 'time to the full semantic index (background)',
+        value: bg.fullMs / 1000,
+        unit: 's',
+        baselineName: 'inline embedding',
+        baseline: inline.fullMs / 1000,
+        ratio: bg.fullMs / inline.fullMs,
+        runs: 1,
+        note: `${bg.commits} commits; ${((bg.passages / (bg.fullMs - bg.firstResultMs)) * 1000).toFixed(1)} passages/s`,
+      },
+      {
+        size: label,
+        metric: 'event-loop delay p99 while embedding in the background',
+        value: bg.p99,
+        unit: 'ms',
+        baselineName: 'target 50 ms',
+        baseline: 50,
+        ratio: bg.p99 / 50,
+        target: '≤ 50 ms',
+        limit: 1,
+        runs: 1,
+        note: `max ${bg.maxDelay.toFixed(0)} ms`,
+      },
+      {
+        size: label,
+        metric: 'query embedding while passages are embedded (median)',
+        value: bg.queryMs,
+        unit: 'ms',
+        baselineName: 'idle model',
+        baseline: bg.idleQueryMs,
+        ratio: bg.queryMs / bg.idleQueryMs,
+        runs: 1,
+        note: `p95 ${bg.queryP95.toFixed(0)} ms: a query waits for at most one batch of 16 passages`,
+      },
     ];
     if (argv.includes('--json')) process.stdout.write(JSON.stringify(rows) + '\n');
-    else for (const r of rows) process.stdout.write(`${r.metric}: ${r.value.toFixed(2)} ${r.unit} (${r.baselineName} ${r.baseline.toFixed(2)}, ratio ×${r.ratio.toFixed(3)})${r.note ? ` — ${r.note}` : ''}\n`);
+    else
+      for (const r of rows)
+        process.stdout.write(
+          `${r.metric}: ${r.value.toFixed(2)} ${r.unit} (${r.baselineName} ${r.baseline.toFixed(2)}, ratio ×${r.ratio.toFixed(3)})${r.note ? ` — ${r.note}` : ''}\n`,
+        );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -88,9 +88,20 @@ async function main() {
         segments = `refused (${errorCode(err)}): ${(err as Error).message.slice(0, 60)}…`;
       }
       const c = process.cpuUsage(c0);
-      const row = { shape, granularity, bytes: src.length, wallMs: Math.round(performance.now() - t0), cpuMs: Math.round((c.user + c.system) / 1000), segments, warnings };
+      const row = {
+        shape,
+        granularity,
+        bytes: src.length,
+        wallMs: Math.round(performance.now() - t0),
+        cpuMs: Math.round((c.user + c.system) / 1000),
+        segments,
+        warnings,
+      };
       rows.push(row);
-      if (!JSON_OUT) console.log(`${shape.padEnd(48)} ${granularity.padEnd(9)} ${(row.bytes / 1e6).toFixed(2)} MB ${String(row.wallMs).padStart(7)} ms wall ${String(row.cpuMs).padStart(7)} ms CPU  ${row.segments} segments${warnings ? `, ${warnings} warning(s)` : ''}`);
+      if (!JSON_OUT)
+        console.log(
+          `${shape.padEnd(48)} ${granularity.padEnd(9)} ${(row.bytes / 1e6).toFixed(2)} MB ${String(row.wallMs).padStart(7)} ms wall ${String(row.cpuMs).padStart(7)} ms CPU  ${row.segments} segments${warnings ? `, ${warnings} warning(s)` : ''}`,
+        );
     }
   }
   if (JSON_OUT) console.log(JSON.stringify(rows, null, 2));

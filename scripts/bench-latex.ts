@@ -29,11 +29,14 @@ const ROOT = path.resolve(__dirname, '..');
 const ENGINE = path.join(ROOT, 'dist', 'engine.js');
 
 const fill = (unit: string, size = SIZE) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-const PREAMBLE = '\\documentclass{report}\n\\usepackage[style=authoryear]{biblatex}\n\\addbibresource{refs.bib}\n\\title{A Thesis}\n\\begin{document}\n\\maketitle\n';
+const PREAMBLE =
+  '\\documentclass{report}\n\\usepackage[style=authoryear]{biblatex}\n\\addbibresource{refs.bib}\n\\title{A Thesis}\n\\begin{document}\n\\maketitle\n';
 /** A document of `size` bytes: the preamble, `body` repeated, `\end{document}`. */
 const doc = (body: string, size = SIZE) => PREAMBLE + fill(body, size - PREAMBLE.length - 15) + '\n\\end{document}\n';
 
-const WORDS = 'grain licence price market harvest merchant port crown bread credit register famine ship trade city republic winter court archive ledger'.split(' ');
+const WORDS = 'grain licence price market harvest merchant port crown bread credit register famine ship trade city republic winter court archive ledger'.split(
+  ' ',
+);
 /** Ordinary prose: a section every ten paragraphs, sentences with now and then `\emph`, `\autocite`, `~` and `--`. */
 function prose(size: number): string {
   let seed = 7;
@@ -57,12 +60,16 @@ function prose(size: number): string {
   return out.join('');
 }
 
-const bodyOf = (tex: string) => tex.slice(tex.indexOf('\\begin{document}') + 16, tex.lastIndexOf('\\end{document}')).replace(/\\maketitle|\\input\{[^}]*\}|\\include\{[^}]*\}/g, '');
+const bodyOf = (tex: string) =>
+  tex.slice(tex.indexOf('\\begin{document}') + 16, tex.lastIndexOf('\\end{document}')).replace(/\\maketitle|\\input\{[^}]*\}|\\include\{[^}]*\}/g, '');
 /** A realistic thesis: examples/draft.tex and the fixtures' bodies (environments, math, floats, footnotes, csquotes), repeated. */
-const THESIS_BODY = [
-  readFileSync(path.join(ROOT, 'examples/draft.tex'), 'utf8'),
-  readFileSync(path.join(ROOT, 'test/fixtures/drafts/thesis.tex'), 'utf8'),
-].map(bodyOf).join('\n\n') + '\n\n' + readFileSync(path.join(ROOT, 'test/fixtures/latex-thesis/chapters/grain.tex'), 'utf8') + '\n\n';
+const THESIS_BODY =
+  [readFileSync(path.join(ROOT, 'examples/draft.tex'), 'utf8'), readFileSync(path.join(ROOT, 'test/fixtures/drafts/thesis.tex'), 'utf8')]
+    .map(bodyOf)
+    .join('\n\n') +
+  '\n\n' +
+  readFileSync(path.join(ROOT, 'test/fixtures/latex-thesis/chapters/grain.tex'), 'utf8') +
+  '\n\n';
 
 /** Nesting a thesis may hold, 12 deep (lists in lists, groups in emphasis in footnotes), repeated. */
 function nested(): string {
@@ -142,7 +149,10 @@ interface Row {
 
 function main() {
   if (WRITE) {
-    SHAPES.forEach((s, i) => (!only.length || only.some((o) => s.name.includes(o))) && writeFileSync(path.join(WRITE, `${i}.${s.format === 'latex' ? 'tex' : 'md'}`), s.make()));
+    SHAPES.forEach(
+      (s, i) =>
+        (!only.length || only.some((o) => s.name.includes(o))) && writeFileSync(path.join(WRITE, `${i}.${s.format === 'latex' ? 'tex' : 'md'}`), s.make()),
+    );
     return;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-latex-'));
@@ -156,10 +166,16 @@ function main() {
       for (const op of ['segment', 'check']) {
         const r = spawnSync(process.execPath, ['-e', CHILD, ENGINE, file, shape.format, op, file, dir], { encoding: 'utf8', maxBuffer: 1 << 24 });
         const last = r.stdout.trim().split('\n').pop() ?? '';
-        const res = r.status === 0 && last.startsWith('{') ? (JSON.parse(last) as Omit<Row, 'shape' | 'op' | 'bytes'>) : { cpuS: NaN, rssMB: NaN, startMB: NaN, found: `failed (${r.status ?? r.signal}): ${r.stderr.trim().split('\n').pop()?.slice(0, 90)}` };
+        const res =
+          r.status === 0 && last.startsWith('{')
+            ? (JSON.parse(last) as Omit<Row, 'shape' | 'op' | 'bytes'>)
+            : { cpuS: NaN, rssMB: NaN, startMB: NaN, found: `failed (${r.status ?? r.signal}): ${r.stderr.trim().split('\n').pop()?.slice(0, 90)}` };
         const row = { shape: shape.name, op, bytes: Buffer.byteLength(text), ...res };
         rows.push(row);
-        if (!JSON_OUT) console.log(`${shape.name.padEnd(46)} ${op.padEnd(8)} ${(row.bytes / 1e6).toFixed(2)} MB ${row.cpuS.toFixed(2).padStart(7)} s CPU ${row.rssMB.toFixed(0).padStart(6)} MB peak RSS (${row.startMB.toFixed(0)} MB loaded)  ${row.found}`);
+        if (!JSON_OUT)
+          console.log(
+            `${shape.name.padEnd(46)} ${op.padEnd(8)} ${(row.bytes / 1e6).toFixed(2)} MB ${row.cpuS.toFixed(2).padStart(7)} s CPU ${row.rssMB.toFixed(0).padStart(6)} MB peak RSS (${row.startMB.toFixed(0)} MB loaded)  ${row.found}`,
+          );
       }
     }
   } finally {

@@ -86,7 +86,6 @@ function rssSampler() {
   return { stop: () => (clearInterval(t), (peak = Math.max(peak, process.memoryUsage().rss))) };
 }
 
-
 /** The provisioning venv's Python (scripts/models-real), if there is one beside the real models. */
 function venvPython(modelDir: string): string | undefined {
   for (const root of [resolve(modelDir, '..'), resolve(modelDir, '../..')]) {
@@ -121,7 +120,13 @@ function realModels(): string[] {
 }
 
 /** LocalProvider against bare ONNX Runtime on the same batches, for one model folder. */
-async function measure(label: string, modelDir: string, texts: string[], threads: number, extra: { oneThread?: boolean; python?: boolean } = {}): Promise<Row[]> {
+async function measure(
+  label: string,
+  modelDir: string,
+  texts: string[],
+  threads: number,
+  extra: { oneThread?: boolean; python?: boolean } = {},
+): Promise<Row[]> {
   const spec = resolveModelSpec(modelDir);
   const n = texts.length;
   // Enough for full batches (≈ 2,048 tokens): the RSS peak of the provider alone is taken here.
@@ -140,14 +145,18 @@ async function measure(label: string, modelDir: string, texts: string[], threads
 
   const tok = loadTokenizer(modelDir);
   t = performance.now();
-  const session = await ort.InferenceSession.create(join(modelDir, spec.onnxFile), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(join(modelDir, spec.onnxFile), {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   const bareLoadMs = performance.now() - t;
   const withTypes = session.inputNames.includes('token_type_ids');
   /** The provider's batching, done here beforehand (with the model's passage prefix): only the session runs are timed. */
   /** The same grouping as below, as id lists (for the Python row). */
   const groupsOf = (encoded: number[][]) => {
     const out: number[][][] = [];
-    for (let i = 0; i < encoded.length; ) {
+    for (let i = 0; i < encoded.length;) {
       const size = Math.max(1, Math.min(MAX_BATCH, Math.floor(TOKEN_BUDGET / encoded[i].length)));
       out.push(encoded.slice(i, i + size));
       i += size;
@@ -157,7 +166,7 @@ async function measure(label: string, modelDir: string, texts: string[], threads
   const batchesOf = (slice: string[]) => {
     const encoded = slice.map((s) => tok.encode(spec.passagePrefix + s, Math.min(MAX_TOKENS, spec.maxTokens)).ids).sort((a, b) => b.length - a.length);
     const batches: Record<string, ort.Tensor>[] = [];
-    for (let i = 0; i < encoded.length; ) {
+    for (let i = 0; i < encoded.length;) {
       const size = Math.max(1, Math.min(MAX_BATCH, Math.floor(TOKEN_BUDGET / encoded[i].length)));
       const group = encoded.slice(i, i + size);
       i += size;
@@ -222,17 +231,63 @@ async function measure(label: string, modelDir: string, texts: string[], threads
   const extraMB = (peak - rss0) / MB;
   const busy = providerCpuMs / providerMs;
   const rows: Row[] = [
-    { size: 'local', metric: `${label}: passages/s (${n} passages, mean ${meanTokens.toFixed(0)} tokens)`, value: ours, unit: 'passages/s', baselineName: 'bare ONNX Runtime, same batches', baseline: bare, ratio, target: '≥ 0.9× bare', limit: 1 / 0.9, runs: ROUNDS, note: `ratio: median of ${ROUNDS} interleaved rounds (time ÷ bare time: ${roundRatios.map((x) => x.toFixed(2)).join(', ')}); ${batchCount} batches, ${threads} thread(s)` },
-    { size: 'local', metric: `${label}: cores busy while the provider embeds (CPU time ÷ wall time)`, value: busy, unit: 'cores', baselineName: `ONNX threads`, baseline: threads, ratio: busy / threads, runs: ROUNDS, note: `${availableParallelism()} cores on this machine, shared` },
-    { size: 'local', metric: `${label}: extra RSS with the model loaded (peak while embedding full batches)`, value: extraMB, unit: 'MB', baselineName: 'target 600 MB', baseline: 600, ratio: extraMB / 600, target: '≤ 600 MB', limit: 1, runs: 1, note: `${((peakBoth - rss0) / MB).toFixed(0)} MB later with the bare session loaded beside it` },
-    { size: 'local', metric: `${label}: load (worker start + tokenizer + session + probe)`, value: providerLoadMs, unit: 'ms', baselineName: 'bare session create', baseline: bareLoadMs, ratio: providerLoadMs / bareLoadMs, runs: 1 },
+    {
+      size: 'local',
+      metric: `${label}: passages/s (${n} passages, mean ${meanTokens.toFixed(0)} tokens)`,
+      value: ours,
+      unit: 'passages/s',
+      baselineName: 'bare ONNX Runtime, same batches',
+      baseline: bare,
+      ratio,
+      target: '≥ 0.9× bare',
+      limit: 1 / 0.9,
+      runs: ROUNDS,
+      note: `ratio: median of ${ROUNDS} interleaved rounds (time ÷ bare time: ${roundRatios.map((x) => x.toFixed(2)).join(', ')}); ${batchCount} batches, ${threads} thread(s)`,
+    },
+    {
+      size: 'local',
+      metric: `${label}: cores busy while the provider embeds (CPU time ÷ wall time)`,
+      value: busy,
+      unit: 'cores',
+      baselineName: `ONNX threads`,
+      baseline: threads,
+      ratio: busy / threads,
+      runs: ROUNDS,
+      note: `${availableParallelism()} cores on this machine, shared`,
+    },
+    {
+      size: 'local',
+      metric: `${label}: extra RSS with the model loaded (peak while embedding full batches)`,
+      value: extraMB,
+      unit: 'MB',
+      baselineName: 'target 600 MB',
+      baseline: 600,
+      ratio: extraMB / 600,
+      target: '≤ 600 MB',
+      limit: 1,
+      runs: 1,
+      note: `${((peakBoth - rss0) / MB).toFixed(0)} MB later with the bare session loaded beside it`,
+    },
+    {
+      size: 'local',
+      metric: `${label}: load (worker start + tokenizer + session + probe)`,
+      value: providerLoadMs,
+      unit: 'ms',
+      baselineName: 'bare session create',
+      baseline: bareLoadMs,
+      ratio: providerLoadMs / bareLoadMs,
+      runs: 1,
+    },
   ];
   const python = extra.python ? venvPython(modelDir) : undefined;
-  if (extra.python && !python) log(`  ${label}: Python onnxruntime row skipped: no provisioning venv (.venv) beside ${modelDir} (npm run models:real makes it)`);
+  if (extra.python && !python)
+    log(`  ${label}: Python onnxruntime row skipped: no provisioning venv (.venv) beside ${modelDir} (npm run models:real makes it)`);
   if (python) {
     // The bare session's batches, run by Python onnxruntime in its own process, same threads.
     const r = spawnSync(python, [REFERENCE], {
-      input: JSON.stringify({ ops: [{ op: 'bench', onnx: join(modelDir, spec.onnxFile), batches: allGroups, padId: tok.padId, threads, tokenTypes: withTypes }] }),
+      input: JSON.stringify({
+        ops: [{ op: 'bench', onnx: join(modelDir, spec.onnxFile), batches: allGroups, padId: tok.padId, threads, tokenTypes: withTypes }],
+      }),
       encoding: 'utf8',
       maxBuffer: 1 << 28,
     });
@@ -240,7 +295,17 @@ async function measure(label: string, modelDir: string, texts: string[], threads
     else {
       const { ms } = (JSON.parse(r.stdout) as { results: Array<{ ms: number }> }).results[0];
       const py = (n / ms) * 1000;
-      rows.push({ size: 'local', metric: `${label}: passages/s vs Python onnxruntime (same batches)`, value: ours, unit: 'passages/s', baselineName: 'Python onnxruntime', baseline: py, ratio: ours / py, runs: 1, note: `Python ${(ms / 1000).toFixed(1)} s, bare onnxruntime-node ${(bareMs / 1000).toFixed(1)} s (×${(py / bare).toFixed(2)} of it), the provider ${(providerMs / 1000).toFixed(1)} s` });
+      rows.push({
+        size: 'local',
+        metric: `${label}: passages/s vs Python onnxruntime (same batches)`,
+        value: ours,
+        unit: 'passages/s',
+        baselineName: 'Python onnxruntime',
+        baseline: py,
+        ratio: ours / py,
+        runs: 1,
+        note: `Python ${(ms / 1000).toFixed(1)} s, bare onnxruntime-node ${(bareMs / 1000).toFixed(1)} s (×${(py / bare).toFixed(2)} of it), the provider ${(providerMs / 1000).toFixed(1)} s`,
+      });
     }
   }
   if (extra.oneThread && threads > 1) {
@@ -251,7 +316,16 @@ async function measure(label: string, modelDir: string, texts: string[], threads
     await one.embed(texts);
     const oneMs = performance.now() - t;
     await one.close();
-    rows.push({ size: 'local', metric: `${label}: passages/s with ${threads} ONNX threads vs 1`, value: ours, unit: 'passages/s', baselineName: '1 thread', baseline: (n / oneMs) * 1000, ratio: ours / ((n / oneMs) * 1000), runs: 1 });
+    rows.push({
+      size: 'local',
+      metric: `${label}: passages/s with ${threads} ONNX threads vs 1`,
+      value: ours,
+      unit: 'passages/s',
+      baselineName: '1 thread',
+      baseline: (n / oneMs) * 1000,
+      ratio: ours / ((n / oneMs) * 1000),
+      runs: 1,
+    });
   }
   return rows;
 }
@@ -259,7 +333,10 @@ async function measure(label: string, modelDir: string, texts: string[], threads
 /** `dist/cli.js index` on a library, timed; the report's passage count. */
 function indexTimed(library: string, workspace: string, provider: string[]): { seconds: number; passages: number } {
   const t = performance.now();
-  const out = execFileSync(process.execPath, [CLI, 'index', '--library', library, '--workspace', workspace, '--json', ...provider], { maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  const out = execFileSync(process.execPath, [CLI, 'index', '--library', library, '--workspace', workspace, '--json', ...provider], {
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).toString();
   const seconds = (performance.now() - t) / 1000;
   return { seconds, passages: (JSON.parse(out) as { passages: number }).passages };
 }
@@ -274,7 +351,10 @@ async function libraryRows(modelDir: string, dir: string): Promise<Row[]> {
   const pdfs = join(dir, 'pdfs');
   await makePdfs(pdfs, REAL_PDFS, REAL_PDF_PAGES);
   const rows: Row[] = [];
-  for (const [what, library] of [['the example library', resolve(__dirname, '../examples/library')], [`${REAL_PDFS} generated PDFs × ${REAL_PDF_PAGES} pages`, pdfs]] as const) {
+  for (const [what, library] of [
+    ['the example library', resolve(__dirname, '../examples/library')],
+    [`${REAL_PDFS} generated PDFs × ${REAL_PDF_PAGES} pages`, pdfs],
+  ] as const) {
     if (!existsSync(library)) {
       log(`${what}: skipped (${library} is missing)`);
       continue;
@@ -282,7 +362,17 @@ async function libraryRows(modelDir: string, dir: string): Promise<Row[]> {
     log(`${what}: indexing with the embedded model, then with ${name} …`);
     const base = indexTimed(library, mkdtempSync(join(dir, 'ws-')), ['--provider', 'embedded']);
     const real = indexTimed(library, mkdtempSync(join(dir, 'ws-')), ['--provider', 'local', '--model', modelDir]);
-    rows.push({ size: 'local', metric: `real ${name}: index + embed ${what} (${real.passages} passages)`, value: real.seconds, unit: 's', baselineName: 'embedded model', baseline: base.seconds, ratio: real.seconds / base.seconds, runs: 1, note: `${(real.passages / real.seconds).toFixed(1)} passages/s overall` });
+    rows.push({
+      size: 'local',
+      metric: `real ${name}: index + embed ${what} (${real.passages} passages)`,
+      value: real.seconds,
+      unit: 's',
+      baselineName: 'embedded model',
+      baseline: base.seconds,
+      ratio: real.seconds / base.seconds,
+      runs: 1,
+      note: `${(real.passages / real.seconds).toFixed(1)} passages/s overall`,
+    });
   }
   return rows;
 }
@@ -300,14 +390,20 @@ async function main() {
       rows.push(...(await measure('local model 12×384 int8', modelDir, passages(PASSAGES), threads)));
     }
     const real = argv.includes('--no-real') ? [] : realModels();
-    if (!real.length && !argv.includes('--no-real')) log('real models: none found (~/.cache/similar-sources/real-models, .tmp/models, or --real-models DIR): their rows are skipped');
+    if (!real.length && !argv.includes('--no-real'))
+      log('real models: none found (~/.cache/similar-sources/real-models, .tmp/models, or --real-models DIR): their rows are skipped');
     for (const m of real) {
       log(`real model ${m}: ${REAL_PASSAGES} SciFact abstracts, ${threads} ONNX thread(s)`);
       rows.push(...(await measure(`real ${m.split('/').slice(-1)[0]} int8`, m, passages(REAL_PASSAGES), threads, { oneThread: true, python: true })));
     }
-    if (real.length && !argv.includes('--no-real-library')) rows.push(...(await libraryRows(real.find((m) => m.endsWith('multilingual-e5-small')) ?? real[0], dir)));
+    if (real.length && !argv.includes('--no-real-library'))
+      rows.push(...(await libraryRows(real.find((m) => m.endsWith('multilingual-e5-small')) ?? real[0], dir)));
     if (argv.includes('--json')) process.stdout.write(JSON.stringify(rows) + '\n');
-    else for (const r of rows) process.stdout.write(`${r.metric}: ${r.value.toFixed(1)} ${r.unit} (${r.baselineName} ${r.baseline?.toFixed(1)}, ratio ×${r.ratio?.toFixed(3)}${r.target ? `, target ${r.target}` : ''})${r.note ? ` — ${r.note}` : ''}\n`);
+    else
+      for (const r of rows)
+        process.stdout.write(
+          `${r.metric}: ${r.value.toFixed(1)} ${r.unit} (${r.baselineName} ${r.baseline?.toFixed(1)}, ratio ×${r.ratio?.toFixed(3)}${r.target ? `, target ${r.target}` : ''})${r.note ? ` — ${r.note}` : ''}\n`,
+        );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,7 @@ const REPS = 5;
 
 function lcg(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
 /** Median of REPS runs after one warm-up (the JIT must have compiled both sides). */
@@ -90,7 +90,7 @@ function benchEmbed(): Row {
     Array.from({ length: 200 }, () => {
       const w = vocab[Math.floor(rnd() * vocab.length)];
       const r = rnd();
-      return r < 0.1 ? w + 's' : r < 0.15 ? w + 'ed' : r < 0.18 ? w + (Math.floor(rnd() * 1000)) : w;
+      return r < 0.1 ? w + 's' : r < 0.15 ? w + 'ed' : r < 0.18 ? w + Math.floor(rnd() * 1000) : w;
     }).join(' '),
   );
   // Floor: folding and word splitting, which any text encoder pays before its own work.
@@ -166,12 +166,17 @@ if (json) {
 } else {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
   console.log(`node ${meta.node} ${meta.platform}; median of ${REPS} runs after a warm-up`);
-  console.log(
-    ['benchmark'.padEnd(52), 'value'.padStart(10), 'unit'.padEnd(11), 'floor'.padStart(10), 'ratio'.padStart(7), '  floor is / target'].join(' '),
-  );
+  console.log(['benchmark'.padEnd(52), 'value'.padStart(10), 'unit'.padEnd(11), 'floor'.padStart(10), 'ratio'.padStart(7), '  floor is / target'].join(' '));
   for (const r of rows) {
     console.log(
-      [r.name.padEnd(52), f(r.value).padStart(10), r.unit.padEnd(11), f(r.floor).padStart(10), r.ratio.toFixed(2).padStart(7), `  ${r.floorName} / ${r.target ?? '-'}`].join(' '),
+      [
+        r.name.padEnd(52),
+        f(r.value).padStart(10),
+        r.unit.padEnd(11),
+        f(r.floor).padStart(10),
+        r.ratio.toFixed(2).padStart(7),
+        `  ${r.floorName} / ${r.target ?? '-'}`,
+      ].join(' '),
     );
   }
   console.log('ratio: value/floor for times, floor/value for rates (1.00 = as fast as the floor).');

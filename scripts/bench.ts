@@ -68,7 +68,9 @@ const rows: Row[] = [];
 function add(r: Row) {
   if (r.limit !== undefined && r.ratio !== undefined) r.met = r.ratio <= r.limit;
   rows.push(r);
-  log(`  ${r.size.padEnd(5)} ${r.metric}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (×${r.ratio.toFixed(3)} of ${r.baselineName})` : ''}${r.met === undefined ? '' : r.met ? '  ✓' : '  ✗'}`);
+  log(
+    `  ${r.size.padEnd(5)} ${r.metric}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (×${r.ratio.toFixed(3)} of ${r.baselineName})` : ''}${r.met === undefined ? '' : r.met ? '  ✓' : '  ✗'}`,
+  );
 }
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -161,22 +163,65 @@ process.exit(0);
 async function benchActivation() {
   log('activation');
   if (!existsSync(EXTENSION)) throw new Error('dist/extension.js is missing: run node scripts/build.mjs first');
-  const runs = Array.from({ length: Math.max(5, RUNS) }, () => JSON.parse(node(['-e', ACTIVATION_CHILD, EXTENSION])) as { requireMs: number; activateMs: number | null; activateError: string | null; heavy: string[] });
+  const runs = Array.from(
+    { length: Math.max(5, RUNS) },
+    () =>
+      JSON.parse(node(['-e', ACTIVATION_CHILD, EXTENSION])) as { requireMs: number; activateMs: number | null; activateError: string | null; heavy: string[] },
+  );
   const req = median(runs.map((r) => r.requireMs));
   const heavy = [...new Set(runs.flatMap((r) => r.heavy))];
-  add({ size: 'all', metric: 'activation: require dist/extension.js', value: req, unit: 'ms', baselineName: 'target 50 ms', baseline: 50, ratio: req / 50, target: '≤ 50 ms', limit: 1, runs: runs.length });
+  add({
+    size: 'all',
+    metric: 'activation: require dist/extension.js',
+    value: req,
+    unit: 'ms',
+    baselineName: 'target 50 ms',
+    baseline: 50,
+    ratio: req / 50,
+    target: '≤ 50 ms',
+    limit: 1,
+    runs: runs.length,
+  });
   const act = runs.map((r) => r.activateMs).filter((x): x is number => x !== null);
   if (act.length) {
     const a = median(act);
-    add({ size: 'all', metric: 'activation: require + activate() (stub vscode)', value: req + a, unit: 'ms', baselineName: 'target 50 ms', baseline: 50, ratio: (req + a) / 50, target: '≤ 50 ms', limit: 1, runs: act.length });
+    add({
+      size: 'all',
+      metric: 'activation: require + activate() (stub vscode)',
+      value: req + a,
+      unit: 'ms',
+      baselineName: 'target 50 ms',
+      baseline: 50,
+      ratio: (req + a) / 50,
+      target: '≤ 50 ms',
+      limit: 1,
+      runs: act.length,
+    });
   } else log(`  activate() could not run on the stub: ${runs[0].activateError}`);
-  add({ size: 'all', metric: 'activation: heavy modules loaded (vectra/pdf-parse/remark/unified/engine)', value: heavy.length, unit: 'modules', target: 'none', baselineName: 'none', baseline: 0, ratio: heavy.length, limit: 0, note: heavy.join(', ') || 'none', runs: runs.length });
+  add({
+    size: 'all',
+    metric: 'activation: heavy modules loaded (vectra/pdf-parse/remark/unified/engine)',
+    value: heavy.length,
+    unit: 'modules',
+    target: 'none',
+    baselineName: 'none',
+    baseline: 0,
+    ratio: heavy.length,
+    limit: 0,
+    note: heavy.join(', ') || 'none',
+    runs: runs.length,
+  });
 }
 
 // ---------------------------------------------------------------- real PDFs
 async function listPdfs(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await fs.readdir(dir, { withFileTypes: true, recursive: true } as never) as unknown as Array<{ name: string; isFile(): boolean; parentPath?: string; path?: string }>) {
+  for (const e of (await fs.readdir(dir, { withFileTypes: true, recursive: true } as never)) as unknown as Array<{
+    name: string;
+    isFile(): boolean;
+    parentPath?: string;
+    path?: string;
+  }>) {
     if (e.isFile() && /\.pdf$/i.test(e.name)) out.push(path.join(e.parentPath ?? e.path ?? dir, e.name));
   }
   return out.sort();
@@ -245,9 +290,39 @@ async function benchPdfs(tmp: string) {
   const label = `${files.length} PDFs`;
   const workers = PdfExtractPool.beside(path.join(ROOT, 'dist'))?.size ?? 0;
   add({ size: label, metric: 'bare pdf-parse getText (pages/s)', value: bareRate, unit: 'pages/s', runs: RUNS, note: `${pages} pages, one thread` });
-  add({ size: label, metric: 'indexing (pages/s, embedded provider)', value: idxRate, unit: 'pages/s', baselineName: 'bare pdf-parse', baseline: bareRate, ratio: bareRate / idxRate, target: '≥ 0.8× pdf-parse (ratio ≤ 1.25)', limit: 1.25, runs: RUNS, note: `${passages} passages; ${workers} extraction worker(s); throughput ratio ${(idxRate / bareRate).toFixed(2)}×` });
-  add({ size: label, metric: 'peak RSS while indexing (worker pool)', value: median(idxPeak) / MB, unit: 'MB', runs: RUNS, note: `sampled every 50 ms, extraction workers included (same process); process peak so far ${fmt(process.resourceUsage().maxRSS / 1024)} MB` });
-  if (inThread) add({ size: label, metric: 'indexing, extraction in the indexing thread (no worker: sources)', value: inThreadRate, unit: 'pages/s', baselineName: 'bare pdf-parse', baseline: bareRate, ratio: bareRate / inThreadRate, runs: RUNS, note: `throughput ratio ${(inThreadRate / bareRate).toFixed(2)}×` });
+  add({
+    size: label,
+    metric: 'indexing (pages/s, embedded provider)',
+    value: idxRate,
+    unit: 'pages/s',
+    baselineName: 'bare pdf-parse',
+    baseline: bareRate,
+    ratio: bareRate / idxRate,
+    target: '≥ 0.8× pdf-parse (ratio ≤ 1.25)',
+    limit: 1.25,
+    runs: RUNS,
+    note: `${passages} passages; ${workers} extraction worker(s); throughput ratio ${(idxRate / bareRate).toFixed(2)}×`,
+  });
+  add({
+    size: label,
+    metric: 'peak RSS while indexing (worker pool)',
+    value: median(idxPeak) / MB,
+    unit: 'MB',
+    runs: RUNS,
+    note: `sampled every 50 ms, extraction workers included (same process); process peak so far ${fmt(process.resourceUsage().maxRSS / 1024)} MB`,
+  });
+  if (inThread)
+    add({
+      size: label,
+      metric: 'indexing, extraction in the indexing thread (no worker: sources)',
+      value: inThreadRate,
+      unit: 'pages/s',
+      baselineName: 'bare pdf-parse',
+      baseline: bareRate,
+      ratio: bareRate / inThreadRate,
+      runs: RUNS,
+      note: `throughput ratio ${(inThreadRate / bareRate).toFixed(2)}×`,
+    });
 }
 
 // ---------------------------------------------------------------- OCR
@@ -269,7 +344,19 @@ async function benchOcr() {
   const t = await ocrThroughput(images, RUNS);
   const label = `${t.images} pages`;
   add({ size: label, metric: 'OCR, bare tesseract.js, one worker (pages/s)', value: t.bareRate, unit: 'pages/s', runs: RUNS, note: '300 dpi, eng+fra, LSTM' });
-  add({ size: label, metric: `OCR pool, per worker (pages/s; ${t.workers} worker(s))`, value: t.poolRate / t.workers, unit: 'pages/s', baselineName: 'bare tesseract.js', baseline: t.bareRate, ratio: t.bareRate / (t.poolRate / t.workers), target: '≥ 0.9× per worker (ratio ≤ 1.11)', limit: 1 / 0.9, runs: RUNS, note: `pool total ${fmt(t.poolRate)} pages/s; throughput ratio ${t.perWorkerRatio.toFixed(2)}× per worker` });
+  add({
+    size: label,
+    metric: `OCR pool, per worker (pages/s; ${t.workers} worker(s))`,
+    value: t.poolRate / t.workers,
+    unit: 'pages/s',
+    baselineName: 'bare tesseract.js',
+    baseline: t.bareRate,
+    ratio: t.bareRate / (t.poolRate / t.workers),
+    target: '≥ 0.9× per worker (ratio ≤ 1.11)',
+    limit: 1 / 0.9,
+    runs: RUNS,
+    note: `pool total ${fmt(t.poolRate)} pages/s; throughput ratio ${t.perWorkerRatio.toFixed(2)}× per worker`,
+  });
   add({ size: label, metric: 'extra RSS per OCR worker', value: t.rssPerWorkerMiB, unit: 'MiB', note: 'eng+fra trained data loaded, one page recognised' });
 }
 
@@ -338,7 +425,18 @@ async function benchSize(N: number, tmp: string) {
   // another text for the same file (the changed PDF re-indexed below).
   const source = (i: number, variant = 0) => {
     const g = syntheticSource(i + variant * 1_000_003, WORDS_PER_SOURCE);
-    return { pages: g.pages, pageCount: g.pages.length, meta: { title: g.title, authors: [g.author], year: g.year, ...(i % 10 === 9 ? {} : { citekey: `source${i}` }), collections: [], titleFrom: 'pdf-info' as const } };
+    return {
+      pages: g.pages,
+      pageCount: g.pages.length,
+      meta: {
+        title: g.title,
+        authors: [g.author],
+        year: g.year,
+        ...(i % 10 === 9 ? {} : { citekey: `source${i}` }),
+        collections: [],
+        titleFrom: 'pdf-info' as const,
+      },
+    };
   };
   const input = (i: number, variant = 0): SourceInput => ({
     path: path.join(tmp, 'library', `source-${i}.pdf`),
@@ -393,12 +491,41 @@ async function benchSize(N: number, tmp: string) {
     buildPeak.push(peak);
   }
   const build = median(buildMs);
-  add({ size: S, metric: 'index build', value: build / 1000, unit: 's', baselineName: 'chunk+terms+embed only', baseline: floorMs / 1000, ratio: build / floorMs, runs: buildRuns, note: `${nPassages} passages, ${nSources} sources; generating the synthetic text (${fmt(genMs / 1000)} s) taken out${sample < nSources ? `; floor and generation measured on ${sample} sources, scaled` : ''}` });
-  add({ size: S, metric: 'index build throughput', value: (nPassages / build) * 1000, unit: 'passages/s', baselineName: 'chunk+terms+embed only', baseline: (nPassages / floorMs) * 1000, ratio: build / floorMs, runs: buildRuns });
+  add({
+    size: S,
+    metric: 'index build',
+    value: build / 1000,
+    unit: 's',
+    baselineName: 'chunk+terms+embed only',
+    baseline: floorMs / 1000,
+    ratio: build / floorMs,
+    runs: buildRuns,
+    note: `${nPassages} passages, ${nSources} sources; generating the synthetic text (${fmt(genMs / 1000)} s) taken out${sample < nSources ? `; floor and generation measured on ${sample} sources, scaled` : ''}`,
+  });
+  add({
+    size: S,
+    metric: 'index build throughput',
+    value: (nPassages / build) * 1000,
+    unit: 'passages/s',
+    baselineName: 'chunk+terms+embed only',
+    baseline: (nPassages / floorMs) * 1000,
+    ratio: build / floorMs,
+    runs: buildRuns,
+  });
   // Raw size: vectors as float32 plus passage text as UTF-8.
   const rawVec = nPassages * dim * 4;
   const raw = rawText + rawVec;
-  add({ size: S, metric: 'peak RSS during the build', value: median(buildPeak) / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: median(buildPeak) / raw, runs: buildRuns, note: `sampled every 50 ms, this process (bench included); process peak so far ${fmt(process.resourceUsage().maxRSS / 1024)} MB` });
+  add({
+    size: S,
+    metric: 'peak RSS during the build',
+    value: median(buildPeak) / MB,
+    unit: 'MB',
+    baselineName: 'raw vectors+text',
+    baseline: raw / MB,
+    ratio: median(buildPeak) / raw,
+    runs: buildRuns,
+    note: `sampled every 50 ms, this process (bench included); process peak so far ${fmt(process.resourceUsage().maxRSS / 1024)} MB`,
+  });
   const dir = path.join(ws, '.similar-sources');
   const disk = await dirSize(dir);
   add({ size: S, metric: 'size on disk', value: disk / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: disk / raw });
@@ -412,18 +539,86 @@ async function benchSize(N: number, tmp: string) {
   for (let i = 0; i < runs; i++) readMs.push((await timed(() => readAll(dir)))[0]);
   const base = median(Array.from({ length: runs }, () => Number(node(['--expose-gc', '-e', BASE_CHILD, ENGINE]))));
   // Each child: load, the cold analysis, then one more and `runs` warm ones, all in dist/engine.js.
-  const cold = Array.from({ length: runs }, () => JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze', String(runs)])) as { requireMs: number; loadMs: number; rss: number; heap: number; analysisMs: number; warmMs: number[]; segments: number });
+  const cold = Array.from(
+    { length: runs },
+    () =>
+      JSON.parse(node(['--expose-gc', '-e', COLD_CHILD, ENGINE, ws, draftFile, 'analyze', String(runs)])) as {
+        requireMs: number;
+        loadMs: number;
+        rss: number;
+        heap: number;
+        analysisMs: number;
+        warmMs: number[];
+        segments: number;
+      },
+  );
   const load = median(cold.map((c) => c.loadMs));
   const rss = median(cold.map((c) => c.rss));
-  add({ size: S, metric: 'index load (fresh process)', value: load, unit: 'ms', baselineName: 'read index files', baseline: median(readMs), ratio: load / median(readMs), target: '≤ 6× read', limit: N >= 100_000 ? 6 : undefined, runs });
+  add({
+    size: S,
+    metric: 'index load (fresh process)',
+    value: load,
+    unit: 'ms',
+    baselineName: 'read index files',
+    baseline: median(readMs),
+    ratio: load / median(readMs),
+    target: '≤ 6× read',
+    limit: N >= 100_000 ? 6 : undefined,
+    runs,
+  });
   // Issue 22's second bound on the load, for 100k passages: a second at most, on these machines.
-  if (N === 100_000) add({ size: S, metric: 'index load vs 1 s', value: load, unit: 'ms', baselineName: 'target 1000 ms', baseline: 1000, ratio: load / 1000, target: '≤ 1 s', limit: 1, runs });
-  add({ size: S, metric: 'RSS after load', value: rss / MB, unit: 'MB', baselineName: 'raw vectors+text', baseline: raw / MB, ratio: rss / raw, target: '≤ 3× raw', limit: N >= 100_000 ? 3 : undefined, runs, note: `process with engine loaded, no index: ${fmt(base / MB)} MB; index adds ${fmt((rss - base) / MB)} MB = ${((rss - base) / raw).toFixed(2)}× raw` });
+  if (N === 100_000)
+    add({
+      size: S,
+      metric: 'index load vs 1 s',
+      value: load,
+      unit: 'ms',
+      baselineName: 'target 1000 ms',
+      baseline: 1000,
+      ratio: load / 1000,
+      target: '≤ 1 s',
+      limit: 1,
+      runs,
+    });
+  add({
+    size: S,
+    metric: 'RSS after load',
+    value: rss / MB,
+    unit: 'MB',
+    baselineName: 'raw vectors+text',
+    baseline: raw / MB,
+    ratio: rss / raw,
+    target: '≤ 3× raw',
+    limit: N >= 100_000 ? 3 : undefined,
+    runs,
+    note: `process with engine loaded, no index: ${fmt(base / MB)} MB; index adds ${fmt((rss - base) / MB)} MB = ${((rss - base) / raw).toFixed(2)}× raw`,
+  });
   const holds = Array.from({ length: runs }, () => JSON.parse(node(['-e', HOLD_CHILD, ENGINE, ws])) as { holdMs: number; loadMs: number });
   const [hold, holdLoad] = [median(holds.map((h) => h.holdMs)), median(holds.map((h) => h.loadMs))];
-  add({ size: S, metric: 'longest event-loop hold while loading', value: hold, unit: 'ms', baselineName: 'index load, same processes', baseline: holdLoad, ratio: hold / holdLoad, runs, note: 'the load turns the event loop every ~25 ms (util/timeSlices.ts)' });
-  if (N >= 1_000_000) add({ size: S, metric: 'RSS after load, of 4 GiB', value: rss / MB, unit: 'MB', baselineName: 'target 4096 MB', baseline: 4096, ratio: rss / (4096 * MB), target: '≤ 4 GiB', limit: 1, runs });
-
+  add({
+    size: S,
+    metric: 'longest event-loop hold while loading',
+    value: hold,
+    unit: 'ms',
+    baselineName: 'index load, same processes',
+    baseline: holdLoad,
+    ratio: hold / holdLoad,
+    runs,
+    note: 'the load turns the event loop every ~25 ms (util/timeSlices.ts)',
+  });
+  if (N >= 1_000_000)
+    add({
+      size: S,
+      metric: 'RSS after load, of 4 GiB',
+      value: rss / MB,
+      unit: 'MB',
+      baselineName: 'target 4096 MB',
+      baseline: 4096,
+      ratio: rss / (4096 * MB),
+      target: '≤ 4 GiB',
+      limit: 1,
+      runs,
+    });
 
   // Warm: index in memory (this process), cache off.
   // Opened as hosts open it (citekey ranking takes the engine's handle).
@@ -432,7 +627,18 @@ async function benchSize(N: number, tmp: string) {
   const coll = (index as unknown as { collection: PassageCollection }).collection;
   // Issue 22's measure: what the loaded index must hold (float32 vectors, postings of 6 bytes), text left on disk.
   const rawPostings = coll.lexical instanceof PostingsIndex ? coll.lexical.postingCount * 6 : 0;
-  add({ size: S, metric: 'RSS after load (vs vectors + postings)', value: rss / MB, unit: 'MB', baselineName: 'raw vectors+postings', baseline: (rawVec + rawPostings) / MB, ratio: rss / (rawVec + rawPostings), target: '≤ 2× raw', limit: N >= 100_000 ? 2 : undefined, runs });
+  add({
+    size: S,
+    metric: 'RSS after load (vs vectors + postings)',
+    value: rss / MB,
+    unit: 'MB',
+    baselineName: 'raw vectors+postings',
+    baseline: (rawVec + rawPostings) / MB,
+    ratio: rss / (rawVec + rawPostings),
+    target: '≤ 2× raw',
+    limit: N >= 100_000 ? 2 : undefined,
+    runs,
+  });
   const ctx = { index, workspace: ws, cache: false as const };
   // This process's warm analysis (the sources through tsx): the baseline of the cache rows below,
   // measured here as they are.
@@ -445,9 +651,33 @@ async function benchSize(N: number, tmp: string) {
   const segs = cold[0].segments;
   // The target grows with the library: 2 s at 100k passages, 3 s at a million.
   const warmTarget = N >= 1_000_000 ? 3000 : 2000;
-  add({ size: S, metric: `warm analysis (${segs} paragraphs)`, value: warmDist, unit: 'ms', baselineName: `target ${warmTarget} ms`, baseline: warmTarget, ratio: warmDist / warmTarget, target: `≤ ${warmTarget / 1000} s`, limit: N >= 100_000 ? 1 : undefined, runs: runs * runs, note: `dist/engine.js, fresh processes after their first two analyses; ${fmt(warm)} ms in the bench's own process (sources through tsx)` });
+  add({
+    size: S,
+    metric: `warm analysis (${segs} paragraphs)`,
+    value: warmDist,
+    unit: 'ms',
+    baselineName: `target ${warmTarget} ms`,
+    baseline: warmTarget,
+    ratio: warmDist / warmTarget,
+    target: `≤ ${warmTarget / 1000} s`,
+    limit: N >= 100_000 ? 1 : undefined,
+    runs: runs * runs,
+    note: `dist/engine.js, fresh processes after their first two analyses; ${fmt(warm)} ms in the bench's own process (sources through tsx)`,
+  });
   const coldMs = median(cold.map((c) => c.analysisMs)); // load + analysis, same process
-  add({ size: S, metric: 'cold analysis (fresh process: load + analyse)', value: coldMs, unit: 'ms', baselineName: 'warm + load', baseline: warmDist + load, ratio: coldMs / (warmDist + load), target: '≤ warm + load', limit: N >= 100_000 ? 1 : undefined, runs, note: `warm and load from the same processes; engine require ${fmt(median(cold.map((c) => c.requireMs)))} ms not included` });
+  add({
+    size: S,
+    metric: 'cold analysis (fresh process: load + analyse)',
+    value: coldMs,
+    unit: 'ms',
+    baselineName: 'warm + load',
+    baseline: warmDist + load,
+    ratio: coldMs / (warmDist + load),
+    target: '≤ warm + load',
+    limit: N >= 100_000 ? 1 : undefined,
+    runs,
+    note: `warm and load from the same processes; engine require ${fmt(median(cold.map((c) => c.requireMs)))} ms not included`,
+  });
 
   // Analysis cache: a whole-document hit, and one edited paragraph.
   const cache = new AnalysisCache(ws);
@@ -460,7 +690,18 @@ async function benchSize(N: number, tmp: string) {
     hitMs.push(ms);
   }
   const hit = median(hitMs);
-  add({ size: S, metric: 'cache hit (unchanged draft)', value: hit, unit: 'ms', baselineName: 'warm analysis, this process', baseline: warm, ratio: hit / warm, target: '≤ 2% of warm', limit: N >= 100_000 ? 0.02 : undefined, runs: RUNS });
+  add({
+    size: S,
+    metric: 'cache hit (unchanged draft)',
+    value: hit,
+    unit: 'ms',
+    baselineName: 'warm analysis, this process',
+    baseline: warm,
+    ratio: hit / warm,
+    target: '≤ 2% of warm',
+    limit: N >= 100_000 ? 0.02 : undefined,
+    runs: RUNS,
+  });
   const editMs: number[] = [];
   for (let i = 0; i < runs; i++) {
     await analyzeDocument(draft, ANALYSIS, cctx); // the cache holds the original draft
@@ -472,7 +713,18 @@ async function benchSize(N: number, tmp: string) {
     editMs.push(ms);
   }
   const edit = median(editMs);
-  add({ size: S, metric: 'one edited paragraph', value: edit, unit: 'ms', baselineName: 'warm analysis, this process', baseline: warm, ratio: edit / warm, target: '≤ 5% of warm', limit: N >= 100_000 ? 0.05 : undefined, runs: RUNS });
+  add({
+    size: S,
+    metric: 'one edited paragraph',
+    value: edit,
+    unit: 'ms',
+    baselineName: 'warm analysis, this process',
+    baseline: warm,
+    ratio: edit / warm,
+    target: '≤ 5% of warm',
+    limit: N >= 100_000 ? 0.05 : undefined,
+    runs: RUNS,
+  });
 
   // Vector ranking per query vs the Float32Array floor, on the index's own vectors and on 384/768-d ones
   // (allocated as the index allocates them, so the product's scan runs: SIMD kernel where available).
@@ -495,8 +747,22 @@ async function benchSize(N: number, tmp: string) {
   for (let rep = 0; rep < runs; rep++) {
     for (const p of draftParas) searchMs.push((await timed(() => index.search(p, { k: 60 })))[0]);
   }
-  add({ size: S, metric: 'hybrid search per query (BM25 + vectors + RRF)', value: median(searchMs), unit: 'ms', runs, note: `median of ${searchMs.length} queries` });
-  add({ size: S, metric: 'hybrid search per query, p95', value: percentile(searchMs, 0.95), unit: 'ms', runs, note: `${searchMs.length} queries (the draft's paragraphs)` });
+  add({
+    size: S,
+    metric: 'hybrid search per query (BM25 + vectors + RRF)',
+    value: median(searchMs),
+    unit: 'ms',
+    runs,
+    note: `median of ${searchMs.length} queries`,
+  });
+  add({
+    size: S,
+    metric: 'hybrid search per query, p95',
+    value: percentile(searchMs, 0.95),
+    unit: 'ms',
+    runs,
+    note: `${searchMs.length} queries (the draft's paragraphs)`,
+  });
 
   // Citekey completion: the keys ranked for the paragraph being written, as `[@` asks for them
   // (every paragraph of the draft, cut where the author might be typing), p95 against the 100 ms target.
@@ -511,8 +777,29 @@ async function benchSize(N: number, tmp: string) {
     }
   }
   const rankP95 = percentile(rankMs, 0.95);
-  add({ size: S, metric: 'citekey completion ranking, median', value: median(rankMs), unit: 'ms', baselineName: 'hybrid search per query', baseline: median(searchMs), ratio: median(rankMs) / median(searchMs), runs });
-  add({ size: S, metric: `citekey completion ranking, p95 of ${rankMs.length} paragraphs`, value: rankP95, unit: 'ms', baselineName: 'target 100 ms', baseline: 100, ratio: rankP95 / 100, target: '≤ 100 ms at p95', limit: N >= 10_000 && N < 100_000 ? 1 : undefined, runs, note: `median ${fmt(median(rankMs))} ms; hybrid passage search ${fmt(median(searchMs))} ms` });
+  add({
+    size: S,
+    metric: 'citekey completion ranking, median',
+    value: median(rankMs),
+    unit: 'ms',
+    baselineName: 'hybrid search per query',
+    baseline: median(searchMs),
+    ratio: median(rankMs) / median(searchMs),
+    runs,
+  });
+  add({
+    size: S,
+    metric: `citekey completion ranking, p95 of ${rankMs.length} paragraphs`,
+    value: rankP95,
+    unit: 'ms',
+    baselineName: 'target 100 ms',
+    baseline: 100,
+    ratio: rankP95 / 100,
+    target: '≤ 100 ms at p95',
+    limit: N >= 10_000 && N < 100_000 ? 1 : undefined,
+    runs,
+    note: `median ${fmt(median(rankMs))} ms; hybrid passage search ${fmt(median(searchMs))} ms`,
+  });
 
   // One PDF of the library changed (new text, size and date): the whole update, from opening the
   // index to the last commit, the generation of its synthetic text taken out.
@@ -526,7 +813,19 @@ async function benchSize(N: number, tmp: string) {
     reindexMs.push(ms - g);
   }
   const reindex = median(reindexMs);
-  add({ size: S, metric: 're-index one changed PDF', value: reindex, unit: 'ms', baselineName: 'target 2000 ms', baseline: 2000, ratio: reindex / 2000, target: '≤ 2 s', limit: N >= 100_000 ? 1 : undefined, runs, note: `~${PASSAGES_PER_SOURCE} passages re-chunked and embedded; the others' shards neither read nor written` });
+  add({
+    size: S,
+    metric: 're-index one changed PDF',
+    value: reindex,
+    unit: 'ms',
+    baselineName: 'target 2000 ms',
+    baseline: 2000,
+    ratio: reindex / 2000,
+    target: '≤ 2 s',
+    limit: N >= 100_000 ? 1 : undefined,
+    runs,
+    note: `~${PASSAGES_PER_SOURCE} passages re-chunked and embedded; the others' shards neither read nor written`,
+  });
   // --keep leaves each size's workspace and draft in the temp folder, for profiling them.
   if (!flag('--keep')) await fs.rm(ws, { recursive: true, force: true });
 }
@@ -571,8 +870,32 @@ function scanRows(S: string, what: string, vectors: Float32Array, dim: number, c
     b.push((t3 - t2) / queries.length);
   }
   const engine = quantizedRows(vectors) >= count ? 'SIMD kernel, int8 copy' : isKernelBacked(vectors) ? 'SIMD kernel' : 'JS scan';
-  add({ size: S, metric: `vector ranking top-100, ${what} ${dim}-d`, value: median(o), unit: 'ms/query', baselineName: 'Float32Array dot scan', baseline: median(f), ratio: median(o) / median(f), target: '≤ 1.5× floor', limit: 1.5, runs: Math.max(3, RUNS), note: `one query per scan, ${engine}` });
-  add({ size: S, metric: `vector ranking top-100, ${what} ${dim}-d, 8 queries per pass`, value: median(b), unit: 'ms/query', baselineName: 'Float32Array dot scan', baseline: median(f), ratio: median(b) / median(f), target: '≤ 1.5× floor', limit: 1.5, runs: Math.max(3, RUNS), note: `topKDotMany as analysis batches segments, ${engine}` });
+  add({
+    size: S,
+    metric: `vector ranking top-100, ${what} ${dim}-d`,
+    value: median(o),
+    unit: 'ms/query',
+    baselineName: 'Float32Array dot scan',
+    baseline: median(f),
+    ratio: median(o) / median(f),
+    target: '≤ 1.5× floor',
+    limit: 1.5,
+    runs: Math.max(3, RUNS),
+    note: `one query per scan, ${engine}`,
+  });
+  add({
+    size: S,
+    metric: `vector ranking top-100, ${what} ${dim}-d, 8 queries per pass`,
+    value: median(b),
+    unit: 'ms/query',
+    baselineName: 'Float32Array dot scan',
+    baseline: median(f),
+    ratio: median(b) / median(f),
+    target: '≤ 1.5× floor',
+    limit: 1.5,
+    runs: Math.max(3, RUNS),
+    note: `topKDotMany as analysis batches segments, ${engine}`,
+  });
 }
 
 // ---------------------------------------------------------------- local model (issue 11)
@@ -591,7 +914,16 @@ function benchLocalModel() {
 /** scripts/bench-background.ts in a fresh process: lexical first, vectors in the background, 100 PDFs. */
 function benchBackgroundEmbedding() {
   log('background embedding (100 PDFs, 12×384 int8 generated model) …');
-  const args = ['--import', 'tsx', path.join(ROOT, 'scripts', 'bench-background.ts'), '--json', '--files', opt('--bg-files') ?? '100', '--pages', opt('--bg-pages') ?? '4'];
+  const args = [
+    '--import',
+    'tsx',
+    path.join(ROOT, 'scripts', 'bench-background.ts'),
+    '--json',
+    '--files',
+    opt('--bg-files') ?? '100',
+    '--pages',
+    opt('--bg-pages') ?? '4',
+  ];
   const outText = execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   for (const r of JSON.parse(outText.trim().split('\n').at(-1)!) as Row[]) add(r);
 }
@@ -599,7 +931,13 @@ function benchBackgroundEmbedding() {
 // ---------------------------------------------------------------- output
 function machine() {
   const cpu = /model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? os.cpus()[0]?.model ?? '?';
-  return { nproc: os.availableParallelism?.() ?? os.cpus().length, cpu, memoryGiB: +(os.totalmem() / 1024 ** 3).toFixed(1), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    nproc: os.availableParallelism?.() ?? os.cpus().length,
+    cpu,
+    memoryGiB: +(os.totalmem() / 1024 ** 3).toFixed(1),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 function table(): string {
@@ -639,7 +977,9 @@ async function main() {
   const totalS = (performance.now() - started) / 1000;
   if (JSON_OUT) process.stdout.write(JSON.stringify({ machine: m, runs: RUNS, sizes: SIZES, totalSeconds: totalS, rows }, null, 2) + '\n');
   else {
-    process.stdout.write(`\nMachine: ${m.nproc} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}; medians of ${RUNS} runs; total ${totalS.toFixed(0)} s\n\n`);
+    process.stdout.write(
+      `\nMachine: ${m.nproc} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}; medians of ${RUNS} runs; total ${totalS.toFixed(0)} s\n\n`,
+    );
     process.stdout.write(table() + '\n');
   }
 }

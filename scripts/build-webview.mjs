@@ -37,7 +37,14 @@ await Promise.all([
   build({ ...common, entryPoints: [join(root, 'webview-ui/panel/main.ts')], outfile: join(out, 'panel.js') }),
   build({ ...common, entryPoints: [join(root, 'webview-ui/pdf/main.ts')], outfile: join(out, 'pdfViewer.js') }),
   // The panel's stylesheet is kept in parts that panel.css @imports: one file, in the same order, for the shell's one <link>.
-  build({ bundle: true, minify: false, logLevel: 'warning', absWorkingDir: root, entryPoints: [join(root, 'webview-ui/panel/panel.css')], outfile: join(out, 'panel.css') }),
+  build({
+    bundle: true,
+    minify: false,
+    logLevel: 'warning',
+    absWorkingDir: root,
+    entryPoints: [join(root, 'webview-ui/panel/panel.css')],
+    outfile: join(out, 'panel.css'),
+  }),
 ]);
 
 copyFileSync(join(root, 'webview-ui/pdf/viewer.css'), join(out, 'pdfViewer.css'));

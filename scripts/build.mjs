@@ -20,7 +20,10 @@ const ortBinding = {
     b.onLoad({ filter: /onnxruntime-node[\\/]dist[\\/]binding\.js$/ }, async (args) => {
       const { readFile } = await import('node:fs/promises');
       const src = await readFile(args.path, 'utf8');
-      const patched = src.replace('require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)', 'require(require("node:path").join(__dirname, "onnxruntime", process.platform, process.arch, "onnxruntime_binding.node"))');
+      const patched = src.replace(
+        'require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)',
+        'require(require("node:path").join(__dirname, "onnxruntime", process.platform, process.arch, "onnxruntime_binding.node"))',
+      );
       if (patched === src) throw new Error('onnxruntime-node: the binding path was not found in dist/binding.js (new version?)');
       return { contents: patched, loader: 'js' };
     });
@@ -44,7 +47,18 @@ const common = {
 
 // The CLI and the engine carry the heavy dependencies; the extension bundle only the
 // thin VS Code adapters, and it loads dist/engine.js on first use.
-await build({ ...common, entryPoints: { cli: 'src/cli/cli.ts', engine: 'src/engine/index.ts', 'pdf-extract-worker': 'src/core/pdf/extractWorker.ts', 'local-embed-worker': 'src/core/embedding/local/localWorker.ts', 'segment-worker': 'src/core/markdown/segmentWorker.ts', 'citation-check-worker': 'src/engine/citationWorker.ts' }, outdir: 'dist' });
+await build({
+  ...common,
+  entryPoints: {
+    cli: 'src/cli/cli.ts',
+    engine: 'src/engine/index.ts',
+    'pdf-extract-worker': 'src/core/pdf/extractWorker.ts',
+    'local-embed-worker': 'src/core/embedding/local/localWorker.ts',
+    'segment-worker': 'src/core/markdown/segmentWorker.ts',
+    'citation-check-worker': 'src/engine/citationWorker.ts',
+  },
+  outdir: 'dist',
+});
 await build({ ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', minify: true });
 // OCR: tesseract.js's worker script (wrapped, src/core/ocr/tesseractWorker.cjs) as a bundle in
 // dist/ocr/, with the WebAssembly cores it loads beside itself and the bundled trained data.
@@ -73,5 +87,9 @@ for (const lang of ['eng', 'fra']) {
 // loads, picked by reading their headers (scripts/vscode/platforms.mjs), not the package's folder.
 const ortTarget = process.env.SS_ORT_TARGET || hostTarget();
 const placed = placeRuntime('dist', ortTarget);
-if (!placed.length && ortTarget !== UNIVERSAL) console.warn(`onnxruntime-node has no runtime for ${ortTarget}: dist/ carries none, and the local model will say it is unavailable`);
-console.log('built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' + (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''));
+if (!placed.length && ortTarget !== UNIVERSAL)
+  console.warn(`onnxruntime-node has no runtime for ${ortTarget}: dist/ carries none, and the local model will say it is unavailable`);
+console.log(
+  'built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' +
+    (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''),
+);

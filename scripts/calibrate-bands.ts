@@ -99,8 +99,13 @@ async function scifactQueries(dir: string, workspace: string, provider: Embeddin
   const flush = async () => {
     for (let i = 0; i < todo.length; i += 64) {
       const batch = todo.slice(i, i + 64);
-      const lists = await index.searchMany(batch.map((q) => ({ text: q.text })), { k: CANDIDATE_PASSAGES });
-      batch.forEach((q, j) => out.push({ kind: q.kind, test: q.test, relevant: q.relevant, cards: cardsOf(lists[j], index.overlap(q.text), keyOf, q.relevant) }));
+      const lists = await index.searchMany(
+        batch.map((q) => ({ text: q.text })),
+        { k: CANDIDATE_PASSAGES },
+      );
+      batch.forEach((q, j) =>
+        out.push({ kind: q.kind, test: q.test, relevant: q.relevant, cards: cardsOf(lists[j], index.overlap(q.text), keyOf, q.relevant) }),
+      );
     }
   };
   const docTest = (d: string) => inTest(`scifact:${d}`, 0.3);
@@ -143,7 +148,12 @@ async function exampleQueries(): Promise<Query[]> {
     if (!s) throw new Error(`examples/draft.md has no paragraph starting "${e.startsWith}"`);
     const [hits] = await index.searchMany([{ text: s.query, vectorText: contextualText(title, s) }], { k: CANDIDATE_PASSAGES });
     const relevant = new Set(e.sources);
-    out.push({ kind: 'example', test: inTest(`example:${e.startsWith}`, 0.5), relevant, cards: cardsOf(hits, index.overlap(s.query), (h) => basename(h.sourceRecord.path), relevant) });
+    out.push({
+      kind: 'example',
+      test: inTest(`example:${e.startsWith}`, 0.5),
+      relevant,
+      cards: cardsOf(hits, index.overlap(s.query), (h) => basename(h.sourceRecord.path), relevant),
+    });
   }
   return out;
 }
@@ -170,15 +180,21 @@ async function main() {
     const fit = all.filter((q) => !q.test);
     const test = all.filter((q) => q.test);
     const count = (qs: Query[], k: Kind) => qs.filter((q) => q.kind === k).length;
-    console.log(`queries: fit ${fit.length} (claims ${count(fit, 'claim')}, paragraphs ${count(fit, 'paragraph')}, example ${count(fit, 'example')}); ` +
-      `held out ${test.length} (claims ${count(test, 'claim')}, paragraphs ${count(test, 'paragraph')}, example ${count(test, 'example')})`);
+    console.log(
+      `queries: fit ${fit.length} (claims ${count(fit, 'claim')}, paragraphs ${count(fit, 'paragraph')}, example ${count(fit, 'example')}); ` +
+        `held out ${test.length} (claims ${count(test, 'claim')}, paragraphs ${count(test, 'paragraph')}, example ${count(test, 'example')})`,
+    );
 
     // The example's few paragraphs count, all together, as a quarter of the SciFact paragraphs.
     const rows = fit.flatMap((q) => q.cards.map((c) => ({ c, kind: q.kind })));
     const exampleWeight = (0.25 * rows.filter((r) => r.kind === 'paragraph').length) / Math.max(1, rows.filter((r) => r.kind === 'example').length);
     const weights = rows.map((r) => (r.kind === 'example' ? exampleWeight : 1));
     const fitModel = (cols: number[]): Calibration => {
-      const w = fitLogistic(rows.map((r) => cols.map((j) => r.c.x[j])), rows.map((r) => r.c.y), weights);
+      const w = fitLogistic(
+        rows.map((r) => cols.map((j) => r.c.x[j])),
+        rows.map((r) => r.c.y),
+        weights,
+      );
       const out = Object.fromEntries(FEATURE_NAMES.map((n) => [n, 0])) as Calibration['weights'];
       cols.forEach((j, i) => (out[FEATURE_NAMES[j]] = round(w[i + 1])));
       return { intercept: round(w[0]), weights: out };
@@ -196,15 +212,34 @@ async function main() {
       ['paragraphs', (q) => q.kind === 'paragraph'],
       ['example', (q) => q.kind === 'example'],
     ];
-    const ndcg = (qs: Query[], order: (q: Query) => Card[]) => mean(qs.map((q) => ndcgAt(order(q).map((c) => c.key), new Map([...q.relevant].map((d) => [d, 1])), 10)));
-    const sortedBy = (m: Calibration) => (q: Query) => [...q.cards].map((c, i) => ({ c, p: probability(m, c.x), i })).sort((a, b) => b.p - a.p || a.i - b.i).map((e) => e.c);
+    const ndcg = (qs: Query[], order: (q: Query) => Card[]) =>
+      mean(
+        qs.map((q) =>
+          ndcgAt(
+            order(q).map((c) => c.key),
+            new Map([...q.relevant].map((d) => [d, 1])),
+            10,
+          ),
+        ),
+      );
+    const sortedBy = (m: Calibration) => (q: Query) =>
+      [...q.cards]
+        .map((c, i) => ({ c, p: probability(m, c.x), i }))
+        .sort((a, b) => b.p - a.p || a.i - b.i)
+        .map((e) => e.c);
     console.log('\nnDCG@10 on held-out queries (cards of the top 60 passages, at most 20 sources):');
-    const orders: Array<[string, (q: Query) => Card[]]> = [['retrieval order', (q) => q.cards], ...Object.entries(models).map(([n, m]): [string, (q: Query) => Card[]] => [`sorted by ${n}`, sortedBy(m)])];
-    for (const [name, order] of orders) console.log(`  ${name.padEnd(40)} ${groups.map(([g, f]) => `${g} ${ndcg(test.filter(f), order).toFixed(4)}`).join('  ')}`);
+    const orders: Array<[string, (q: Query) => Card[]]> = [
+      ['retrieval order', (q) => q.cards],
+      ...Object.entries(models).map(([n, m]): [string, (q: Query) => Card[]] => [`sorted by ${n}`, sortedBy(m)]),
+    ];
+    for (const [name, order] of orders)
+      console.log(`  ${name.padEnd(40)} ${groups.map(([g, f]) => `${g} ${ndcg(test.filter(f), order).toFixed(4)}`).join('  ')}`);
 
     console.log('\nAUC on held-out cards (a right source against the others):');
     for (const [name, m] of Object.entries(models)) {
-      console.log(`  ${name.padEnd(40)} ${groups.map(([g, f]) => `${g} ${auc(test.filter(f).flatMap((q) => q.cards.map((c) => ({ p: probability(m, c.x), y: c.y })))).toFixed(3)}`).join('  ')}`);
+      console.log(
+        `  ${name.padEnd(40)} ${groups.map(([g, f]) => `${g} ${auc(test.filter(f).flatMap((q) => q.cards.map((c) => ({ p: probability(m, c.x), y: c.y })))).toFixed(3)}`).join('  ')}`,
+      );
     }
 
     // The other way to agree with the order: keep retrieval order and make each model's similarity
@@ -221,23 +256,36 @@ async function main() {
 
     // Band cut-offs on the fit part's shown cards, as the product shows them (sorted by similarity).
     const shown = (qs: Query[], kinds: Kind[]) =>
-      qs.filter((q) => kinds.includes(q.kind)).flatMap((q) => sortedBy(chosen)(q).slice(0, SHOWN).map((c) => ({ p: round3(probability(chosen, c.x)), y: c.y, kind: q.kind })));
+      qs
+        .filter((q) => kinds.includes(q.kind))
+        .flatMap((q) =>
+          sortedBy(chosen)(q)
+            .slice(0, SHOWN)
+            .map((c) => ({ p: round3(probability(chosen, c.x)), y: c.y, kind: q.kind })),
+        );
     const fitShown = shown(fit, ['paragraph', 'example']);
     const precisionIn = (cards: Array<{ p: number; y: number }>, lo: number, hi = Infinity) => {
       const inside = cards.filter((c) => c.p >= lo && c.p < hi);
       return { n: inside.length, precision: inside.length ? inside.filter((c) => c.y).length / inside.length : NaN };
     };
     const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
-    const strong = grid.find((t) => {
-      const b = precisionIn(fitShown, t);
-      return b.n >= 20 && b.precision >= STRONG_PRECISION;
-    }) ?? 0.9;
+    const strong =
+      grid.find((t) => {
+        const b = precisionIn(fitShown, t);
+        return b.n >= 20 && b.precision >= STRONG_PRECISION;
+      }) ?? 0.9;
     const related = grid.find((t) => t < strong && precisionIn(fitShown, t, strong).precision >= RELATED_PRECISION) ?? strong / 2;
     console.log(`band cut-offs fitted (paragraph queries of the fit part, top ${SHOWN} cards): strong ≥ ${strong}, related ≥ ${related}`);
-    if (BANDS.strong !== strong || BANDS.related !== related) console.log(`  (bands.ts has strong ≥ ${BANDS.strong}, related ≥ ${BANDS.related}: paste the values above)`);
+    if (BANDS.strong !== strong || BANDS.related !== related)
+      console.log(`  (bands.ts has strong ≥ ${BANDS.strong}, related ≥ ${BANDS.related}: paste the values above)`);
 
     console.log(`\nband precision on held-out queries (top ${SHOWN} cards, sorted by similarity; bands of bands.ts):`);
-    for (const [label, kinds] of [['claims', ['claim']], ['paragraphs', ['paragraph']], ['example', ['example']], ['paragraphs + example', ['paragraph', 'example']]] as Array<[string, Kind[]]>) {
+    for (const [label, kinds] of [
+      ['claims', ['claim']],
+      ['paragraphs', ['paragraph']],
+      ['example', ['example']],
+      ['paragraphs + example', ['paragraph', 'example']],
+    ] as Array<[string, Kind[]]>) {
       const cards = shown(test, kinds);
       const by = (b: Band) => cards.filter((c) => bandOf(c.p) === b);
       const line = (['strong', 'related', 'weak'] as Band[]).map((b) => {
@@ -245,12 +293,16 @@ async function main() {
         return `${b} ${cs.length ? pct(cs.filter((c) => c.y).length / cs.length) : '—'} of ${cs.length}`;
       });
       const right = cards.filter((c) => c.y);
-      console.log(`  ${label.padEnd(22)} ${line.join('   ')}   (right sources: ${(['strong', 'related', 'weak'] as Band[]).map((b) => `${pct(right.filter((c) => bandOf(c.p) === b).length / Math.max(1, right.length))} ${b}`).join(', ')})`);
+      console.log(
+        `  ${label.padEnd(22)} ${line.join('   ')}   (right sources: ${(['strong', 'related', 'weak'] as Band[]).map((b) => `${pct(right.filter((c) => bandOf(c.p) === b).length / Math.max(1, right.length))} ${b}`).join(', ')})`,
+      );
     }
 
     const example = all.filter((q) => q.kind === 'example').flatMap((q) => q.cards.slice(0, SHOWN).map((c) => ({ p: probability(chosen, c.x), y: c.y })));
     const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)];
-    console.log(`\nexample (all 16 paragraphs, half of them fitted on): right sources median ${pct(med(example.filter((c) => c.y).map((c) => c.p)))}, others median ${pct(med(example.filter((c) => !c.y).map((c) => c.p)))}`);
+    console.log(
+      `\nexample (all 16 paragraphs, half of them fitted on): right sources median ${pct(med(example.filter((c) => c.y).map((c) => c.p)))}, others median ${pct(med(example.filter((c) => !c.y).map((c) => c.p)))}`,
+    );
 
     const bins = (cards: Array<{ p: number; y: number }>) =>
       Array.from({ length: 10 }, (_, b) => {
@@ -262,7 +314,10 @@ async function main() {
       { name: 'held-out SciFact claims', color: '#d62728', bins: bins(shown(test, ['claim'])) },
     ];
     console.log('\nreliability (held-out, top 10 cards): bin → n, mean similarity, share right');
-    for (const s of series) console.log(`  ${s.name}: ${s.bins.map((b, i) => `${i * 10}–${i * 10 + 10}%: ${b.n}${b.n ? ` ${pct(b.predicted)}→${pct(b.observed)}` : ''}`).join('; ')}`);
+    for (const s of series)
+      console.log(
+        `  ${s.name}: ${s.bins.map((b, i) => `${i * 10}–${i * 10 + 10}%: ${b.n}${b.n ? ` ${pct(b.predicted)}→${pct(b.observed)}` : ''}`).join('; ')}`,
+      );
     writeDiagram(series, { strong: BANDS.strong, related: BANDS.related });
   } finally {
     if (!keep) rmSync(ws, { recursive: true, force: true });
@@ -276,10 +331,11 @@ function fitCuts(cards: Array<{ p: number; y: number }>): BandCuts {
     return { n: inside.length, precision: inside.length ? inside.filter((c) => c.y).length / inside.length : NaN };
   };
   const grid = Array.from({ length: 99 }, (_, i) => (i + 1) / 100);
-  const strong = grid.find((t) => {
-    const b = precisionIn(t);
-    return b.n >= 20 && b.precision >= STRONG_PRECISION;
-  }) ?? 0.9;
+  const strong =
+    grid.find((t) => {
+      const b = precisionIn(t);
+      return b.n >= 20 && b.precision >= STRONG_PRECISION;
+    }) ?? 0.9;
   const related = grid.find((t) => t < strong && precisionIn(t, strong).precision >= RELATED_PRECISION) ?? strong / 2;
   return { strong, related };
 }
@@ -291,25 +347,40 @@ async function fitModelBands(dir: string, ws: string, modelDir: string) {
     const all = await scifactQueries(dir, ws, provider);
     const curve = CALIBRATIONS['embedded-hashgram-v2'];
     const sorted = (q: Query) => [...q.cards].map((c, i) => ({ c, p: probability(curve, c.x), i })).sort((a, b) => b.p - a.p || a.i - b.i);
-    const shown = (qs: Query[], kinds: Kind[]) => qs.filter((q) => kinds.includes(q.kind)).flatMap((q) => sorted(q).slice(0, SHOWN).map((e) => ({ p: round3(e.p), y: e.c.y })));
+    const shown = (qs: Query[], kinds: Kind[]) =>
+      qs
+        .filter((q) => kinds.includes(q.kind))
+        .flatMap((q) =>
+          sorted(q)
+            .slice(0, SHOWN)
+            .map((e) => ({ p: round3(e.p), y: e.c.y })),
+        );
     const fit = all.filter((q) => !q.test);
     const test = all.filter((q) => q.test);
     const cuts = fitCuts(shown(fit, ['paragraph']));
     const name = basename(modelDir);
-    console.log(`${name}: ${fit.length} fit queries, ${test.length} held out; cut-offs fitted on fit paragraphs: strong ≥ ${cuts.strong}, related ≥ ${cuts.related}`);
+    console.log(
+      `${name}: ${fit.length} fit queries, ${test.length} held out; cut-offs fitted on fit paragraphs: strong ≥ ${cuts.strong}, related ≥ ${cuts.related}`,
+    );
     const report: Record<string, unknown> = { model: name, cuts };
-    for (const [label, kinds] of [['claims', ['claim']], ['paragraphs', ['paragraph']]] as Array<[string, Kind[]]>) {
+    for (const [label, kinds] of [
+      ['claims', ['claim']],
+      ['paragraphs', ['paragraph']],
+    ] as Array<[string, Kind[]]>) {
       const cards = shown(test, kinds);
       const a = auc(test.filter((q) => kinds.includes(q.kind)).flatMap((q) => q.cards.map((c) => ({ p: probability(curve, c.x), y: c.y }))));
       const per = (cs: BandCuts) =>
-        Object.fromEntries((['strong', 'related', 'weak'] as Band[]).map((b) => {
-          const inside = cards.filter((c) => bandOf(c.p, cs) === b);
-          return [b, { n: inside.length, precision: inside.length ? round3(inside.filter((c) => c.y).length / inside.length) : null }];
-        }));
+        Object.fromEntries(
+          (['strong', 'related', 'weak'] as Band[]).map((b) => {
+            const inside = cards.filter((c) => bandOf(c.p, cs) === b);
+            return [b, { n: inside.length, precision: inside.length ? round3(inside.filter((c) => c.y).length / inside.length) : null }];
+          }),
+        );
       const mine = per(cuts);
       const today = per(BANDS);
       report[label] = { auc: round3(a), bands: mine, todaysBands: today };
-      const fmtB = (x: ReturnType<typeof per>) => (['strong', 'related', 'weak'] as Band[]).map((b) => `${b} ${x[b].precision === null ? '—' : pct(x[b].precision as number)} of ${x[b].n}`).join('   ');
+      const fmtB = (x: ReturnType<typeof per>) =>
+        (['strong', 'related', 'weak'] as Band[]).map((b) => `${b} ${x[b].precision === null ? '—' : pct(x[b].precision as number)} of ${x[b].n}`).join('   ');
       console.log(`  held-out ${label.padEnd(10)} AUC ${a.toFixed(3)}   fitted bands: ${fmtB(mine)}   (today's bands: ${fmtB(today)})`);
     }
     console.log(JSON.stringify(report));
@@ -318,7 +389,10 @@ async function fitModelBands(dir: string, ws: string, modelDir: string) {
   }
 }
 
-function writeDiagram(series: Array<{ name: string; color: string; bins: Array<{ n: number; predicted: number; observed: number }> }>, cut: { strong: number; related: number }) {
+function writeDiagram(
+  series: Array<{ name: string; color: string; bins: Array<{ n: number; predicted: number; observed: number }> }>,
+  cut: { strong: number; related: number },
+) {
   const W = 640;
   const H = 520;
   const L = 70;
@@ -340,8 +414,14 @@ function writeDiagram(series: Array<{ name: string; color: string; bins: Array<{
   ];
   for (let i = 0; i <= 10; i++) {
     const v = i / 10;
-    parts.push(`<line x1="${X(v)}" y1="${Y(0)}" x2="${X(v)}" y2="${Y(1)}" stroke="#eee"/>`, `<line x1="${X(0)}" y1="${Y(v)}" x2="${X(1)}" y2="${Y(v)}" stroke="#eee"/>`);
-    parts.push(`<text x="${X(v)}" y="${Y(0) + 16}" text-anchor="middle">${i * 10}%</text>`, `<text x="${X(0) - 6}" y="${Y(v) + 4}" text-anchor="end">${i * 10}%</text>`);
+    parts.push(
+      `<line x1="${X(v)}" y1="${Y(0)}" x2="${X(v)}" y2="${Y(1)}" stroke="#eee"/>`,
+      `<line x1="${X(0)}" y1="${Y(v)}" x2="${X(1)}" y2="${Y(v)}" stroke="#eee"/>`,
+    );
+    parts.push(
+      `<text x="${X(v)}" y="${Y(0) + 16}" text-anchor="middle">${i * 10}%</text>`,
+      `<text x="${X(0) - 6}" y="${Y(v) + 4}" text-anchor="end">${i * 10}%</text>`,
+    );
   }
   parts.push(
     `<rect x="${X(0)}" y="${Y(1)}" width="${S}" height="${S}" fill="none" stroke="#333"/>`,
@@ -351,11 +431,19 @@ function writeDiagram(series: Array<{ name: string; color: string; bins: Array<{
   );
   series.forEach((s, k) => {
     const pts = s.bins.filter((b) => b.n > 0);
-    parts.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts.map((b) => `${X(b.predicted).toFixed(1)},${Y(b.observed).toFixed(1)}`).join(' ')}"/>`);
+    parts.push(
+      `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts.map((b) => `${X(b.predicted).toFixed(1)},${Y(b.observed).toFixed(1)}`).join(' ')}"/>`,
+    );
     // Marker area grows with the cards in the bin.
-    for (const b of pts) parts.push(`<circle cx="${X(b.predicted).toFixed(1)}" cy="${Y(b.observed).toFixed(1)}" r="${(2.5 + Math.sqrt(b.n) / 3).toFixed(1)}" fill="${s.color}" fill-opacity="0.7"/>`);
+    for (const b of pts)
+      parts.push(
+        `<circle cx="${X(b.predicted).toFixed(1)}" cy="${Y(b.observed).toFixed(1)}" r="${(2.5 + Math.sqrt(b.n) / 3).toFixed(1)}" fill="${s.color}" fill-opacity="0.7"/>`,
+      );
     const ly = Y(0) + 56 + k * 18;
-    parts.push(`<line x1="${L}" y1="${ly - 4}" x2="${L + 24}" y2="${ly - 4}" stroke="${s.color}" stroke-width="2"/>`, `<text x="${L + 30}" y="${ly}">${esc(s.name)}, ${pts.reduce((a, b) => a + b.n, 0)} cards</text>`);
+    parts.push(
+      `<line x1="${L}" y1="${ly - 4}" x2="${L + 24}" y2="${ly - 4}" stroke="${s.color}" stroke-width="2"/>`,
+      `<text x="${L + 30}" y="${ly}">${esc(s.name)}, ${pts.reduce((a, b) => a + b.n, 0)} cards</text>`,
+    );
   });
   parts.push(`<text x="${X(1) + 8}" y="${Y(1) + 12}" fill="#999">perfect</text>`, '</svg>');
   mkdirSync('docs', { recursive: true });
@@ -389,7 +477,7 @@ const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 function auc(cards: Array<{ p: number; y: number }>): number {
   const sorted = [...cards].sort((a, b) => a.p - b.p);
   let rankSum = 0;
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && sorted[j].p === sorted[i].p) j++;
     const avg = (i + j + 1) / 2;

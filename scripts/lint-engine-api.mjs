@@ -20,22 +20,25 @@ import ts from 'typescript';
 
 /** The engine's own values a host uses: the instance, pure helpers, and what no workspace owns. */
 export const ENGINE_API = {
-  draftCitationsOf: "a draft's citations as the check reads them (a LaTeX draft with its \\input files, read by the confined rule), without an index: scripts/bench-latex.ts measures the check's reading on it",
+  draftCitationsOf:
+    "a draft's citations as the check reads them (a LaTeX draft with its \\input files, read by the confined rule), without an index: scripts/bench-latex.ts measures the check's reading on it",
   createEngine: 'the one way a host makes the engine of a workspace (instance.ts); everything about an index goes through it',
   errorCode: "pure: a failure's code, read across the extension's and the engine's bundles (shared/errors.ts)",
   errorHealth: "pure: the index health a failure carries (the views and the CLI's hints)",
   readWorkspaceSettings: "the CLI reads a workspace's .vscode/settings.json before it makes the engine from them",
-  readDraftText: "the CLI reads the draft it is named by the confined rule, before any engine (the draft may lie outside a workspace)",
+  readDraftText: 'the CLI reads the draft it is named by the confined rule, before any engine (the draft may lie outside a workspace)',
   draftBibliographies: 'pure: the bibliography files a draft names (completion reads its keys; the bundle test checks a LaTeX project)',
   readBibliography: "completion lists a bibliography's keys before the library is indexed (no index to ask)",
   analysisOptionsOf: 'pure: the one mapping from settings to analysis options (the editor, its cache restore, the agent tools)',
   segmentDraft: "pure: a draft's segments by its format's parser (the CLI's segment command, the drafts benchmark)",
-  localModelRuntime: "whether this build carries ONNX Runtime for this machine (a universal VSIX does not): the extension's download offer and the CLI's model download, before any workspace's engine",
+  localModelRuntime:
+    "whether this build carries ONNX Runtime for this machine (a universal VSIX does not): the extension's download offer and the CLI's model download, before any workspace's engine",
   createProvider: "the provider the CLI's eval runs on a BEIR folder (no workspace, no instance)",
   embedsInBackground: "pure: whether a provider's vectors come after the passages (the CLI's eval)",
   localOverridesOf: "pure: a local model's explicit settings (the extension's download offer, before any index)",
   indexedModel: "the model a workspace's index was built with, which the CLI's provider flags default to before it makes the engine",
-  checkCitations: "the citation check as the bundle runs it in this thread; the instance's checkCitations calls it (the bundle's own tests and benchmark call it)",
+  checkCitations:
+    "the citation check as the bundle runs it in this thread; the instance's checkCitations calls it (the bundle's own tests and benchmark call it)",
   checkCitationsOffThread: "the same in the citation-check worker; the instance's checkCitations({ offThread }) calls it (the bundle's own test)",
   checkCitationsTool: 'an agent tool (VS Code language-model tools and the MCP server publish the same answers)',
   checkInput: "an agent tool's input checked against its schema (VS Code's tool reads its draft's URI with it)",
@@ -43,7 +46,7 @@ export const ENGINE_API = {
   readDraft: "an agent tool's draft path, confined to the workspace",
   searchTool: 'an agent tool',
   sourcesForTool: 'an agent tool',
-  toolErrorText: "what a failed tool call tells the model",
+  toolErrorText: 'what a failed tool call tells the model',
   ToolInputError: "a refused tool call (VS Code's tools throw it for a draft they cannot name)",
   TOOL_DESCRIPTIONS: "the tools' descriptions, published by both hosts",
   TOOL_SCHEMAS: "the tools' input schemas, published by both hosts",
@@ -59,7 +62,8 @@ export const CORE_REEXPORTS = {
   removeModel: "the CLI's model remove",
   locateZotero: "Zotero's data folder from its profile, before any engine reads it (the CLI's --zotero, the extension's watcher)",
   watchZotero: "the extension's watcher polls Zotero's library for changes to re-index; no index is involved",
-  readLatexProject: "the editor's \"cited in\" reads a LaTeX draft with its \\input files, open editors' text first, by the confined rule; no index is involved",
+  readLatexProject:
+    'the editor\'s "cited in" reads a LaTeX draft with its \\input files, open editors\' text first, by the confined rule; no index is involved',
   runBeirEval: "the CLI's eval scores a BEIR folder, not a workspace's library: no instance",
   findCitations: "pure: a Markdown draft's citations (the citation-check benchmark's baseline in the bundle)",
   MAX_QUOTE_WORDS: 'pure data: the words compared at each end of an over-long quotation, which the diagnostics name',
@@ -157,14 +161,20 @@ export function checkEngineApi(root) {
   for (const e of values) {
     const at = `${API_FILE}:${e.line}: ${e.name}`;
     if (e.origin === 'core' || e.origin === 'namespace') {
-      if (!Object.hasOwn(CORE_REEXPORTS, e.name)) problems.push(`${at} comes straight from src/core: reach it through the engine instance, or list it in CORE_REEXPORTS (scripts/lint-engine-api.mjs) with why a host needs it without one${Object.hasOwn(ENGINE_API, e.name) ? ' (ENGINE_API lists engine functions only)' : ''}`);
+      if (!Object.hasOwn(CORE_REEXPORTS, e.name))
+        problems.push(
+          `${at} comes straight from src/core: reach it through the engine instance, or list it in CORE_REEXPORTS (scripts/lint-engine-api.mjs) with why a host needs it without one${Object.hasOwn(ENGINE_API, e.name) ? ' (ENGINE_API lists engine functions only)' : ''}`,
+        );
     } else if (!Object.hasOwn(ENGINE_API, e.name)) {
-      problems.push(`${at} is not in the engine API's list: list it in ENGINE_API (scripts/lint-engine-api.mjs) with why a host needs it${Object.hasOwn(CORE_REEXPORTS, e.name) ? ' (CORE_REEXPORTS lists what comes straight from src/core only)' : ''}, or export it as a type if it is one`);
+      problems.push(
+        `${at} is not in the engine API's list: list it in ENGINE_API (scripts/lint-engine-api.mjs) with why a host needs it${Object.hasOwn(CORE_REEXPORTS, e.name) ? ' (CORE_REEXPORTS lists what comes straight from src/core only)' : ''}, or export it as a type if it is one`,
+      );
     }
   }
   const exported = new Set(values.map((e) => e.name));
   for (const name of [...Object.keys(ENGINE_API), ...Object.keys(CORE_REEXPORTS)]) {
-    if (!exported.has(name)) problems.push(`${name} is listed in scripts/lint-engine-api.mjs but ${API_FILE} does not export it as a value: remove it from the list`);
+    if (!exported.has(name))
+      problems.push(`${name} is listed in scripts/lint-engine-api.mjs but ${API_FILE} does not export it as a value: remove it from the list`);
   }
   return { problems, exports };
 }

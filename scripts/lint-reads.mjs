@@ -16,7 +16,22 @@ import ts from 'typescript';
 /** The one module allowed to read. */
 const READER = 'src/core/util/confinedFiles.ts';
 const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
-const READS = new Set(['readFile', 'readFileSync', 'createReadStream', 'open', 'openSync', 'read', 'readSync', 'readv', 'readvSync', 'copyFile', 'copyFileSync', 'cp', 'cpSync', 'openAsBlob']);
+const READS = new Set([
+  'readFile',
+  'readFileSync',
+  'createReadStream',
+  'open',
+  'openSync',
+  'read',
+  'readSync',
+  'readv',
+  'readvSync',
+  'copyFile',
+  'copyFileSync',
+  'cp',
+  'cpSync',
+  'openAsBlob',
+]);
 
 function filesUnder(dir) {
   const out = [];
@@ -54,7 +69,11 @@ export function rawReads(file, text) {
   const opensForWriting = (node) => {
     const call = node.parent;
     if (!ts.isCallExpression(call) || call.expression !== node || !/^open(Sync)?$/.test(node.name.text)) return false;
-    const writing = (e) => !!e && ((ts.isStringLiteral(e) && /^[wa]x?\+?$/.test(e.text)) || (ts.isConditionalExpression(e) && writing(e.whenTrue) && writing(e.whenFalse)) || (ts.isParenthesizedExpression(e) && writing(e.expression)));
+    const writing = (e) =>
+      !!e &&
+      ((ts.isStringLiteral(e) && /^[wa]x?\+?$/.test(e.text)) ||
+        (ts.isConditionalExpression(e) && writing(e.whenTrue) && writing(e.whenFalse)) ||
+        (ts.isParenthesizedExpression(e) && writing(e.expression)));
     return writing(call.arguments[1]);
   };
   const visit = (node) => {

@@ -34,7 +34,6 @@ export interface TestModelOptions {
   tokenizerDir?: string;
 }
 
-
 type Tensor = { name: string; dims: number[]; data_type: number; raw_data: Uint8Array };
 type Node = { op_type: string; input: string[]; output: string[]; name: string; attribute?: object[] };
 
@@ -113,7 +112,9 @@ function dimParam(names: string[], elem: number) {
 }
 
 /** The ONNX bytes of a BERT encoder (embeddings, L transformer layers) → last_hidden_state. */
-export function buildBertOnnx(opts: Required<Omit<TestModelOptions, 'fp32' | 'quantized' | 'tokenizerDir'>> & { vocabSize: number; quantized: boolean }): Uint8Array {
+export function buildBertOnnx(
+  opts: Required<Omit<TestModelOptions, 'fp32' | 'quantized' | 'tokenizerDir'>> & { vocabSize: number; quantized: boolean },
+): Uint8Array {
   const { layers, hidden: H, heads, intermediate, maxPositions, vocabSize, quantized, seed } = opts;
   if (H % heads !== 0) throw new Error(`hidden size ${H} is not a multiple of ${heads} heads`);
   const rand = rng(seed);
@@ -123,7 +124,12 @@ export function buildBertOnnx(opts: Required<Omit<TestModelOptions, 'fp32' | 'qu
   // Embeddings: word + position (sliced to the sequence length) + token type, then LayerNorm.
   const word = g.one('Gather', [g.floats('embeddings.word_embeddings.weight', [vocabSize, H], 0.5), 'input_ids'], { axis: 0 });
   const seqLen = g.one('Shape', ['input_ids'], { start: 1, end: 2 });
-  const pos = g.one('Slice', [g.floats('embeddings.position_embeddings.weight', [maxPositions, H], 0.5), g.constInt64('zero_1d', [0]), seqLen, g.constInt64('axes_0', [0])]);
+  const pos = g.one('Slice', [
+    g.floats('embeddings.position_embeddings.weight', [maxPositions, H], 0.5),
+    g.constInt64('zero_1d', [0]),
+    seqLen,
+    g.constInt64('axes_0', [0]),
+  ]);
   const type = g.one('Gather', [g.floats('embeddings.token_type_embeddings.weight', [2, H], 0.5), 'token_type_ids'], { axis: 0 });
   let x = layerNorm(g, g.one('Add', [g.one('Add', [word, pos]), type]), 'embeddings.LayerNorm', H);
 
@@ -222,7 +228,9 @@ export function makeTestModel(outDir: string, options: TestModelOptions = {}): s
 function main(argv: string[]): void {
   const out = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1].startsWith('--') && !['--quantized', '--fp32'].includes(argv[i - 1])));
   if (!out) {
-    console.error('usage: make-test-model <outDir> [--layers N] [--hidden N] [--heads N] [--intermediate N] [--max-positions N] [--quantized] [--fp32] [--seed N]');
+    console.error(
+      'usage: make-test-model <outDir> [--layers N] [--hidden N] [--heads N] [--intermediate N] [--max-positions N] [--quantized] [--fp32] [--seed N]',
+    );
     process.exit(2);
   }
   const num = (flag: string) => {

@@ -59,7 +59,18 @@ const DEBIAN = [
   '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf',
   '/usr/share/doc/zlib1g-dev/crc-doc.1.0.pdf.gz',
 ];
-const EXAMPLES = ['grain-trade.pdf', 'hanse-kontore.pdf', 'annales-longue-duree.pdf', 'exode-rural.pdf', 'railway-time.pdf', 'printing-reformation.pdf', 'zheng-he-voyages.pdf', 'maximum-1793.pdf', 'commune-paris-1871.pdf', 'little-ice-age.pdf'];
+const EXAMPLES = [
+  'grain-trade.pdf',
+  'hanse-kontore.pdf',
+  'annales-longue-duree.pdf',
+  'exode-rural.pdf',
+  'railway-time.pdf',
+  'printing-reformation.pdf',
+  'zheng-he-voyages.pdf',
+  'maximum-1793.pdf',
+  'commune-paris-1871.pdf',
+  'little-ice-age.pdf',
+];
 const SCANNED = ['grain-trade.pdf', 'exode-rural.pdf'];
 
 // mulberry32: the same development set on every run (--seed N: another draw of it).
@@ -73,7 +84,21 @@ function rnd(): number {
 const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
 const FUNCTION_WORDS = new Set([...stopwords('en'), ...stopwords('fr')]);
 
-type Kind = 'pdftotext-page-break' | 'no-quote-right' | 'no-quote-wrong' | 'correct' | 'correct-retyped' | 'correct-pdftotext' | 'pdftotext-nonprose' | 'wrong-page' | 'changed-word' | 'invented' | 'unknown-key' | 'past-the-end' | 'ocr-correct' | 'ocr-changed-word';
+type Kind =
+  | 'pdftotext-page-break'
+  | 'no-quote-right'
+  | 'no-quote-wrong'
+  | 'correct'
+  | 'correct-retyped'
+  | 'correct-pdftotext'
+  | 'pdftotext-nonprose'
+  | 'wrong-page'
+  | 'changed-word'
+  | 'invented'
+  | 'unknown-key'
+  | 'past-the-end'
+  | 'ocr-correct'
+  | 'ocr-changed-word';
 interface Case {
   kind: Kind;
   key: string;
@@ -119,7 +144,13 @@ async function main() {
     const pages: PdfPage[] = [];
     for (let p = 1; p <= pageCount; p++) pages.push(scannedPage(src, p, 200));
     const labels = /PageLabels/.test(src.toString('latin1'));
-    const first = labels ? Number(execFileSync('pdfinfo', ['-f', '1', '-l', '1', '-'], { input: src }).toString().match(/Page\s+1\s+label:\s+(\d+)/)?.[1] ?? 1) : 1;
+    const first = labels
+      ? Number(
+          execFileSync('pdfinfo', ['-f', '1', '-l', '1', '-'], { input: src })
+            .toString()
+            .match(/Page\s+1\s+label:\s+(\d+)/)?.[1] ?? 1,
+        )
+      : 1;
     const name = `scan-${f}`;
     await fs.writeFile(path.join(lib, name), buildPdf({ pages, ...(labels ? { pageLabels: [{ startPage: 0, style: 'D' as const, start: first }] } : {}) }));
     addBib(name, `scan${f.replace(/\.pdf$/, '').replace(/[^a-z0-9]/gi, '')}`, `Scan of ${f}`);
@@ -127,7 +158,16 @@ async function main() {
   }
   await fs.writeFile(path.join(lib, 'library.bib'), bib.join('\n'));
 
-  const library = resolveLibrary(root, { libraryFolders: ['library'], primarySourceFolders: [], bibliographyFile: 'library/library.bib', include: [], exclude: [], ocr: 'auto', ocrLanguages: 'eng+fra', ocrLanguageFolder: '' });
+  const library = resolveLibrary(root, {
+    libraryFolders: ['library'],
+    primarySourceFolders: [],
+    bibliographyFile: 'library/library.bib',
+    include: [],
+    exclude: [],
+    ocr: 'auto',
+    ocrLanguages: 'eng+fra',
+    ocrLanguageFolder: '',
+  });
   log(`indexing ${keyOf.size} PDFs (OCR of the scanned copies takes a few minutes)…`);
   const t0 = Date.now();
   const report = await indexLibrary({ library, provider: new EmbeddedProvider(), workerDir: path.resolve('dist'), onWarning: (w) => log(`  warning: ${w}`) });
@@ -164,7 +204,10 @@ async function main() {
     const a = Math.floor(rnd() * (ws.length - len));
     // From close (a third left out) to loose (two thirds left out).
     const drop = 0.3 + 0.4 * rnd();
-    const kept = ws.slice(a, a + len).filter(() => rnd() >= drop).map((w) => w.replace(/[.:;]$/, ''));
+    const kept = ws
+      .slice(a, a + len)
+      .filter(() => rnd() >= drop)
+      .map((w) => w.replace(/[.:;]$/, ''));
     return kept.length >= 6 ? `${pick(FRAMES)} ${kept.join(' ')}` : undefined;
   };
   const joined = new Map<PageText[], string[]>();
@@ -241,9 +284,15 @@ async function main() {
       cite({ kind: 'changed-word', key }, `As written, “${[...w.slice(0, at), alt, ...w.slice(at + 1)].join(' ')}” [@${key}, p. ${label}].`);
       // Words of another source, cited here.
       const otherFile = pick([...pagesOf.keys()].filter((f) => f !== file && !originals.has(f) && originals.get(file) !== f));
-      const op = pick(pagesOf.get(otherFile)!.filter((x) => tokenize(x.text).tokens.length >= 30).concat());
+      const op = pick(
+        pagesOf
+          .get(otherFile)!
+          .filter((x) => tokenize(x.text).tokens.length >= 30)
+          .concat(),
+      );
       const inv = op && windowOf(op);
-      if (inv && tokenize(inv).tokens.length >= 8 && occurrences(pages, inv).length === 0) cite({ kind: 'invented', key }, `As written, “${inv}” [@${key}, p. ${label}].`);
+      if (inv && tokenize(inv).tokens.length >= 8 && occurrences(pages, inv).length === 0)
+        cite({ kind: 'invented', key }, `As written, “${inv}” [@${key}, p. ${label}].`);
       // A sentence that cites the page without quoting it: some of the page's words in their order
       // (a third to two thirds left out), in the writer's frame; cited at the page, and at another page.
       const para = paraphraseOf(p);
@@ -269,7 +318,12 @@ async function main() {
         // column, which pdftotext reads down where we read across, ends without a full stop).
         const paragraphs = raw
           .split(/\n\s*\n/)
-          .map((x) => x.replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2').replace(/\s+/g, ' ').trim())
+          .map((x) =>
+            x
+              .replace(/(\p{L})-\n(\p{Ll})/gu, '$1$2')
+              .replace(/\s+/g, ' ')
+              .trim(),
+          )
           .filter((x) => x.split(' ').length >= 20 && /[.!?:»”)]$/u.test(x));
         if (!paragraphs.length) continue;
         const para = pick(paragraphs);
@@ -282,7 +336,14 @@ async function main() {
         const ws = q.split(' ');
         const prose =
           ws.filter((w) => /^\p{Ll}[\p{Ll}’',;:.]+$|^[aà]$/u.test(w)).length >= 0.8 * ws.length &&
-          ws.some((w) => FUNCTION_WORDS.has(w.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '')));
+          ws.some((w) =>
+            FUNCTION_WORDS.has(
+              w
+                .toLowerCase()
+                .normalize('NFD')
+                .replace(/[^a-z]/g, ''),
+            ),
+          );
         if (!prose) {
           if (occurrences(pages, q).length <= 1) cite({ kind: 'pdftotext-nonprose', key }, `Copied: “${q}” [@${key}, p. ${pages[i].label}].`);
           continue;
@@ -361,7 +422,18 @@ async function main() {
   const langOf = new Map<string, string>();
   for (const [file, key] of keyOf) {
     const pages = pagesOf.get(originals.get(file) ?? file);
-    if (pages) langOf.set(key, detectLanguage(words(pages.map((p) => p.text).join(' ').slice(0, 200000))));
+    if (pages)
+      langOf.set(
+        key,
+        detectLanguage(
+          words(
+            pages
+              .map((p) => p.text)
+              .join(' ')
+              .slice(0, 200000),
+          ),
+        ),
+      );
   }
   const byLang = new Map<string, Map<Kind, { n: number; right: number }>>();
   result.citations.forEach((c, i) => {
@@ -371,21 +443,26 @@ async function main() {
     row.n++;
     row.statuses[c.status] = (row.statuses[c.status] ?? 0) + 1;
     const right =
-      k.kind === 'correct' || k.kind === 'correct-retyped' || k.kind === 'correct-pdftotext' || k.kind === 'pdftotext-page-break' || k.kind === 'pdftotext-nonprose' || k.kind === 'ocr-correct'
+      k.kind === 'correct' ||
+      k.kind === 'correct-retyped' ||
+      k.kind === 'correct-pdftotext' ||
+      k.kind === 'pdftotext-page-break' ||
+      k.kind === 'pdftotext-nonprose' ||
+      k.kind === 'ocr-correct'
         ? c.status === 'ok'
         : k.kind === 'no-quote-right'
           ? c.status === 'ok' && !c.hint
           : k.kind === 'no-quote-wrong'
             ? c.status === 'ok' && c.hint?.page === k.truePage
-        : k.kind === 'wrong-page'
-          ? c.status === 'wrong-page' && c.foundPage === k.truePage
-          : k.kind === 'changed-word' || k.kind === 'ocr-changed-word'
-            ? c.status !== 'ok'
-            : k.kind === 'invented'
-              ? c.status === 'quote-not-found'
-              : k.kind === 'unknown-key'
-                ? c.status === 'unknown-key'
-                : c.status === 'no-such-page';
+            : k.kind === 'wrong-page'
+              ? c.status === 'wrong-page' && c.foundPage === k.truePage
+              : k.kind === 'changed-word' || k.kind === 'ocr-changed-word'
+                ? c.status !== 'ok'
+                : k.kind === 'invented'
+                  ? c.status === 'quote-not-found'
+                  : k.kind === 'unknown-key'
+                    ? c.status === 'unknown-key'
+                    : c.status === 'no-such-page';
     if (c.hint) row.hints++;
     if (right) row.right++;
     const lang = langOf.get(k.key) ?? '?';
@@ -395,7 +472,10 @@ async function main() {
     perLang.set(k.kind, lr);
     lr.n++;
     if (right) lr.right++;
-    else if (row.misses.length < MISSES) row.misses.push(`${c.key} ${c.locator}: ${c.status} ${c.foundPage ?? ''} “${(c.quote ?? '').slice(0, 70)}” ${JSON.stringify(c.differences).slice(0, 120)}`);
+    else if (row.misses.length < MISSES)
+      row.misses.push(
+        `${c.key} ${c.locator}: ${c.status} ${c.foundPage ?? ''} “${(c.quote ?? '').slice(0, 70)}” ${JSON.stringify(c.differences).slice(0, 120)}`,
+      );
   });
   const goal: Record<Kind, string> = {
     'no-quote-right': 'no page hint (rarely one)',
@@ -416,19 +496,33 @@ async function main() {
   const out = {
     sources: keyOf.size,
     citations: cases.length,
-    kinds: Object.fromEntries([...rows].map(([k, r]) => [k, { n: r.n, right: r.right, share: r.right / r.n, statuses: r.statuses, hints: r.hints, goal: goal[k] }])),
+    kinds: Object.fromEntries(
+      [...rows].map(([k, r]) => [k, { n: r.n, right: r.right, share: r.right / r.n, statuses: r.statuses, hints: r.hints, goal: goal[k] }]),
+    ),
     languages: Object.fromEntries([...byLang].map(([l, m]) => [l, Object.fromEntries([...m].map(([k, r]) => [k, { n: r.n, right: r.right }]))])),
-    timing: { citations1000: r1000.citations.length, check1000Ms: Math.round(ms1000), checkMs: Math.round(checkMs), warmMs: Math.round(warmMs), baselineReadPagesMs: Math.round(baselineMs), reread: result.reread },
+    timing: {
+      citations1000: r1000.citations.length,
+      check1000Ms: Math.round(ms1000),
+      checkMs: Math.round(checkMs),
+      warmMs: Math.round(warmMs),
+      baselineReadPagesMs: Math.round(baselineMs),
+      reread: result.reread,
+    },
   };
   if (JSON_OUT) process.stdout.write(JSON.stringify(out, null, 2) + '\n');
   else {
     console.log(`${out.citations} citations of ${out.sources} sources`);
     console.log('kind              judged right     statuses                                   goal');
-    for (const [k, r] of rows) console.log(`${k.padEnd(17)} ${`${r.right}/${r.n}`.padStart(7)} ${(100 * r.right / r.n).toFixed(1).padStart(6)}%  ${JSON.stringify(r.statuses).padEnd(42)} ${goal[k]}${r.hints ? ` (page hints: ${r.hints})` : ''}`);
+    for (const [k, r] of rows)
+      console.log(
+        `${k.padEnd(17)} ${`${r.right}/${r.n}`.padStart(7)} ${((100 * r.right) / r.n).toFixed(1).padStart(6)}%  ${JSON.stringify(r.statuses).padEnd(42)} ${goal[k]}${r.hints ? ` (page hints: ${r.hints})` : ''}`,
+      );
     if (byLang.size > 1)
       for (const [l, m] of byLang) console.log(`${l}: ${[...m].map(([k, r]) => `${k} ${r.right}/${r.n} (${((100 * r.right) / r.n).toFixed(1)}%)`).join(', ')}`);
     console.log(`check of the first ${out.timing.citations1000} citations (cold): ${out.timing.check1000Ms} ms`);
-    console.log(`check of all ${out.citations}: ${out.timing.checkMs} ms (again, warm: ${out.timing.warmMs} ms); baseline, reading the page texts: ${out.timing.baselineReadPagesMs} ms`);
+    console.log(
+      `check of all ${out.citations}: ${out.timing.checkMs} ms (again, warm: ${out.timing.warmMs} ms); baseline, reading the page texts: ${out.timing.baselineReadPagesMs} ms`,
+    );
   }
   for (const [k, r] of rows) for (const miss of r.misses) log(`  miss ${k}: ${miss}`);
   if (FEATURES) {
@@ -443,7 +537,9 @@ async function main() {
       let src = srcOf.get(pages);
       if (!src) srcOf.set(pages, (src = new SourceText(pages)));
       const s = pageScores(src, { from: k.cited, to: k.cited }, context);
-      lines.push(JSON.stringify({ kind: k.kind, truePage: k.truePage ?? null, bestPage: s ? src.pages[s.best].label : null, hint: c.hint?.page ?? null, ...s }));
+      lines.push(
+        JSON.stringify({ kind: k.kind, truePage: k.truePage ?? null, bestPage: s ? src.pages[s.best].label : null, hint: c.hint?.page ?? null, ...s }),
+      );
     });
     await fs.writeFile(FEATURES, lines.join('\n') + '\n');
   }

@@ -65,9 +65,15 @@ async function build(): Promise<{ draft: string; library: string; expected: stri
     for (const [doc, rel] of judged) if (rel > 0) claimsOf.set(doc, [...(claimsOf.get(doc) ?? []), text.trim()]);
   }
   const byId = new Map(corpus.map((d) => [d.id, d]));
-  const cited = [...claimsOf.keys()].filter((d) => byId.has(d)).sort((a, b) => order(a).localeCompare(order(b))).slice(0, PARAGRAPHS);
+  const cited = [...claimsOf.keys()]
+    .filter((d) => byId.has(d))
+    .sort((a, b) => order(a).localeCompare(order(b)))
+    .slice(0, PARAGRAPHS);
   const citedSet = new Set(cited);
-  const distractors = corpus.map((d) => d.id).filter((d) => !citedSet.has(d)).sort((a, b) => order(a).localeCompare(order(b)));
+  const distractors = corpus
+    .map((d) => d.id)
+    .filter((d) => !citedSet.has(d))
+    .sort((a, b) => order(a).localeCompare(order(b)));
   const libraryIds = [...cited, ...distractors.slice(0, Math.max(0, PDFS - cited.length))];
   const library = path.join(ROOT, 'library');
   mkdirSync(library, { recursive: true });
@@ -79,7 +85,12 @@ async function build(): Promise<{ draft: string; library: string; expected: stri
     writeFileSync(file, buildPdf({ info: { Title: d.title.slice(0, 200) }, pages }));
   }
   // One paragraph per cited abstract: its claims, each closed by a full stop.
-  const paragraphs = cited.map((id) => claimsOf.get(id)!.map((c) => (/[.!?]$/.test(c) ? c : `${c}.`)).join(' '));
+  const paragraphs = cited.map((id) =>
+    claimsOf
+      .get(id)!
+      .map((c) => (/[.!?]$/.test(c) ? c : `${c}.`))
+      .join(' '),
+  );
   const draft = path.join(ROOT, 'draft.md');
   writeFileSync(draft, `# A draft over SciFact\n\n${paragraphs.join('\n\n')}\n`);
   return { draft, library, expected: cited.map((id) => `${id}.pdf`) };
@@ -97,10 +108,14 @@ function measure(run: string, draft: string, library: string, expected: string[]
   mkdirSync(workspace, { recursive: true });
   const provider = kind === 'local' ? ['--provider', 'local', '--model', path.resolve(model)] : ['--provider', kind];
   const t0 = Date.now();
-  const out = execFileSync(process.execPath, [CLI, 'analyze', draft, '--library', library, '--workspace', workspace, '--no-rerank', '--no-cache', '--max-results', '5', '--json', ...provider], {
-    maxBuffer: 1 << 30,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).toString();
+  const out = execFileSync(
+    process.execPath,
+    [CLI, 'analyze', draft, '--library', library, '--workspace', workspace, '--no-rerank', '--no-cache', '--max-results', '5', '--json', ...provider],
+    {
+      maxBuffer: 1 << 30,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  ).toString();
   const seconds = (Date.now() - t0) / 1000;
   const segments = (JSON.parse(out) as { segments: Segment[] }).segments.filter((s) => !s.text.startsWith('A draft over'));
   if (segments.length !== expected.length) throw new Error(`${label}: ${segments.length} segments for ${expected.length} paragraphs`);

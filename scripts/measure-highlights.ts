@@ -59,8 +59,14 @@ async function main() {
   const index = await LibraryIndex.open(WS, provider);
   const c = index.retrieval;
   const docOf = (source: number) => index.sources[source].path.slice(BEIR_SCHEME.length);
-  const judged = [...qrels.keys()].filter((q) => queries.has(q)).sort((a, b) => order(a).localeCompare(order(b))).slice(0, QUERIES);
-  const vectors = await provider.embed(judged.map((q) => queries.get(q)!), { kind: 'query' });
+  const judged = [...qrels.keys()]
+    .filter((q) => queries.has(q))
+    .sort((a, b) => order(a).localeCompare(order(b)))
+    .slice(0, QUERIES);
+  const vectors = await provider.embed(
+    judged.map((q) => queries.get(q)!),
+    { kind: 'query' },
+  );
   const relevantDocs = new Set(judged.flatMap((q) => [...qrels.get(q)!].filter(([, g]) => g > 0).map(([d]) => d)));
 
   const rowsOfDoc = new Map<string, number[]>();
@@ -150,14 +156,24 @@ async function main() {
       return { name: `unrelated ${s * 100} %`, highlighted: h, marked: h.reduce((a, b) => a + b, 0) };
     }),
     { name: 'relevant: random span + 10 % unrelated', highlighted: relSpan.h, marked: relSpan.h.reduce((a, b) => a + b, 0) },
-    { name: `  the same, its ${relSpan.queriesHighlighted.size} queries`, highlighted: relSpan.h, marked: relSpan.h.reduce((a, b) => a + b, 0), only: relSpan.queriesHighlighted },
+    {
+      name: `  the same, its ${relSpan.queriesHighlighted.size} queries`,
+      highlighted: relSpan.h,
+      marked: relSpan.h.reduce((a, b) => a + b, 0),
+      only: relSpan.queriesHighlighted,
+    },
     {
       name: "relevant: claim's sentence + 10 % unrelated",
       highlighted: relSentence.h,
       marked: relSentence.h.reduce((a, b) => a + b, 0),
       before: () => relSentence.set.forEach(([row, t]) => spanTerms.set(row, t)),
     },
-    { name: `  the same, its ${relSentence.queriesHighlighted.size} queries`, highlighted: relSentence.h, marked: relSentence.h.reduce((a, b) => a + b, 0), only: relSentence.queriesHighlighted },
+    {
+      name: `  the same, its ${relSentence.queriesHighlighted.size} queries`,
+      highlighted: relSentence.h,
+      marked: relSentence.h.reduce((a, b) => a + b, 0),
+      only: relSentence.queriesHighlighted,
+    },
   ];
   const rows: Array<Record<string, unknown>> = [];
   const t0 = Date.now();
@@ -168,7 +184,15 @@ async function main() {
       rows.push({ condition: cond.name, passagesHighlighted: cond.marked, boost, ...score(cond.highlighted, boost, cond.only) });
     }
   }
-  const result = { set: 'scifact train', provider: provider.key, passages: c.count, sources: index.sources.length, queries: judged.length, seconds: Math.round((Date.now() - t0) / 1000), rows };
+  const result = {
+    set: 'scifact train',
+    provider: provider.key,
+    passages: c.count,
+    sources: index.sources.length,
+    queries: judged.length,
+    seconds: Math.round((Date.now() - t0) / 1000),
+    rows,
+  };
   if (argv.includes('--json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;

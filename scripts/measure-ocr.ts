@@ -86,7 +86,12 @@ async function ruleFigures() {
   const q = clean.map(pageTextQuality);
   const out: Record<string, unknown> = {
     thresholds: { minLetters: MIN_LETTERS, minWordShare: MIN_WORD_SHARE, maxBadCharShare: MAX_BAD_CHAR_SHARE },
-    clean: { pages: clean.length, falseAlarms: q.filter((x) => x.verdict !== 'ok').length, minWordShare: Math.min(...q.map((x) => x.wordShare)), maxBadCharShare: Math.max(...q.map((x) => x.badCharShare)) },
+    clean: {
+      pages: clean.length,
+      falseAlarms: q.filter((x) => x.verdict !== 'ok').length,
+      minWordShare: Math.min(...q.map((x) => x.wordShare)),
+      maxBadCharShare: Math.max(...q.map((x) => x.badCharShare)),
+    },
     damaged: {} as Record<string, unknown>,
   };
   for (const [name, damage] of Object.entries(DAMAGES)) {
@@ -112,7 +117,9 @@ async function main() {
     log('\n   making scanned copies (pdftoppm -r 300, img2pdf)');
     const originals = [
       ...(await fs.readdir(LIBRARY)).filter((f) => f.endsWith('.pdf')).map((f) => path.join(LIBRARY, f)),
-      ...(await fs.readdir(path.join(LIBRARY, 'archives')).catch(() => [] as string[])).filter((f) => f.endsWith('.pdf')).map((f) => path.join(LIBRARY, 'archives', f)),
+      ...(await fs.readdir(path.join(LIBRARY, 'archives')).catch(() => [] as string[]))
+        .filter((f) => f.endsWith('.pdf'))
+        .map((f) => path.join(LIBRARY, 'archives', f)),
     ].sort();
     const scanDir = path.join(tmp, 'scans');
     await fs.mkdir(scanDir);
@@ -149,7 +156,14 @@ async function main() {
         }
       }
       results.pageImages = Object.fromEntries(
-        Object.entries(ways).map(([k, w]) => [k, { msPerPage: Math.round(w.ms / sample.length), megapixelsPerPage: +(w.pixels / sample.length / 1e6).toFixed(2), charAccuracy: pct(1 - w.edits / w.chars) }]),
+        Object.entries(ways).map(([k, w]) => [
+          k,
+          {
+            msPerPage: Math.round(w.ms / sample.length),
+            megapixelsPerPage: +(w.pixels / sample.length / 1e6).toFixed(2),
+            charAccuracy: pct(1 - w.edits / w.chars),
+          },
+        ]),
       );
       log(JSON.stringify(results.pageImages, null, 2));
     } finally {
@@ -228,7 +242,11 @@ async function main() {
       seconds: +seconds.toFixed(1),
       pagesPerSecond: +(report.ocr.pages / seconds).toFixed(3),
       ocrWorkers: new OcrPool().size,
-      charAccuracy: { all: pct(1 - all.edits / all.chars), english: `${pct(1 - byLang.en.edits / byLang.en.chars)} (${byLang.en.pages} pages)`, french: `${pct(1 - byLang.fr.edits / byLang.fr.chars)} (${byLang.fr.pages} pages)` },
+      charAccuracy: {
+        all: pct(1 - all.edits / all.chars),
+        english: `${pct(1 - byLang.en.edits / byLang.en.chars)} (${byLang.en.pages} pages)`,
+        french: `${pct(1 - byLang.fr.edits / byLang.fr.chars)} (${byLang.fr.pages} pages)`,
+      },
       knownItem: { spans: spans.length, top3: pct(found / spans.length), top1: pct(first / spans.length) },
     };
     log(JSON.stringify(results.library, null, 2));

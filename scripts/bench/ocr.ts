@@ -85,5 +85,12 @@ export async function ocrThroughput(images: Uint8Array[], runs: number, workers?
 
   const bareRate = (images.length / median(bareMs)) * 1000;
   const poolRate = (images.length / median(poolMs)) * 1000;
-  return { images: images.length, workers: pool.size, poolRate, bareRate, perWorkerRatio: poolRate / pool.size / bareRate, rssPerWorkerMiB: (rss1 - rss0) / MiB };
+  return {
+    images: images.length,
+    workers: pool.size,
+    poolRate,
+    bareRate,
+    perWorkerRatio: poolRate / pool.size / bareRate,
+    rssPerWorkerMiB: (rss1 - rss0) / MiB,
+  };
 }

@@ -16,7 +16,9 @@ export const outDir = join(root, 'out', 'integration');
 export const hostOutDir = join(outDir, 'integration-tests');
 export const suiteEntry = join(outDir, 'suite', 'index.js');
 
-const specs = readdirSync(suiteDir).filter((f) => f.endsWith('.spec.ts')).sort();
+const specs = readdirSync(suiteDir)
+  .filter((f) => f.endsWith('.spec.ts'))
+  .sort();
 
 const specsPlugin = {
   name: 'it-specs',

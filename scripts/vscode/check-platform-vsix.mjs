@@ -55,7 +55,8 @@ export function platformProblems(target, files) {
       const own = bundledName(lib, n.header.format);
       if (!own) continue;
       if (!fileNamed([...beside.keys()], own, n.header.format)) problems.push(`${dir}${file} loads ${lib}, which the VSIX lacks beside it`);
-      if (lib.startsWith('@rpath/') && !n.header.rpaths.some((r) => r.replace(/\/$/, '') === '@loader_path')) problems.push(`${dir}${file} loads ${lib} but has no @loader_path rpath to find it beside itself`);
+      if (lib.startsWith('@rpath/') && !n.header.rpaths.some((r) => r.replace(/\/$/, '') === '@loader_path'))
+        problems.push(`${dir}${file} loads ${lib} but has no @loader_path rpath to find it beside itself`);
     }
   }
   return { problems, natives };
@@ -86,7 +87,12 @@ function main(args) {
   const files = inputs.flatMap((a) => {
     const p = resolve(a);
     if (!existsSync(p)) throw new Error(`${a} does not exist (run \`npm run package:all\` first)`);
-    return statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.vsix')).sort().map((f) => join(p, f)) : [p];
+    return statSync(p).isDirectory()
+      ? readdirSync(p)
+          .filter((f) => f.endsWith('.vsix'))
+          .sort()
+          .map((f) => join(p, f))
+      : [p];
   });
   if (!files.length) throw new Error(`no .vsix in ${inputs.join(', ')}`);
   let failed = 0;

@@ -99,7 +99,8 @@ function requiredEntries(manifest, target) {
   // Every NLS file of the manifest and every l10n bundle of the checkout.
   for (const f of readdirSync(root)) if (/^package\.nls(\.[A-Za-z0-9-]+)?\.json$/.test(f)) req.add(`extension/${f}`);
   const l10nDir = join(root, manifest.l10n ? posix.normalize(manifest.l10n) : 'l10n');
-  if (existsSync(l10nDir)) for (const f of readdirSync(l10nDir)) if (f.endsWith('.json')) req.add(`extension/${relative(root, join(l10nDir, f)).split('\\').join('/')}`);
+  if (existsSync(l10nDir))
+    for (const f of readdirSync(l10nDir)) if (f.endsWith('.json')) req.add(`extension/${relative(root, join(l10nDir, f)).split('\\').join('/')}`);
   return req;
 }
 
@@ -123,14 +124,20 @@ if (![...names].some((n) => /^extension\/LICENSE(\.txt|\.md)?$/.test(n))) fail('
 
 let manifest;
 try {
-  manifest = JSON.parse(zipRead(buf, entries.find((e) => e.name === 'extension/package.json')).toString('utf8'));
+  manifest = JSON.parse(
+    zipRead(
+      buf,
+      entries.find((e) => e.name === 'extension/package.json'),
+    ).toString('utf8'),
+  );
 } catch (err) {
   fail(`cannot read extension/package.json from the VSIX: ${err.message}`);
 }
 const id = manifest ? `${manifest.publisher}.${manifest.name}` : undefined;
 if (manifest) {
   for (const key of ['publisher', 'name', 'version']) {
-    if (manifest[key] !== repoManifest[key]) fail(`the VSIX's package.json has ${key} "${manifest[key]}" where the checkout has "${repoManifest[key]}": the VSIX is stale, run \`npm run package\``);
+    if (manifest[key] !== repoManifest[key])
+      fail(`the VSIX's package.json has ${key} "${manifest[key]}" where the checkout has "${repoManifest[key]}": the VSIX is stale, run \`npm run package\``);
   }
 }
 
@@ -152,10 +159,15 @@ log(`size: ${size} bytes (${(size / 1024 / 1024).toFixed(2)} MiB), ${(unpacked /
 if (problems.length === 0) log('contents: ok (only what runs, nothing required missing)');
 
 // ---------------------------------------------------------------- 2. native files
-const native = platformProblems(target, entries.map((e) => ({ name: e.name, bytes: zipRead(buf, e) })));
+const native = platformProblems(
+  target,
+  entries.map((e) => ({ name: e.name, bytes: zipRead(buf, e) })),
+);
 for (const n of native.natives) log(`  native: ${n.name}: ${describeHeader(n.header)}`);
 native.problems.forEach(fail);
-log(`target ${target}: ${native.problems.length ? `${native.problems.length} native-file problem(s)` : `native files ok (${native.natives.length}, all for ${target === UNIVERSAL ? 'no platform: none expected' : target})`}`);
+log(
+  `target ${target}: ${native.problems.length ? `${native.problems.length} native-file problem(s)` : `native files ok (${native.natives.length}, all for ${target === UNIVERSAL ? 'no platform: none expected' : target})`}`,
+);
 
 // ---------------------------------------------------------------- 3. install into code-server
 if (!NO_INSTALL && manifest) {
@@ -168,7 +180,11 @@ if (!NO_INSTALL && manifest) {
   // code-server writes its config and state under XDG dirs: keep them out of $HOME.
   const env = { ...process.env, XDG_CONFIG_HOME: join(tmp, 'xdg-config'), XDG_DATA_HOME: join(tmp, 'xdg-data') };
   const cs = (...extra) => {
-    const r = spawnSync(process.execPath, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...extra], { env, encoding: 'utf8', timeout: 180_000 });
+    const r = spawnSync(process.execPath, [entry, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, ...extra], {
+      env,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     if (r.error) throw r.error;
     return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
   };
@@ -177,12 +193,17 @@ if (!NO_INSTALL && manifest) {
     const install = cs('--install-extension', vsixPath);
     const installLines = install.out.split('\n').filter((l) => l.trim() && !/Wrote default config file/.test(l));
     log(`code-server --install-extension (${((Date.now() - t0) / 1000).toFixed(1)} s): ${installLines.join(' | ')}`);
-    if (install.status !== 0 || !/successfully installed/i.test(install.out)) fail(`--install-extension failed (exit code ${install.status}): ${install.out.trim().slice(-2000)}`);
+    if (install.status !== 0 || !/successfully installed/i.test(install.out))
+      fail(`--install-extension failed (exit code ${install.status}): ${install.out.trim().slice(-2000)}`);
     const expected = `${id}@${manifest.version}`;
     const list = cs('--list-extensions', '--show-versions');
-    const listed = list.out.split('\n').map((l) => l.trim()).filter((l) => /^[\w.-]+\.[\w.-]+@/.test(l));
+    const listed = list.out
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^[\w.-]+\.[\w.-]+@/.test(l));
     log(`code-server --list-extensions --show-versions: ${listed.join(', ') || '(none)'}`);
-    if (list.status !== 0 || !listed.includes(expected)) fail(`${expected} is not listed after --install-extension (exit code ${list.status}): ${list.out.trim().slice(-1000)}`);
+    if (list.status !== 0 || !listed.includes(expected))
+      fail(`${expected} is not listed after --install-extension (exit code ${list.status}): ${list.out.trim().slice(-1000)}`);
     const installedDir = join(extensionsDir, `${id}-${manifest.version}`);
     for (const f of [manifest.main, 'package.json']) {
       if (!existsSync(join(installedDir, f))) fail(`installed extension lacks ${f} (${installedDir})`);

@@ -57,7 +57,14 @@ export function readNativeHeader(buf) {
     return kind(buf);
   } catch (err) {
     const format = kind === readElf ? 'elf' : kind === readPe ? 'pe' : kind === readFat ? 'macho-fat' : 'macho';
-    return { format, os: { elf: 'linux', pe: 'win32' }[format] ?? 'darwin', arch: 'unknown', bits: 0, needs: [], problem: `cut or inconsistent header (${err.message})` };
+    return {
+      format,
+      os: { elf: 'linux', pe: 'win32' }[format] ?? 'darwin',
+      arch: 'unknown',
+      bits: 0,
+      needs: [],
+      problem: `cut or inconsistent header (${err.message})`,
+    };
   }
 }
 
@@ -113,14 +120,29 @@ function readElf(buf) {
   const interpSeg = segments.find((g) => g.type === PT_INTERP);
   const interp = interpSeg ? cstr(buf, interpSeg.offset) : undefined;
   // Which C library it was linked against: what tells a glibc build from a musl (Alpine) one.
-  const libc = needs.includes('libc.so.6') || /ld-linux/.test(interp ?? '') ? 'glibc' : needs.some((n) => /^libc\.musl-/.test(n)) || /ld-musl/.test(interp ?? '') ? 'musl' : undefined;
-  return { format: 'elf', os: 'linux', arch: archOf(ELF_MACHINES, machine), bits, needs, ...(soname !== undefined ? { id: cstr(buf, strtab + soname) } : {}), ...(libc ? { libc } : {}) };
+  const libc =
+    needs.includes('libc.so.6') || /ld-linux/.test(interp ?? '')
+      ? 'glibc'
+      : needs.some((n) => /^libc\.musl-/.test(n)) || /ld-musl/.test(interp ?? '')
+        ? 'musl'
+        : undefined;
+  return {
+    format: 'elf',
+    os: 'linux',
+    arch: archOf(ELF_MACHINES, machine),
+    bits,
+    needs,
+    ...(soname !== undefined ? { id: cstr(buf, strtab + soname) } : {}),
+    ...(libc ? { libc } : {}),
+  };
 }
 
 // ---------------------------------------------------------------- Mach-O
 const LC_ID_DYLIB = 0xd;
 const LC_RPATH = 0x8000001c;
-const LOAD_DYLIB = new Set([0xc /* LC_LOAD_DYLIB */, 0x80000018 /* LC_LOAD_WEAK_DYLIB */, 0x8000001f /* LC_REEXPORT_DYLIB */, 0x80000023 /* LC_LOAD_UPWARD_DYLIB */]);
+const LOAD_DYLIB = new Set([
+  0xc /* LC_LOAD_DYLIB */, 0x80000018 /* LC_LOAD_WEAK_DYLIB */, 0x8000001f /* LC_REEXPORT_DYLIB */, 0x80000023 /* LC_LOAD_UPWARD_DYLIB */,
+]);
 
 function readMachO(buf) {
   const little = [0xfeedface, 0xfeedfacf].includes(buf.readUInt32LE(0));
@@ -162,7 +184,15 @@ function readFat(buf) {
     slices.push(slice);
   }
   const arches = [...new Set(slices.map((s) => s.arch))];
-  return { format: 'macho-fat', os: 'darwin', arch: arches.length === 1 ? arches[0] : 'multi', arches, bits: Math.max(0, ...slices.map((s) => s.bits)), needs: [...new Set(slices.flatMap((s) => s.needs))], rpaths: [...new Set(slices.flatMap((s) => s.rpaths))] };
+  return {
+    format: 'macho-fat',
+    os: 'darwin',
+    arch: arches.length === 1 ? arches[0] : 'multi',
+    arches,
+    bits: Math.max(0, ...slices.map((s) => s.bits)),
+    needs: [...new Set(slices.flatMap((s) => s.needs))],
+    rpaths: [...new Set(slices.flatMap((s) => s.rpaths))],
+  };
 }
 
 // ---------------------------------------------------------------- PE

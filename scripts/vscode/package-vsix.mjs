@@ -44,9 +44,15 @@ function packageOne(target, out) {
   const t0 = Date.now();
   const targetArgs = target === UNIVERSAL ? [] : ['--target', target];
   mkdirSync(dirname(out), { recursive: true });
-  const r = spawnSync(process.execPath, [vsceEntry(), 'package', ...targetArgs, '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [vsceEntry(), 'package', ...targetArgs, '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`vsce package ${targetArgs.join(' ')} failed (exit code ${r.status}):\n${r.stdout}${r.stderr}`);
-  log(`${target}: ${relative(root, out)} (${mib(statSync(out).size)}, ${((Date.now() - t0) / 1000).toFixed(1)} s), runtime: ${placed.length ? placed.map((p) => p.split('/').pop()).join(', ') : 'none'}`);
+  log(
+    `${target}: ${relative(root, out)} (${mib(statSync(out).size)}, ${((Date.now() - t0) / 1000).toFixed(1)} s), runtime: ${placed.length ? placed.map((p) => p.split('/').pop()).join(', ') : 'none'}`,
+  );
 }
 
 /** The targets --all builds, and those it leaves to the universal VSIX. */
@@ -80,7 +86,10 @@ function all(outDir) {
   const { built, skipped } = plannedTargets();
   mkdirSync(outDir, { recursive: true });
   for (const f of readdirSync(outDir)) if (f.endsWith('.vsix')) rmSync(join(outDir, f));
-  for (const t of skipped) log(`${t}: onnxruntime-node ${ortVersion(root)} ships no runtime for it: no VSIX of its own; VS Code installs the universal one there, where the local model says it is unavailable`);
+  for (const t of skipped)
+    log(
+      `${t}: onnxruntime-node ${ortVersion(root)} ships no runtime for it: no VSIX of its own; VS Code installs the universal one there, where the local model says it is unavailable`,
+    );
   const files = built.map((t) => {
     const out = join(outDir, `${name}-${t}-${version}.vsix`);
     packageOne(t, out);
@@ -98,7 +107,11 @@ function all(outDir) {
     }
     for (const l of reportLines(relative(root, f), checkVsixFile(f))) console.log(`[check-platform] ${l}`);
   }
-  log(failed ? `${failed} of ${files.length} VSIXs FAILED their checks` : `all ${files.length} VSIXs pass check-vsix (contents) and check-platform (native headers); ${((Date.now() - t0) / 1000).toFixed(1)} s in all`);
+  log(
+    failed
+      ? `${failed} of ${files.length} VSIXs FAILED their checks`
+      : `all ${files.length} VSIXs pass check-vsix (contents) and check-platform (native headers); ${((Date.now() - t0) / 1000).toFixed(1)} s in all`,
+  );
   return failed ? 1 : 0;
 }
 

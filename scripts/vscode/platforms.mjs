@@ -63,7 +63,10 @@ export function runtimeFiles(binDir, target) {
     const name = queue.shift();
     if (taken.has(name)) continue;
     const h = readNativeHeader(readFileSync(join(dir, name)));
-    if (!h || h.problem || h.os !== want.os || h.arch !== want.arch) throw new Error(`${join(dir, name)} is ${h ? describeHeader(h) + (h.problem ? `: ${h.problem}` : '') : 'not a native file'}, not ${want.os} ${want.arch}`);
+    if (!h || h.problem || h.os !== want.os || h.arch !== want.arch)
+      throw new Error(
+        `${join(dir, name)} is ${h ? describeHeader(h) + (h.problem ? `: ${h.problem}` : '') : 'not a native file'}, not ${want.os} ${want.arch}`,
+      );
     // The package's linux folder holds glibc builds: on a musl target they cannot load.
     if (name === BINDING && want.libc && h.libc && h.libc !== want.libc) return null;
     taken.add(name);

@@ -42,7 +42,15 @@ function run(cmd, args, opts = {}) {
   const result = spawnSync(cmd, args, {
     stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     cwd: opts.cwd,
-    env: { ...process.env, npm_config_yes: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', DEBIAN_FRONTEND: 'noninteractive', ...(opts.env || {}) },
+    env: {
+      ...process.env,
+      npm_config_yes: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      DEBIAN_FRONTEND: 'noninteractive',
+      ...(opts.env || {}),
+    },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -31,16 +31,61 @@ export async function cmdSegment(args: ParsedArgs): Promise<number> {
   const { title, segments, warnings: found } = await segmentDraft(text, format, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
   for (const w of found ?? []) warn(w);
   if (args.flags.has('json')) {
-    outJson(JSON.stringify({ title: title ?? null, segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath })) }, null, 2));
+    outJson(
+      JSON.stringify(
+        {
+          title: title ?? null,
+          segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({
+            id,
+            type,
+            startLine,
+            endLine,
+            title: t,
+            text: x,
+            query,
+            searchable,
+            headingPath,
+          })),
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   // The title is the draft's text: as prose, no tab or newline in it breaks the columns.
-  for (const s of segments) out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${prose(s.title, 400)}`);
+  for (const s of segments)
+    out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${prose(s.title, 400)}`);
   return 0;
 }
 
 export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['workspace', 'library', 'bib', 'zotero', 'primary', 'include', 'exclude', 'granularity', 'max-results', 'threshold', 'source-type', 'collection', 'no-rerank', 'no-context', 'no-cache', 'min-words', 'citation-template', 'rerank-model', 'json', 'jobs', 'partial', 'format', ...OCR_OPTS, ...providerOpts]);
+  checkKnown(args, [
+    'workspace',
+    'library',
+    'bib',
+    'zotero',
+    'primary',
+    'include',
+    'exclude',
+    'granularity',
+    'max-results',
+    'threshold',
+    'source-type',
+    'collection',
+    'no-rerank',
+    'no-context',
+    'no-cache',
+    'min-words',
+    'citation-template',
+    'rerank-model',
+    'json',
+    'jobs',
+    'partial',
+    'format',
+    ...OCR_OPTS,
+    ...providerOpts,
+  ]);
   const { file, text, format } = await readDraft(args, 'analyze');
   const cli = await cliEngine(args, { library: true });
   // The library is indexed (incrementally) when one is named; an unconfigured workspace is not indexed unasked.
@@ -50,8 +95,15 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
       warnings.flush(' (index --json lists them in "warnings")');
       if (!report) return;
       const changed = report.added + report.updated + report.moved + report.removed;
-      err(`library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`);
-      listed(err, report.skipped, (sk) => `  skipped ${terminalText(sk.path, 1000)}: ${terminalText(sk.reason, 400)}`, (n) => `  … and ${n} more skipped files (index --json lists them all)`);
+      err(
+        `library: ${report.sources} sources, ${report.passages} passages${changed ? ` (${changed} changed)` : ''}${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}`,
+      );
+      listed(
+        err,
+        report.skipped,
+        (sk) => `  skipped ${terminalText(sk.path, 1000)}: ${terminalText(sk.reason, 400)}`,
+        (n) => `  … and ${n} more skipped files (index --json lists them all)`,
+      );
     },
   });
   if (!ready) return 130;
@@ -132,7 +184,9 @@ function printAnalysis(r: AnalysisResult, name: string) {
   const searched = r.segments.filter((s) => s.status === 'analysed').length;
   // The draft's title and headings, the sources' titles and text as prose; a citation as a name
   // (it is copied into the draft: a hidden character in its key is shown, not removed).
-  out(`${r.documentTitle === null ? name : prose(r.documentTitle, 400)} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`);
+  out(
+    `${r.documentTitle === null ? name : prose(r.documentTitle, 400)} — ${r.segments.length} segments (${searched} searched) in ${(r.stats.ms / 1000).toFixed(2)} s${r.fromCache ? ', from the cache' : r.stats.segmentsFromCache ? `, ${r.stats.segmentsFromCache} from the cache` : ''}`,
+  );
   if (r.reranking.note) out(`(${r.reranking.note})`);
   if (r.semantic) out(`(${semanticNote(r.semantic)})`);
   for (const s of r.segments) {
@@ -150,11 +204,21 @@ function printAnalysis(r: AnalysisResult, name: string) {
     s.recommendations.forEach((rec, i) => {
       const who = [prose(shortAuthors(rec.authors), 200), rec.year].filter(Boolean).join(' ');
       const page = rec.pageLabel === null ? String(rec.page) : terminalText(rec.pageLabel, 40);
-      const flags = [rec.reranked ? 'reranked' : '', rec.alreadyCited ? 'already cited' : '', rec.sourceType === 'primary' ? 'primary' : '', rec.language ? `in ${rec.language === 'fr' ? 'French' : 'English'}` : ''].filter(Boolean).join(', ');
-      out(`  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${prose(rec.title, 400)}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`);
+      const flags = [
+        rec.reranked ? 'reranked' : '',
+        rec.alreadyCited ? 'already cited' : '',
+        rec.sourceType === 'primary' ? 'primary' : '',
+        rec.language ? `in ${rec.language === 'fr' ? 'French' : 'English'}` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      out(
+        `  ${i + 1}. ${String(Math.round(rec.similarity * 100)).padStart(3)}% ${rec.band.padEnd(7)}  ${prose(rec.title, 400)}${who ? ` — ${who}` : ''}, p. ${page}${flags ? `  [${flags}]` : ''}`,
+      );
       out(`          ${terminalText(rec.citation, 1000)}`);
       out(`          “${excerpt(prose(rec.preview, 2000), 200)}”`);
-      if (rec.highlight) out(`          you highlighted this, p. ${prose(rec.highlight.page, 40)}${rec.highlight.comment ? ` — ${prose(rec.highlight.comment, 200)}` : ''}`);
+      if (rec.highlight)
+        out(`          you highlighted this, p. ${prose(rec.highlight.page, 40)}${rec.highlight.comment ? ` — ${prose(rec.highlight.comment, 200)}` : ''}`);
     });
   }
 }

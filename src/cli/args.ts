@@ -103,7 +103,9 @@ export function settingOption<K extends StringSetting>(args: ParsedArgs, name: s
     const spec = SETTINGS[key];
     // The choices as a sentence ("auto or off"); the empty choice (the model's own) is the flag left out.
     const choices = 'enum' in spec ? spec.enum.filter(Boolean) : [];
-    throw new UsageError(`--${name} must be ${choices.slice(0, -1).join(', ')}${choices.length > 1 ? ' or ' : ''}${choices[choices.length - 1] ?? 'valid'} (got "${v}")`);
+    throw new UsageError(
+      `--${name} must be ${choices.slice(0, -1).join(', ')}${choices.length > 1 ? ' or ' : ''}${choices[choices.length - 1] ?? 'valid'} (got "${v}")`,
+    );
   }
   return v as Settings[K];
 }

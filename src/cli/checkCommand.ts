@@ -18,7 +18,21 @@ export const CHECK_USAGE = `  check   <file.md|.qmd|.Rmd|.tex> [--workspace <dir
           (as analyze). A LaTeX draft's \\input/\\include files are checked too (within the
           workspace). Exit 0: no problem; 1: a citation is wrong; 2: bad usage.`;
 
-export const CHECK_OPTS = ['format', 'workspace', 'library', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'];
+export const CHECK_OPTS = [
+  'format',
+  'workspace',
+  'library',
+  'bib',
+  'zotero',
+  'include',
+  'exclude',
+  'primary',
+  'json',
+  'jobs',
+  'ocr',
+  'ocr-lang',
+  'ocr-lang-dir',
+];
 
 /** `providerOpts`: the provider options the CLI knows (the index is built with the workspace's model). */
 export async function cmdCheck(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {

@@ -10,7 +10,11 @@ import { DRAFT_KINDS, draftFormatOfFlag, draftFormatOfPath, type DraftFormat } f
 import { one, UsageError, type ParsedArgs } from './args';
 
 /** `unreadable`: a file that cannot be read is bad usage (exit 2: `check`) or an error (exit 1). */
-export async function readDraftFile(args: ParsedArgs, command: string, unreadable: 'usage' | 'error'): Promise<{ file: string; text: string; format: DraftFormat }> {
+export async function readDraftFile(
+  args: ParsedArgs,
+  command: string,
+  unreadable: 'usage' | 'error',
+): Promise<{ file: string; text: string; format: DraftFormat }> {
   const file = args.positionals[0];
   if (!file || args.positionals.length > 1) throw new UsageError(`${command} needs one draft: Markdown, Quarto (.qmd), R Markdown (.Rmd) or LaTeX (.tex)`);
   const abs = path.resolve(file);

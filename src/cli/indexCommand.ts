@@ -19,7 +19,9 @@ export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]
   const cli = await cliEngine(args, { library: true });
   // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
   if (!cli.library.fromSettings && !args.options.has('zotero') && one(args, 'workspace') === undefined) {
-    throw new UsageError('index needs --library <dir> or --zotero [<dataDir>], or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)');
+    throw new UsageError(
+      'index needs --library <dir> or --zotero [<dataDir>], or a --workspace whose .vscode/settings.json names similarSources.libraryFolders (or whose own PDFs are the library)',
+    );
   }
   // The run's warnings are all in its report (--json: "warnings"); stderr shows 20 of a kind.
   const report = await runIndex(args, cli).finally(() => warnings.flush(' (index --json lists them in "warnings")'));
@@ -34,17 +36,32 @@ function printIndexReport(r: IndexRunReport) {
       `(${r.added} added, ${r.updated} updated, ${r.moved} moved, ${r.removed} removed, ${r.unchanged} unchanged; ${r.embedded} passages embedded).`,
   );
   if (r.semantic && r.semantic.embedded < r.semantic.total) {
-    out(`Semantic index ${semanticPercent({ model: '', ...r.semantic })}%: ${r.semantic.embedded} of ${r.semantic.total} passages have their vector; the others are matched by their words until "index" is run again.`);
+    out(
+      `Semantic index ${semanticPercent({ model: '', ...r.semantic })}%: ${r.semantic.embedded} of ${r.semantic.total} passages have their vector; the others are matched by their words until "index" is run again.`,
+    );
   }
-  if (r.ocr.pages) out(`OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`);
+  if (r.ocr.pages)
+    out(
+      `OCR: ${r.ocr.pages} page${r.ocr.pages > 1 ? 's' : ''} in ${r.ocr.files} file${r.ocr.files > 1 ? 's' : ''} (${r.ocr.recognised} recognised, ${r.ocr.fromCache} from the cache).`,
+    );
   // A run over 100,000 unreadable files lists 20 of them; --json lists them all.
   if (r.damaged.length) {
     out(`Damaged, indexed with what could be read:`);
-    listed(out, r.damaged, (d) => `  ${fileLine(d.path, d.problem)}`, (n) => `  … and ${n} more damaged files (--json lists them all)`);
+    listed(
+      out,
+      r.damaged,
+      (d) => `  ${fileLine(d.path, d.problem)}`,
+      (n) => `  … and ${n} more damaged files (--json lists them all)`,
+    );
   }
   if (r.skipped.length) {
     out(`Skipped ${r.skipped.length} file${r.skipped.length > 1 ? 's' : ''}:`);
-    listed(out, r.skipped, (s) => `  ${fileLine(s.path, s.reason)}`, (n) => `  … and ${n} more skipped files (--json lists them all)`);
+    listed(
+      out,
+      r.skipped,
+      (s) => `  ${fileLine(s.path, s.reason)}`,
+      (n) => `  … and ${n} more skipped files (--json lists them all)`,
+    );
   }
   out(`Index fingerprint: ${r.fingerprint}`);
 }
@@ -55,12 +72,20 @@ export async function cmdStatus(args: ParsedArgs): Promise<number> {
   // left by a run that was killed is not "indexing" (nobody is), and the next run takes it over.
   const engine = createEngine({ workspace: workspaceOf(args), settings: defaultSettings() });
   const { health, damaged, interrupted: left } = await engine.status();
-  const interrupted = left && `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
-  if (args.flags.has('json')) outJson(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
+  const interrupted =
+    left &&
+    `a previous indexing run (${left.pid ? `pid ${left.pid}` : 'a process'}${left.host && left.host !== os.hostname() ? ` on ${left.host}` : ''}${left.since ? `, started ${left.since}` : ''}) ended without finishing; the next run takes over`;
+  if (args.flags.has('json'))
+    outJson(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
   else {
     out(describeHealth(health));
     if (interrupted) out(`  note: ${interrupted}`);
-    listed(out, damaged, (d) => `  damaged: ${fileLine(d.path, d.problem)}`, (n) => `  … and ${n} more damaged files (status --json lists them all)`);
+    listed(
+      out,
+      damaged,
+      (d) => `  damaged: ${fileLine(d.path, d.problem)}`,
+      (n) => `  … and ${n} more damaged files (status --json lists them all)`,
+    );
   }
   return health.state === 'ready' ? 0 : 1;
 }

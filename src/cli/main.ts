@@ -71,7 +71,20 @@ const OPTIONS = {
   optionalValues: ['zotero'],
   strings: [
     ...['library', 'workspace', 'bib', 'include', 'exclude', 'primary', 'jobs', 'ocr', 'ocr-lang', 'ocr-lang-dir'],
-    ...['k', 'source-type', 'collection', 'beir', 'split', 'granularity', 'max-results', 'threshold', 'min-words', 'citation-template', 'rerank-model', 'format'],
+    ...[
+      'k',
+      'source-type',
+      'collection',
+      'beir',
+      'split',
+      'granularity',
+      'max-results',
+      'threshold',
+      'min-words',
+      'citation-template',
+      'rerank-model',
+      'format',
+    ],
     ...['provider', 'ollama-host', 'ollama-model', ...LOCAL_MODEL_OPTS],
   ],
 };

@@ -57,7 +57,9 @@ const EXIT_GRACE_MS = 2_000;
  * against: the two the SDK's Server answers itself and the four set below.
  */
 const REQUEST_SCHEMAS: ReadonlyMap<string, ParamsSchema> = new Map(
-  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema, ListResourcesRequestSchema, ReadResourceRequestSchema].map((s) => [s.shape.method.value, s]),
+  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema, ListResourcesRequestSchema, ReadResourceRequestSchema].map(
+    (s) => [s.shape.method.value, s],
+  ),
 );
 
 const SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -66,8 +68,18 @@ type Tool = (engine: WorkspaceEngine, args: unknown, signal: AbortSignal) => Pro
 
 /** The tools, by their MCP names (snake case, as MCP servers name theirs). */
 const TOOLS: Record<string, { title: string; description: string; inputSchema: object; run: Tool }> = {
-  search: { title: 'Search the library', description: TOOL_DESCRIPTIONS.search, inputSchema: TOOL_SCHEMAS.search, run: (e, a, signal) => searchTool(e, a, { signal }) },
-  sources_for: { title: 'Sources for a paragraph', description: TOOL_DESCRIPTIONS.sourcesFor, inputSchema: TOOL_SCHEMAS.sourcesFor, run: (e, a, signal) => sourcesForTool(e, a, { signal }) },
+  search: {
+    title: 'Search the library',
+    description: TOOL_DESCRIPTIONS.search,
+    inputSchema: TOOL_SCHEMAS.search,
+    run: (e, a, signal) => searchTool(e, a, { signal }),
+  },
+  sources_for: {
+    title: 'Sources for a paragraph',
+    description: TOOL_DESCRIPTIONS.sourcesFor,
+    inputSchema: TOOL_SCHEMAS.sourcesFor,
+    run: (e, a, signal) => sourcesForTool(e, a, { signal }),
+  },
   check_citations: {
     title: 'Check citations',
     description: `${TOOL_DESCRIPTIONS.checkCitations} The draft is a Markdown, Quarto, R Markdown or LaTeX file inside the workspace (a LaTeX draft's \\input files are checked too).`,
@@ -85,7 +97,8 @@ const TOOLS: Record<string, { title: string; description: string; inputSchema: o
  */
 function protocolStdout(): Writable {
   const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
   for (const level of ['log', 'info', 'debug'] as const) console[level] = (...a: unknown[]) => console.error(...a);
   const protocol = new Writable({ write: (chunk: Buffer, _encoding, done) => void write(chunk, (e) => done(e ?? null)) });
   // A client gone (EPIPE) fails the real stdout: the transport hears it through this stream, and stops with a line.
@@ -143,7 +156,11 @@ async function serve(args: ParsedArgs, stopped: Promise<StopReason>, stop: (reas
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = Object.hasOwn(TOOLS, request.params.name) ? TOOLS[request.params.name] : undefined;
-    if (!tool) return { isError: true, content: [{ type: 'text', text: `unknown tool "${request.params.name.slice(0, 80)}" (tools: ${Object.keys(TOOLS).join(', ')})` }] };
+    if (!tool)
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `unknown tool "${request.params.name.slice(0, 80)}" (tools: ${Object.keys(TOOLS).join(', ')})` }],
+      };
     try {
       const a = await tool.run(engine, request.params.arguments ?? {}, extra.signal);
       return { content: [{ type: 'text', text: a.text }] };
@@ -155,11 +172,20 @@ async function serve(args: ParsedArgs, stopped: Promise<StopReason>, stop: (reas
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [{ uri: STATUS_URI, name: 'index-status', title: "The library index's status", description: 'Whether the index is ready, for which model, what it holds; damaged files.', mimeType: 'application/json' }],
+    resources: [
+      {
+        uri: STATUS_URI,
+        name: 'index-status',
+        title: "The library index's status",
+        description: 'Whether the index is ready, for which model, what it holds; damaged files.',
+        mimeType: 'application/json',
+      },
+    ],
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== STATUS_URI) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri.slice(0, 200)}`, { uri: request.params.uri.slice(0, 200) });
+    if (request.params.uri !== STATUS_URI)
+      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri.slice(0, 200)}`, { uri: request.params.uri.slice(0, 200) });
     const status = await indexStatusTool(engine);
     return { contents: [{ uri: STATUS_URI, mimeType: 'application/json', text: JSON.stringify(status.data, null, 2) }] };
   });

@@ -159,7 +159,13 @@ export class LineTransport implements Transport {
           this.parts = [];
           this.size = 0;
           this.skipping = true;
-          this.refuse(null, ErrorCode.InvalidRequest, `Invalid Request: the message is longer than ${this.max} bytes (the limit of one line); it was not read`, { maxBytes: this.max }, true);
+          this.refuse(
+            null,
+            ErrorCode.InvalidRequest,
+            `Invalid Request: the message is longer than ${this.max} bytes (the limit of one line); it was not read`,
+            { maxBytes: this.max },
+            true,
+          );
         } else {
           this.parts.push(bytes.subarray(from, end));
           this.size += end - from;

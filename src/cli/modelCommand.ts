@@ -3,7 +3,16 @@
  * CLI's cache (~/.cache/similar-sources/models, or --cache-dir), and the options that choose
  * and describe a local model for `--provider local|auto`.
  */
-import { DEFAULT_LOCAL_MODEL, defaultModelCacheDir, downloadModel, localModelRuntime, modelStatus, removeModel, type LocalModelOverrides, type ProviderConfig } from '../engine';
+import {
+  DEFAULT_LOCAL_MODEL,
+  defaultModelCacheDir,
+  downloadModel,
+  localModelRuntime,
+  modelStatus,
+  removeModel,
+  type LocalModelOverrides,
+  type ProviderConfig,
+} from '../engine';
 import { terminalText } from '../shared/untrusted';
 import { checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
@@ -69,8 +78,25 @@ export async function cmdModel(args: ParsedArgs): Promise<number> {
   const json = args.flags.has('json');
   const status = async () => {
     const st = await modelStatus(model, cacheDir, overrides);
-    if (json) outJson(JSON.stringify({ model, kind: st.location.kind, dir: st.location.dir, installed: st.installed, missing: st.missing, bytes: st.bytes, commit: st.commit ?? null, onnxFile: st.onnxFile }));
-    else out(st.installed ? `${model}: installed in ${st.location.dir} (${mb(st.bytes)} MB${st.commit ? `, commit ${st.commit.slice(0, 12)}` : ''})` : `${model}: not installed (${st.location.dir} lacks ${st.missing.join(', ')})`);
+    if (json)
+      outJson(
+        JSON.stringify({
+          model,
+          kind: st.location.kind,
+          dir: st.location.dir,
+          installed: st.installed,
+          missing: st.missing,
+          bytes: st.bytes,
+          commit: st.commit ?? null,
+          onnxFile: st.onnxFile,
+        }),
+      );
+    else
+      out(
+        st.installed
+          ? `${model}: installed in ${st.location.dir} (${mb(st.bytes)} MB${st.commit ? `, commit ${st.commit.slice(0, 12)}` : ''})`
+          : `${model}: not installed (${st.location.dir} lacks ${st.missing.join(', ')})`,
+      );
     return st.installed ? 0 : 1;
   };
   switch (action) {

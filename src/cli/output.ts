@@ -98,7 +98,8 @@ export class WarningLines {
   flush(where = ''): void {
     const hidden = [...this.hiddenOf].sort((a, b) => b[1] - a[1]);
     const named = hidden.slice(0, 5);
-    for (const [kind, n] of named) this.write(`warning: … and ${count(n)} more ${kind ? `“${terminalText(kind, 80)} …” warnings` : 'warnings about single files'}${where}`);
+    for (const [kind, n] of named)
+      this.write(`warning: … and ${count(n)} more ${kind ? `“${terminalText(kind, 80)} …” warnings` : 'warnings about single files'}${where}`);
     const rest = hidden.slice(5);
     if (rest.length) this.write(`warning: … and ${count(rest.reduce((s, [, n]) => s + n, 0))} more warnings of ${rest.length} other kinds${where}`);
     this.shownOf.clear();

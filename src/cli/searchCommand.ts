@@ -23,7 +23,9 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
   const { hits, semantic: progress } = await cli.engine.search(text, { k, filter: { sourceType, collections: all(args, 'collection') } });
   const semantic = progress && { embedded: progress.embedded, total: progress.total };
   if (args.flags.has('json')) {
-    outJson(JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2));
+    outJson(
+      JSON.stringify({ ...(semantic ? { semantic } : {}), results: hits.map((h) => ({ ...h, score: round(h.score), cosine: round(h.cosine) })) }, null, 2),
+    );
     return 0;
   }
   if (progress) out(`(${semanticNote(progress)})`);
@@ -33,12 +35,23 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
   }
   // The PDF's text and metadata as prose; the path escaped, as a name (see terminalText).
   hits.forEach((h, i) => {
-    const by = [h.authors.slice(0, 2).map((a) => prose(a, 120)).join('; '), h.year].filter(Boolean).join(', ');
+    const by = [
+      h.authors
+        .slice(0, 2)
+        .map((a) => prose(a, 120))
+        .join('; '),
+      h.year,
+    ]
+      .filter(Boolean)
+      .join(', ');
     const page = h.pageLabel && h.pageLabel !== String(h.page) ? `p. ${terminalText(h.pageLabel, 40)} (PDF page ${h.page})` : `p. ${h.page}`;
-    out(`${i + 1}. ${prose(h.title, 400)}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`);
+    out(
+      `${i + 1}. ${prose(h.title, 400)}${by ? ` — ${by}` : ''}, ${page}${h.ocr ? ' (text from OCR)' : ''}  [score ${round(h.score)}, cosine ${round(h.cosine)}]`,
+    );
     out(`   ${terminalText(h.path, 1000)}`);
     out(`   ${excerpt(prose(h.text, 2000), 260)}`);
-    if (h.highlight) out(`   you highlighted this in Zotero, p. ${prose(h.highlight.page, 40)}${h.highlight.comment ? ` — ${prose(h.highlight.comment, 200)}` : ''}`);
+    if (h.highlight)
+      out(`   you highlighted this in Zotero, p. ${prose(h.highlight.page, 40)}${h.highlight.comment ? ` — ${prose(h.highlight.comment, 200)}` : ''}`);
   });
   return 0;
 }
@@ -77,11 +90,14 @@ export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[])
   }
   out(`BEIR ${path.basename(path.resolve(dir))} (${split}): ${result.queries} queries, ${result.docs} documents, provider ${result.provider}`);
   if (result.semantic) {
-    out(`PARTIAL (--partial): only ${result.semantic.embedded} of ${result.semantic.total} passages had their vector; the others were ranked by their words only. These are not the model's figures.`);
+    out(
+      `PARTIAL (--partial): only ${result.semantic.embedded} of ${result.semantic.total} passages had their vector; the others were ranked by their words only. These are not the model's figures.`,
+    );
   }
   out(`                 nDCG@10  Recall@10  Recall@100  MRR@10`);
   const fmt = (x: number) => x.toFixed(4);
-  const row = (name: string, m: BeirMetrics) => out(`${name.padEnd(16)} ${fmt(m['ndcg@10'])}   ${fmt(m['recall@10'])}     ${fmt(m['recall@100'])}      ${fmt(m['mrr@10'])}`);
+  const row = (name: string, m: BeirMetrics) =>
+    out(`${name.padEnd(16)} ${fmt(m['ndcg@10'])}   ${fmt(m['recall@10'])}     ${fmt(m['recall@100'])}      ${fmt(m['mrr@10'])}`);
   row(result.semantic ? 'Similar (partial)' : 'Similar Sources', result);
   row('  vectors alone', result.vectorOnly);
   row('  BM25 alone', result.lexicalOnly);

@@ -134,7 +134,9 @@ export async function cliEngine(args: ParsedArgs, opts: { library: boolean; prov
 
 function progressLine(p: EngineProgress, engine: WorkspaceEngine, provider: EmbeddingProvider | undefined): void {
   if (p.kind === 'embed') {
-    err(`  semantic index ${semanticPercent({ model: p.model, embedded: p.embedded, total: p.total })}% (${p.embedded} of ${p.total} passages embedded by ${p.modelName})`);
+    err(
+      `  semantic index ${semanticPercent({ model: p.model, embedded: p.embedded, total: p.total })}% (${p.embedded} of ${p.total} passages embedded by ${p.modelName})`,
+    );
     return;
   }
   const library = engine.library();
@@ -177,7 +179,11 @@ export async function runIndex(args: ParsedArgs, cli: CliEngine, opts: Pick<Inde
  * --partial, what there is is used, and the output says how much (`semantic`). False when
  * cancelled, said on stderr; an index that cannot serve is reported when it is opened.
  */
-export async function readyToScore(args: ParsedArgs, cli: CliEngine, opts: { index: boolean; indexed?(report: IndexRunReport | undefined): void }): Promise<boolean> {
+export async function readyToScore(
+  args: ParsedArgs,
+  cli: CliEngine,
+  opts: { index: boolean; indexed?(report: IndexRunReport | undefined): void },
+): Promise<boolean> {
   const r = await cli.engine.ready({
     provider: await cli.provider(),
     index: opts.index ? 'always' : 'never',
@@ -191,7 +197,9 @@ export async function readyToScore(args: ParsedArgs, cli: CliEngine, opts: { ind
       }
     },
     completeVectors: async (provider, { embedded, total }) => {
-      err(`${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`);
+      err(
+        `${total - embedded} of ${total} passages have no vector of ${provider.model} yet: computing them before scoring (Ctrl-C keeps what is done; --partial scores with what there is)`,
+      );
       const interrupt = cancelOnInterrupt('cancelling: saving what is done…');
       try {
         return await cli.engine.completeVectors(provider, interrupt.signal).catch((e: unknown) => {
@@ -204,7 +212,10 @@ export async function readyToScore(args: ParsedArgs, cli: CliEngine, opts: { ind
     },
   });
   if (r.ready || r.why !== 'cancelled') return true;
-  if (r.vectors) err(`cancelled: ${r.vectors.covered} of ${r.vectors.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`);
+  if (r.vectors)
+    err(
+      `cancelled: ${r.vectors.covered} of ${r.vectors.total} passages have their vector now (saved); nothing was scored. Run again to go on, or add --partial to score with what there is.`,
+    );
   else err('cancelled: what was indexed and embedded is saved; nothing was scored. Run again to go on, or add --partial to score with what there is.');
   return false;
 }

@@ -60,8 +60,18 @@ export const TOOL_LIMITS = {
 const SEARCH: ToolSchema = {
   type: 'object',
   properties: {
-    query: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.query, description: 'What to look for: a claim, a sentence or a few keywords, in the language of the sources.' },
-    k: { type: 'integer', minimum: TOOL_LIMITS.k.min, maximum: TOOL_LIMITS.k.max, description: `How many passages to return (default ${TOOL_LIMITS.k.default}).` },
+    query: {
+      type: 'string',
+      minLength: 1,
+      maxLength: TOOL_LIMITS.query,
+      description: 'What to look for: a claim, a sentence or a few keywords, in the language of the sources.',
+    },
+    k: {
+      type: 'integer',
+      minimum: TOOL_LIMITS.k.min,
+      maximum: TOOL_LIMITS.k.max,
+      description: `How many passages to return (default ${TOOL_LIMITS.k.default}).`,
+    },
     collection: { type: 'string', minLength: 1, maxLength: 200, description: 'Only sources in this Zotero collection (full path or leaf name).' },
     sourceType: { type: 'string', enum: ['secondary', 'primary', 'both'], description: 'Secondary literature, primary sources (archives), or both (default).' },
   },
@@ -81,7 +91,12 @@ const SOURCES_FOR: ToolSchema = {
 const CHECK_PATH: ToolSchema = {
   type: 'object',
   properties: {
-    path: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.path, description: "The Markdown draft to check, relative to the workspace (or absolute, inside it)." },
+    path: {
+      type: 'string',
+      minLength: 1,
+      maxLength: TOOL_LIMITS.path,
+      description: 'The Markdown draft to check, relative to the workspace (or absolute, inside it).',
+    },
   },
   required: ['path'],
   additionalProperties: false,
@@ -141,7 +156,8 @@ export function checkInput<T>(schema: ToolSchema, input: unknown): T {
       else if (p.minLength !== undefined && value.trim().length < p.minLength) problems.push(`"${key}" must not be empty`);
       else if (p.maxLength !== undefined && value.length > p.maxLength) problems.push(`"${key}" is longer than ${p.maxLength} characters (${value.length})`);
     } else if (typeof value !== 'number' || !Number.isInteger(value)) problems.push(`"${key}" must be an integer`);
-    else if ((p.minimum !== undefined && value < p.minimum) || (p.maximum !== undefined && value > p.maximum)) problems.push(`"${key}" must be between ${p.minimum} and ${p.maximum}`);
+    else if ((p.minimum !== undefined && value < p.minimum) || (p.maximum !== undefined && value > p.maximum))
+      problems.push(`"${key}" must be between ${p.minimum} and ${p.maximum}`);
   }
   if (problems.length) throw new ToolInputError(`invalid arguments: ${problems.join('; ')}`);
   return args as T;
@@ -167,7 +183,11 @@ export async function searchTool(engine: WorkspaceEngine, input: unknown, opts: 
   const q = checkInput<SearchInput>(SEARCH, input);
   const k = q.k ?? TOOL_LIMITS.k.default;
   const template = engine.settings().citationTemplate;
-  const { hits, semantic } = await engine.search(q.query, { k, signal: opts.signal, filter: { sourceType: q.sourceType ?? 'both', collections: q.collection ? [q.collection] : [] } });
+  const { hits, semantic } = await engine.search(q.query, {
+    k,
+    signal: opts.signal,
+    filter: { sourceType: q.sourceType ?? 'both', collections: q.collection ? [q.collection] : [] },
+  });
   const passages = hits.map((h) => ({
     title: line(h.title, 300),
     authors: h.authors.slice(0, 6).map((a) => lineText(a, 100)),
@@ -175,7 +195,14 @@ export async function searchTool(engine: WorkspaceEngine, input: unknown, opts: 
     citekey: line(h.citekey, 200),
     page: h.page,
     pageLabel: line(h.pageLabel, 40),
-    citation: lineText(formatPassageCitation({ citekey: h.citekey ?? undefined, title: h.title, authors: h.authors, year: h.year ?? undefined, path: h.path }, { page: h.page, pageLabel: h.pageLabel ?? undefined }, template), 600),
+    citation: lineText(
+      formatPassageCitation(
+        { citekey: h.citekey ?? undefined, title: h.title, authors: h.authors, year: h.year ?? undefined, path: h.path },
+        { page: h.page, pageLabel: h.pageLabel ?? undefined },
+        template,
+      ),
+      600,
+    ),
     text: lineText(h.text, TOOL_LIMITS.passage),
     ...(h.ocr ? { ocr: true } : {}),
     path: h.path,
@@ -234,12 +261,19 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
     text,
     // One paragraph is what the panel's cards answer; a longer text is answered paragraph by paragraph.
     { ...analysisOptionsOf(s), granularity: 'paragraph' },
-    { documentPath: 'agent-tool', cache: false, reranker: { host: s.ollamaHost, model: s.rerankModel }, citationTemplate: s.citationTemplate, signal: opts.signal },
+    {
+      documentPath: 'agent-tool',
+      cache: false,
+      reranker: { host: s.ollamaHost, model: s.rerankModel },
+      citationTemplate: s.citationTemplate,
+      signal: opts.signal,
+    },
   );
   const analysed = result.segments.filter((g) => g.status === 'analysed');
   const segments = analysed.slice(0, TOOL_LIMITS.segments).map((g) => ({ paragraph: lineText(g.text, 120), sources: g.recommendations.map(card) }));
   const count = segments.reduce((n, g) => n + g.sources.length, 0);
-  const more = analysed.length > segments.length ? ` Only the first ${segments.length} of ${analysed.length} paragraphs are answered: send one paragraph at a time.` : '';
+  const more =
+    analysed.length > segments.length ? ` Only the first ${segments.length} of ${analysed.length} paragraphs are answered: send one paragraph at a time.` : '';
   const semantic = result.semantic ? ` Only ${result.semantic.embedded} of ${result.semantic.total} passages have their vector yet.` : '';
   const sentence = !analysed.length
     ? `The text is too short to search (fewer than ${s.minWords} words).`
@@ -253,7 +287,11 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
  * A draft's citations checked against the library: each citation's status, problems first.
  * `draft` is the draft's text (the host reads it: the editor's unsaved text, or a file `readDraft` allows).
  */
-export async function checkCitationsTool(engine: WorkspaceEngine, draft: string, opts: { name: string; signal?: AbortSignal; draftPath?: string }): Promise<ToolAnswer> {
+export async function checkCitationsTool(
+  engine: WorkspaceEngine,
+  draft: string,
+  opts: { name: string; signal?: AbortSignal; draftPath?: string },
+): Promise<ToolAnswer> {
   // With its path, a LaTeX draft is read as LaTeX (its \input files too) and a draft's own bibliography serves.
   const r = await engine.checkCitations(draft, { signal: opts.signal, ...(opts.draftPath !== undefined ? { draftPath: opts.draftPath } : {}) });
   const ordered = [...r.citations].sort((a, b) => Number(a.status === 'ok') - Number(b.status === 'ok') || a.line - b.line || a.column - b.column);
@@ -265,7 +303,9 @@ export async function checkCitationsTool(engine: WorkspaceEngine, draft: string,
     status: c.status,
     ...(c.foundPage ? { foundPage: lineText(c.foundPage, 40) } : {}),
     ...(c.quote ? { quote: lineText(c.quote, 300) } : {}),
-    ...(c.differences.length ? { differences: c.differences.slice(0, 5).map((d) => ({ quote: lineText(d.quote, 120), source: lineText(d.source, 120) })) } : {}),
+    ...(c.differences.length
+      ? { differences: c.differences.slice(0, 5).map((d) => ({ quote: lineText(d.quote, 120), source: lineText(d.source, 120) })) }
+      : {}),
     ...(c.suggestions.length ? { suggestions: c.suggestions.slice(0, 3).map((x) => lineText(x, 200)) } : {}),
     ...(c.note ? { note: lineText(c.note, 300) } : {}),
   }));
@@ -313,7 +353,8 @@ export async function readDraft(engine: WorkspaceEngine, input: unknown): Promis
 export function toolErrorText(e: unknown): string {
   if (e instanceof ToolInputError) return e.message;
   const health = errorHealth(e);
-  if (health) return `The library's index cannot answer yet (${health.state}): ${lineText((e as Error).message, 400)}. Index the library first (VS Code: "Similar Sources: Index Library"; or node dist/cli.js index --workspace <dir>).`;
+  if (health)
+    return `The library's index cannot answer yet (${health.state}): ${lineText((e as Error).message, 400)}. Index the library first (VS Code: "Similar Sources: Index Library"; or node dist/cli.js index --workspace <dir>).`;
   if (errorCode(e) === 'cancelled') return 'Cancelled.';
   return `The tool failed: ${lineText(e instanceof Error ? e.message : String(e), 400)}`;
 }

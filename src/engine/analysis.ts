@@ -20,7 +20,10 @@ import { embedsInBackground } from './provider';
 import { coreIndex, type SearchIndex } from './search';
 
 /** The settings an analysis reads its options from (`analysisOptionsOf`). */
-export type AnalysisSettings = Pick<Settings, 'granularity' | 'maxResults' | 'similarityThreshold' | 'sourceType' | 'collectionFilter' | 'useReranking' | 'useContextualEmbedding' | 'minWords'>;
+export type AnalysisSettings = Pick<
+  Settings,
+  'granularity' | 'maxResults' | 'similarityThreshold' | 'sourceType' | 'collectionFilter' | 'useReranking' | 'useContextualEmbedding' | 'minWords'
+>;
 
 /**
  * The analysis options the settings give: the one mapping, so that the editor's analysis, its

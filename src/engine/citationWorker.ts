@@ -10,8 +10,7 @@ import { checkCitations, type CheckCitationsOptions, type CitationCheckResult } 
 import type { IndexHealth } from '../shared/health';
 
 export type CitationCheckRequest =
-  | { type: 'check'; id: number; draft: string; options: Omit<CheckCitationsOptions, 'signal' | 'onWarning'> }
-  | { type: 'cancel'; id: number };
+  { type: 'check'; id: number; draft: string; options: Omit<CheckCitationsOptions, 'signal' | 'onWarning'> } | { type: 'cancel'; id: number };
 
 export type CitationCheckReply =
   | { id: number; kind: 'warning'; message: string }
@@ -29,12 +28,23 @@ if (port) {
     }
     const ac = new AbortController();
     running.set(req.id, ac);
-    checkCitations(req.draft, { ...req.options, signal: ac.signal, onWarning: (message) => port.postMessage({ id: req.id, kind: 'warning', message } satisfies CitationCheckReply) })
+    checkCitations(req.draft, {
+      ...req.options,
+      signal: ac.signal,
+      onWarning: (message) => port.postMessage({ id: req.id, kind: 'warning', message } satisfies CitationCheckReply),
+    })
       .then(
         (result) => port.postMessage({ id: req.id, kind: 'done', result } satisfies CitationCheckReply),
         (err: unknown) => {
           const e = err as { message?: string; code?: string; health?: IndexHealth };
-          port.postMessage({ id: req.id, kind: 'failed', message: e?.message ?? String(err), code: e?.code, health: e?.health, cancelled: ac.signal.aborted } satisfies CitationCheckReply);
+          port.postMessage({
+            id: req.id,
+            kind: 'failed',
+            message: e?.message ?? String(err),
+            code: e?.code,
+            health: e?.health,
+            cancelled: ac.signal.aborted,
+          } satisfies CitationCheckReply);
         },
       )
       .finally(() => running.delete(req.id));

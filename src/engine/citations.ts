@@ -97,7 +97,17 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   for (const e of zotero?.entries ?? []) keys.add(e.citekey);
   // The last check's sources and verdicts, kept while the index and the bibliography are the same:
   // an editor re-checking after an edit judges only the citations the edit changed.
-  const bibStamp = (await Promise.all(bibliographies.map((f) => fs.stat(f).then((st) => `${st.size}:${st.mtimeMs}`, () => 'none')))).join('\u0001') || 'none';
+  const bibStamp =
+    (
+      await Promise.all(
+        bibliographies.map((f) =>
+          fs.stat(f).then(
+            (st) => `${st.size}:${st.mtimeMs}`,
+            () => 'none',
+          ),
+        ),
+      )
+    ).join('\u0001') || 'none';
   const memoId = `${dir}\u0000${manifest.fingerprint}\u0000${manifest.updatedAt}\u0000${bibliographies.join('\u0001')}\u0000${bibStamp}\u0000${zotero?.stamp ?? ''}`;
   if (lastMemo?.id !== memoId) lastMemo = { id: memoId, memo: newCheckMemo() };
   const memo = lastMemo.memo;

@@ -93,7 +93,6 @@ export interface IndexStatus {
   interrupted?: AbandonedLock;
 }
 
-
 /** What `ready` is asked to make of the index before something is scored on it. */
 export interface ReadyOptions {
   /** The provider the index must serve (default: the configured one). */

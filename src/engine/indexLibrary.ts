@@ -92,7 +92,10 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
     // Zotero's highlights, matched to the passages just indexed (the sidecar the search reads).
     if (zotero.highlights && !report.cancelled) {
       const h = await highlightsForIndex(library.workspace, zotero.highlights.annotations, zotero.highlights.pathByKey);
-      if (h.dropped) o.onWarning?.(`Zotero: ${h.dropped} of ${h.highlights} highlights were not found in their PDF's text (a scanned page, or a PDF changed since): they are not shown on cards.`);
+      if (h.dropped)
+        o.onWarning?.(
+          `Zotero: ${h.dropped} of ${h.highlights} highlights were not found in their PDF's text (a scanned page, or a PDF changed since): they are not shown on cards.`,
+        );
     }
     return { ...report, files: inputs.map((i) => i.path) };
   } finally {
@@ -100,7 +103,6 @@ export async function indexLibrary(o: IndexLibraryOptions): Promise<LibraryIndex
     await pool?.close();
   }
 }
-
 
 /**
  * The PDF attachments of the Zotero library, when the settings read it: each with its item's
@@ -116,7 +118,12 @@ async function zoteroFiles(
     return { files: [], warnings: [], used: false };
   }
   // Items without Zotero's own citation key take the export's, when the settings name one.
-  const exportEntries = library.bibliography ? await loadBibliography(library.bibliography, { cacheDir: dir }).then((b) => b.entries, () => undefined) : undefined;
+  const exportEntries = library.bibliography
+    ? await loadBibliography(library.bibliography, { cacheDir: dir }).then(
+        (b) => b.entries,
+        () => undefined,
+      )
+    : undefined;
   const { loaded, warnings } = await loadZoteroLibrary(library.zotero, { citekeys: { exportEntries }, signal });
   if (!loaded) {
     // No Zotero here (auto): its old entries go; Zotero unreadable for now: they stay until it is read again.

@@ -213,7 +213,10 @@ export class WorkspaceEngine {
       throw err;
     }
     for (const sk of report.skipped) this.log(`skipped ${sk.path}: ${sk.reason}`, 'warn');
-    this.log(`index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`, 'info');
+    this.log(
+      `index: ${report.files.length} PDFs, ${report.sources} sources, ${report.passages} passages, ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.skipped.length} skipped, ${report.ms} ms`,
+      'info',
+    );
     this.loaded = undefined;
     if (!embedsInBackground(provider) || report.cancelled) return report;
     switch (opts.vectors ?? 'later') {
@@ -222,7 +225,13 @@ export class WorkspaceEngine {
         return report;
       case 'wait': {
         const v = await this.completeVectors(provider, opts.signal);
-        return { ...report, embedded: report.embedded + v.embedded, ms: report.ms + v.ms, cancelled: v.cancelled, semantic: { embedded: v.covered, total: v.total } };
+        return {
+          ...report,
+          embedded: report.embedded + v.embedded,
+          ms: report.ms + v.ms,
+          cancelled: v.cancelled,
+          semantic: { embedded: v.covered, total: v.total },
+        };
       }
       case 'later': {
         const h = await providerHealth(this.workspace, provider);
@@ -373,7 +382,10 @@ export class WorkspaceEngine {
    * Citekey completion's keys from the index: the `k` most relevant to the paragraph being
    * written (none for an empty one), and every key of the index, alphabetical.
    */
-  citekeys(paragraph: string, opts: { k: number; signal?: AbortSignal; provider?: EmbeddingProvider }): Promise<{ ranked: CitekeyHit[]; indexed: CitekeyEntry[] }> {
+  citekeys(
+    paragraph: string,
+    opts: { k: number; signal?: AbortSignal; provider?: EmbeddingProvider },
+  ): Promise<{ ranked: CitekeyHit[]; indexed: CitekeyEntry[] }> {
     return this.withIndex(opts.provider, async (open) => {
       const index = await open();
       const ranked = paragraph ? await rankCitekeys(index, paragraph, opts.k, { signal: opts.signal }) : [];
@@ -395,13 +407,22 @@ export class WorkspaceEngine {
   }
 
   /** For each segment of a draft, the sources worth citing there (the index loaded when something must be searched). */
-  analyze(document: string, options: AnalysisOptionsInput, r: Omit<AnalysisRequest, 'workspace' | 'index'> & { provider?: EmbeddingProvider }): Promise<AnalysisResult> {
+  analyze(
+    document: string,
+    options: AnalysisOptionsInput,
+    r: Omit<AnalysisRequest, 'workspace' | 'index'> & { provider?: EmbeddingProvider },
+  ): Promise<AnalysisResult> {
     const { provider, ...request } = r;
     return this.withIndex(provider, (index) => analyze(document, options, { ...request, workspace: this.workspace, index }));
   }
 
   /** The draft's results when the cache holds all of them for the index and `provider`, without loading the index. */
-  cachedAnalysis(document: string, options: AnalysisOptionsInput, r: Omit<CachedAnalysisRequest, 'workspace' | 'modelKey' | 'queryKey' | 'providerId'>, provider: EmbeddingProvider): Promise<AnalysisResult | undefined> {
+  cachedAnalysis(
+    document: string,
+    options: AnalysisOptionsInput,
+    r: Omit<CachedAnalysisRequest, 'workspace' | 'modelKey' | 'queryKey' | 'providerId'>,
+    provider: EmbeddingProvider,
+  ): Promise<AnalysisResult | undefined> {
     return cachedAnalysis(document, options, { ...r, workspace: this.workspace, modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
   }
 
@@ -412,7 +433,10 @@ export class WorkspaceEngine {
    * its extension (shared/draftLanguages.ts), or as `format` says (the CLI's `--format`);
    * `offThread`: matched in the citation-check worker beside the bundle (an editor's thread stays free).
    */
-  checkCitations(draft: string, opts: { signal?: AbortSignal; draftPath?: string; format?: DraftFormat; offThread?: boolean } = {}): Promise<CitationCheckResult> {
+  checkCitations(
+    draft: string,
+    opts: { signal?: AbortSignal; draftPath?: string; format?: DraftFormat; offThread?: boolean } = {},
+  ): Promise<CitationCheckResult> {
     const library = this.library();
     const file = opts.draftPath;
     const latex = file !== undefined && (opts.format ?? (isLatexPath(file) ? 'latex' : 'markdown')) === 'latex';

@@ -34,7 +34,10 @@ export interface LibrarySpec {
   ocr: { mode: 'auto' | 'off'; languages: string; languageDir?: string };
 }
 
-export type LibrarySettings = Pick<Settings, 'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude' | 'ocr' | 'ocrLanguages' | 'ocrLanguageFolder'> &
+export type LibrarySettings = Pick<
+  Settings,
+  'libraryFolders' | 'primarySourceFolders' | 'bibliographyFile' | 'include' | 'exclude' | 'ocr' | 'ocrLanguages' | 'ocrLanguageFolder'
+> &
   Partial<Pick<Settings, 'zotero' | 'zoteroDataDir'>>;
 
 export function resolveLibrary(workspace: string, s: LibrarySettings, home = os.homedir()): LibrarySpec {

@@ -42,8 +42,20 @@ export interface ProviderContext {
 
 export type ProviderSettings = Pick<
   Settings,
-  'provider' | 'ollamaHost' | 'ollamaModel' | 'localModel' | 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens' | 'openaiBaseUrl' | 'openaiModel'
-  | 'openaiQueryPrefix' | 'openaiPassagePrefix' | 'ollamaQueryPrefix' | 'ollamaPassagePrefix'
+  | 'provider'
+  | 'ollamaHost'
+  | 'ollamaModel'
+  | 'localModel'
+  | 'localModelPooling'
+  | 'localModelQueryPrefix'
+  | 'localModelPassagePrefix'
+  | 'localModelMaxTokens'
+  | 'openaiBaseUrl'
+  | 'openaiModel'
+  | 'openaiQueryPrefix'
+  | 'openaiPassagePrefix'
+  | 'ollamaQueryPrefix'
+  | 'ollamaPassagePrefix'
 >;
 
 /**
@@ -75,7 +87,9 @@ export function servedPrefixOf(setting: string): string | undefined {
 }
 
 /** The local model's explicit settings (for a model the known-model table lacks). */
-export function localOverridesOf(s: Pick<Settings, 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens'>): LocalModelOverrides {
+export function localOverridesOf(
+  s: Pick<Settings, 'localModelPooling' | 'localModelQueryPrefix' | 'localModelPassagePrefix' | 'localModelMaxTokens'>,
+): LocalModelOverrides {
   return {
     ...(s.localModelPooling ? { pooling: s.localModelPooling } : {}),
     ...(s.localModelQueryPrefix ? { queryPrefix: s.localModelQueryPrefix } : {}),

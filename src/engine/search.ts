@@ -98,7 +98,16 @@ export async function search(index: SearchIndex, text: string, opts: SearchOptio
 
 function toPassageHit(h: SearchHit): PassageHit {
   // Keys in the order the CLI's --json has always printed them.
-  return { ...present(h.sourceRecord, SOURCE_FIELDS), ...present(h, PASSAGE_FIELDS), score: h.score, cosine: h.cosine, text: h.text, ...(h.ocr ? { ocr: true as const } : {}), ...present(h, ['highlight']), ...zoteroMeta(h.sourceRecord) };
+  return {
+    ...present(h.sourceRecord, SOURCE_FIELDS),
+    ...present(h, PASSAGE_FIELDS),
+    score: h.score,
+    cosine: h.cosine,
+    text: h.text,
+    ...(h.ocr ? { ocr: true as const } : {}),
+    ...present(h, ['highlight']),
+    ...zoteroMeta(h.sourceRecord),
+  };
 }
 
 const ENTRY_FIELDS = ['title', 'authors', 'year'] as const;

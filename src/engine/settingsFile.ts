@@ -23,8 +23,12 @@ export async function readWorkspaceSettings(workspace: string): Promise<{ settin
   const json: unknown = parse(text, errors, { allowTrailingComma: true });
   if (errors.length) {
     const e = errors[0];
-    return { settings: defaultSettings(), problems: [`${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); using the default settings`] };
+    return {
+      settings: defaultSettings(),
+      problems: [`${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); using the default settings`],
+    };
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { settings: defaultSettings(), problems: [`${file} does not hold an object; using the default settings`] };
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    return { settings: defaultSettings(), problems: [`${file} does not hold an object; using the default settings`] };
   return settingsFromJson(json as Record<string, unknown>);
 }

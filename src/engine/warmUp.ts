@@ -17,11 +17,20 @@ export const WARM_UP_PASSAGES = 16;
 export function warmUpDraft(index: SearchIndex, n = WARM_UP_PASSAGES): string {
   const core = coreIndex(index);
   const count = Math.min(n, core.size);
-  const paragraphs = Array.from({ length: count }, (_, i) => core.passage(Math.floor((i * core.size) / count)).text.replace(/\s+/g, ' ').trim());
+  const paragraphs = Array.from({ length: count }, (_, i) =>
+    core
+      .passage(Math.floor((i * core.size) / count))
+      .text.replace(/\s+/g, ' ')
+      .trim(),
+  );
   return `# Warm-up\n\n${paragraphs.filter(Boolean).join('\n\n')}\n`;
 }
 
 /** Analyses warmUpDraft as a host's analysis would (no cache written, no reranker asked); `signal` stops it. */
 export async function warmUp(index: SearchIndex, workspace: string, opts: { segmentInWorker?: boolean; signal?: AbortSignal } = {}): Promise<void> {
-  await analyze(warmUpDraft(index), { useReranking: false }, { workspace, documentPath: '(warm-up)', index, cache: false, segmentInWorker: opts.segmentInWorker, signal: opts.signal });
+  await analyze(
+    warmUpDraft(index),
+    { useReranking: false },
+    { workspace, documentPath: '(warm-up)', index, cache: false, segmentInWorker: opts.segmentInWorker, signal: opts.signal },
+  );
 }

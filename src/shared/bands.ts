@@ -102,9 +102,7 @@ export function describeStrength(similarity: number, band: Band = bandOf(similar
 }
 
 /** What a segment's CodeLens says: the best band reached and how many cards reach it, or that none reached `minBand`. */
-export type LensSummary<C> =
-  | { kind: 'signal'; band: Band; count: number; top: C }
-  | { kind: 'below'; minBand: Band; best: Band | null };
+export type LensSummary<C> = { kind: 'signal'; band: Band; count: number; top: C } | { kind: 'below'; minBand: Band; best: Band | null };
 
 /**
  * The lens of a segment whose cards come strongest first: the count of cards

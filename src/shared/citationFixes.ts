@@ -41,7 +41,9 @@ export function pageLocator(label: string): string {
 
 /** Plain text as LaTeX source: its special characters escaped. */
 export function latexText(text: string): string {
-  return text.replace(/[\\{}&%$#_~^]/g, (ch) => (ch === '\\' ? '\\textbackslash{}' : ch === '~' ? '\\textasciitilde{}' : ch === '^' ? '\\textasciicircum{}' : '\\' + ch));
+  return text.replace(/[\\{}&%$#_~^]/g, (ch) =>
+    ch === '\\' ? '\\textbackslash{}' : ch === '~' ? '\\textasciitilde{}' : ch === '^' ? '\\textasciicircum{}' : '\\' + ch,
+  );
 }
 
 /** "p.~215", "pp.~214--215": a locator as LaTeX writes it; bare ("215") where the post-note was bare (biblatex adds "p."). */
@@ -90,10 +92,17 @@ export function citationFixes(c: FixableCitation, lineText: string, format: 'mar
     const r = c.quoteRange;
     // In LaTeX the source's words are escaped: a `%` or `&` from a PDF must not become markup.
     const text = format === 'latex' ? latexText(c.sourceText) : c.sourceText;
-    out.push({ kind: 'quotation', label: c.sourceText, start: { line: r.line - 1, character: r.column - 1 }, end: { line: r.endLine - 1, character: r.endColumn - 1 }, text });
+    out.push({
+      kind: 'quotation',
+      label: c.sourceText,
+      start: { line: r.line - 1, character: r.column - 1 },
+      end: { line: r.endLine - 1, character: r.endColumn - 1 },
+      text,
+    });
   }
   if (c.status === 'unknown-key') {
-    for (const k of c.suggestions) out.push({ kind: 'key', label: k, start: { line: l, character: keyStart }, end: { line: l, character: c.endColumn - 1 }, text: k });
+    for (const k of c.suggestions)
+      out.push({ kind: 'key', label: k, start: { line: l, character: keyStart }, end: { line: l, character: c.endColumn - 1 }, text: k });
   }
   return out;
 }

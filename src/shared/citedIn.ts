@@ -155,7 +155,15 @@ const LATEX_HEADING = /^\\(part|chapter|section|subsection|subsubsection)(\*?)\s
 /** What changes how headings are numbered: a book's front and back matter are not, an appendix counts A, B… */
 const LATEX_MATTER = /^\\(frontmatter|mainmatter|backmatter|appendix)(?![a-zA-Z])/;
 
-type LatexHeading = { kind: 'heading'; level: number; star: boolean; title: string; line: number; file?: string; matter: 'front' | 'main' | 'back' | 'appendix' };
+type LatexHeading = {
+  kind: 'heading';
+  level: number;
+  star: boolean;
+  title: string;
+  line: number;
+  file?: string;
+  matter: 'front' | 'main' | 'back' | 'appendix';
+};
 
 function lineCounter(text: string): (offset: number) => number {
   const starts = lineStarts(text);
@@ -213,7 +221,15 @@ function latexEvents(parts: readonly LatexPart[]): Array<LatexHeading | { kind: 
       // A title is short: an unclosed one is not looked for to the end of the draft at each heading.
       const arg = delimited(p.text.slice(i + m[0].length, i + m[0].length + 2000), 0, '{', '}');
       flushCites(i);
-      out.push({ kind: 'heading', level: LATEX_LEVELS[m[1]], star: m[2] === '*', title: latexTitle(arg?.content ?? ''), line: lineOf(i), file: p.file, matter });
+      out.push({
+        kind: 'heading',
+        level: LATEX_LEVELS[m[1]],
+        star: m[2] === '*',
+        title: latexTitle(arg?.content ?? ''),
+        line: lineOf(i),
+        file: p.file,
+        matter,
+      });
       i += m[0].length;
     }
     flushCites(Infinity);

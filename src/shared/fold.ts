@@ -6,5 +6,8 @@
  * changes the engine's terms: bump LEXICAL_VERSION and the embedded model.)
  */
 export function foldAccents(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }

@@ -83,7 +83,9 @@ export function describeHealth(h: IndexHealth): string {
       return (
         `ready: ${h.sources} sources, ${h.passages} passages, model ${h.model}${h.skipped ? `, ${h.skipped} file${h.skipped > 1 ? 's' : ''} skipped` : ''}` +
         (h.ocr ? `; ${describeOcr(h.ocr)}` : '') +
-        (h.semantic ? `; semantic index ${semanticPercent(h.semantic)}% (${h.semantic.embedded} of ${h.semantic.total} passages embedded by ${h.semantic.model}; the others are matched by their words)` : '')
+        (h.semantic
+          ? `; semantic index ${semanticPercent(h.semantic)}% (${h.semantic.embedded} of ${h.semantic.total} passages embedded by ${h.semantic.model}; the others are matched by their words)`
+          : '')
       );
   }
 }

@@ -13,10 +13,46 @@ export type LatexCiteStyle = 'biblatex' | 'natbib' | 'plain';
 
 /** Commands with one key list: biblatex's and natbib's (starred and capitalised forms included). */
 export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
-  'cite', 'Cite', 'parencite', 'Parencite', 'footcite', 'footcitetext', 'textcite', 'Textcite', 'smartcite', 'Smartcite',
-  'autocite', 'Autocite', 'supercite', 'fullcite', 'footfullcite', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle',
-  'citeyear', 'citedate', 'citeurl', 'nocite', 'volcite', 'Volcite', 'pvolcite', 'Pvolcite', 'fvolcite', 'tvolcite', 'avolcite',
-  'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum',
+  'cite',
+  'Cite',
+  'parencite',
+  'Parencite',
+  'footcite',
+  'footcitetext',
+  'textcite',
+  'Textcite',
+  'smartcite',
+  'Smartcite',
+  'autocite',
+  'Autocite',
+  'supercite',
+  'fullcite',
+  'footfullcite',
+  'citeauthor',
+  'Citeauthor',
+  'citetitle',
+  'Citetitle',
+  'citeyear',
+  'citedate',
+  'citeurl',
+  'nocite',
+  'volcite',
+  'Volcite',
+  'pvolcite',
+  'Pvolcite',
+  'fvolcite',
+  'tvolcite',
+  'avolcite',
+  'citep',
+  'citet',
+  'Citep',
+  'Citet',
+  'citealp',
+  'citealt',
+  'Citealp',
+  'Citealt',
+  'citeyearpar',
+  'citenum',
 ]);
 
 /**
@@ -24,26 +60,71 @@ export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
  * hyphen ones take a language first): read as citation commands, the quoted text after them.
  */
 export const LATEX_CQUOTE_COMMANDS: ReadonlySet<string> = new Set([
-  'textcquote', 'blockcquote', 'foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote',
+  'textcquote',
+  'blockcquote',
+  'foreigntextcquote',
+  'foreignblockcquote',
+  'hyphentextcquote',
+  'hyphenblockcquote',
+  'hybridblockcquote',
 ]);
 
 /** Multicite commands of biblatex: `\cites(pre)(post)[pre][post]{a}[pre][post]{b}…`. */
 export const LATEX_MULTICITE_COMMANDS: ReadonlySet<string> = new Set([
-  'cites', 'Cites', 'parencites', 'Parencites', 'footcites', 'footcitetexts', 'textcites', 'Textcites', 'smartcites', 'Smartcites',
-  'autocites', 'Autocites', 'supercites',
+  'cites',
+  'Cites',
+  'parencites',
+  'Parencites',
+  'footcites',
+  'footcitetexts',
+  'textcites',
+  'Textcites',
+  'smartcites',
+  'Smartcites',
+  'autocites',
+  'Autocites',
+  'supercites',
 ]);
 
 /** The multicite form of a biblatex command, for merging. */
 const MULTI_OF: Record<string, string> = {
-  cite: 'cites', Cite: 'Cites', parencite: 'parencites', Parencite: 'Parencites', footcite: 'footcites', footcitetext: 'footcitetexts',
-  textcite: 'textcites', Textcite: 'Textcites', smartcite: 'smartcites', Smartcite: 'Smartcites', autocite: 'autocites', Autocite: 'Autocites', supercite: 'supercites',
+  cite: 'cites',
+  Cite: 'Cites',
+  parencite: 'parencites',
+  Parencite: 'Parencites',
+  footcite: 'footcites',
+  footcitetext: 'footcitetexts',
+  textcite: 'textcites',
+  Textcite: 'Textcites',
+  smartcite: 'smartcites',
+  Smartcite: 'Smartcites',
+  autocite: 'autocites',
+  Autocite: 'Autocites',
+  supercite: 'supercites',
 };
 
 /** Commands that print no citation in the text (`\nocite`): keys for the bibliography only. */
 export const LATEX_SILENT_CITES: ReadonlySet<string> = new Set(['nocite']);
 
 /** Commands that cite in the running text ("Braudel (1949) writes"), as Pandoc's `@key` does. */
-export const LATEX_TEXTUAL_CITES: ReadonlySet<string> = new Set(['textcite', 'Textcite', 'textcites', 'Textcites', 'citet', 'Citet', 'citealt', 'Citealt', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle', 'citeyear', 'citedate', 'tvolcite', 'avolcite']);
+export const LATEX_TEXTUAL_CITES: ReadonlySet<string> = new Set([
+  'textcite',
+  'Textcite',
+  'textcites',
+  'Textcites',
+  'citet',
+  'Citet',
+  'citealt',
+  'Citealt',
+  'citeauthor',
+  'Citeauthor',
+  'citetitle',
+  'Citetitle',
+  'citeyear',
+  'citedate',
+  'tvolcite',
+  'avolcite',
+]);
 
 /** Commands whose citation is a footnote. */
 export const LATEX_FOOTNOTE_CITES: ReadonlySet<string> = new Set(['footcite', 'footcitetext', 'footcites', 'footcitetexts', 'footfullcite', 'fvolcite']);
@@ -83,8 +164,29 @@ export interface LatexCite {
 
 /** Math and verbatim environments: no citation in them. */
 const OPAQUE_ENVS = new Set([
-  'verbatim', 'verbatim*', 'Verbatim', 'lstlisting', 'minted', 'comment', 'equation', 'equation*', 'align', 'align*', 'gather', 'gather*',
-  'multline', 'multline*', 'eqnarray', 'eqnarray*', 'displaymath', 'math', 'flalign', 'flalign*', 'alignat', 'alignat*', 'tikzpicture',
+  'verbatim',
+  'verbatim*',
+  'Verbatim',
+  'lstlisting',
+  'minted',
+  'comment',
+  'equation',
+  'equation*',
+  'align',
+  'align*',
+  'gather',
+  'gather*',
+  'multline',
+  'multline*',
+  'eqnarray',
+  'eqnarray*',
+  'displaymath',
+  'math',
+  'flalign',
+  'flalign*',
+  'alignat',
+  'alignat*',
+  'tikzpicture',
 ]);
 
 /**
@@ -432,7 +534,13 @@ const hasNotes = (x: { prenote?: string; postnote?: string }) => !!(x.prenote?.t
  * `adjacentLatexCite` finds it): see LatexMerge for what is done in each style. Undefined when `existing`
  * is not one citation command.
  */
-export function mergeLatexCitation(existing: string, key: string, page: string | undefined, style: LatexCiteStyle, opts: { snippet?: boolean } = {}): LatexMerge | undefined {
+export function mergeLatexCitation(
+  existing: string,
+  key: string,
+  page: string | undefined,
+  style: LatexCiteStyle,
+  opts: { snippet?: boolean } = {},
+): LatexMerge | undefined {
   const snippet = opts.snippet ?? true;
   const esc = snippet ? snippetText : (s: string) => s;
   const trimmed = existing.trim();

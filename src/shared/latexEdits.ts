@@ -21,4 +21,3 @@ export function isLatexCitationText(text: string): boolean {
   }
   return /^[\s();~]*$/.test(rest + text.slice(at));
 }
-

@@ -53,8 +53,7 @@ export type PanelState =
 
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: UiStrings }
-  | { type: 'focusSegment'; segmentId: string };
+  { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: UiStrings } | { type: 'focusSegment'; segmentId: string };
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -71,7 +70,4 @@ export type WebviewMessage =
 export type PdfHostMessage = { type: 'open'; url: string; name: string; page: number; highlight: string; strings: UiStrings };
 
 /** PDF viewer: webview → host. */
-export type PdfWebviewMessage =
-  | { type: 'ready' }
-  | { type: 'loaded'; pages: number; page: number; highlighted: boolean }
-  | { type: 'error'; message: string };
+export type PdfWebviewMessage = { type: 'ready' } | { type: 'loaded'; pages: number; page: number; highlighted: boolean } | { type: 'error'; message: string };

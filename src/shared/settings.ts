@@ -103,7 +103,15 @@ type ValueOf<S> = S extends { type: 'array' }
 export type Settings = { -readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };
 
 /** The analysis options a user sets (panel controls write them back as settings). */
-export const OPTION_KEYS = ['granularity', 'maxResults', 'similarityThreshold', 'sourceType', 'collectionFilter', 'useReranking', 'useContextualEmbedding'] as const;
+export const OPTION_KEYS = [
+  'granularity',
+  'maxResults',
+  'similarityThreshold',
+  'sourceType',
+  'collectionFilter',
+  'useReranking',
+  'useContextualEmbedding',
+] as const;
 export type PanelOptions = Pick<Settings, (typeof OPTION_KEYS)[number]>;
 
 /**
@@ -153,7 +161,8 @@ function checkValue(spec: SettingSpec, v: unknown): string | undefined {
       return spec.enum && !spec.enum.includes(v) ? `must be one of ${spec.enum.join(', ')} (got "${v}")` : undefined;
     case 'integer':
     case 'number':
-      if (typeof v !== 'number' || !Number.isFinite(v) || (spec.type === 'integer' && !Number.isInteger(v))) return `must be ${spec.type === 'integer' ? 'a whole number' : 'a number'}`;
+      if (typeof v !== 'number' || !Number.isFinite(v) || (spec.type === 'integer' && !Number.isInteger(v)))
+        return `must be ${spec.type === 'integer' ? 'a whole number' : 'a number'}`;
       return v < spec.minimum || v > spec.maximum ? `must be from ${spec.minimum} to ${spec.maximum} (got ${v})` : undefined;
   }
 }

@@ -63,7 +63,8 @@ export const PANEL_STRING_KEYS = {
   'segment.status.analysed': 'analysed',
   'card.similarity': 'Similarity',
   'card.similarityValue': '{percent} similar',
-  'card.similarityHint': 'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of strength.',
+  'card.similarityHint':
+    'Estimated chance that this source is relevant here, from how much the passage shares with the text and how its meaning stands out from the rest of the library. Cards are in order of strength.',
   'band.strong': 'strong',
   'band.related': 'related',
   'band.weak': 'weak',

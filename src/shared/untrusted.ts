@@ -75,11 +75,23 @@ export function safeCard<T extends CardText>(c: T): T {
     highlights: c.highlights.map((h) => line(h, LIMITS.highlight)).filter(Boolean),
     duplicates: c.duplicates.slice(0, LIMITS.duplicates).map((d) => line(d, LIMITS.title)),
     citekey: opt(c.citekey, LIMITS.title),
-    passages: c.passages.map((p) => ({ ...p, pageLabel: opt(p.pageLabel, LIMITS.label), heading: opt(p.heading, LIMITS.heading), preview: line(p.preview, LIMITS.preview) })),
+    passages: c.passages.map((p) => ({
+      ...p,
+      pageLabel: opt(p.pageLabel, LIMITS.label),
+      heading: opt(p.heading, LIMITS.heading),
+      preview: line(p.preview, LIMITS.preview),
+    })),
     ...(c.highlight ? { highlight: safeHighlight(c.highlight) } : {}),
     ...(c.doi !== undefined ? { doi: line(c.doi, LIMITS.heading) } : {}),
     ...(c.itemType !== undefined ? { itemType: line(c.itemType, LIMITS.label) } : {}),
-    ...(c.tags !== undefined ? { tags: c.tags.slice(0, LIMITS.duplicates).map((t) => line(t, LIMITS.highlight)).filter(Boolean) } : {}),
+    ...(c.tags !== undefined
+      ? {
+          tags: c.tags
+            .slice(0, LIMITS.duplicates)
+            .map((t) => line(t, LIMITS.highlight))
+            .filter(Boolean),
+        }
+      : {}),
   };
 }
 
@@ -88,7 +100,13 @@ export function safeHighlight<H extends { page: string; text: string; comment?: 
   const color = safeColor(h.color);
   const comment = h.comment === undefined ? '' : lineText(h.comment, LIMITS.comment);
   const { comment: _c, color: _k, ...rest } = h;
-  return { ...rest, page: lineText(h.page, LIMITS.label), text: lineText(h.text, LIMITS.preview), ...(comment ? { comment } : {}), ...(color ? { color } : {}) } as H;
+  return {
+    ...rest,
+    page: lineText(h.page, LIMITS.label),
+    text: lineText(h.text, LIMITS.preview),
+    ...(comment ? { comment } : {}),
+    ...(color ? { color } : {}),
+  } as H;
 }
 
 /**
@@ -129,7 +147,10 @@ function escaped(c: string): string {
 export function terminalText(s: string, max: number, kind: 'name' | 'prose' = 'name'): string {
   const text = String(s ?? '');
   if (kind === 'prose') {
-    const clean = text.replace(TERMINAL_UNSAFE, (c) => (SPACING_CONTROL.test(c) ? ' ' : '')).replace(/\s+/g, ' ').trim();
+    const clean = text
+      .replace(TERMINAL_UNSAFE, (c) => (SPACING_CONTROL.test(c) ? ' ' : ''))
+      .replace(/\s+/g, ' ')
+      .trim();
     return bounded(clean, max);
   }
   // Escapes lengthen the text: the bound counts what is printed, and never cuts an escape in two.

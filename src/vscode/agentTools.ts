@@ -26,7 +26,8 @@ class LibraryTool implements vscode.LanguageModelTool<Input> {
     private readonly message: (input: Input) => string,
     private readonly answer: (engine: WorkspaceEngine, input: Input, signal: AbortSignal) => Promise<ToolAnswer>,
     /** The folder whose library answers: by default the active editor's (or the first). */
-    private readonly folderOf: (input: Input) => Promise<vscode.WorkspaceFolder | undefined> = async () => s.library.workspaceFolder(vscode.window.activeTextEditor?.document.uri),
+    private readonly folderOf: (input: Input) => Promise<vscode.WorkspaceFolder | undefined> = async () =>
+      s.library.workspaceFolder(vscode.window.activeTextEditor?.document.uri),
   ) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): vscode.PreparedToolInvocation {
@@ -70,7 +71,8 @@ async function draftOf(input: Input): Promise<vscode.TextDocument> {
     }
   } else target = vscode.window.activeTextEditor?.document.uri;
   if (!target) throw new ToolInputError('no draft: pass "uri", or open the Markdown draft in the editor');
-  if (target.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(target)) throw new ToolInputError(`the draft must be a file inside the workspace: ${short(target.toString(), 200)}`);
+  if (target.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(target))
+    throw new ToolInputError(`the draft must be a file inside the workspace: ${short(target.toString(), 200)}`);
   const doc = await vscode.workspace.openTextDocument(target);
   // The check reads Pandoc citations: a LaTeX draft is never given to it as Markdown.
   if (draftFormat(doc) !== 'markdown') throw new ToolInputError(`not a Markdown draft (Markdown, Quarto or R Markdown): ${path.basename(target.fsPath)}`);
@@ -83,23 +85,35 @@ export function registerAgentTools(s: Services): vscode.Disposable {
   return vscode.Disposable.from(
     vscode.lm.registerTool(
       'similarSources_search',
-      new LibraryTool(s, (i) => t('Searching your library for "{0}"', short(i.query)), (engine, input, signal) => loadEngine().searchTool(engine, input, { signal })),
+      new LibraryTool(
+        s,
+        (i) => t('Searching your library for "{0}"', short(i.query)),
+        (engine, input, signal) => loadEngine().searchTool(engine, input, { signal }),
+      ),
     ),
     vscode.lm.registerTool(
       'similarSources_sourcesFor',
-      new LibraryTool(s, (i) => t('Finding sources to cite for "{0}"', short(i.text)), (engine, input, signal) => loadEngine().sourcesForTool(engine, input, { signal })),
+      new LibraryTool(
+        s,
+        (i) => t('Finding sources to cite for "{0}"', short(i.text)),
+        (engine, input, signal) => loadEngine().sourcesForTool(engine, input, { signal }),
+      ),
     ),
     vscode.lm.registerTool(
       'similarSources_checkCitations',
       new LibraryTool(
         s,
-        (i) => (typeof i.uri === 'string' ? t('Checking the citations of {0}', path.basename(i.uri)) : t('Checking the active draft\'s citations')),
+        (i) => (typeof i.uri === 'string' ? t('Checking the citations of {0}', path.basename(i.uri)) : t("Checking the active draft's citations")),
         async (engine, input, signal) => {
           const doc = await draftOf(input);
           // The editor's text, saved or not: what the writer sees is what is checked.
           // With the file's path, a LaTeX draft is read as LaTeX (its \input files too) and its own bibliography serves.
           const draftPath = doc.uri.scheme === 'file' ? doc.uri.fsPath : undefined;
-          return loadEngine().checkCitationsTool(engine, doc.getText(), { name: vscode.workspace.asRelativePath(doc.uri), signal, ...(draftPath ? { draftPath } : {}) });
+          return loadEngine().checkCitationsTool(engine, doc.getText(), {
+            name: vscode.workspace.asRelativePath(doc.uri),
+            signal,
+            ...(draftPath ? { draftPath } : {}),
+          });
         },
         async (input) => s.library.workspaceFolder((await draftOf(input)).uri),
       ),

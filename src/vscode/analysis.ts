@@ -54,7 +54,12 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
           provider,
           signal: ac.signal,
           onProgress: (p) => {
-            s.panel.showState({ kind: 'analyzing', message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total), current: p.current, total: p.total });
+            s.panel.showState({
+              kind: 'analyzing',
+              message: vscode.l10n.t('Analysing segment {0} of {1}', p.current, p.total),
+              current: p.current,
+              total: p.total,
+            });
             progress.report({ message: vscode.l10n.t('segment {0} of {1}', p.current, p.total), increment: ((p.current - last) / Math.max(1, p.total)) * 100 });
             last = p.current;
           },
@@ -75,7 +80,9 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
   }
 
   publish(s, document, result);
-  s.log.info(`analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`);
+  s.log.info(
+    `analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`,
+  );
   s.panel.showDocument(document.uri, vscode.window.activeTextEditor?.selection.active.line);
   // `analysed`: segments that have results (searched now or served from the cache).
   return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
@@ -96,7 +103,8 @@ async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, set
       provider,
       index: 'if-needed',
       vectors: 'background',
-      onWaitForRun: () => void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.')),
+      onWaitForRun: () =>
+        void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed; the analysis will use it when indexing has finished.')),
       confirmIndex: async (health) => {
         s.log.info(`the index needs an indexing run first (${health.state})`);
         s.panel.showState(panelStateOf(health)!);
@@ -125,7 +133,8 @@ async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, set
     // Another process (the CLI, another window) holds the index: the analysis waits for nothing.
     const state = panelStateOf(r.health);
     if (state) s.panel.showState(state);
-    if (r.health.state === 'indexing') void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed by another process; try again when it has finished.'));
+    if (r.health.state === 'indexing')
+      void vscode.window.showInformationMessage(vscode.l10n.t('The library is being indexed by another process; try again when it has finished.'));
   }
   return false;
 }
@@ -159,7 +168,15 @@ function publish(s: Services, document: vscode.TextDocument, result: AnalysisRes
     semanticNote: result.semantic && semanticNote(result.semantic),
     // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
     format: draftFormat(document) ?? 'markdown',
-    segments: result.segments.map((x) => ({ id: x.id, type: x.type, title: lineText(x.title, LIMITS.heading), start: x.startLine - 1, end: x.endLine - 1, status: x.status, cards: x.recommendations.map(safeCard) })),
+    segments: result.segments.map((x) => ({
+      id: x.id,
+      type: x.type,
+      title: lineText(x.title, LIMITS.heading),
+      start: x.startLine - 1,
+      end: x.endLine - 1,
+      status: x.status,
+      cards: x.recommendations.map(safeCard),
+    })),
   });
 }
 
@@ -175,7 +192,9 @@ export async function restoreFromCache(s: Services, document: vscode.TextDocumen
   const settings = readSettings(folder.uri, s.log);
   const provider = await s.library.provider(folder);
   const version = document.version;
-  const result = await s.library.engine(folder).cachedAnalysis(document.getText(), loadEngine().analysisOptionsOf(settings), requestOf(s, document, settings), provider);
+  const result = await s.library
+    .engine(folder)
+    .cachedAnalysis(document.getText(), loadEngine().analysisOptionsOf(settings), requestOf(s, document, settings), provider);
   // Typed into meanwhile, or analysed by the command meanwhile: leave it.
   if (!result || document.version !== version || s.results.get(document.uri)) return false;
   publish(s, document, result);

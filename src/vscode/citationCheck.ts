@@ -61,7 +61,10 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
       if (ac.signal.aborted) return undefined;
       if (engine.errorHealth(err)) {
         // Not indexed yet: a save says nothing; the command says what to do.
-        if (explicit) void vscode.window.showInformationMessage(vscode.l10n.t('Index the library first (Similar Sources: Index Library): citations are checked against its PDFs.'));
+        if (explicit)
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('Index the library first (Similar Sources: Index Library): citations are checked against its PDFs.'),
+          );
         return undefined;
       }
       this.s.log.error(`checking citations failed: ${(err as Error).message}`);
@@ -78,7 +81,12 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
       const range = new vscode.Range(c.line - 1, Math.max(0, c.column - 1), c.line - 1, Math.max(0, c.endColumn - 1));
       // A page hint is information, never a problem: the citation is ok. So is a quotation compared only at its ends.
       const level = engine.statusSeverity(c.status);
-      const severity = level === 'ok' || level === 'info' ? vscode.DiagnosticSeverity.Information : level === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning;
+      const severity =
+        level === 'ok' || level === 'info'
+          ? vscode.DiagnosticSeverity.Information
+          : level === 'error'
+            ? vscode.DiagnosticSeverity.Error
+            : vscode.DiagnosticSeverity.Warning;
       const d = new vscode.Diagnostic(range, message(c, engine.MAX_QUOTE_WORDS), severity);
       d.source = SOURCE;
       d.code = c.status === 'ok' ? 'page-hint' : c.status;
@@ -145,9 +153,20 @@ function message(c: CheckedCitation, ends: number): string {
     case 'wrong-page':
       return t('The quotation is on {0} of @{1}, not {2}: “{3}”', pages(c.foundPage ?? '?'), c.key, c.locator ?? '', c.sourceText ?? '');
     case 'quote-differs':
-      return t('The quotation is not word for word. @{0}, {1}, says: “{2}” ({3})', c.key, pages(c.foundPage ?? '?'), c.sourceText ?? '', c.differences.map((x) => `“${x.quote}” → “${x.source}”`).join('; '));
+      return t(
+        'The quotation is not word for word. @{0}, {1}, says: “{2}” ({3})',
+        c.key,
+        pages(c.foundPage ?? '?'),
+        c.sourceText ?? '',
+        c.differences.map((x) => `“${x.quote}” → “${x.source}”`).join('; '),
+      );
     case 'quote-partly-checked':
-      return t('This quotation is too long to compare whole: its first and last {0} words are on {1} of @{2} word for word; the words between them were not checked.', ends, pages(c.foundPage ?? '?'), c.key);
+      return t(
+        'This quotation is too long to compare whole: its first and last {0} words are on {1} of @{2} word for word; the words between them were not checked.',
+        ends,
+        pages(c.foundPage ?? '?'),
+        c.key,
+      );
     default:
       return c.hint ? t('Another page of @{0} matches this sentence better: {1} (“{2}”).', c.key, pages(c.hint.page), c.hint.excerpt) : '';
   }

@@ -65,7 +65,11 @@ function resolve(ctx: Pick<Services, 'results' | 'log'>, raw: unknown): Resolved
     const draft = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())?.getText() ?? '';
     const template = draftTemplate(settings, draft);
     if (source.citekey && !isLatexTemplate(settings.citationTemplate)) {
-      const latex = { style: latexCitationStyle(settings.latexCitationStyle, draft), key: source.citekey, page: pageRangeLocator(at.page, at.pageLabel, at.endPage).locator };
+      const latex = {
+        style: latexCitationStyle(settings.latexCitationStyle, draft),
+        key: source.citekey,
+        page: pageRangeLocator(at.page, at.pageLabel, at.endPage).locator,
+      };
       return { uri, segment, source, at, template, latex, text: formatLatexCitation(latex.style, latex.key, latex.page, { snippet: false }) };
     }
     return { uri, segment, source, at, template, text: formatPassageCitation(source, at, template) };
@@ -75,7 +79,9 @@ function resolve(ctx: Pick<Services, 'results' | 'log'>, raw: unknown): Resolved
 
 /** A LaTeX draft's template when the style does not write its citation (no citekey: a `\\href` to the PDF; the user's own LaTeX template). */
 function draftTemplate(settings: { citationTemplate: string; latexCitationStyle: string }, draft: string): string {
-  return isLatexTemplate(settings.citationTemplate) ? settings.citationTemplate : LATEX_CITATION_TEMPLATES[latexCitationStyle(settings.latexCitationStyle, draft)];
+  return isLatexTemplate(settings.citationTemplate)
+    ? settings.citationTemplate
+    : LATEX_CITATION_TEMPLATES[latexCitationStyle(settings.latexCitationStyle, draft)];
 }
 
 /** Where a new citation goes: the cursor when it is inside the segment, else the end of the segment (before its final stop); `space`: it needs one before it. */
@@ -92,7 +98,12 @@ function citationPosition(doc: vscode.TextDocument, cursor: vscode.Position, seg
 }
 
 /** Where a citation goes, and the snippet to put there: joined to an adjacent citation, or its own. */
-export function placeCitation(doc: vscode.TextDocument, cursor: vscode.Position, segment: { start: number; end: number }, snippet: string): { at: vscode.Position; snippet: string; merged: boolean } {
+export function placeCitation(
+  doc: vscode.TextDocument,
+  cursor: vscode.Position,
+  segment: { start: number; end: number },
+  snippet: string,
+): { at: vscode.Position; snippet: string; merged: boolean } {
   const { at, space } = citationPosition(doc, cursor, segment);
   const own = space ? ' ' + snippet : snippet;
   const merge = mergeInsertion(doc.lineAt(at.line).text, at.character, snippet);
@@ -104,12 +115,18 @@ export function placeCitation(doc: vscode.TextDocument, cursor: vscode.Position,
  * Where a LaTeX citation goes, and its snippet: replacing the cite command the
  * position is in or next to (merged into it), or its own command there.
  */
-export function placeLatexCitation(doc: vscode.TextDocument, cursor: vscode.Position, segment: { start: number; end: number }, latex: { style: LatexCiteStyle; key: string; page: string }): { at: vscode.Range; snippet: string; merged: boolean } {
+export function placeLatexCitation(
+  doc: vscode.TextDocument,
+  cursor: vscode.Position,
+  segment: { start: number; end: number },
+  latex: { style: LatexCiteStyle; key: string; page: string },
+): { at: vscode.Range; snippet: string; merged: boolean } {
   const { at, space } = citationPosition(doc, cursor, segment);
   const text = doc.getText();
   const adjacent = adjacentLatexCite(text, doc.offsetAt(at));
   const merged = adjacent && mergeLatexCitation(text.slice(adjacent.start, adjacent.end), latex.key, latex.page, latex.style);
-  if (adjacent && merged) return { at: new vscode.Range(doc.positionAt(adjacent.start), doc.positionAt(adjacent.end)), snippet: merged.text + '$0', merged: true };
+  if (adjacent && merged)
+    return { at: new vscode.Range(doc.positionAt(adjacent.start), doc.positionAt(adjacent.end)), snippet: merged.text + '$0', merged: true };
   const own = formatLatexCitation(latex.style, latex.key, latex.page) + '$0';
   return { at: new vscode.Range(at, at), snippet: space ? ' ' + own : own, merged: false };
 }
@@ -120,7 +137,9 @@ export async function insertCitation(ctx: Pick<Services, 'results' | 'log'>, arg
   const doc = await vscode.workspace.openTextDocument(r.uri);
   const visible = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === r.uri.toString());
   const editor = await vscode.window.showTextDocument(doc, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
-  const place = r.latex ? placeLatexCitation(doc, editor.selection.active, r.segment, r.latex) : placeCitation(doc, editor.selection.active, r.segment, citationSnippet(r.source, r.at, r.template));
+  const place = r.latex
+    ? placeLatexCitation(doc, editor.selection.active, r.segment, r.latex)
+    : placeCitation(doc, editor.selection.active, r.segment, citationSnippet(r.source, r.at, r.template));
   // One snippet is one undo stop; its page locator is the first tab stop (placeholder selected).
   const ok = await editor.insertSnippet(new vscode.SnippetString(place.snippet), place.at, { undoStopBefore: true, undoStopAfter: true });
   const line = place.at instanceof vscode.Range ? place.at.start.line : place.at.line;

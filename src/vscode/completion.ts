@@ -34,7 +34,11 @@ export class CitekeyCompletionProvider implements vscode.CompletionItemProvider,
     });
   }
 
-  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.CompletionList | undefined> {
+  async provideCompletionItems(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.CompletionList | undefined> {
     const latex = draftFormat(document) === 'latex';
     const at = latex ? latexKeyAt(document, position) : citekeyAt(document.lineAt(position.line).text, position.character);
     if (!at || !this.s.trust.trusted) return undefined;
@@ -142,7 +146,10 @@ function completionItem(e: CitekeyEntry | CitekeyHit, rank: number, range: vscod
   // The title is the item's detail, shown above this.
   const meta = [e.authors.join('; '), e.year ? String(e.year) : '', page].filter(Boolean).join(' · ');
   if (meta) md.appendMarkdown(`${markdownText(meta, 400)}\n\n`);
-  if (hit?.passage) md.appendMarkdown(`> ${markdownText(hit.passage, 600)}\n\n_${markdownText(vscode.l10n.t('The best passage of this source for the paragraph being written.'), 200)}_`);
+  if (hit?.passage)
+    md.appendMarkdown(
+      `> ${markdownText(hit.passage, 600)}\n\n_${markdownText(vscode.l10n.t('The best passage of this source for the paragraph being written.'), 200)}_`,
+    );
   item.documentation = md;
   return item;
 }

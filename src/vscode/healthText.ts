@@ -29,12 +29,21 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
     case 'missing':
       return { text: `$(library) ${t('Library not indexed')}`, tooltip: t('Similar Sources: the PDF library has not been indexed. Click for details.') };
     case 'outdated':
-      return { text: `$(library) ${t('Library index outdated')}`, tooltip: t('Similar Sources: the index was built by another version; indexing the library rebuilds it. Click for details.') };
+      return {
+        text: `$(library) ${t('Library index outdated')}`,
+        tooltip: t('Similar Sources: the index was built by another version; indexing the library rebuilds it. Click for details.'),
+      };
     case 'incomplete':
-      return { text: `$(library) ${t('Library index incomplete')}`, tooltip: t('Similar Sources: the index is not complete for the configured model; indexing the library completes it. Click for details.') };
+      return {
+        text: `$(library) ${t('Library index incomplete')}`,
+        tooltip: t('Similar Sources: the index is not complete for the configured model; indexing the library completes it. Click for details.'),
+      };
     case 'indexing':
       return h.total
-        ? { text: `$(sync~spin) ${t('Indexing {0}/{1}', Math.min((h.done ?? 0) + 1, h.total), h.total)}`, tooltip: t('Similar Sources is indexing the PDF library.') }
+        ? {
+            text: `$(sync~spin) ${t('Indexing {0}/{1}', Math.min((h.done ?? 0) + 1, h.total), h.total)}`,
+            tooltip: t('Similar Sources is indexing the PDF library.'),
+          }
         : { text: `$(sync~spin) ${t('Indexing…')}`, tooltip: t('Similar Sources is indexing the PDF library.') };
     case 'ready':
       if (h.semantic) return semanticStatus(h, h.semantic);
@@ -44,10 +53,20 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
           text: h.ocr.total
             ? `$(sync~spin) ${t('{0} sources, OCR: {1} of {2} pages', h.sources, h.ocr.done ?? 0, h.ocr.total)}`
             : `$(library) ${t('{0} sources, OCR: {1} pages to go', h.sources, h.ocr.pending)}`,
-          tooltip: t('Similar Sources: {0} sources, {1} passages ({2}). {3} scanned pages in {4} files are still to be read by OCR; the library is searchable meanwhile.', h.sources, h.passages, h.model, h.ocr.pending, h.ocr.files),
+          tooltip: t(
+            'Similar Sources: {0} sources, {1} passages ({2}). {3} scanned pages in {4} files are still to be read by OCR; the library is searchable meanwhile.',
+            h.sources,
+            h.passages,
+            h.model,
+            h.ocr.pending,
+            h.ocr.files,
+          ),
         };
       }
-      return { text: `$(library) ${t('{0} sources', h.sources)}`, tooltip: t('Similar Sources: {0} sources, {1} passages ({2}).', h.sources, h.passages, h.model) };
+      return {
+        text: `$(library) ${t('{0} sources', h.sources)}`,
+        tooltip: t('Similar Sources: {0} sources, {1} passages ({2}).', h.sources, h.passages, h.model),
+      };
     case 'corrupt':
       return { text: `$(warning) ${t('Index damaged')}`, tooltip: h.detail };
   }
@@ -56,7 +75,14 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
 /** While a model's vectors are computed: "Semantic index 43%", and what that means for results. */
 function semanticStatus(h: Extract<HostHealth, { state: 'ready' }>, p: SemanticProgress): { text: string; tooltip: string } {
   const pct = semanticPercent(p);
-  const what = t('Similar Sources: {0} sources, {1} passages. {2} of {3} passages have their vector of {4}; until all do, the others are matched by their words only.', h.sources, h.passages, p.embedded, p.total, p.model);
+  const what = t(
+    'Similar Sources: {0} sources, {1} passages. {2} of {3} passages have their vector of {4}; until all do, the others are matched by their words only.',
+    h.sources,
+    h.passages,
+    p.embedded,
+    p.total,
+    p.model,
+  );
   if (h.embedding === 'running') return { text: `$(sync~spin) ${t('Semantic index {0}%', pct)}`, tooltip: what };
   if (h.embedding === 'stopped') return { text: `$(warning) ${t('Semantic index {0}% (stopped)', pct)}`, tooltip: `${what}\n${h.embeddingError ?? ''}` };
   return { text: `$(library) ${t('Semantic index {0}%', pct)}`, tooltip: what };
@@ -64,7 +90,12 @@ function semanticStatus(h: Extract<HostHealth, { state: 'ready' }>, p: SemanticP
 
 /** What the panel says over results made while the model's vectors were being computed. */
 export function semanticNote(p: SemanticProgress): string {
-  return t('Semantic index {0}%: {1} of {2} passages could match by meaning, the others by their words only. Results improve as the background embedding goes on; run Find Similar Sources again later.', semanticPercent(p), p.embedded, p.total);
+  return t(
+    'Semantic index {0}%: {1} of {2} passages could match by meaning, the others by their words only. Results improve as the background embedding goes on; run Find Similar Sources again later.',
+    semanticPercent(p),
+    p.embedded,
+    p.total,
+  );
 }
 
 /** The panel's state for an index that cannot serve an analysis (undefined when it can). */

@@ -28,16 +28,24 @@ export class SourcesHoverProvider implements vscode.HoverProvider {
     for (const c of seg.cards.slice(0, 3)) {
       const page = c.pageLabel ?? String(c.page);
       const who = [shortAuthors(c.authors), c.year].filter(Boolean).join(' ');
-      md.appendMarkdown(`$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · **${markdownText(bandWord(c.band), 40)}** ${Math.round(c.similarity * 100)}%\n\n`);
+      md.appendMarkdown(
+        `$(book) **${markdownText(c.title, 160)}**${who ? ` — ${markdownText(who, 80)}` : ''}, p. ${markdownText(page, 20)} · **${markdownText(bandWord(c.band), 40)}** ${Math.round(c.similarity * 100)}%\n\n`,
+      );
       const marks = [strengthText(c.similarity, c.band)];
       if (c.alreadyCited) marks.push(vscode.l10n.t('Already cited in this passage.'));
       if (c.citedIn?.length) marks.push(citedInText(c.citedIn));
       md.appendMarkdown(`_${markdownText(marks.join(' '), 400)}_\n\n`);
       md.appendMarkdown(`> ${markdownText(excerpt(c.preview, 240), 260)}\n\n`);
       if (c.highlight) md.appendMarkdown(`${highlightText(c.highlight)}\n\n`);
-      const open = commandLink('similarSources.openPdf', { path: c.path, page: c.page, highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' ') });
+      const open = commandLink('similarSources.openPdf', {
+        path: c.path,
+        page: c.page,
+        highlight: c.preview.replace(/^…/, '').split(/\s+/).slice(0, 12).join(' '),
+      });
       const insert = commandLink('similarSources.insertCitation', { uri: document.uri.toString(), segmentId: seg.id, sourceId: c.sourceId, page: c.page });
-      md.appendMarkdown(`[$(file-pdf) ${markdownText(vscode.l10n.t('Open PDF at p. {0}', page), 60)}](${open}) · [$(quote) ${markdownText(vscode.l10n.t('Insert citation'), 60)}](${insert})\n\n`);
+      md.appendMarkdown(
+        `[$(file-pdf) ${markdownText(vscode.l10n.t('Open PDF at p. {0}', page), 60)}](${open}) · [$(quote) ${markdownText(vscode.l10n.t('Insert citation'), 60)}](${insert})\n\n`,
+      );
     }
     return new vscode.Hover(md, new vscode.Range(seg.start, 0, seg.end, Number.MAX_SAFE_INTEGER));
   }

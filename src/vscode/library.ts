@@ -49,7 +49,8 @@ export class LibraryService implements vscode.Disposable {
     // The background embedding's state goes with a ready index: the status bar shows it.
     const states = [...this.engines.values()].map((e) => e.embeddingState());
     const error = states.find((e) => e.error)?.error;
-    this.current = h.state === 'ready' ? { ...h, embedding: states.some((e) => e.running) ? 'running' : error ? 'stopped' : undefined, embeddingError: error } : h;
+    this.current =
+      h.state === 'ready' ? { ...h, embedding: states.some((e) => e.running) ? 'running' : error ? 'stopped' : undefined, embeddingError: error } : h;
     this.healthEmitter.fire(this.current);
   }
 
@@ -90,7 +91,8 @@ export class LibraryService implements vscode.Disposable {
 
   private onProgress(engine: WorkspaceEngine, p: EngineProgress): void {
     if (p.kind === 'embed') {
-      if (this.current.state === 'ready') this.setHealth({ ...this.current, semantic: p.embedded < p.total ? { model: p.model, embedded: p.embedded, total: p.total } : undefined });
+      if (this.current.state === 'ready')
+        this.setHealth({ ...this.current, semantic: p.embedded < p.total ? { model: p.model, embedded: p.embedded, total: p.total } : undefined });
       return;
     }
     const run = this.shown.get(engine);
@@ -99,9 +101,13 @@ export class LibraryService implements vscode.Disposable {
       // Scanned pages come after the born-digital files, which are searchable already: the status
       // bar says so ("120 sources, OCR: 12 of 340 pages"); the engine no longer holds an analysis back.
       run.progress?.report({ message: vscode.l10n.t('OCR: page {0} of {1}, {2}', p.done, p.total, p.file ? path.basename(p.file) : '') });
-      void engine.health().then((h) => {
-        if (this.shown.get(engine) === run && h.state === 'ready') this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0), done: p.done, total: p.total } });
-      }, (e: Error) => this.log.warn(e.message));
+      void engine.health().then(
+        (h) => {
+          if (this.shown.get(engine) === run && h.state === 'ready')
+            this.setHealth({ ...h, ocr: { pending: Math.max(0, p.total - p.done), files: Math.max(1, h.ocr?.files ?? 0), done: p.done, total: p.total } });
+        },
+        (e: Error) => this.log.warn(e.message),
+      );
       return;
     }
     if (p.phase !== 'read') return;
@@ -148,7 +154,10 @@ export class LibraryService implements vscode.Disposable {
     if (!folder || !readSettings(folder.uri, this.log).preloadIndex) return;
     // Segmented as the analyses will be: the worker thread is started and warmed too.
     const done = await this.engine(folder).preload({ segmentInWorker: true });
-    if (done) this.log.info(`index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`);
+    if (done)
+      this.log.info(
+        `index loaded for searching in ${done.loadMs} ms${done.warmMs === undefined ? '' : `, its search code warmed in ${done.warmMs} ms`}, before the first analysis`,
+      );
   }
 
   /** Whether passages are being embedded in the background now. */
@@ -203,12 +212,17 @@ export class LibraryService implements vscode.Disposable {
   /** Files indexed with what could be read: in the log, and a notification that names them. */
   private tellDamaged(damaged: Array<{ path: string; problem: string }>): void {
     for (const d of damaged) this.log.warn(`damaged: ${d.path}: ${d.problem}`);
-    const names = damaged.slice(0, 3).map((d) => `${path.basename(d.path)} (${d.problem})`).join('; ');
+    const names = damaged
+      .slice(0, 3)
+      .map((d) => `${path.basename(d.path)} (${d.problem})`)
+      .join('; ');
     const more = damaged.length > 3 ? ` ${vscode.l10n.t('and {0} more', damaged.length - 3)}` : '';
     const showLog = vscode.l10n.t('Show log');
-    void vscode.window.showWarningMessage(vscode.l10n.t('Some PDFs are damaged and were indexed with what could be read: {0}', names + more), showLog).then((a) => {
-      if (a === showLog) this.log.show();
-    });
+    void vscode.window
+      .showWarningMessage(vscode.l10n.t('Some PDFs are damaged and were indexed with what could be read: {0}', names + more), showLog)
+      .then((a) => {
+        if (a === showLog) this.log.show();
+      });
   }
 
   /** Collections named in the loaded indexes, for the panel's filter. */

@@ -13,7 +13,12 @@ import { OPENAI_KEY_SECRET, type LibraryService } from './library';
 
 const OFFERED = 'localModel.offered';
 /** Published download sizes of the known models (int8), for the consent question. */
-const SIZES_MB: Record<string, number> = { 'xenova/multilingual-e5-small': 135, 'xenova/bge-small-en-v1.5': 34, 'xenova/gte-small': 34, 'xenova/all-minilm-l6-v2': 23 };
+const SIZES_MB: Record<string, number> = {
+  'xenova/multilingual-e5-small': 135,
+  'xenova/bge-small-en-v1.5': 34,
+  'xenova/gte-small': 34,
+  'xenova/all-minilm-l6-v2': 23,
+};
 
 export class LocalModelCommands {
   constructor(
@@ -28,7 +33,9 @@ export class LocalModelCommands {
   async installed(folder: vscode.WorkspaceFolder): Promise<boolean> {
     const engine = loadEngine();
     const s = readSettings(folder.uri, this.log);
-    const status = await engine.modelStatus(s.localModel || engine.DEFAULT_LOCAL_MODEL, this.library.modelCacheDir, engine.localOverridesOf(s)).catch(() => undefined);
+    const status = await engine
+      .modelStatus(s.localModel || engine.DEFAULT_LOCAL_MODEL, this.library.modelCacheDir, engine.localOverridesOf(s))
+      .catch(() => undefined);
     return !!status?.installed;
   }
 
@@ -37,11 +44,20 @@ export class LocalModelCommands {
    * Not awaited by the analysis, which goes on with the embedded model.
    */
   async offerOnce(folder: vscode.WorkspaceFolder): Promise<void> {
-    if (this.memento.get<boolean>(OFFERED) || readSettings(folder.uri).provider !== 'auto' || !loadEngine().localModelRuntime().available || (await this.installed(folder))) return;
+    if (
+      this.memento.get<boolean>(OFFERED) ||
+      readSettings(folder.uri).provider !== 'auto' ||
+      !loadEngine().localModelRuntime().available ||
+      (await this.installed(folder))
+    )
+      return;
     await this.memento.update(OFFERED, true);
     const download = vscode.l10n.t('Download');
     const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('Similar Sources can match ideas, not only words, and across French and English, with a local model (downloaded once, about {0} MB; it runs on this machine). Download it now?', this.sizeOf(folder)),
+      vscode.l10n.t(
+        'Similar Sources can match ideas, not only words, and across French and English, with a local model (downloaded once, about {0} MB; it runs on this machine). Download it now?',
+        this.sizeOf(folder),
+      ),
       download,
       vscode.l10n.t('Not now'),
     );
@@ -57,7 +73,12 @@ export class LocalModelCommands {
     const runtime = engine.localModelRuntime();
     if (!runtime.available) {
       this.log.warn(runtime.message!);
-      void vscode.window.showWarningMessage(vscode.l10n.t('This build of Similar Sources has no ONNX Runtime for {0}: the local model cannot run here, so it is not downloaded. The embedded model is used; Ollama and OpenAI-compatible servers work too.', runtime.platform));
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'This build of Similar Sources has no ONNX Runtime for {0}: the local model cannot run here, so it is not downloaded. The embedded model is used; Ollama and OpenAI-compatible servers work too.',
+          runtime.platform,
+        ),
+      );
       return false;
     }
     if (await this.installed(folder)) {
@@ -66,7 +87,15 @@ export class LocalModelCommands {
     }
     if (!agreed) {
       const download = vscode.l10n.t('Download');
-      const answer = await vscode.window.showInformationMessage(vscode.l10n.t('Download the local model {0} (about {1} MB) from the Hugging Face Hub into VS Code\'s storage? It is downloaded once and runs on this machine.', model, this.sizeOf(folder)), { modal: true }, download);
+      const answer = await vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          "Download the local model {0} (about {1} MB) from the Hugging Face Hub into VS Code's storage? It is downloaded once and runs on this machine.",
+          model,
+          this.sizeOf(folder),
+        ),
+        { modal: true },
+        download,
+      );
       if (answer !== download) return false;
     }
     try {
@@ -99,20 +128,28 @@ export class LocalModelCommands {
         return false;
       }
       this.log.error(`download of ${model} failed: ${(err as Error).message}`);
-      void vscode.window.showErrorMessage(vscode.l10n.t('The local model could not be downloaded: {0} Similar Sources goes on with the embedded model.', (err as Error).message));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('The local model could not be downloaded: {0} Similar Sources goes on with the embedded model.', (err as Error).message),
+      );
       return false;
     }
     this.log.info(`local model ${model} downloaded into ${this.library.modelCacheDir}`);
     const index = vscode.l10n.t('Index Library');
-    void vscode.window.showInformationMessage(vscode.l10n.t('The local model {0} is ready. Index the library with it (its passages are embedded once)?', model), index).then((a) => {
-      if (a === index) void vscode.commands.executeCommand('similarSources.indexLibrary');
-    });
+    void vscode.window
+      .showInformationMessage(vscode.l10n.t('The local model {0} is ready. Index the library with it (its passages are embedded once)?', model), index)
+      .then((a) => {
+        if (a === index) void vscode.commands.executeCommand('similarSources.indexLibrary');
+      });
     return true;
   }
 
   /** Asks for the OpenAI-compatible server's key and keeps it in the secret storage (empty: forget it). */
   async setApiKey(): Promise<boolean> {
-    const key = await vscode.window.showInputBox({ prompt: vscode.l10n.t('API key of the OpenAI-compatible embedding server (kept in VS Code\'s secret storage; empty to remove it)'), password: true, ignoreFocusOut: true });
+    const key = await vscode.window.showInputBox({
+      prompt: vscode.l10n.t("API key of the OpenAI-compatible embedding server (kept in VS Code's secret storage; empty to remove it)"),
+      password: true,
+      ignoreFocusOut: true,
+    });
     if (key === undefined) return false;
     if (key) await this.secrets.store(OPENAI_KEY_SECRET, key);
     else await this.secrets.delete(OPENAI_KEY_SECRET);

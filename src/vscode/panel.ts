@@ -40,7 +40,10 @@ export class PanelHost implements vscode.Disposable {
   private readonly restoreEmitter = new vscode.EventEmitter<vscode.Uri>();
   /** After a reload, the panel's document needs its results (from the analysis cache). */
   readonly onDidRequestRestore = this.restoreEmitter.event;
-  private readonly flash = vscode.window.createTextEditorDecorationType({ backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'), isWholeLine: true });
+  private readonly flash = vscode.window.createTextEditorDecorationType({
+    backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'),
+    isWholeLine: true,
+  });
 
   constructor(private readonly ctx: PanelDeps) {
     this.state = { kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') };
@@ -65,7 +68,8 @@ export class PanelHost implements vscode.Disposable {
         // Indexing progress shows in the panel unless it is showing results.
         if (!this.panel || this.state.kind === 'results') return;
         if (h.state === 'indexing') this.showState({ kind: 'indexing', message: vscode.l10n.t('Indexing PDFs'), done: h.done ?? 0, total: h.total ?? 0 });
-        else if (this.state.kind === 'indexing' && h.state === 'ready') this.showState({ kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') });
+        else if (this.state.kind === 'indexing' && h.state === 'ready')
+          this.showState({ kind: 'no-document', message: vscode.l10n.t('Run “Find Similar Sources” on a Markdown document.') });
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('similarSources')) this.post();
@@ -83,7 +87,12 @@ export class PanelHost implements vscode.Disposable {
       if (!this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, vscode.l10n.t('Similar Sources'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPE,
+      vscode.l10n.t('Similar Sources'),
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      this.options(),
+    );
     this.attach(panel);
   }
 
@@ -118,7 +127,9 @@ export class PanelHost implements vscode.Disposable {
         document: vscode.Uri.parse(doc.uri).path.split('/').pop() ?? doc.uri,
         documentTitle: doc.documentTitle,
         segment: seg ? toSegmentView(seg) : null,
-        segments: doc.segments.filter((s) => s.status !== 'too-short').map((s) => ({ id: s.id, title: s.title, startLine: s.start + 1, endLine: s.end + 1, count: s.cards.length, status: s.status })),
+        segments: doc.segments
+          .filter((s) => s.status !== 'too-short')
+          .map((s) => ({ id: s.id, title: s.title, startLine: s.start + 1, endLine: s.end + 1, count: s.cards.length, status: s.status })),
         fromCache: doc.fromCache,
         threshold: doc.threshold,
         notice: doc.notice,
@@ -156,10 +167,14 @@ export class PanelHost implements vscode.Disposable {
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.ctx.extensionUri, 'media', 'icon.svg');
     panel.webview.html = webviewHtml(panel.webview, this.ctx.extensionUri, { bundle: 'panel', title: 'Similar Sources', role: 'main' });
-    panel.onDidDispose(() => {
-      this.panel = undefined;
-      this.ready = false;
-    }, null, this.disposables);
+    panel.onDidDispose(
+      () => {
+        this.panel = undefined;
+        this.ready = false;
+      },
+      null,
+      this.disposables,
+    );
     panel.webview.onDidReceiveMessage(
       (m: unknown) => {
         const checked = checkWebviewMessage(m);
@@ -176,7 +191,13 @@ export class PanelHost implements vscode.Disposable {
     const s = readSettings(this.documentUri ? vscode.Uri.parse(this.documentUri) : undefined, this.ctx.log);
     const { granularity, maxResults, similarityThreshold, sourceType, collectionFilter, useReranking, useContextualEmbedding } = s;
     const options = { granularity, maxResults, similarityThreshold, sourceType, collectionFilter, useReranking, useContextualEmbedding };
-    const msg: HostMessage = { type: 'state', state: this.state, options, collections: this.ctx.library.collections(), strings: localised([PANEL_STRING_KEYS, PDF_STRING_KEYS]) };
+    const msg: HostMessage = {
+      type: 'state',
+      state: this.state,
+      options,
+      collections: this.ctx.library.collections(),
+      strings: localised([PANEL_STRING_KEYS, PDF_STRING_KEYS]),
+    };
     void this.panel.webview.postMessage(msg);
   }
 
@@ -211,7 +232,13 @@ export class PanelHost implements vscode.Disposable {
         await writeOption(m.option, m.value);
         return;
       case 'run': {
-        const command = { analyze: 'similarSources.findSimilarSources', index: 'similarSources.indexLibrary', rebuild: 'similarSources.rebuildIndex', configureLibrary: 'workbench.action.openSettings', showLog: 'similarSources.showLog' }[m.command];
+        const command = {
+          analyze: 'similarSources.findSimilarSources',
+          index: 'similarSources.indexLibrary',
+          rebuild: 'similarSources.rebuildIndex',
+          configureLibrary: 'workbench.action.openSettings',
+          showLog: 'similarSources.showLog',
+        }[m.command];
         await vscode.commands.executeCommand(command, ...(m.command === 'configureLibrary' ? ['similarSources.libraryFolders'] : []));
         return;
       }

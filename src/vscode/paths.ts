@@ -9,7 +9,14 @@ import * as path from 'node:path';
 export async function insideAny(file: string, roots: string[]): Promise<boolean> {
   const real = await fs.realpath(file).catch(() => undefined);
   // A regular file: a FIFO or a device under a PDF's name would hold whatever reads it.
-  if (!real || !(await fs.stat(real).then((s) => s.isFile(), () => false))) return false;
+  if (
+    !real ||
+    !(await fs.stat(real).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  )
+    return false;
   for (const root of roots) {
     const r = await fs.realpath(root).catch(() => undefined);
     if (!r) continue;

@@ -63,7 +63,12 @@ export class PdfViewer implements vscode.Disposable {
   private async show(args: OpenPdfArgs): Promise<void> {
     const roots = [vscode.Uri.joinPath(this.ctx.extensionUri, 'dist', 'webview'), vscode.Uri.file(path.dirname(args.path))];
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(PDF_VIEW_TYPE, path.basename(args.path), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: roots });
+      this.panel = vscode.window.createWebviewPanel(
+        PDF_VIEW_TYPE,
+        path.basename(args.path),
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: roots },
+      );
       this.ready = false;
       this.panel.onDidDispose(() => {
         this.panel = undefined;
@@ -78,7 +83,13 @@ export class PdfViewer implements vscode.Disposable {
         bundle: 'pdfViewer',
         title: 'PDF',
         // pdf.js: its worker from a blob, page images and fonts as blob/data URLs, inline styles on the text layer.
-        extraCsp: { 'img-src': ['blob:'], 'style-src': ["'unsafe-inline'"], 'font-src': ['data:'], 'worker-src': ['blob:', this.panel.webview.cspSource], 'connect-src': [this.panel.webview.cspSource] },
+        extraCsp: {
+          'img-src': ['blob:'],
+          'style-src': ["'unsafe-inline'"],
+          'font-src': ['data:'],
+          'worker-src': ['blob:', this.panel.webview.cspSource],
+          'connect-src': [this.panel.webview.cspSource],
+        },
       });
     } else {
       this.panel.webview.options = { enableScripts: true, localResourceRoots: roots };
@@ -94,7 +105,14 @@ export class PdfViewer implements vscode.Disposable {
     const a = this.pending;
     this.pending = undefined;
     this.current = a;
-    const msg: PdfHostMessage = { type: 'open', url: this.panel.webview.asWebviewUri(vscode.Uri.file(a.path)).toString(), name: path.basename(a.path), page: a.page, highlight: a.highlight ?? '', strings: localised([PDF_STRING_KEYS]) };
+    const msg: PdfHostMessage = {
+      type: 'open',
+      url: this.panel.webview.asWebviewUri(vscode.Uri.file(a.path)).toString(),
+      name: path.basename(a.path),
+      page: a.page,
+      highlight: a.highlight ?? '',
+      strings: localised([PDF_STRING_KEYS]),
+    };
     void this.panel.webview.postMessage(msg);
   }
 

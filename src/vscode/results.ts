@@ -56,7 +56,12 @@ function spansOf(line: string, format: DraftFormat | undefined): Array<{ start: 
  * changes text inside one (a page adjusted at the snippet's tab stop).
  * `removed`: the text the edit replaced, when known.
  */
-function citationOnly(document: vscode.TextDocument, c: vscode.TextDocumentContentChangeEvent, removed: string | undefined, format: DraftFormat | undefined): boolean {
+function citationOnly(
+  document: vscode.TextDocument,
+  c: vscode.TextDocumentContentChangeEvent,
+  removed: string | undefined,
+  format: DraftFormat | undefined,
+): boolean {
   const added = c.text === '' || isCitation(c.text, format);
   const gone = c.rangeLength === 0 || (removed !== undefined && isCitation(removed, format));
   if (added && gone && (c.text !== '' || c.rangeLength > 0)) return true;
@@ -166,7 +171,14 @@ export class ResultStore implements vscode.Disposable {
  * "" for the text before the first heading). True when a mark changed.
  */
 export function markCitations(doc: DocumentResults, text: string): boolean {
-  const citations = doc.format === 'latex' ? (text.includes('\\') ? latexDraftCitations(latexProjectParts(doc.uri, text)) : []) : text.includes('@') ? draftCitations(text) : [];
+  const citations =
+    doc.format === 'latex'
+      ? text.includes('\\')
+        ? latexDraftCitations(latexProjectParts(doc.uri, text))
+        : []
+      : text.includes('@')
+        ? draftCitations(text)
+        : [];
   let changed = false;
   for (const s of doc.segments) {
     const elsewhere = citedElsewhere(citations, s.start, s.end);

@@ -15,7 +15,9 @@ export class Trust implements vscode.Disposable {
   }
 
   readonly message = (): string =>
-    vscode.l10n.t('Similar Sources is disabled in Restricted Mode: it reads and indexes the PDFs named by this workspace and may contact the Ollama server its settings name. Trust the workspace to use it.');
+    vscode.l10n.t(
+      'Similar Sources is disabled in Restricted Mode: it reads and indexes the PDFs named by this workspace and may contact the Ollama server its settings name. Trust the workspace to use it.',
+    );
 
   /** True when trusted; otherwise tells the user why nothing happens. */
   check(): boolean {

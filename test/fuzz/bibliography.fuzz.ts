@@ -68,7 +68,12 @@ function assertWellFormed(r: ParsedBibliography, input: string): void {
 }
 
 /** Runs one input through a reader: checks it, counts it, keeps the slowest. */
-async function attempt(t: Tally, input: string, read: (s: string) => ParsedBibliography | Promise<ParsedBibliography>, limit: (chars: number) => number): Promise<ParsedBibliography> {
+async function attempt(
+  t: Tally,
+  input: string,
+  read: (s: string) => ParsedBibliography | Promise<ParsedBibliography>,
+  limit: (chars: number) => number,
+): Promise<ParsedBibliography> {
   t.tried++;
   // CPU time: the readers run on this thread, and the machine may be shared (wall time there
   // ran to 4 times the CPU time).
@@ -124,7 +129,10 @@ function goodItem(i: number): Record<string, unknown> {
 /** A Better BibTeX export as BBT writes it (two-space indent), with each item's span. */
 function bbtExport(items: unknown[]): { text: string; spans: Array<{ start: number; end: number }> } {
   const head = `{\n  "config": {\n    "id": "36a3b0b5-bad0-4a04-b79b-441c7cef77db",\n    "label": "BetterBibTeX JSON"\n  },\n  "collections": ${JSON.stringify(
-    { AAAA1111: { key: 'AAAA1111', parent: false, name: 'Thesis', items: [1, 2, 3], collections: ['BBBB2222'] }, BBBB2222: { key: 'BBBB2222', parent: 'AAAA1111', name: 'Chapter 2', items: [2], collections: [] } },
+    {
+      AAAA1111: { key: 'AAAA1111', parent: false, name: 'Thesis', items: [1, 2, 3], collections: ['BBBB2222'] },
+      BBBB2222: { key: 'BBBB2222', parent: 'AAAA1111', name: 'Chapter 2', items: [2], collections: [] },
+    },
     null,
     2,
   ).replace(/\n/g, '\n  ')},\n  "items": [\n    `;
@@ -144,15 +152,41 @@ const anyJson = fc.oneof(
   fc.constantFrom(null, 5, -1.5e308, true, '', ' ', 'x'.repeat(3000), [], {}, [null], [{ name: 5 }], { length: 1e9 }, '__proto__', 'constructor'),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
-const FIELDS = ['citationKey', 'citekey', 'itemType', 'title', 'creators', 'date', 'year', 'collections', 'attachments', 'itemID', 'itemKey', '__proto__', 'constructor', 'toString'];
+const FIELDS = [
+  'citationKey',
+  'citekey',
+  'itemType',
+  'title',
+  'creators',
+  'date',
+  'year',
+  'collections',
+  'attachments',
+  'itemID',
+  'itemKey',
+  '__proto__',
+  'constructor',
+  'toString',
+];
 /** An item with arbitrary JSON in some of its fields (or anything at all in its place). */
 const brokenItem = fc.oneof(
   fc.dictionary(fc.constantFrom(...FIELDS), anyJson, { maxKeys: 6 }).map((o) => ({ citationKey: 'broken', ...o })),
-  fc.record({ creators: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('name', 'firstName', 'lastName', 'creatorType'), anyJson)), { maxLength: 4 }) }).map((o) => ({ citationKey: 'broken2', ...o })),
-  fc.record({ attachments: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('path', 'localPath', 'contentType', 'mimeType'), anyJson)), { maxLength: 3 }) }).map((o) => ({ citationKey: 'broken3', ...o })),
+  fc
+    .record({
+      creators: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('name', 'firstName', 'lastName', 'creatorType'), anyJson)), { maxLength: 4 }),
+    })
+    .map((o) => ({ citationKey: 'broken2', ...o })),
+  fc
+    .record({
+      attachments: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('path', 'localPath', 'contentType', 'mimeType'), anyJson)), { maxLength: 3 }),
+    })
+    .map((o) => ({ citationKey: 'broken3', ...o })),
   anyJson,
 );
-const brokenCollections = fc.oneof(anyJson, fc.dictionary(fc.string({ maxLength: 12 }), fc.oneof(anyJson, fc.dictionary(fc.constantFrom('name', 'parent', 'items', 'collections', 'key'), anyJson))));
+const brokenCollections = fc.oneof(
+  anyJson,
+  fc.dictionary(fc.string({ maxLength: 12 }), fc.oneof(anyJson, fc.dictionary(fc.constantFrom('name', 'parent', 'items', 'collections', 'key'), anyJson))),
+);
 
 /** A byte flip, a truncation, a splice, a deletion or a doubling at a random place. */
 function mutate(text: string, rnd: () => number): { text: string; touched: Array<[number, number]> } {
@@ -199,7 +233,9 @@ describe('fuzz: bibliography readers', function () {
   after(() => {
     console.log('\n      part                         inputs  crashes  hangs  lost  slowest (CPU)');
     for (const t of tallies) {
-      console.log(`      ${t.name.padEnd(28)} ${String(t.tried).padStart(6)}  ${String(t.crashes).padStart(7)}  ${String(t.hangs).padStart(5)}  ${String(t.lost).padStart(4)}  ${Math.round(t.worst.ms)} ms for ${t.worst.chars} characters`);
+      console.log(
+        `      ${t.name.padEnd(28)} ${String(t.tried).padStart(6)}  ${String(t.crashes).padStart(7)}  ${String(t.hangs).padStart(5)}  ${String(t.lost).padStart(4)}  ${Math.round(t.worst.ms)} ms for ${t.worst.chars} characters`,
+      );
     }
     const worst = tallies.reduce((a, b) => (b.worst.ms > a.worst.ms ? b : a), tallies[0]);
     if (worst) console.log(`      slowest input (${worst.name}): ${show(worst.worst.input)}`);
@@ -211,7 +247,8 @@ describe('fuzz: bibliography readers', function () {
     await fc.assert(
       fc.asyncProperty(fc.array(brokenItem, { minLength: 1, maxLength: 3 }), fc.option(brokenCollections), async (broken, cols) => {
         const { text } = bbtExport([goodItem(1), ...broken.slice(0, 1), goodItem(2), ...broken.slice(1), goodItem(3)]);
-        const input = cols === null ? text : text.replace(/"collections": \{[\s\S]*?\n {2}\},\n {2}"items"/, () => `"collections": ${JSON.stringify(cols)},\n  "items"`);
+        const input =
+          cols === null ? text : text.replace(/"collections": \{[\s\S]*?\n {2}\},\n {2}"items"/, () => `"collections": ${JSON.stringify(cols)},\n  "items"`);
         const r = await attempt(t, input, readJson, JSON_LIMIT_MS);
         const kept = r.entries.filter((e) => e.citekey.startsWith('good')).map(comparable);
         if (kept.length !== 3) t.lost++;
@@ -223,11 +260,24 @@ describe('fuzz: bibliography readers', function () {
 
   it('CSL-JSON: arbitrary JSON in an item, its neighbours kept', async () => {
     const t = tally('CSL-JSON, generated');
-    const csl = (i: number) => ({ id: `good${i}`, type: 'book', title: `Title ${i}`, author: [{ family: 'Bloch', given: 'Marc' }, { literal: 'Archives nationales' }], issued: { 'date-parts': [[1900 + i, 5]] } });
+    const csl = (i: number) => ({
+      id: `good${i}`,
+      type: 'book',
+      title: `Title ${i}`,
+      author: [{ family: 'Bloch', given: 'Marc' }, { literal: 'Archives nationales' }],
+      issued: { 'date-parts': [[1900 + i, 5]] },
+    });
     const alone = readJson(JSON.stringify([csl(1), csl(2)], null, 2)).entries.map(comparable);
     const brokenCsl = fc.oneof(
-      fc.dictionary(fc.constantFrom('id', 'type', 'title', 'author', 'editor', 'issued', '__proto__'), anyJson, { maxKeys: 5 }).map((o) => ({ id: 'broken', ...o })),
-      fc.record({ author: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('family', 'given', 'literal'), anyJson)), { maxLength: 3 }), issued: fc.oneof(anyJson, fc.record({ 'date-parts': anyJson, raw: anyJson })) }).map((o) => ({ id: 'broken2', ...o })),
+      fc
+        .dictionary(fc.constantFrom('id', 'type', 'title', 'author', 'editor', 'issued', '__proto__'), anyJson, { maxKeys: 5 })
+        .map((o) => ({ id: 'broken', ...o })),
+      fc
+        .record({
+          author: fc.array(fc.oneof(anyJson, fc.dictionary(fc.constantFrom('family', 'given', 'literal'), anyJson)), { maxLength: 3 }),
+          issued: fc.oneof(anyJson, fc.record({ 'date-parts': anyJson, raw: anyJson })),
+        })
+        .map((o) => ({ id: 'broken2', ...o })),
       anyJson,
     );
     await fc.assert(
@@ -270,7 +320,11 @@ describe('fuzz: bibliography readers', function () {
         if (m.touched.some(([a, b]) => a < nextStart && b > prevEnd)) return;
         const key = `good${i + 1}`;
         if (!got.get(key)) t.lost++;
-        assert.deepEqual(got.get(key), whole.get(key), `item ${key} lost though untouched, for ${show(m.text.slice(Math.max(0, m.touched[0][0] - 200), m.touched[0][0] + 200))}`);
+        assert.deepEqual(
+          got.get(key),
+          whole.get(key),
+          `item ${key} lost though untouched, for ${show(m.text.slice(Math.max(0, m.touched[0][0] - 200), m.touched[0][0] + 200))}`,
+        );
       });
     }
   });
@@ -284,29 +338,52 @@ describe('fuzz: bibliography readers', function () {
     fc.string({ maxLength: 12 }).map((s) => `"${s.replace(/["{}\\]/g, '')}"`),
     name,
     fc.integer({ min: 0, max: 3000 }).map(String),
-    fc.constantFrom('{\\\'e}', '{\\"{o}}', '{{nested {braces}}}', '{$x^2$}', '{\\emph{it}}', '{\\url{http://x}}', '{ünïcødé ✓ 日本}', '{\\undefinedcommand{x}}'),
+    fc.constantFrom("{\\'e}", '{\\"{o}}', '{{nested {braces}}}', '{$x^2$}', '{\\emph{it}}', '{\\url{http://x}}', '{ünïcødé ✓ 日本}', '{\\undefinedcommand{x}}'),
   );
   const value = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(' # '));
   const directive = fc.oneof(
     { weight: 3, arbitrary: fc.tuple(name, value).map(([n, v]) => `@string{${n} = ${v}}`) },
     fc.tuple(name, fc.integer({ min: 1, max: 45 })).map(([n, k]) =>
       // A chain of doublings, the case fuzzing found first (28 s at 20, a RangeError at 40).
-      [`@string{${n}0 = "xy"}`, ...Array.from({ length: k }, (_, i) => `@string{${n}${i + 1} = ${n}${i} # ${n}${i}}`), `@misc{chain${k}, title = ${n}${k}}`].join('\n'),
+      [
+        `@string{${n}0 = "xy"}`,
+        ...Array.from({ length: k }, (_, i) => `@string{${n}${i + 1} = ${n}${i} # ${n}${i}}`),
+        `@misc{chain${k}, title = ${n}${k}}`,
+      ].join('\n'),
     ),
     { weight: 2, arbitrary: value.map((v) => `@preamble{${v}}`) },
     { weight: 2, arbitrary: value.map((v) => `@preamble ${v}`) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30 }).map((s) => `@comment{${s.replace(/[{}]/g, '')}}`) },
     { weight: 2, arbitrary: fc.string({ maxLength: 30 }).map((s) => `% ${s.replace(/\n/g, ' ')}`) },
-    { weight: 6, arbitrary: fc
-      .record({
-        type: fc.constantFrom('article', 'book', 'inbook', 'incollection', 'mvbook', 'misc', 'x'),
-        key: fc.oneof(fc.stringMatching(/^[A-Za-z][A-Za-z0-9:_-]{0,10}$/), fc.constant('')),
-        fields: fc.array(fc.tuple(fc.constantFrom('title', 'author', 'editor', 'year', 'date', 'crossref', 'file', 'groups', 'month', 'keywords', 'abstract'), value), { maxLength: 6 }),
-        paren: fc.boolean(),
-      })
-      .map(({ type, key, fields, paren }) => `@${type}${paren ? '(' : '{'}${key},\n${fields.map(([f, v]) => `  ${f} = ${v}`).join(',\n')}\n${paren ? ')' : '}'}`) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({
+          type: fc.constantFrom('article', 'book', 'inbook', 'incollection', 'mvbook', 'misc', 'x'),
+          key: fc.oneof(fc.stringMatching(/^[A-Za-z][A-Za-z0-9:_-]{0,10}$/), fc.constant('')),
+          fields: fc.array(
+            fc.tuple(fc.constantFrom('title', 'author', 'editor', 'year', 'date', 'crossref', 'file', 'groups', 'month', 'keywords', 'abstract'), value),
+            { maxLength: 6 },
+          ),
+          paren: fc.boolean(),
+        })
+        .map(
+          ({ type, key, fields, paren }) => `@${type}${paren ? '(' : '{'}${key},\n${fields.map(([f, v]) => `  ${f} = ${v}`).join(',\n')}\n${paren ? ')' : '}'}`,
+        ),
+    },
     // Raw pieces of BibTeX syntax, so that the parser's error paths run.
-    { weight: 4, arbitrary: fc.array(fc.oneof(fc.constantFrom('@', '@book{', '@string{', '{', '}', '"', ',', '=', '#', '\\', '$', '%', '\n', ' and ', '\\def\\y{\\y}'), fc.string({ maxLength: 6 })), { maxLength: 20 }).map((p) => p.join('')) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .array(
+          fc.oneof(
+            fc.constantFrom('@', '@book{', '@string{', '{', '}', '"', ',', '=', '#', '\\', '$', '%', '\n', ' and ', '\\def\\y{\\y}'),
+            fc.string({ maxLength: 6 }),
+          ),
+          { maxLength: 20 },
+        )
+        .map((p) => p.join('')),
+    },
   );
   const good = (i: number) => `@article{good${i},\n  title = {Good title ${i}},\n  author = {Bloch, Marc and Febvre, Lucien},\n  year = {19${10 + i}}\n}`;
 

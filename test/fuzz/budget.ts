@@ -14,7 +14,12 @@ export const FUZZ_BUDGET_MS = (Number.isFinite(seconds) && seconds > 0 ? seconds
 
 /** fast-check parameters for a harness: the suite's seed, as many runs as fit in the budget. */
 export function fuzzParams(extra: { interruptAfterTimeLimit?: number } = {}) {
-  return { seed: FUZZ_SEED, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: extra.interruptAfterTimeLimit ?? FUZZ_BUDGET_MS, markInterruptAsFailure: false };
+  return {
+    seed: FUZZ_SEED,
+    numRuns: Number.MAX_SAFE_INTEGER,
+    interruptAfterTimeLimit: extra.interruptAfterTimeLimit ?? FUZZ_BUDGET_MS,
+    markInterruptAsFailure: false,
+  };
 }
 
 /** A small deterministic generator for mutation-based harnesses (the benchmarks' mulberry32), seeded from FUZZ_SEED. */

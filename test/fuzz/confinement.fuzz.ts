@@ -52,7 +52,7 @@ describe('fuzz: files a draft or an agent names stay within the workspace', func
     writeFileSync(join(elsewhere, 'canary.tex'), "``CANARYWORD'' \\cite[p.~1]{canarytexkey}\n\\input{canary}\n");
     execFileSync('mkfifo', [join(elsewhere, 'pipe')]);
     writeFileSync(join(ws, 'drafts', 'refs.bib'), '@book{insidekey,\n  title = {Inside},\n  year = {2002}\n}\n');
-    writeFileSync(join(ws, 'drafts', 'chapters', 'one.tex'), "A chapter \\cite[p.~214]{whitfield2019grain} and \\input{two}.\n");
+    writeFileSync(join(ws, 'drafts', 'chapters', 'one.tex'), 'A chapter \\cite[p.~214]{whitfield2019grain} and \\input{two}.\n');
     writeFileSync(join(ws, 'drafts', 'chapters', 'two.tex'), 'Two \\cite{insidekey}.\n');
     symlinkSync(join(elsewhere, 'canary.bib'), join(ws, 'drafts', 'leak.bib'));
     symlinkSync(join(elsewhere, 'canary.tex'), join(ws, 'drafts', 'leak.tex'));
@@ -67,16 +67,66 @@ describe('fuzz: files a draft or an agent names stay within the workspace', func
     // A process's environment is outside any workspace: a canary in ours must not come back.
     process.env.SS_FUZZ_CANARY = 'ENVCANARY';
     names = [
-      'refs.bib', './refs.bib', 'chapters/../refs.bib', 'chapters/one', 'chapters/one.tex', 'chapters/two',
-      '../drafts/refs.bib', '../../elsewhere/canary.bib', '../../elsewhere/canary', '../../elsewhere/canary.tex',
-      join(elsewhere, 'canary.bib'), join(elsewhere, 'canary.tex'), join(elsewhere, 'pipe'), `${elsewhere}/../elsewhere/canary.bib`,
-      'leak.bib', 'leak.tex', 'leak', 'out/canary.bib', 'out/canary.tex', 'out/canary', 'out/pipe', 'out/../drafts/refs.bib',
-      'zero.bib', 'outpipe.tex', 'outpipe', 'loop-a.tex', 'loop-b', 'pipe.bib', 'pipe.tex', 'pipe', 'pipe.md',
-      '/dev/zero', '/dev/urandom', '/dev/stdin', '/dev/null', '/proc/self/environ', '/proc/self/fd/0', '/etc/passwd', '/', '.', '..', '',
-      '~/canary.bib', 'file:///etc/passwd', 'https://example.org/refs.bib', 'C:\\Windows\\refs.bib', '..\\..\\elsewhere\\canary.bib',
-      '%2e%2e/%2e%2e/elsewhere/canary.bib', 'refs.bib\u0000.png', 'a'.repeat(5000), 'é'.repeat(300), 'refs.bib ', ' refs.bib', 'chapters//one.tex',
+      'refs.bib',
+      './refs.bib',
+      'chapters/../refs.bib',
+      'chapters/one',
+      'chapters/one.tex',
+      'chapters/two',
+      '../drafts/refs.bib',
+      '../../elsewhere/canary.bib',
+      '../../elsewhere/canary',
+      '../../elsewhere/canary.tex',
+      join(elsewhere, 'canary.bib'),
+      join(elsewhere, 'canary.tex'),
+      join(elsewhere, 'pipe'),
+      `${elsewhere}/../elsewhere/canary.bib`,
+      'leak.bib',
+      'leak.tex',
+      'leak',
+      'out/canary.bib',
+      'out/canary.tex',
+      'out/canary',
+      'out/pipe',
+      'out/../drafts/refs.bib',
+      'zero.bib',
+      'outpipe.tex',
+      'outpipe',
+      'loop-a.tex',
+      'loop-b',
+      'pipe.bib',
+      'pipe.tex',
+      'pipe',
+      'pipe.md',
+      '/dev/zero',
+      '/dev/urandom',
+      '/dev/stdin',
+      '/dev/null',
+      '/proc/self/environ',
+      '/proc/self/fd/0',
+      '/etc/passwd',
+      '/',
+      '.',
+      '..',
+      '',
+      '~/canary.bib',
+      'file:///etc/passwd',
+      'https://example.org/refs.bib',
+      'C:\\Windows\\refs.bib',
+      '..\\..\\elsewhere\\canary.bib',
+      '%2e%2e/%2e%2e/elsewhere/canary.bib',
+      'refs.bib\u0000.png',
+      'a'.repeat(5000),
+      'é'.repeat(300),
+      'refs.bib ',
+      ' refs.bib',
+      'chapters//one.tex',
     ];
-    engine = createEngine({ workspace: ws, settings: { ...defaultSettings(), libraryFolders: ['library'], bibliographyFile: 'library/library.bib', ocr: 'off' }, host: { onWarning: (w) => warnings.push(w) } });
+    engine = createEngine({
+      workspace: ws,
+      settings: { ...defaultSettings(), libraryFolders: ['library'], bibliographyFile: 'library/library.bib', ocr: 'off' },
+      host: { onWarning: (w) => warnings.push(w) },
+    });
     await engine.index({ jobs: 0 });
   });
   after(async () => {
@@ -87,7 +137,12 @@ describe('fuzz: files a draft or an agent names stay within the workspace', func
   const name = fc.oneof(
     // Drawn when the inputs are made: `names` is filled in before().
     { weight: 6, arbitrary: fc.integer({ min: 0, max: 1_000 }).map((i) => names[i % names.length]) },
-    { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1, max: 12 }), fc.constantFrom('canary.bib', 'elsewhere/canary.tex', 'ws/drafts/refs.bib')).map(([n, f]) => `${'../'.repeat(n)}${f}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 1, max: 12 }), fc.constantFrom('canary.bib', 'elsewhere/canary.tex', 'ws/drafts/refs.bib'))
+        .map(([n, f]) => `${'../'.repeat(n)}${f}`),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
   );
   const cite = fc.constantFrom('[@whitfield2019grain, p. 214]', '[@canarykey]', '[@insidekey, p. 3]', '@canarykey says', '[see @canarykey; @insidekey]');
@@ -138,13 +193,18 @@ describe('fuzz: files a draft or an agent names stay within the workspace', func
       }),
       fuzzParams({ interruptAfterTimeLimit: FUZZ_BUDGET_MS / 2 }),
     );
-    console.log(`      drafts: ${tally.tried.toLocaleString('en')} checked; worst ${Math.round(tally.worstMs)} ms of CPU, RSS at most ${Math.round(tally.worstRssMb)} MB`);
+    console.log(
+      `      drafts: ${tally.tried.toLocaleString('en')} checked; worst ${Math.round(tally.worstMs)} ms of CPU, RSS at most ${Math.round(tally.worstRssMb)} MB`,
+    );
     assert.ok(tally.tried > 0);
   });
 
   it("an agent's draft path: read only when a regular draft inside the workspace", async () => {
     const tally: Tally = { tried: 0, refused: 0, worstMs: 0, worstRssMb: 0 };
-    const path = fc.oneof(name.map((n) => (n.startsWith('/') ? n : `drafts/${n}`)), name);
+    const path = fc.oneof(
+      name.map((n) => (n.startsWith('/') ? n : `drafts/${n}`)),
+      name,
+    );
     await fc.assert(
       fc.asyncProperty(path, async (p) => {
         tally.tried++;

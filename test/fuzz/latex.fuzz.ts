@@ -58,14 +58,42 @@ async function check(source: string, g: Granularity, tally: Tally, shape: string
   }
   for (const c of cites) {
     assert.ok(c.start >= 0 && c.end <= source.length && c.start < c.end, `${shape}: citation at ${c.start}–${c.end}`);
-    assert.ok(source.slice(c.start, c.end).includes(c.key), `${shape}: key ${JSON.stringify(c.key)} not in its command ${JSON.stringify(source.slice(c.start, c.end).slice(0, 80))}`);
+    assert.ok(
+      source.slice(c.start, c.end).includes(c.key),
+      `${shape}: key ${JSON.stringify(c.key)} not in its command ${JSON.stringify(source.slice(c.start, c.end).slice(0, 80))}`,
+    );
   }
 }
 
-const REAL = ['examples/draft.tex', ...readdirSync('test/fixtures/latex-thesis', { recursive: true }).map(String).filter((f) => f.endsWith('.tex')).map((f) => path.join('test/fixtures/latex-thesis', f))].map((f) =>
-  readFileSync(f, 'utf8'),
-);
-const COSTLY = ['{', '}', '$', '$$', '\\[', '\\]', '\\verb|', '\\begin{quote}', '\\end{quote}', '\\begin{verbatim}', '%', '\\cite{', '\\cite[p.~1]{k}', '\\\\', '\\footnote{', '\\(', '\n\n', '\\item ', '&', '\\'];
+const REAL = [
+  'examples/draft.tex',
+  ...readdirSync('test/fixtures/latex-thesis', { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.tex'))
+    .map((f) => path.join('test/fixtures/latex-thesis', f)),
+].map((f) => readFileSync(f, 'utf8'));
+const COSTLY = [
+  '{',
+  '}',
+  '$',
+  '$$',
+  '\\[',
+  '\\]',
+  '\\verb|',
+  '\\begin{quote}',
+  '\\end{quote}',
+  '\\begin{verbatim}',
+  '%',
+  '\\cite{',
+  '\\cite[p.~1]{k}',
+  '\\\\',
+  '\\footnote{',
+  '\\(',
+  '\n\n',
+  '\\item ',
+  '&',
+  '\\',
+];
 
 function mutate(rand: () => number): { source: string; shape: string } {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
@@ -117,7 +145,8 @@ describe('fuzz: LaTeX drafts', function () {
     const rand = seededRandom(0x7e4);
     const end = Date.now() + FUZZ_BUDGET_MS;
     while (Date.now() < end) {
-      const { source, shape } = tally.tried % 4 === 0 ? { source: latexDraft(Math.floor(rand() * 1e9), { malformed: rand() < 0.5 }), shape: 'generated' } : mutate(rand);
+      const { source, shape } =
+        tally.tried % 4 === 0 ? { source: latexDraft(Math.floor(rand() * 1e9), { malformed: rand() < 0.5 }), shape: 'generated' } : mutate(rand);
       await check(source, (['paragraph', 'sentence', 'section'] as const)[tally.tried % 3], tally, shape);
     }
     console.log(

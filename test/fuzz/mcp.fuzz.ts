@@ -35,13 +35,22 @@ const SCHEMAS = new Map<string, ParamsSchema>([
   ['resources/read', ReadResourceRequestSchema],
 ]);
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+};
 const id = fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.double(), fc.constant(undefined));
 const json = fc.jsonValue({ maxDepth: 4 });
 const request = fc.oneof(
   fc.constant(INIT),
-  fc.tuple(id, fc.constantFrom(...SCHEMAS.keys(), 'notifications/initialized', 'notifications/cancelled', 'nope', ''), fc.option(json)).map(([i, method, params]) => ({ jsonrpc: '2.0', id: i, method, ...(params === null ? {} : { params }) })),
-  fc.tuple(id, fc.constantFrom('search', 'sources_for', 'check_citations', '__proto__', ''), json).map(([i, name, args]) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } })),
+  fc
+    .tuple(id, fc.constantFrom(...SCHEMAS.keys(), 'notifications/initialized', 'notifications/cancelled', 'nope', ''), fc.option(json))
+    .map(([i, method, params]) => ({ jsonrpc: '2.0', id: i, method, ...(params === null ? {} : { params }) })),
+  fc
+    .tuple(id, fc.constantFrom('search', 'sources_for', 'check_citations', '__proto__', ''), json)
+    .map(([i, name, args]) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } })),
   fc.tuple(id, json).map(([i, uri]) => ({ jsonrpc: '2.0', id: i, method: 'resources/read', params: { uri } })),
   fc.tuple(id, json).map(([i, r]) => ({ jsonrpc: '2.0', id: i, result: r })),
   json,
@@ -79,16 +88,29 @@ function mutate(line: string, rand: number[]): string {
 
 const line = fc.oneof(
   { weight: 5, arbitrary: request.map((r) => JSON.stringify(r) ?? 'null') },
-  { weight: 3, arbitrary: fc.tuple(request, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 })).map(([r, rand]) => mutate(JSON.stringify(r) ?? '', rand)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(request, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 }))
+      .map(([r, rand]) => mutate(JSON.stringify(r) ?? '', rand)),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
-  { weight: 1, arbitrary: fc.integer({ min: MAX - 5, max: MAX * 20 }).map((n) => `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(n)}"}}`) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: MAX - 5, max: MAX * 20 }).map((n) => `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(n)}"}}`),
+  },
 );
 /** Raw bytes too: invalid UTF-8 inside a line. */
 const bytes = fc.oneof(
   { weight: 8, arbitrary: line.map((l) => Buffer.from(l)) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b.filter((x) => x !== 10))) },
 );
-const stream = fc.tuple(fc.array(bytes, { minLength: 1, maxLength: 25 }), fc.array(fc.constantFrom('\n', '\r\n', '\n\n'), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 4096 }), fc.boolean());
+const stream = fc.tuple(
+  fc.array(bytes, { minLength: 1, maxLength: 25 }),
+  fc.array(fc.constantFrom('\n', '\r\n', '\n\n'), { minLength: 1, maxLength: 5 }),
+  fc.integer({ min: 1, max: 4096 }),
+  fc.boolean(),
+);
 
 describe('fuzz: MCP messages (the server transport)', function () {
   this.timeout(FUZZ_BUDGET_MS * 3 + 60_000);
@@ -118,7 +140,10 @@ describe('fuzz: MCP messages (the server transport)', function () {
         t.onstop = (r) => stops.push(r);
         t.onerror = () => undefined;
         await t.start();
-        const all = Buffer.concat([...(initFirst ? [Buffer.from(JSON.stringify(INIT) + '\n')] : []), ...items.flatMap((b, i) => [b, Buffer.from(eols[i % eols.length])])]);
+        const all = Buffer.concat([
+          ...(initFirst ? [Buffer.from(JSON.stringify(INIT) + '\n')] : []),
+          ...items.flatMap((b, i) => [b, Buffer.from(eols[i % eols.length])]),
+        ]);
         const count = all.toString('latin1').split('\n').length - 1;
         lines += count;
         for (let i = 0; i < all.length; i += chunk) {
@@ -146,7 +171,9 @@ describe('fuzz: MCP messages (the server transport)', function () {
       }),
       fuzzParams(),
     );
-    console.log(`      streams: ${tried.toLocaleString('en')} (${lines.toLocaleString('en')} lines): ${answered.toLocaleString('en')} answered by the transport, ${passed.toLocaleString('en')} passed on; heap at most ${Math.round(maxHeap / 1048576)} MB`);
+    console.log(
+      `      streams: ${tried.toLocaleString('en')} (${lines.toLocaleString('en')} lines): ${answered.toLocaleString('en')} answered by the transport, ${passed.toLocaleString('en')} passed on; heap at most ${Math.round(maxHeap / 1048576)} MB`,
+    );
     assert.ok(tried > 0);
   });
 });

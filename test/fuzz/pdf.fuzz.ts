@@ -38,8 +38,15 @@ const HANG_MS = BATCH * BUDGET.capMs + 10_000;
 
 function seeds(): Array<{ name: string; bytes: Buffer }> {
   const labelled = buildPdf({
-    pages: Array.from({ length: 5 }, (_, i) => ({ heading: `Chapter ${i + 1}`, paragraphs: [`Page ${i + 1} tells of the grain fleets of Alexandria and the harbour dues of Rhodes.`], footer: String(i + 1) })),
-    pageLabels: [{ startPage: 0, style: 'r' }, { startPage: 2, style: 'D', start: 7, prefix: 'A-' }],
+    pages: Array.from({ length: 5 }, (_, i) => ({
+      heading: `Chapter ${i + 1}`,
+      paragraphs: [`Page ${i + 1} tells of the grain fleets of Alexandria and the harbour dues of Rhodes.`],
+      footer: String(i + 1),
+    })),
+    pageLabels: [
+      { startPage: 0, style: 'r' },
+      { startPage: 2, style: 'D', start: 7, prefix: 'A-' },
+    ],
     info: { Title: 'Labelled', Author: 'Tester', CreationDate: new Date(Date.UTC(2019, 4, 1)) },
   });
   return [
@@ -223,8 +230,17 @@ describe('PDF fuzzing (issue 28): every mutated PDF is indexed or reported, neve
         `${tally.indexed} indexed (${tally.damaged} as damaged), ${tally.skipped} reported (${tally.overBudget} over the read budget), ` +
         `${tally.crashes} crashes, ${tally.hangs} hangs; slowest run ${(tally.slowestMs / 1000).toFixed(1)} s`,
     );
-    console.log(`      mutations: ${Object.entries(byMutation).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    console.log(`      reasons: ${Object.entries(reasons).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+    console.log(
+      `      mutations: ${Object.entries(byMutation)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `      reasons: ${Object.entries(reasons)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v}`)
+        .join('; ')}`,
+    );
     for (const w of workerCrashes) console.log(`      worker crash (reported, the run went on): ${w}`);
     for (const f of failures) console.log(`      FAILED ${f}`);
     assert.equal(tally.crashes + tally.hangs, 0, failures.join('\n'));

@@ -117,7 +117,9 @@ const block: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: line },
   fc.tuple(line, fc.constantFrom('=', '-'), fc.integer({ min: 1, max: 8 })).map(([t, c, n]) => `${t}\n${c.repeat(n)}`),
   fc.tuple(fc.integer({ min: 1, max: 7 }), line).map(([n, t]) => `${'#'.repeat(n)} ${t}`),
-  fc.array(fc.tuple(fc.nat(4), fc.constantFrom('-', '*', '+', '1.', '2)'), line), { minLength: 1, maxLength: 6 }).map((items) => items.map(([d, m, t]) => `${'  '.repeat(d)}${m} ${t}`).join('\n')),
+  fc
+    .array(fc.tuple(fc.nat(4), fc.constantFrom('-', '*', '+', '1.', '2)'), line), { minLength: 1, maxLength: 6 })
+    .map((items) => items.map(([d, m, t]) => `${'  '.repeat(d)}${m} ${t}`).join('\n')),
   fc.tuple(fc.integer({ min: 1, max: 12 }), line).map(([n, t]) => `${'- '.repeat(n)}${t}`),
   fc.tuple(fc.integer({ min: 1, max: 5 }), line).map(([n, t]) => `${'> '.repeat(n)}${t}`),
   line.map((t) => `[^1]: ${t}\n\n    ${t}`),
@@ -125,14 +127,31 @@ const block: fc.Arbitrary<string> = fc.oneof(
   fc.array(word, { minLength: 1, maxLength: 4 }).map((c) => `| ${c.join(' | ')} |\n|${c.map(() => '---').join('|')}|\n| ${c.join(' | ')} |`),
   fc.tuple(fc.constantFrom('```', '~~~', '````', '$$'), line, fc.boolean()).map(([f, t, closed]) => `${f}\n${t}\n\n${t}${closed ? `\n${f}` : ''}`),
   line.map((t) => `    ${t}\n\n    ${t}`),
-  fc.tuple(fc.constantFrom('<!--', '<div>', '<script>', '<?x', '<![CDATA['), line, fc.constantFrom('-->', '</div>', '</script>', '?>', ']]>', '')).map(([o, t, c]) => `${o}\n${t}\n\n${t} ${c}`),
+  fc
+    .tuple(fc.constantFrom('<!--', '<div>', '<script>', '<?x', '<![CDATA['), line, fc.constantFrom('-->', '</div>', '</script>', '?>', ']]>', ''))
+    .map(([o, t, c]) => `${o}\n${t}\n\n${t} ${c}`),
   fc.constantFrom('---', '***', '___', '+++', '- - -'),
   // Huge lines and runs: a piece repeated.
-  fc.tuple(fc.constantFrom('*a', '_a ', '[x] ', '[@a; @b, p. 3] ', 'Title\n=====\n', '- ', '> ', '`', '<a', '~~a', '![', '[^', '. ', '  ', '\\', '&#', '|', '$'), fc.integer({ min: 1, max: 3_000 })).map(([p, n]) => p.repeat(n)),
+  fc
+    .tuple(
+      fc.constantFrom('*a', '_a ', '[x] ', '[@a; @b, p. 3] ', 'Title\n=====\n', '- ', '> ', '`', '<a', '~~a', '![', '[^', '. ', '  ', '\\', '&#', '|', '$'),
+      fc.integer({ min: 1, max: 3_000 }),
+    )
+    .map(([p, n]) => p.repeat(n)),
 );
-const frontMatter = fc.oneof(fc.constant(''), words.map((w) => `---\ntitle: ${w}\n---\n\n`), words.map((w) => `+++\ntitle = "${w}"\n+++\n\n`));
+const frontMatter = fc.oneof(
+  fc.constant(''),
+  words.map((w) => `---\ntitle: ${w}\n---\n\n`),
+  words.map((w) => `+++\ntitle = "${w}"\n+++\n\n`),
+);
 const grammarDraft = fc
-  .tuple(frontMatter, fc.array(block, { minLength: 1, maxLength: 30 }), fc.array(fc.constantFrom('\n\n', '\n', '\r\n\r\n', '\r\r', '\n\n\n'), { minLength: 1, maxLength: 30 }), fc.constantFrom('\n', '\r\n', '\r', 'keep'), fc.boolean())
+  .tuple(
+    frontMatter,
+    fc.array(block, { minLength: 1, maxLength: 30 }),
+    fc.array(fc.constantFrom('\n\n', '\n', '\r\n\r\n', '\r\r', '\n\n\n'), { minLength: 1, maxLength: 30 }),
+    fc.constantFrom('\n', '\r\n', '\r', 'keep'),
+    fc.boolean(),
+  )
   .map(([fm, blocks, seps, eol, bom]) => {
     let s = fm + blocks.map((b, i) => b + seps[i % seps.length]).join('');
     if (eol !== 'keep') s = s.replace(/\r\n|\r|\n/g, eol);
@@ -140,7 +159,9 @@ const grammarDraft = fc
   });
 
 // ------------------------------------------------------------------ mutations of real drafts
-const REAL = ['examples/draft.md', 'test/fixtures/drafts/thesis-chapter.md', 'test/fixtures/drafts/notes-crlf.md', 'test/fixtures/drafts/french.md'].map((f) => readFileSync(f, 'utf8'));
+const REAL = ['examples/draft.md', 'test/fixtures/drafts/thesis-chapter.md', 'test/fixtures/drafts/notes-crlf.md', 'test/fixtures/drafts/french.md'].map((f) =>
+  readFileSync(f, 'utf8'),
+);
 
 function mutate(rand: () => number): { source: string; shape: string } {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];

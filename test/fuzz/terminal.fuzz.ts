@@ -20,8 +20,26 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 const piece = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 3, arbitrary: fc.integer({ min: 0, max: 0x9f }).map((c) => String.fromCharCode(c)) },
-  { weight: 2, arbitrary: fc.constantFrom('\u001b[2J', '\u001b[31m', '\u001b]8;;https://x.example\u0007', '\u001b]8;;\u001b\\', '\u001b]0;title\u0007', '\u001bP+q\u001b\\', '\u009b1m', '\r\n', '\u2028', '\u2029', '\t') },
-  { weight: 2, arbitrary: fc.constantFrom('\u202e', '\u202d', '\u2066', '\u2069', '\u200b', '\u200f', '\u061c', '\ufeff', '\u00ad', '\udc00', '\ud800', '\u{E0041}') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '\u001b[2J',
+      '\u001b[31m',
+      '\u001b]8;;https://x.example\u0007',
+      '\u001b]8;;\u001b\\',
+      '\u001b]0;title\u0007',
+      '\u001bP+q\u001b\\',
+      '\u009b1m',
+      '\r\n',
+      '\u2028',
+      '\u2029',
+      '\t',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('\u202e', '\u202d', '\u2066', '\u2069', '\u200b', '\u200f', '\u061c', '\ufeff', '\u00ad', '\udc00', '\ud800', '\u{E0041}'),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
 );
 const hostile = fc.array(piece, { maxLength: 40 }).map((p) => p.join(''));

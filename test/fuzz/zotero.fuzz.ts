@@ -38,7 +38,8 @@ function checkSnapshot(s: ZoteroSnapshot, storage: string, what: string): void {
     assert.ok(isZoteroKey(item.key), `${what}: item key ${JSON.stringify(item.key).slice(0, 60)}`);
     assert.ok((item.title ?? '').length <= ZOTERO_LIMITS.title, `${what}: title of ${item.title?.length}`);
     assert.ok(item.creators.length <= ZOTERO_LIMITS.creators, `${what}: ${item.creators.length} creators`);
-    for (const c of item.creators) for (const n of [c.firstName, c.lastName, c.name]) assert.ok((n ?? '').length <= ZOTERO_LIMITS.name, `${what}: a name of ${n?.length}`);
+    for (const c of item.creators)
+      for (const n of [c.firstName, c.lastName, c.name]) assert.ok((n ?? '').length <= ZOTERO_LIMITS.name, `${what}: a name of ${n?.length}`);
     assert.ok(item.tags.length <= ZOTERO_LIMITS.tags, `${what}: ${item.tags.length} tags`);
     assert.ok(item.collections.length <= ZOTERO_LIMITS.collections, `${what}: ${item.collections.length} collections`);
     for (const c of item.collections) assert.ok(c.length <= ZOTERO_LIMITS.collectionPath, `${what}: a collection path of ${c.length}`);
@@ -114,24 +115,64 @@ describe('fuzz: Zotero data directories', function () {
         }
       }
     }
-    console.log(`      logs: ${tried.toLocaleString('en')} tried (${applied.toLocaleString('en')} with frames applied), ${read} read through the reader; worst ${worstMsPerMb.toFixed(1)} ms of CPU per MB`);
+    console.log(
+      `      logs: ${tried.toLocaleString('en')} tried (${applied.toLocaleString('en')} with frames applied), ${read} read through the reader; worst ${worstMsPerMb.toFixed(1)} ms of CPU per MB`,
+    );
     assert.ok(tried > 0);
   });
 
   it('hostile items: fields bounded, keys checked, stored files confined to storage/', async () => {
     const KEYS = ['ABCD2345', 'ZZZZ9999', '../../x', '..', '', 'abcd2345', 'ABCD234', 'A/B/C/D/', 'ABCD2345/../../..', 'ÉÉÉÉÉÉÉÉ', 'x'.repeat(300)];
-    const PATHS = ['storage:paper.pdf', 'storage:../secret.pdf', 'storage:../../../outside/secret.pdf', 'storage:/etc/passwd', 'storage:', 'storage:a/../../b.pdf', '/etc/passwd', 'attachments:../../x.pdf', 'attachments:paper.pdf', 'storage:' + 'p'.repeat(5000) + '.pdf', 'storage:\u0000.pdf', 'C:\\x.pdf'];
+    const PATHS = [
+      'storage:paper.pdf',
+      'storage:../secret.pdf',
+      'storage:../../../outside/secret.pdf',
+      'storage:/etc/passwd',
+      'storage:',
+      'storage:a/../../b.pdf',
+      '/etc/passwd',
+      'attachments:../../x.pdf',
+      'attachments:paper.pdf',
+      'storage:' + 'p'.repeat(5000) + '.pdf',
+      'storage:\u0000.pdf',
+      'C:\\x.pdf',
+    ];
     // One edit of each kind at most, attachments of distinct keys: the editor writes rows a real
     // database keeps unique (an item's creators' order, tag names, item keys).
     const some = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
     const edits = fc
       .record({
-        attach: fc.uniqueArray(fc.record({ key: fc.constantFrom(...KEYS), path: fc.constantFrom(...PATHS), parent: fc.constantFrom<string | null>(null, 'commune', 'grain') }), { selector: (a) => a.key, maxLength: 3 }),
-        title_chars: some(fc.record({ item: fc.constantFrom('commune', 'grain', 'hanse'), char: fc.constantFrom('a', 'é', '\u202e', '\u0000', ' ', 'x '), count: fc.integer({ min: 0, max: 2_000_000 }) })),
-        creators: some(fc.record({ item: fc.constantFrom('commune', 'grain'), count: fc.integer({ min: 0, max: 400 }), chars: fc.integer({ min: 0, max: 5_000 }) })),
-        tags: some(fc.record({ item: fc.constantFrom('commune', 'grain'), count: fc.integer({ min: 0, max: 500 }), chars: fc.integer({ min: 0, max: 2_000 }) })),
-        extra: some(fc.record({ item: fc.constantFrom('commune', 'grain'), value: fc.oneof(fc.string({ maxLength: 200 }), fc.constant('Citation Key: ' + 'k'.repeat(10_000)), fc.constant('DOI: 10.1/' + 'd'.repeat(10_000))) })),
-        collections: some(fc.record({ item: fc.constantFrom('commune', 'grain'), depth: fc.integer({ min: 1, max: 120 }), chars: fc.integer({ min: 1, max: 2_000 }), count: fc.integer({ min: 1, max: 150 }) })),
+        attach: fc.uniqueArray(
+          fc.record({ key: fc.constantFrom(...KEYS), path: fc.constantFrom(...PATHS), parent: fc.constantFrom<string | null>(null, 'commune', 'grain') }),
+          { selector: (a) => a.key, maxLength: 3 },
+        ),
+        title_chars: some(
+          fc.record({
+            item: fc.constantFrom('commune', 'grain', 'hanse'),
+            char: fc.constantFrom('a', 'é', '\u202e', '\u0000', ' ', 'x '),
+            count: fc.integer({ min: 0, max: 2_000_000 }),
+          }),
+        ),
+        creators: some(
+          fc.record({ item: fc.constantFrom('commune', 'grain'), count: fc.integer({ min: 0, max: 400 }), chars: fc.integer({ min: 0, max: 5_000 }) }),
+        ),
+        tags: some(
+          fc.record({ item: fc.constantFrom('commune', 'grain'), count: fc.integer({ min: 0, max: 500 }), chars: fc.integer({ min: 0, max: 2_000 }) }),
+        ),
+        extra: some(
+          fc.record({
+            item: fc.constantFrom('commune', 'grain'),
+            value: fc.oneof(fc.string({ maxLength: 200 }), fc.constant('Citation Key: ' + 'k'.repeat(10_000)), fc.constant('DOI: 10.1/' + 'd'.repeat(10_000))),
+          }),
+        ),
+        collections: some(
+          fc.record({
+            item: fc.constantFrom('commune', 'grain'),
+            depth: fc.integer({ min: 1, max: 120 }),
+            chars: fc.integer({ min: 1, max: 2_000 }),
+            count: fc.integer({ min: 1, max: 150 }),
+          }),
+        ),
       })
       .map(({ attach, ...rest }) => [...attach.map((a) => ({ attach: a })), ...Object.entries(rest).flatMap(([k, v]) => (v === undefined ? [] : [{ [k]: v }]))])
       .filter((e) => e.length > 0);
@@ -145,7 +186,9 @@ describe('fuzz: Zotero data directories', function () {
         cpSync(lib.dataDir, dir, { recursive: true });
         try {
           // Keys given by name are the generated library's; the others are written as they are.
-          const named = JSON.parse(JSON.stringify(edits).replace(/"(item|parent)":"(\w+)"/g, (m, k: string, v: string) => (lib.items[v] ? `"${k}":"${lib.items[v]}"` : m)));
+          const named = JSON.parse(
+            JSON.stringify(edits).replace(/"(item|parent)":"(\w+)"/g, (m, k: string, v: string) => (lib.items[v] ? `"${k}":"${lib.items[v]}"` : m)),
+          );
           editZoteroLibrary(dir, named);
           const c0 = process.cpuUsage();
           try {
@@ -164,7 +207,9 @@ describe('fuzz: Zotero data directories', function () {
       }),
       fuzzParams(),
     );
-    console.log(`      libraries: ${tried.toLocaleString('en')} edited and read (${unavailable} unreadable as a whole, said so); worst ${Math.round(worstMs)} ms of CPU`);
+    console.log(
+      `      libraries: ${tried.toLocaleString('en')} edited and read (${unavailable} unreadable as a whole, said so); worst ${Math.round(worstMs)} ms of CPU`,
+    );
     assert.ok(tried > 0);
   });
 });

@@ -205,12 +205,19 @@ function prepareProfile() {
     filter: (src) => !src.split(/[\\/]/).includes('.similar-sources'),
   });
   // A hostile source and the draft that finds it (HTML, links, bidi overrides, a 5,000-character word).
-  const hostile = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'support', 'hostileLibrary.ts'), workspace], { cwd: root, encoding: 'utf8' });
+  const hostile = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'test', 'support', 'hostileLibrary.ts'), workspace], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (hostile.status !== 0) throw new Error(`could not write the hostile fixtures: ${hostile.stderr}`);
   // A generated local embedding model (random weights, the real vocabulary): the suite switches to it
   // to watch the background embedding (no model can be downloaded here).
   // Of the real shape (12 × 384, int8): embedding the example takes seconds, long enough to watch.
-  const model = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-model'), '--layers', '12', '--hidden', '384', '--quantized'], { cwd: root, encoding: 'utf8' });
+  const model = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-model'), '--layers', '12', '--hidden', '384', '--quantized'],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (model.status !== 0) throw new Error(`could not generate the test model: ${model.stderr}`);
   mkdirSync(join(tmp, 'control'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
@@ -241,14 +248,19 @@ async function startCodeServer(entry, profile) {
   else delete env.SIMILAR_SOURCES_IT_GREP;
   const cmd = [
     entry,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
-    '--config', join(tmp, 'code-server.yaml'),
-    '--extensions-dir', profile.extensionsDir,
-    '--user-data-dir', profile.userDataDir,
+    '--config',
+    join(tmp, 'code-server.yaml'),
+    '--extensions-dir',
+    profile.extensionsDir,
+    '--user-data-dir',
+    profile.userDataDir,
     profile.workspace,
   ];
   writeFileSync(join(tmp, 'code-server.yaml'), 'auth: none\ncert: false\n');
@@ -408,7 +420,11 @@ async function check(name, fn) {
     const message = err && err.stack ? err.stack : String(err);
     results.push({ name, state: 'failed', ms: Date.now() - t0, error: message, source: 'ui' });
     log(`  ✗ ${name}: ${err && err.message ? err.message.split('\n')[0] : err}`);
-    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60);
     await screenshot(`failure-${slug}.png`).catch(() => undefined);
   }
 }
@@ -451,21 +467,30 @@ async function uiChecks(manifest, { context, url, workspace }) {
       await waitUntil(async () => (await lenses.count()) >= 2, 2 * T.element, 'at least two .codelens-decoration elements');
     } catch (err) {
       const state = await runControl('similarSourcesIt.codeLensState', 'Similar Sources IT: CodeLens State').catch((e) => ({ error: e.message }));
-      const zones = await page.locator('.monaco-editor .view-zones > div').count().catch(() => -1);
+      const zones = await page
+        .locator('.monaco-editor .view-zones > div')
+        .count()
+        .catch(() => -1);
       throw new Error(`${err.message}; extension host: ${JSON.stringify(state)}; editor view zones: ${zones}`);
     }
     const texts = await lenses.allInnerTexts();
     const withSources = texts.filter((t) => /\b\d+ (strong|related|weak) · /.test(t));
-    if (withSources.length < 2) throw new Error(`fewer than two CodeLenses name a source ("2 strong · Whitfield 2019, p. 214"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
+    if (withSources.length < 2)
+      throw new Error(`fewer than two CodeLenses name a source ("2 strong · Whitfield 2019, p. 214"); on screen: ${JSON.stringify(texts.slice(0, 8))}`);
     log(`  CodeLenses on screen: ${JSON.stringify(texts.slice(0, 4))}`);
   });
 
   await check('the Similar Sources panel shows source cards', async () => {
     await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
-    const [frame] = await waitUntil(async () => {
-      const f = await framesWith('[data-testid="card"]');
-      return f.length ? f : undefined;
-    }, T.element, 'a webview frame with [data-testid="card"]', 500);
+    const [frame] = await waitUntil(
+      async () => {
+        const f = await framesWith('[data-testid="card"]');
+        return f.length ? f : undefined;
+      },
+      T.element,
+      'a webview frame with [data-testid="card"]',
+      500,
+    );
     const cards = frame.locator('[data-testid="card"]');
     const n = await cards.count();
     if (n < 1) throw new Error('no card');
@@ -480,7 +505,11 @@ async function uiChecks(manifest, { context, url, workspace }) {
     if (!pageText) throw new Error('first card shows no page');
     if (insertButtons < 1) throw new Error('no [data-testid="insert-citation"] button');
     // The draft (with its CodeLenses, when the product shows them) beside the panel.
-    await page.locator('.codelens-decoration').first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => log('  (no CodeLens on screen for the screenshot)'));
+    await page
+      .locator('.codelens-decoration')
+      .first()
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .catch(() => log('  (no CodeLens on screen for the screenshot)'));
     await sleep(500);
     await screenshot('draft-codelens-panel.png');
   });
@@ -520,9 +549,17 @@ async function uiChecks(manifest, { context, url, workspace }) {
     if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
     // The details (title, authors, best page and passage) beside the list, as a user opens them.
     const details = page.locator('.suggest-details-container .suggest-details, .suggest-widget .details');
-    if (!(await details.first().isVisible().catch(() => false))) {
+    if (
+      !(await details
+        .first()
+        .isVisible()
+        .catch(() => false))
+    ) {
       await page.keyboard.press('Control+Space');
-      await details.first().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => log('  (suggestion details not shown)'));
+      await details
+        .first()
+        .waitFor({ state: 'visible', timeout: 5_000 })
+        .catch(() => log('  (suggestion details not shown)'));
     }
     await sleep(500);
     await screenshot('completion.png');
@@ -536,7 +573,11 @@ async function uiChecks(manifest, { context, url, workspace }) {
     const prepared = await runControl('similarSourcesIt.prepareQuarto', 'Similar Sources IT: Analyse The Quarto Draft', T.analysis);
     if (prepared?.languageId !== 'quarto') throw new Error(`draft.qmd opened as ${prepared?.languageId}, not quarto`);
     const lenses = page.locator('.codelens-decoration');
-    await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.qmd');
+    await waitUntil(
+      async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2,
+      2 * T.element,
+      'two CodeLenses naming a source in draft.qmd',
+    );
     log(`  draft.qmd: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
     await sleep(500);
     await screenshot('quarto.png');
@@ -550,44 +591,58 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runControl('similarSourcesIt.revertQuarto', 'Similar Sources IT: Revert The Quarto Draft');
   });
 
-  await check('a LaTeX draft (draft.tex): CodeLenses above its prose, a biblatex citation merged into \\autocites, citekeys offered after \\autocite{', async () => {
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
-    await dismissOverlays();
-    const prepared = await runControl('similarSourcesIt.prepareLatex', 'Similar Sources IT: Analyse The LaTeX Draft', T.analysis);
-    if (prepared?.languageId !== 'latex') throw new Error(`draft.tex opened as ${prepared?.languageId}, not latex`);
-    log(`  draft.tex: ${prepared.lenses} CodeLenses from the provider`);
-    // The panel's webview takes the focus once it has loaded its cards: back to the draft, as a user would click.
-    await waitUntil(async () => (await framesWith('[data-testid="card"]')).length > 0, T.element, 'the panel showing the cards of draft.tex').catch(() => log('  (the panel shows no card yet)'));
-    await page.locator('.monaco-editor .view-line', { hasText: 'Consider first the great Mediterranean' }).first().click();
-    const lenses = page.locator('.codelens-decoration');
-    await waitUntil(async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2, 2 * T.element, 'two CodeLenses naming a source in draft.tex');
-    log(`  draft.tex: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
-    await sleep(500);
-    await screenshot('latex.png');
-    const inserted = await runControl('similarSourcesIt.insertLatexCitation', 'Similar Sources IT: Insert A Citation In The LaTeX Draft');
-    log(`  draft.tex: inserted ${JSON.stringify(inserted)}`);
-    if (!/^\\autocites\[p\.~214\]\{whitfield2019grain\}\[pp?\.~[^\]]+\]\{[^}]+\}$/.test(inserted?.citation ?? '')) throw new Error(`not merged into \\autocites: ${JSON.stringify(inserted)}`);
-    if (!inserted.selected || !inserted.citation.includes(`~${inserted.selected}]`)) throw new Error(`the page is not the selected tab stop: ${JSON.stringify(inserted)}`);
-    // The editor shows the merged command with its page selected.
-    await page.locator('.monaco-editor .view-line', { hasText: '\\autocites' }).first().waitFor({ state: 'visible', timeout: T.element });
-    await sleep(500);
-    await screenshot('latex-insert.png');
-    await page.keyboard.press('Escape');
-    await runControl('similarSourcesIt.typeLatexCitekey', 'Similar Sources IT: Type A Citation In The LaTeX Draft');
-    const { first } = await firstSuggestion('{');
-    log(`  draft.tex: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
-    if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
-    await sleep(500);
-    await screenshot('latex-completion.png');
-    await page.keyboard.press('Escape');
-    const reverted = await runControl('similarSourcesIt.revertLatex', 'Similar Sources IT: Revert The LaTeX Draft');
-    if (!reverted?.restored) throw new Error('draft.tex was not restored');
-  });
+  await check(
+    'a LaTeX draft (draft.tex): CodeLenses above its prose, a biblatex citation merged into \\autocites, citekeys offered after \\autocite{',
+    async () => {
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
+      await dismissOverlays();
+      const prepared = await runControl('similarSourcesIt.prepareLatex', 'Similar Sources IT: Analyse The LaTeX Draft', T.analysis);
+      if (prepared?.languageId !== 'latex') throw new Error(`draft.tex opened as ${prepared?.languageId}, not latex`);
+      log(`  draft.tex: ${prepared.lenses} CodeLenses from the provider`);
+      // The panel's webview takes the focus once it has loaded its cards: back to the draft, as a user would click.
+      await waitUntil(async () => (await framesWith('[data-testid="card"]')).length > 0, T.element, 'the panel showing the cards of draft.tex').catch(() =>
+        log('  (the panel shows no card yet)'),
+      );
+      await page.locator('.monaco-editor .view-line', { hasText: 'Consider first the great Mediterranean' }).first().click();
+      const lenses = page.locator('.codelens-decoration');
+      await waitUntil(
+        async () => (await lenses.allInnerTexts()).filter((t) => /\b\d+ (strong|related|weak) · /.test(t)).length >= 2,
+        2 * T.element,
+        'two CodeLenses naming a source in draft.tex',
+      );
+      log(`  draft.tex: CodeLenses ${JSON.stringify((await lenses.allInnerTexts()).slice(0, 3))}`);
+      await sleep(500);
+      await screenshot('latex.png');
+      const inserted = await runControl('similarSourcesIt.insertLatexCitation', 'Similar Sources IT: Insert A Citation In The LaTeX Draft');
+      log(`  draft.tex: inserted ${JSON.stringify(inserted)}`);
+      if (!/^\\autocites\[p\.~214\]\{whitfield2019grain\}\[pp?\.~[^\]]+\]\{[^}]+\}$/.test(inserted?.citation ?? ''))
+        throw new Error(`not merged into \\autocites: ${JSON.stringify(inserted)}`);
+      if (!inserted.selected || !inserted.citation.includes(`~${inserted.selected}]`))
+        throw new Error(`the page is not the selected tab stop: ${JSON.stringify(inserted)}`);
+      // The editor shows the merged command with its page selected.
+      await page.locator('.monaco-editor .view-line', { hasText: '\\autocites' }).first().waitFor({ state: 'visible', timeout: T.element });
+      await sleep(500);
+      await screenshot('latex-insert.png');
+      await page.keyboard.press('Escape');
+      await runControl('similarSourcesIt.typeLatexCitekey', 'Similar Sources IT: Type A Citation In The LaTeX Draft');
+      const { first } = await firstSuggestion('{');
+      log(`  draft.tex: first suggestion ${JSON.stringify(first.split('\n').join(' · '))}`);
+      if (!/whitfield2019grain/.test(first)) throw new Error(`the first suggestion should be whitfield2019grain: ${first}`);
+      await sleep(500);
+      await screenshot('latex-completion.png');
+      await page.keyboard.press('Escape');
+      const reverted = await runControl('similarSourcesIt.revertLatex', 'Similar Sources IT: Revert The LaTeX Draft');
+      if (!reverted?.restored) throw new Error('draft.tex was not restored');
+    },
+  );
 
   await check('Check Citations: the Problems panel lists a quotation cited at the wrong page and a mistyped key', async () => {
     // A draft of the workspace with two wrong citations (the library is indexed by now).
     const name = 'citations-to-check.md';
-    writeFileSync(join(workspace, name), '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n');
+    writeFileSync(
+      join(workspace, name),
+      '# Checked\n\nThe system “came close to breaking in the last decade of the sixteenth century” [@whitfield2019grain, p. 214].\n\nSee also [@whitfeld2019grain, p. 214].\n',
+    );
     await dismissOverlays();
     await focusWorkbench();
     await page.keyboard.press('Control+P');
@@ -600,7 +655,12 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await runPaletteCommand('Similar Sources: Check Citations');
     await runPaletteCommand('View: Focus Problems');
     const rows = page.locator('.markers-panel .monaco-list-row');
-    await waitUntil(async () => (await rows.allInnerTexts()).join('\n').includes('p. 216'), T.control, 'the Problems panel to list the wrong page (found on p. 216)', 500);
+    await waitUntil(
+      async () => (await rows.allInnerTexts()).join('\n').includes('p. 216'),
+      T.control,
+      'the Problems panel to list the wrong page (found on p. 216)',
+      500,
+    );
     const text = (await rows.allInnerTexts()).join('\n');
     if (!/whitfeld2019grain/.test(text)) throw new Error(`the Problems panel does not list the mistyped key: ${text.slice(0, 500)}`);
     // The in-host suite checked, then deleted, a draft of its own: its problems went with it.
@@ -609,7 +669,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     log(`  problems: ${JSON.stringify(text.slice(0, 300))}`);
     await dismissOverlays();
     // Leave the workbench as the next checks expect it: the draft in front, no panel, no extra file.
-    for (const command of ['View: Close Editor', 'View: Hide Panel']) await runPaletteCommand(command).catch((e) => log(`  (could not run ${command}: ${e.message.split('\n')[0]})`));
+    for (const command of ['View: Close Editor', 'View: Hide Panel'])
+      await runPaletteCommand(command).catch((e) => log(`  (could not run ${command}: ${e.message.split('\n')[0]})`));
     rmSync(join(workspace, name), { force: true });
     await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
   });
@@ -617,26 +678,39 @@ async function uiChecks(manifest, { context, url, workspace }) {
   await check('Open PDF shows the PDF viewer at page 2, the passage marked on its text layer', async () => {
     const panelFrames = new Set(await framesWith('[data-testid="card"]'));
     await runControl('similarSourcesIt.openPdf', 'Similar Sources IT: Open Library PDF At Page 2');
-    const frame = await waitUntil(async () => {
-      for (const f of page.frames()) {
-        if (panelFrames.has(f) || f === page.mainFrame()) continue;
-        try {
-          if ((await f.locator('[data-testid="pdf-viewer"], [data-testid="pdf-page"], [data-testid="pdf-error"]').count()) > 0) return f;
-        } catch {
-          /* frame navigating */
+    const frame = await waitUntil(
+      async () => {
+        for (const f of page.frames()) {
+          if (panelFrames.has(f) || f === page.mainFrame()) continue;
+          try {
+            if ((await f.locator('[data-testid="pdf-viewer"], [data-testid="pdf-page"], [data-testid="pdf-error"]').count()) > 0) return f;
+          } catch {
+            /* frame navigating */
+          }
         }
-      }
-      return undefined;
-    }, T.element, 'the PDF viewer webview ([data-testid="pdf-viewer"])', 500);
-    await waitUntil(async () => {
-      const error = frame.locator('[data-testid="pdf-error"]');
-      if ((await error.count()) > 0) throw Object.assign(new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`), { fatal: true });
-      const input = frame.locator('[data-testid="pdf-page-input"]');
-      const current = (await input.count()) > 0 ? await input.first().inputValue() : null;
-      const painted = await frame.locator('[data-testid="pdf-page"][data-page-number="2"] canvas').evaluateAll((cs) => cs.some((c) => c.width > 0 && c.height > 0));
-      const marked = (await frame.locator('[data-testid="pdf-page"][data-page-number="2"] .textLayer .highlight').allInnerTexts()).join(' ');
-      return current === '2' && painted && /^In the kingdom of Sicily, no grain/.test(marked);
-    }, T.element, 'page 2 to be shown (page input "2", its canvas painted, "In the kingdom of Sicily, no grain…" marked)', 500).catch(async (err) => {
+        return undefined;
+      },
+      T.element,
+      'the PDF viewer webview ([data-testid="pdf-viewer"])',
+      500,
+    );
+    await waitUntil(
+      async () => {
+        const error = frame.locator('[data-testid="pdf-error"]');
+        if ((await error.count()) > 0)
+          throw Object.assign(new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`), { fatal: true });
+        const input = frame.locator('[data-testid="pdf-page-input"]');
+        const current = (await input.count()) > 0 ? await input.first().inputValue() : null;
+        const painted = await frame
+          .locator('[data-testid="pdf-page"][data-page-number="2"] canvas')
+          .evaluateAll((cs) => cs.some((c) => c.width > 0 && c.height > 0));
+        const marked = (await frame.locator('[data-testid="pdf-page"][data-page-number="2"] .textLayer .highlight').allInnerTexts()).join(' ');
+        return current === '2' && painted && /^In the kingdom of Sicily, no grain/.test(marked);
+      },
+      T.element,
+      'page 2 to be shown (page input "2", its canvas painted, "In the kingdom of Sicily, no grain…" marked)',
+      500,
+    ).catch(async (err) => {
       const error = frame.locator('[data-testid="pdf-error"]');
       if ((await error.count().catch(() => 0)) > 0) throw new Error(`the PDF viewer shows an error: ${(await error.first().innerText()).trim()}`);
       throw err;
@@ -650,10 +724,15 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await page.reload({ waitUntil: 'domcontentloaded', timeout: T.workbench });
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.workbench });
     await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
-    await waitUntil(async () => {
-      const f = await framesWith('[data-testid="card"]');
-      return f.length ? f : undefined;
-    }, T.element, 'the restored panel to show [data-testid="card"]', 500);
+    await waitUntil(
+      async () => {
+        const f = await framesWith('[data-testid="card"]');
+        return f.length ? f : undefined;
+      },
+      T.element,
+      'the restored panel to show [data-testid="card"]',
+      500,
+    );
     // The draft in front (the PDF view may have covered it); no analysis is asked for here.
     await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
     const lenses = page.locator('.codelens-decoration');
@@ -662,7 +741,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await screenshot('after-reload.png');
     // Served from the cache, not by running the command again: the new extension host's own log says so.
     const hostLog = latestProductLog();
-    if (!/restored the results of .*draft\.md from the cache/.test(hostLog)) throw new Error(`the product's log after the reload does not say the results came from the cache:\n${hostLog.slice(-1500)}`);
+    if (!/restored the results of .*draft\.md from the cache/.test(hostLog))
+      throw new Error(`the product's log after the reload does not say the results came from the cache:\n${hostLog.slice(-1500)}`);
     if (/\banalysed \S*draft\.md/.test(hostLog)) throw new Error('the draft was analysed again after the reload instead of being restored from the cache');
   });
 
@@ -676,10 +756,15 @@ async function uiChecks(manifest, { context, url, workspace }) {
     // The author field holds an <iframe …>: no surname is made of it (the title's own words stand in, as written).
     if (/iframe/.test(lens)) throw new Error(`the CodeLens shows markup as an author: ${lens}`);
     // The panel's DOM: the hostile card is there, its text escaped, nothing loaded or linked.
-    const [frame] = await waitUntil(async () => {
-      const f = await framesWith('[data-testid="card-title"]:has-text("Evil title")');
-      return f.length ? f : undefined;
-    }, T.element, 'the panel to show the hostile card', 500);
+    const [frame] = await waitUntil(
+      async () => {
+        const f = await framesWith('[data-testid="card-title"]:has-text("Evil title")');
+        return f.length ? f : undefined;
+      },
+      T.element,
+      'the panel to show the hostile card',
+      500,
+    );
     const dom = await frame.evaluate(() => {
       const root = document.getElementById('root');
       const title = [...document.querySelectorAll('[data-testid="card-title"]')].map((e) => e.textContent ?? '').find((t) => t.includes('Evil title')) ?? '';
@@ -696,7 +781,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     if (dom.active !== 0) throw new Error(`${dom.active} active element(s) (img, script, iframe…) inside the panel's content`);
     if (dom.hrefs.length) throw new Error(`links or sources inside the panel's content: ${JSON.stringify(dom.hrefs.slice(0, 5))}`);
     if (dom.handlers !== 0) throw new Error(`${dom.handlers} element(s) with an on… handler attribute`);
-    if (!dom.title.includes('<img src=x onerror=') || !dom.title.includes('https://example.com/a.png')) throw new Error(`the hostile title does not read as written: ${dom.title.slice(0, 200)}`);
+    if (!dom.title.includes('<img src=x onerror=') || !dom.title.includes('https://example.com/a.png'))
+      throw new Error(`the hostile title does not read as written: ${dom.title.slice(0, 200)}`);
     if (/[\u202A-\u202E\u2066-\u2069]/.test(dom.title)) throw new Error('the card title keeps a bidi override');
     if (dom.overflow > 2) throw new Error(`the panel scrolls sideways by ${dom.overflow} px (a long word broke the layout)`);
     // The hover's DOM: only our own command links; the URLs of the metadata are text.
@@ -711,7 +797,8 @@ async function uiChecks(manifest, { context, url, workspace }) {
     const foreign = h.links.filter((l) => !l.startsWith('command:similarSources.'));
     if (foreign.length) throw new Error(`the hover has links that are not ours: ${JSON.stringify(foreign)}`);
     if (h.images) throw new Error(`${h.images} image(s) in the hover`);
-    if (!h.text.includes('https://example.com/a.png') || !h.text.includes('onerror')) throw new Error(`the hover does not show the metadata as written: ${h.text.slice(0, 300)}`);
+    if (!h.text.includes('https://example.com/a.png') || !h.text.includes('onerror'))
+      throw new Error(`the hover does not show the metadata as written: ${h.text.slice(0, 300)}`);
     if (/\\(?=[.:/_-])/.test(h.text)) throw new Error(`stray backslashes in the hover: ${h.text.slice(0, 300)}`);
     if (/[\u202A-\u202E]/.test(h.text)) throw new Error('the hover keeps a bidi override');
     await screenshot('hostile.png');
@@ -735,14 +822,18 @@ async function uiChecks(manifest, { context, url, workspace }) {
         // for a while, and is stopped (SIGSTOP) the moment it holds the lock: a slow indexing, on demand.
         const manifestFile = join(dir, 'manifest.json');
         writeFileSync(manifestFile, JSON.stringify({ ...readJson(manifestFile), lexical: 'lex-0' }));
-        secondPid = await stopTheLockHolder(dir, async () => {
-          page = second;
-          try {
-            await runPaletteCommand('Similar Sources: Index Library');
-          } finally {
-            page = first;
-          }
-        }, T.element);
+        secondPid = await stopTheLockHolder(
+          dir,
+          async () => {
+            page = second;
+            try {
+              await runPaletteCommand('Similar Sources: Index Library');
+            } finally {
+              page = first;
+            }
+          },
+          T.element,
+        );
         if (secondPid === firstPid) throw new Error('the first window took the lock: the check cannot tell the windows apart');
         if (!secondPid) await waitUntil(() => !existsSync(join(dir, 'index.lock')), T.element, 'the second window to finish its indexing');
       }
@@ -756,10 +847,15 @@ async function uiChecks(manifest, { context, url, workspace }) {
         await sleep(1000);
         if (existsSync(file)) throw new Error(`the first window did not wait for the second: ${readFileSync(file, 'utf8')}`);
         // What the user of the first window sees meanwhile: its indexing notification names the holder.
-        const prompts = await waitUntil(async () => {
-          const p = await visiblePrompts();
-          return p.some((t) => t.includes(`pid ${secondPid} on `)) && p;
-        }, T.element, `the first window's indexing notification to name the process that holds the index (pid ${secondPid})`, 250).catch(async (err) => {
+        const prompts = await waitUntil(
+          async () => {
+            const p = await visiblePrompts();
+            return p.some((t) => t.includes(`pid ${secondPid} on `)) && p;
+          },
+          T.element,
+          `the first window's indexing notification to name the process that holds the index (pid ${secondPid})`,
+          250,
+        ).catch(async (err) => {
           throw new Error(`${err.message}; on screen: ${JSON.stringify(await visiblePrompts())}`);
         });
         log(`  the first window while it waits: ${JSON.stringify(prompts)}`);
@@ -785,32 +881,50 @@ async function uiChecks(manifest, { context, url, workspace }) {
     }
   });
 
-  await check('with a local model, the status bar shows "Semantic index N%" while its vectors are computed, and the panel says results are partly lexical', async () => {
-    await dismissOverlays();
-    try {
-      // Index Library with the generated 12 × 384 model: passages committed, vectors in the background.
-      const indexed = await runControl('similarSourcesIt.indexWithLocalModel', 'Similar Sources IT: Index With The Local Model', T.analysis);
-      const status = await waitUntil(async () => (await semanticStatus()) || undefined, T.element, 'the status bar to show "Semantic index"', 200);
-      if (!/^Semantic index \d{1,2}%$/.test(status)) throw new Error(`status bar: ${JSON.stringify(status)}`);
-      // An analysis now runs on what is there, and says so.
-      const analysed = await runControl('similarSourcesIt.prepareDraft', 'Similar Sources IT: Analyse Draft And Show Panel', T.analysis);
-      const [frame] = await waitUntil(async () => {
-        const f = await framesWith('[data-testid="semantic-note"]');
-        return f.length ? f : undefined;
-      }, T.element, 'the panel to say the semantic index is not complete ([data-testid="semantic-note"])', 500);
-      const note = (await frame.locator('[data-testid="semantic-note"]').first().innerText()).trim();
-      if (!/^Semantic index \d{1,2}%: \d+ of \d+ passages/.test(note)) throw new Error(`panel note: ${JSON.stringify(note)}`);
-      // The panel scrolls to the segment at the cursor: bring the note into view for the screenshot.
-      await frame.locator('[data-testid="semantic-note"]').first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
-      await sleep(300);
-      await screenshot('semantic-index.png');
-      log(`  ${JSON.stringify(indexed)}; status bar "${status}"; analysis ${JSON.stringify(analysed)}; panel: "${note.slice(0, 80)}…"`);
-      // Then the vectors are complete: the item goes back to the library's size.
-      await waitUntil(async () => !(await semanticStatus()), T.analysis, 'the semantic index to complete (the status bar item to leave "Semantic index")', 500);
-    } finally {
-      await runControl('similarSourcesIt.useDefaultProvider', 'Similar Sources IT: Use The Default Provider').catch((e) => log(`  (could not restore the provider: ${e.message})`));
-    }
-  });
+  await check(
+    'with a local model, the status bar shows "Semantic index N%" while its vectors are computed, and the panel says results are partly lexical',
+    async () => {
+      await dismissOverlays();
+      try {
+        // Index Library with the generated 12 × 384 model: passages committed, vectors in the background.
+        const indexed = await runControl('similarSourcesIt.indexWithLocalModel', 'Similar Sources IT: Index With The Local Model', T.analysis);
+        const status = await waitUntil(async () => (await semanticStatus()) || undefined, T.element, 'the status bar to show "Semantic index"', 200);
+        if (!/^Semantic index \d{1,2}%$/.test(status)) throw new Error(`status bar: ${JSON.stringify(status)}`);
+        // An analysis now runs on what is there, and says so.
+        const analysed = await runControl('similarSourcesIt.prepareDraft', 'Similar Sources IT: Analyse Draft And Show Panel', T.analysis);
+        const [frame] = await waitUntil(
+          async () => {
+            const f = await framesWith('[data-testid="semantic-note"]');
+            return f.length ? f : undefined;
+          },
+          T.element,
+          'the panel to say the semantic index is not complete ([data-testid="semantic-note"])',
+          500,
+        );
+        const note = (await frame.locator('[data-testid="semantic-note"]').first().innerText()).trim();
+        if (!/^Semantic index \d{1,2}%: \d+ of \d+ passages/.test(note)) throw new Error(`panel note: ${JSON.stringify(note)}`);
+        // The panel scrolls to the segment at the cursor: bring the note into view for the screenshot.
+        await frame
+          .locator('[data-testid="semantic-note"]')
+          .first()
+          .evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        await sleep(300);
+        await screenshot('semantic-index.png');
+        log(`  ${JSON.stringify(indexed)}; status bar "${status}"; analysis ${JSON.stringify(analysed)}; panel: "${note.slice(0, 80)}…"`);
+        // Then the vectors are complete: the item goes back to the library's size.
+        await waitUntil(
+          async () => !(await semanticStatus()),
+          T.analysis,
+          'the semantic index to complete (the status bar item to leave "Semantic index")',
+          500,
+        );
+      } finally {
+        await runControl('similarSourcesIt.useDefaultProvider', 'Similar Sources IT: Use The Default Provider').catch((e) =>
+          log(`  (could not restore the provider: ${e.message})`),
+        );
+      }
+    },
+  );
 }
 
 /**
@@ -963,7 +1077,15 @@ async function main() {
   browser = await chromium.launch({
     executablePath: setup.chromium,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   page = await context.newPage();
@@ -1002,7 +1124,13 @@ async function main() {
     streamLog();
   }
   for (const t of suite.tests) {
-    results.push({ name: t.fullTitle, state: t.state, ms: t.durationMs, error: t.error ? `${t.error.message}\n${t.error.stack ?? ''}` : undefined, source: 'host' });
+    results.push({
+      name: t.fullTitle,
+      state: t.state,
+      ms: t.durationMs,
+      error: t.error ? `${t.error.message}\n${t.error.stack ?? ''}` : undefined,
+      source: 'host',
+    });
   }
   if (suite.fatal) results.push({ name: 'the in-host suite', state: 'failed', ms: 0, error: suite.fatal, source: 'host' });
   log(`in-host suite (VS Code ${suite.vscodeVersion}): ${suite.passes} passed, ${suite.failures} failed`);

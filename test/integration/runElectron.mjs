@@ -88,16 +88,20 @@ mkdirSync(join(userDataDir, 'User'), { recursive: true });
 mkdirSync(extensionsDir, { recursive: true });
 writeFileSync(
   join(userDataDir, 'User', 'settings.json'),
-  JSON.stringify({
-    'security.workspace.trust.enabled': false,
-    'workbench.startupEditor': 'none',
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'workbench.tips.enabled': false,
-    'update.mode': 'none',
-    'similarSources.autoIndex': true,
-  }, null, 2),
+  JSON.stringify(
+    {
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'workbench.tips.enabled': false,
+      'update.mode': 'none',
+      'similarSources.autoIndex': true,
+    },
+    null,
+    2,
+  ),
 );
 
 let code = 1;
@@ -106,7 +110,18 @@ try {
     vscodeExecutablePath,
     extensionDevelopmentPath: root,
     extensionTestsPath: suiteEntry,
-    launchArgs: [workspace, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes', '--disable-gpu', '--no-sandbox'],
+    launchArgs: [
+      workspace,
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+      '--disable-workspace-trust',
+      '--skip-welcome',
+      '--skip-release-notes',
+      '--disable-gpu',
+      '--no-sandbox',
+    ],
     extensionTestsEnv: process.env.SIMILAR_SOURCES_IT_GREP ? { SIMILAR_SOURCES_IT_GREP: process.env.SIMILAR_SOURCES_IT_GREP } : {},
   });
 } catch (err) {

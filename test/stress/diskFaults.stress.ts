@@ -51,7 +51,12 @@ describe('full disk and read-only workspace (CLI, tmpfs)', function () {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt], { stdio: 'pipe' });
       mounted = true;
     } catch (err) {
-      record('full disk during a commit (tmpfs)', { tried: 0, crashes: 0, dataLost: 0, note: `not run: mount -t tmpfs refused (${(err as Error).message.split('\n')[0]}); covered by injected ENOSPC in test/unit/writeFaults.test.ts` });
+      record('full disk during a commit (tmpfs)', {
+        tried: 0,
+        crashes: 0,
+        dataLost: 0,
+        note: `not run: mount -t tmpfs refused (${(err as Error).message.split('\n')[0]}); covered by injected ENOSPC in test/unit/writeFaults.test.ts`,
+      });
       this.skip();
     }
     for (const [i, v] of [variants.a, variants.b].entries()) {
@@ -142,7 +147,12 @@ describe('full disk and read-only workspace (CLI, tmpfs)', function () {
       const r2 = cli(['index', '--library', lib, '--workspace', join(mnt, 'never')]);
       assert.equal(r2.status, 1);
       assert.match(r2.stderr, /error: Cannot write .*read-only \(EROFS\)/, r2.stderr);
-      record('read-only workspace', { tried: 2, crashes: 0, dataLost: 0, note: `index: "${r.stderr.trim().split('\n').pop()!.slice(0, 90)}…", exit 1; search on the existing index works` });
+      record('read-only workspace', {
+        tried: 2,
+        crashes: 0,
+        dataLost: 0,
+        note: `index: "${r.stderr.trim().split('\n').pop()!.slice(0, 90)}…", exit 1; search on the existing index works`,
+      });
     } finally {
       execFileSync('mount', ['-o', 'remount,rw', mnt]);
     }

@@ -60,14 +60,30 @@ describe('huge drafts: time, memory, event-loop delay', function () {
     ['typical draft (50 KB, 100 paragraphs)', () => Array.from({ length: 100 }, () => paragraph(r, 4)).join('\n\n'), (m) => assert.equal(m.segments, 100)],
     ['5 MB draft, 10,000 paragraphs', () => Array.from({ length: 10_000 }, () => paragraph(r, 5)).join('\n\n'), (m) => assert.equal(m.segments, 10_000)],
     ['1 MB paragraph', () => Array.from({ length: 8_000 }, () => paragraph(r, 1)).join(' '), (m) => assert.equal(m.segments, 1)],
-    ['table of 10,000 rows', () => '| a | b |\n|---|---|\n' + Array.from({ length: 10_000 }, (_, i) => `| cell ${i} words | more ${i} |`).join('\n'), (m) => assert.equal(m.segments, 0)],
-    ['1 MB of binary garbage', () => {
-      const b = Buffer.alloc(1_000_000);
-      for (let i = 0; i < b.length; i++) b[i] = Math.floor(r() * 256);
-      return b.toString('utf8');
-    }, (m) => assert.equal(m.error, undefined)],
-    ['1,000 levels of nested lists', () => Array.from({ length: 1000 }, (_, i) => '  '.repeat(i) + `- item ${i} words`).join('\n'), (m) => assert.equal(errorCode(m.error), 'unreadable')],
-    ['1,000 levels of nested quotes', () => Array.from({ length: 1000 }, (_, i) => '>'.repeat(i + 1) + ` quote ${i} words`).join('\n'), (m) => assert.equal(errorCode(m.error), 'unreadable')],
+    [
+      'table of 10,000 rows',
+      () => '| a | b |\n|---|---|\n' + Array.from({ length: 10_000 }, (_, i) => `| cell ${i} words | more ${i} |`).join('\n'),
+      (m) => assert.equal(m.segments, 0),
+    ],
+    [
+      '1 MB of binary garbage',
+      () => {
+        const b = Buffer.alloc(1_000_000);
+        for (let i = 0; i < b.length; i++) b[i] = Math.floor(r() * 256);
+        return b.toString('utf8');
+      },
+      (m) => assert.equal(m.error, undefined),
+    ],
+    [
+      '1,000 levels of nested lists',
+      () => Array.from({ length: 1000 }, (_, i) => '  '.repeat(i) + `- item ${i} words`).join('\n'),
+      (m) => assert.equal(errorCode(m.error), 'unreadable'),
+    ],
+    [
+      '1,000 levels of nested quotes',
+      () => Array.from({ length: 1000 }, (_, i) => '>'.repeat(i + 1) + ` quote ${i} words`).join('\n'),
+      (m) => assert.equal(errorCode(m.error), 'unreadable'),
+    ],
   ];
   for (const [name, make, check] of cases) {
     it(name, async () => {

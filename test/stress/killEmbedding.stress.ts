@@ -27,7 +27,9 @@ const KILLS = Number(process.env.SS_STRESS_EMBED_KILLS ?? 20);
 const LIBRARY = resolve('examples/library');
 
 /** Every passage's text and vector, by `<content hash>:<index>`, and how many vectors there are. */
-async function contents(ws: string): Promise<{ key: string; passages: Map<string, string>; vectors: Map<string, Float32Array>; covered: number; total: number } | undefined> {
+async function contents(
+  ws: string,
+): Promise<{ key: string; passages: Map<string, string>; vectors: Map<string, Float32Array>; covered: number; total: number } | undefined> {
   const dir = indexDir(ws);
   const m = await readManifest(dir);
   if (!m) return undefined;
@@ -50,7 +52,10 @@ describe('kill -9 during background embedding (CLI index with a local model)', f
   let clean: NonNullable<Awaited<ReturnType<typeof contents>>>;
   let runMs = 0;
   const index = (ws: string) => {
-    const r = spawnSync(process.execPath, [CLI, 'index', '--library', LIBRARY, '--workspace', ws, '--provider', 'local', '--model', model, '--json'], { encoding: 'utf8', timeout: 600_000 });
+    const r = spawnSync(process.execPath, [CLI, 'index', '--library', LIBRARY, '--workspace', ws, '--provider', 'local', '--model', model, '--json'], {
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
     assert.equal(r.status, 0, `index failed: ${r.stderr}`);
   };
 
@@ -82,7 +87,9 @@ describe('kill -9 during background embedding (CLI index with a local model)', f
         const before = await contents(ws);
         const delay = Math.floor(r() * runMs);
         const ended = await new Promise<boolean>((res) => {
-          const child = spawn(process.execPath, [CLI, 'index', '--library', LIBRARY, '--workspace', ws, '--provider', 'local', '--model', model], { stdio: 'ignore' });
+          const child = spawn(process.execPath, [CLI, 'index', '--library', LIBRARY, '--workspace', ws, '--provider', 'local', '--model', model], {
+            stdio: 'ignore',
+          });
           const t = setTimeout(() => child.kill('SIGKILL'), delay);
           child.on('exit', (_code, signal) => {
             clearTimeout(t);
@@ -94,7 +101,8 @@ describe('kill -9 during background embedding (CLI index with a local model)', f
         const after = await contents(ws);
         if (!after) continue;
         // Nothing committed is lost: every vector there before the kill is there after it, unchanged.
-        for (const [id, v] of before?.vectors ?? []) assert.deepEqual(after.vectors.get(id), v, `kill ${kills} (after ${delay} ms) lost the committed vector ${id}`);
+        for (const [id, v] of before?.vectors ?? [])
+          assert.deepEqual(after.vectors.get(id), v, `kill ${kills} (after ${delay} ms) lost the committed vector ${id}`);
         if (after.covered < after.total) partialSeen++;
         // The committed index serves, partial or not, as the extension would open it.
         const provider = new LocalProvider({ model, modelDir: model, workerFile: join(resolve('dist'), LOCAL_WORKER_FILE), threads: 1 });

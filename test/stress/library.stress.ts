@@ -31,7 +31,22 @@ describe('100,000 files in one folder', function () {
     const discoverMs = Date.now() - t0;
     assert.equal(files.length, 2020);
     const t1 = Date.now();
-    const r = spawnSync('/bin/sh', ['-c', `command -v /usr/bin/time >/dev/null && exec /usr/bin/time -f 'RSS %M' "$0" "$@" || exec "$0" "$@"`, process.execPath, CLI, 'index', '--library', lib, '--workspace', join(root, 'ws'), '--json'], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: 8 * 60_000 });
+    const r = spawnSync(
+      '/bin/sh',
+      [
+        '-c',
+        `command -v /usr/bin/time >/dev/null && exec /usr/bin/time -f 'RSS %M' "$0" "$@" || exec "$0" "$@"`,
+        process.execPath,
+        CLI,
+        'index',
+        '--library',
+        lib,
+        '--workspace',
+        join(root, 'ws'),
+        '--json',
+      ],
+      { encoding: 'utf8', maxBuffer: 256 << 20, timeout: 8 * 60_000 },
+    );
     const indexMs = Date.now() - t1;
     assert.equal(r.status, 0, r.stderr.slice(-2000));
     const report = JSON.parse(r.stdout);
@@ -39,7 +54,10 @@ describe('100,000 files in one folder', function () {
     assert.equal(report.skipped.length, 2000);
     assert.ok(report.skipped.every((s: { path: string; reason: string }) => /empty-\d+\.pdf$/.test(s.path) && s.reason.length > 0));
     const rss = /RSS (\d+)/.exec(r.stderr)?.[1];
-    const again = spawnSync(process.execPath, [CLI, 'index', '--library', lib, '--workspace', join(root, 'ws'), '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const again = spawnSync(process.execPath, [CLI, 'index', '--library', lib, '--workspace', join(root, 'ws'), '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    });
     assert.equal(again.status, 0);
     const second = JSON.parse(again.stdout);
     assert.ok(second.skipped.every((s: { reason: string }) => /unchanged since the last attempt/.test(s.reason)));

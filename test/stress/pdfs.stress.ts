@@ -70,7 +70,12 @@ describe('hostile and huge PDFs (CLI)', function () {
     const skippedOk = r.report.skipped.filter((s: any) => /ok\d\.pdf$/.test(s.path));
     assert.deepEqual(skippedOk, [], 'an ordinary PDF was not indexed');
     const outcome = expect(r.report, file);
-    record(`PDF: ${name} (${(size / 1e6).toFixed(1)} MB)`, { tried: 1, crashes: 0, dataLost: 0, note: `${outcome}; the 3 other PDFs indexed; ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.peakMb} MB` });
+    record(`PDF: ${name} (${(size / 1e6).toFixed(1)} MB)`, {
+      tried: 1,
+      crashes: 0,
+      dataLost: 0,
+      note: `${outcome}; the 3 other PDFs indexed; ${(r.ms / 1000).toFixed(1)} s, peak RSS ${r.peakMb} MB`,
+    });
     return r;
   }
 
@@ -82,43 +87,62 @@ describe('hostile and huge PDFs (CLI)', function () {
   };
 
   it('a 2,000-page PDF is indexed', async () => {
-    const r = await tryCase('2,000 pages', async (f) => {
-      const g = rng(5);
-      writeFileSync(f, buildPdf({ pages: Array.from({ length: 2000 }, (_, i) => ({ paragraphs: [paragraph(g, 3), paragraph(g, 3)], footer: String(i + 1) })) }));
-    }, (rep) => {
-      assert.equal(rep.sources, 4);
-      return indexed(rep);
-    });
+    const r = await tryCase(
+      '2,000 pages',
+      async (f) => {
+        const g = rng(5);
+        writeFileSync(
+          f,
+          buildPdf({ pages: Array.from({ length: 2000 }, (_, i) => ({ paragraphs: [paragraph(g, 3), paragraph(g, 3)], footer: String(i + 1) })) }),
+        );
+      },
+      (rep) => {
+        assert.equal(rep.sources, 4);
+        return indexed(rep);
+      },
+    );
     assert.ok(r.peakMb < 1024);
   });
 
   it('a 200 MB PDF is indexed, its bytes read once', async () => {
-    const r = await tryCase('200 MB file', (f) => writeHugePdf(f, 200_000_000, 'A huge file about grain harbours and merchants of the sea.'), (rep) => {
-      assert.equal(rep.sources, 4);
-      return indexed(rep);
-    });
+    const r = await tryCase(
+      '200 MB file',
+      (f) => writeHugePdf(f, 200_000_000, 'A huge file about grain harbours and merchants of the sea.'),
+      (rep) => {
+        assert.equal(rep.sources, 4);
+        return indexed(rep);
+      },
+    );
     assert.ok(r.peakMb < 1500, `peak RSS ${r.peakMb} MB`);
   });
 
   it('a page tree with a cycle is indexed with what can be read, or skipped, with the reason', async () => {
-    await tryCase('page tree with a cycle', async (f) => writeFileSync(f, pageTreeCyclePdf()), (rep, f) => {
-      // Pages are read one by one: the pages before the cycle are indexed and the file is reported as damaged.
-      const d = (rep.damaged ?? []).find((x: any) => x.path === f);
-      if (d) {
-        assert.match(d.problem, /circular reference/);
-        return `indexed as damaged: "${d.problem}"`;
-      }
-      const s = skipped(rep, f);
-      assert.match(s, /circular reference/);
-      return s;
-    });
+    await tryCase(
+      'page tree with a cycle',
+      async (f) => writeFileSync(f, pageTreeCyclePdf()),
+      (rep, f) => {
+        // Pages are read one by one: the pages before the cycle are indexed and the file is reported as damaged.
+        const d = (rep.damaged ?? []).find((x: any) => x.path === f);
+        if (d) {
+          assert.match(d.problem, /circular reference/);
+          return `indexed as damaged: "${d.problem}"`;
+        }
+        const s = skipped(rep, f);
+        assert.match(s, /circular reference/);
+        return s;
+      },
+    );
   });
 
   it('a page with 100,000 text items is indexed', async () => {
-    await tryCase('100,000 text items on a page', async (f) => writeFileSync(f, manyTextItemsPdf(100_000)), (rep) => {
-      assert.equal(rep.sources, 4);
-      return indexed(rep);
-    });
+    await tryCase(
+      '100,000 text items on a page',
+      async (f) => writeFileSync(f, manyTextItemsPdf(100_000)),
+      (rep) => {
+        assert.equal(rep.sources, 4);
+        return indexed(rep);
+      },
+    );
   });
 
   // Issue 28: each kept `index` busy for minutes with nothing committed (before the read budget, measured
@@ -128,12 +152,16 @@ describe('hostile and huge PDFs (CLI)', function () {
     ['a page tree naming one page 100,000 times', () => repeatedPagePdf(100_000)],
   ] as const) {
     it(`${name}: skipped at its read budget, the others indexed`, async () => {
-      const r = await tryCase(name, async (f) => writeFileSync(f, make()), (rep, f) => {
-        assert.equal(rep.sources, 3);
-        const s = skipped(rep, f);
-        assert.match(s, /(took longer than|too slow to read within) [\d.]+ s.*: skipped; it will be retried when it changes/);
-        return `${s} (before the read budget: 182 s, the others committed only at the end)`;
-      });
+      const r = await tryCase(
+        name,
+        async (f) => writeFileSync(f, make()),
+        (rep, f) => {
+          assert.equal(rep.sources, 3);
+          const s = skipped(rep, f);
+          assert.match(s, /(took longer than|too slow to read within) [\d.]+ s.*: skipped; it will be retried when it changes/);
+          return `${s} (before the read budget: 182 s, the others committed only at the end)`;
+        },
+      );
       // The budget's base (30 s) and the run around it; a hang guard, not a speed target.
       assert.ok(r.ms < 90_000, `${r.ms} ms`);
     });
@@ -142,13 +170,17 @@ describe('hostile and huge PDFs (CLI)', function () {
   it('a stream inflating to 1 GB (decompression bomb) is skipped at the memory ceiling, in bounded time and memory', async () => {
     // Before the pool's memory watchdog (measured on this 2-core machine): skipped only by the 180 s
     // reader timeout after 184 s at 4.6 GB peak RSS; a 200 MB bomb was indexed in 65 s at 3.2 GB.
-    const r = await tryCase('decompression bomb (1 GB inflated)', async (f) => writeFileSync(f, await decompressionBombPdf(1_000_000_000)), (rep, f) => {
-      const s = skipped(rep, f);
-      // Whichever bound comes first: the memory ceiling (read twice, ~20 s each on an idle machine),
-      // or, on a busy one, the read budget of a one-page file (30.5 s); memory is bounded either way (below).
-      assert.match(s, /needs more than \d+ MB of memory to read \(a decompression bomb\?\)|took longer than 30\.5 s to read \(1 page\)/);
-      return `${s} (before the memory watchdog: 184 s, 4.6 GB peak)`;
-    });
+    const r = await tryCase(
+      'decompression bomb (1 GB inflated)',
+      async (f) => writeFileSync(f, await decompressionBombPdf(1_000_000_000)),
+      (rep, f) => {
+        const s = skipped(rep, f);
+        // Whichever bound comes first: the memory ceiling (read twice, ~20 s each on an idle machine),
+        // or, on a busy one, the read budget of a one-page file (30.5 s); memory is bounded either way (below).
+        assert.match(s, /needs more than \d+ MB of memory to read \(a decompression bomb\?\)|took longer than 30\.5 s to read \(1 page\)/);
+        return `${s} (before the memory watchdog: 184 s, 4.6 GB peak)`;
+      },
+    );
     // The CLI (~150 MB), the ceiling (1 GB + twice the file), what grows between two rounds of the watchdog.
     assert.ok(r.peakMb < 1536, `peak RSS ${r.peakMb} MB`);
     // Read twice (the second time alone, before it is skipped): ~20 s each here.

@@ -18,7 +18,9 @@ export interface FakeOpenAIOptions {
   reverse?: boolean;
 }
 
-export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<{ url: string; requests: { auth?: string; body: any }[]; close(): Promise<void> }> {
+export async function startFakeOpenAI(
+  opts: FakeOpenAIOptions = {},
+): Promise<{ url: string; requests: { auth?: string; body: any }[]; close(): Promise<void> }> {
   const requests: { auth?: string; body: any }[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -38,7 +40,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<{ u
         if (opts.rawBody) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(opts.rawBody(input));
         const data = input.map((t, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(t, opts.dimension ?? 48) }));
         if (opts.reverse) data.reverse();
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
       };
       if (opts.latencyMs) setTimeout(answer, opts.latencyMs);
       else answer();

@@ -138,7 +138,8 @@ export class FakeZotero {
     const q = url.searchParams;
     if (libId === 'users/0' && rest === 'groups') {
       const groups = [...this.libraries.values()].filter((l) => l.groupId !== undefined);
-      if (q.get('format') === 'versions') return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(Object.fromEntries(groups.map((g) => [g.groupId, 1]))));
+      if (q.get('format') === 'versions')
+        return send(200, { 'Content-Type': 'application/json' }, JSON.stringify(Object.fromEntries(groups.map((g) => [g.groupId, 1]))));
       const json = groups.map((g) => ({ id: g.groupId, version: 1, data: { id: g.groupId, version: 1, name: g.name } }));
       return send(200, { 'Content-Type': 'application/json', 'Total-Results': json.length }, JSON.stringify(json));
     }
@@ -181,7 +182,8 @@ export class FakeZotero {
     }
     if (links.length) headers.Link = links.join(', ');
     const format = q.get('format');
-    if (format === 'versions') return send(200, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(Object.fromEntries(list.map((o) => [o.key, o.version]))));
+    if (format === 'versions')
+      return send(200, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(Object.fromEntries(list.map((o) => [o.key, o.version]))));
     if (format === 'keys') return send(200, { ...headers, 'Content-Type': 'text/plain' }, list.map((o) => o.key).join('\n'));
     const body = list.map((o) => this.json(libId, lib, o));
     send(200, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(body, null, 4));
@@ -210,7 +212,8 @@ export class FakeZotero {
       }
       const call = JSON.parse(raw) as { id: unknown; method: string; params: [string[]] };
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      if (call.method !== 'item.citationkey') return res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
+      if (call.method !== 'item.citationkey')
+        return res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
       const result = Object.fromEntries(call.params[0].map((k) => [k, this.bbt!.get(k) ?? null]));
       res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
     });

@@ -12,7 +12,7 @@ import { acquireLock } from '../../src/core/index/store/lock';
 const [dir, roundsArg, seedArg] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 let seed = Number(seedArg) >>> 0;
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const DEAD_PID = 2 ** 22 + 777;
 
 async function main() {

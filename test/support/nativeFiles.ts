@@ -86,7 +86,10 @@ export function macho(o: { cpu: number; bits?: 32 | 64; commands?: Array<{ cmd: 
   h.writeUInt32LE(o.cpu >>> 0, 4);
   h.writeUInt32LE(6, 12); // MH_DYLIB
   h.writeUInt32LE(cmds.length, 16);
-  h.writeUInt32LE(cmds.reduce((s, c) => s + c.length, 0), 20);
+  h.writeUInt32LE(
+    cmds.reduce((s, c) => s + c.length, 0),
+    20,
+  );
   return Buffer.concat([h, ...cmds]);
 }
 

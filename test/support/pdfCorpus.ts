@@ -142,9 +142,7 @@ export function encryptedSpec(): PdfSpec {
         ],
       },
       {
-        paragraphs: [
-          'This document is confidential. It is encrypted so that tests can check how the indexer reports a PDF that asks for a password.',
-        ],
+        paragraphs: ['This document is confidential. It is encrypted so that tests can check how the indexer reports a PDF that asks for a password.'],
       },
     ],
     info: { Title: 'Provisioning Istanbul', Author: 'Confidential' },

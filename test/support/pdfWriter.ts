@@ -70,8 +70,8 @@ const FOOTER_Y = 36;
 
 /** Unicode code points of WinAnsiEncoding bytes 0x80..0x9F (0 = undefined). */
 const WIN_ANSI_80_9F = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
+  0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 const UNICODE_TO_WIN_ANSI = new Map<number, number>();
 for (let b = 0x20; b <= 0x7e; b++) UNICODE_TO_WIN_ANSI.set(b, b);
@@ -92,19 +92,134 @@ function toWinAnsi(text: string): string {
 
 /** Helvetica advance widths (1/1000 em) for ASCII 0x20..0x7E. */
 const HELVETICA_ASCII = [
-  278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, // space .. /
-  556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, // 0 .. ?
-  1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, // @ .. O
-  667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, // P .. _
-  333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, // ` .. o
-  556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584, // p .. ~
+  278,
+  278,
+  355,
+  556,
+  556,
+  889,
+  667,
+  191,
+  333,
+  333,
+  389,
+  584,
+  278,
+  333,
+  278,
+  278, // space .. /
+  556,
+  556,
+  556,
+  556,
+  556,
+  556,
+  556,
+  556,
+  556,
+  556,
+  278,
+  278,
+  584,
+  584,
+  584,
+  556, // 0 .. ?
+  1015,
+  667,
+  667,
+  722,
+  722,
+  667,
+  611,
+  778,
+  722,
+  278,
+  500,
+  667,
+  556,
+  833,
+  722,
+  778, // @ .. O
+  667,
+  778,
+  722,
+  667,
+  611,
+  722,
+  667,
+  944,
+  667,
+  667,
+  611,
+  278,
+  278,
+  278,
+  469,
+  556, // P .. _
+  333,
+  556,
+  556,
+  500,
+  556,
+  556,
+  278,
+  556,
+  556,
+  222,
+  222,
+  500,
+  222,
+  833,
+  556,
+  556, // ` .. o
+  556,
+  556,
+  333,
+  500,
+  278,
+  556,
+  500,
+  722,
+  500,
+  500,
+  500,
+  334,
+  260,
+  334,
+  584, // p .. ~
 ];
 /** Approximate widths of the WinAnsi bytes above 0x7F that matter for French text. */
 const HELVETICA_HIGH: Record<number, number> = {
-  0x85: 1000, 0x8c: 1000, 0x9c: 944, 0x91: 222, 0x92: 222, 0x93: 333, 0x94: 333, 0x96: 556, 0x97: 1000,
-  0xa0: 278, 0xab: 556, 0xbb: 556, 0xc0: 667, 0xc7: 722, 0xc9: 667, 0xca: 667, 0xce: 278,
-  0xe0: 556, 0xe2: 556, 0xe7: 500, 0xe8: 556, 0xe9: 556, 0xea: 556, 0xeb: 556, 0xee: 278, 0xef: 278,
-  0xf4: 556, 0xf9: 556, 0xfb: 556, 0xfc: 556,
+  0x85: 1000,
+  0x8c: 1000,
+  0x9c: 944,
+  0x91: 222,
+  0x92: 222,
+  0x93: 333,
+  0x94: 333,
+  0x96: 556,
+  0x97: 1000,
+  0xa0: 278,
+  0xab: 556,
+  0xbb: 556,
+  0xc0: 667,
+  0xc7: 722,
+  0xc9: 667,
+  0xca: 667,
+  0xce: 278,
+  0xe0: 556,
+  0xe2: 556,
+  0xe7: 500,
+  0xe8: 556,
+  0xe9: 556,
+  0xea: 556,
+  0xeb: 556,
+  0xee: 278,
+  0xef: 278,
+  0xf4: 556,
+  0xf9: 556,
+  0xfb: 556,
+  0xfc: 556,
 };
 
 /** Approximate width in points of WinAnsi-encoded text. */
@@ -252,10 +367,7 @@ function textStringBytes(s: string): Buffer {
   return be;
 }
 
-const PASSWORD_PADDING = Buffer.from(
-  '28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a',
-  'hex',
-);
+const PASSWORD_PADDING = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex');
 
 function md5(...parts: Buffer[]): Buffer {
   const h = createHash('md5');
@@ -327,7 +439,12 @@ export function buildPdf(spec: PdfSpec): Buffer {
 
   // Deterministic file identifier derived from the spec itself.
   // (An image's pixels enter as their digest: a JSON array of millions of numbers would be slow.)
-  const fileId = md5(Buffer.from(JSON.stringify(spec, (_k, v: unknown) => (v instanceof Uint8Array ? md5(Buffer.from(v)).toString('hex') : v)), 'utf8'));
+  const fileId = md5(
+    Buffer.from(
+      JSON.stringify(spec, (_k, v: unknown) => (v instanceof Uint8Array ? md5(Buffer.from(v)).toString('hex') : v)),
+      'utf8',
+    ),
+  );
   const enc = spec.encrypted ? makeEncryption(fileId) : undefined;
 
   // Object numbers.
@@ -350,21 +467,23 @@ export function buildPdf(spec: PdfSpec): Buffer {
   const objectCount = nextImage; // highest object number + 1
 
   /** A string object written inside object `num` (encrypted when the file is). */
-  const stringIn = (num: number) => (s: string): string => {
-    const bytes = textStringBytes(s);
-    if (enc) return `<${rc4(objectKey(enc, num, 0), bytes).toString('hex').toUpperCase()}>`;
-    if (bytes[0] === 0xfe && bytes[1] === 0xff) return `<${bytes.toString('hex').toUpperCase()}>`;
-    return `(${escapeLiteral(bytes.toString('latin1'))})`;
-  };
+  const stringIn =
+    (num: number) =>
+    (s: string): string => {
+      const bytes = textStringBytes(s);
+      if (enc)
+        return `<${rc4(objectKey(enc, num, 0), bytes)
+          .toString('hex')
+          .toUpperCase()}>`;
+      if (bytes[0] === 0xfe && bytes[1] === 0xff) return `<${bytes.toString('hex').toUpperCase()}>`;
+      return `(${escapeLiteral(bytes.toString('latin1'))})`;
+    };
 
   const bodies = new Map<number, Buffer>();
   const put = (num: number, text: string) => bodies.set(num, Buffer.from(text, 'latin1'));
   const putStream = (num: number, data: Buffer) => {
     const bytes = enc ? rc4(objectKey(enc, num, 0), data) : data;
-    bodies.set(
-      num,
-      Buffer.concat([Buffer.from(`<< /Length ${bytes.length} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]),
-    );
+    bodies.set(num, Buffer.concat([Buffer.from(`<< /Length ${bytes.length} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]));
   };
 
   let catalog = `<< /Type /Catalog /Pages ${PAGES} 0 R`;
@@ -400,8 +519,7 @@ export function buildPdf(spec: PdfSpec): Buffer {
   if (enc) {
     put(
       ENCRYPT,
-      `<< /Filter /Standard /V 1 /R 2 /Length 40 /O <${enc.o.toString('hex').toUpperCase()}>` +
-        ` /U <${enc.u.toString('hex').toUpperCase()}> /P ${enc.p} >>`,
+      `<< /Filter /Standard /V 1 /R 2 /Length 40 /O <${enc.o.toString('hex').toUpperCase()}>` + ` /U <${enc.u.toString('hex').toUpperCase()}> /P ${enc.p} >>`,
     );
   }
 
@@ -419,7 +537,10 @@ export function buildPdf(spec: PdfSpec): Buffer {
       bodies.set(
         img,
         Buffer.concat([
-          Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${bytes.length} >>\nstream\n`, 'latin1'),
+          Buffer.from(
+            `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${bytes.length} >>\nstream\n`,
+            'latin1',
+          ),
           bytes,
           Buffer.from('\nendstream', 'latin1'),
         ]),

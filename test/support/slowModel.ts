@@ -17,7 +17,8 @@ export class SlowModel implements EmbeddingProvider {
   }
   async embed(texts: string[], o: EmbedOptions = {}) {
     if (o.kind === 'passage') {
-      if (this.passages + texts.length > this.failAfter) throw new ProviderError('the test server went away', this.id, this.model, 'http://127.0.0.1:9', 'unreachable');
+      if (this.passages + texts.length > this.failAfter)
+        throw new ProviderError('the test server went away', this.id, this.model, 'http://127.0.0.1:9', 'unreachable');
       this.passages += texts.length;
     }
     return this.inner.embed(texts, o);

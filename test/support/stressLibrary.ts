@@ -23,7 +23,6 @@ const WORDS = (
   'chronicle letter diary sermon pamphlet printer book library scholar university college student lecture'
 ).split(' ');
 
-
 function sentence(r: () => number): string {
   const n = 8 + Math.floor(r() * 14);
   const w: string[] = [];

@@ -39,7 +39,10 @@ export class WordPieceReference {
     }
     const out: string[] = [];
     for (const word of clean.split(' ').filter(Boolean)) {
-      const folded = word.toLowerCase().normalize('NFD').replace(/\p{Mn}/gu, '');
+      const folded = word
+        .toLowerCase()
+        .normalize('NFD')
+        .replace(/\p{Mn}/gu, '');
       let cur = '';
       for (const ch of folded) {
         if (WordPieceReference.isPunct(ch)) {

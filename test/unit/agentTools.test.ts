@@ -23,9 +23,17 @@ const rejects = (p: Promise<unknown>, re: RegExp) => assert.rejects(p, (e: unkno
 
 describe('agent tools: input checks', () => {
   it('accepts what the schema allows, and refuses missing, mistyped, unknown and out-of-range arguments, saying which', () => {
-    assert.deepEqual(checkInput(TOOL_SCHEMAS.search, { query: 'grain', k: 3, sourceType: 'primary', collection: 'Trade' }), { query: 'grain', k: 3, sourceType: 'primary', collection: 'Trade' });
+    assert.deepEqual(checkInput(TOOL_SCHEMAS.search, { query: 'grain', k: 3, sourceType: 'primary', collection: 'Trade' }), {
+      query: 'grain',
+      k: 3,
+      sourceType: 'primary',
+      collection: 'Trade',
+    });
     const refused = (schema: (typeof TOOL_SCHEMAS)[keyof typeof TOOL_SCHEMAS], input: unknown, re: RegExp) =>
-      assert.throws(() => checkInput(schema, input), (e: unknown) => e instanceof ToolInputError && re.test(e.message));
+      assert.throws(
+        () => checkInput(schema, input),
+        (e: unknown) => e instanceof ToolInputError && re.test(e.message),
+      );
     refused(TOOL_SCHEMAS.search, {}, /"query" is required/);
     refused(TOOL_SCHEMAS.search, null, /must be an object/);
     refused(TOOL_SCHEMAS.search, ['grain'], /must be an object/);
@@ -47,7 +55,9 @@ describe('agent tools: input checks', () => {
   });
 
   it("package.json's language-model tools publish the same schemas", () => {
-    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { contributes: { languageModelTools: Array<{ name: string; inputSchema: unknown; modelDescription: string }> } };
+    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as {
+      contributes: { languageModelTools: Array<{ name: string; inputSchema: unknown; modelDescription: string }> };
+    };
     const byName = new Map(pkg.contributes.languageModelTools.map((t) => [t.name, t]));
     assert.deepEqual(byName.get('similarSources_search')?.inputSchema, TOOL_SCHEMAS.search);
     assert.deepEqual(byName.get('similarSources_sourcesFor')?.inputSchema, TOOL_SCHEMAS.sourcesFor);
@@ -110,25 +120,36 @@ describe('agent tools: answers on the example library', function () {
   });
 
   it('checkCitations: each citation of a draft with its status, problems first; a draft outside the workspace is refused', async () => {
-    writeFileSync(join(ws, 'chapter.md'), 'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\nAnd [@whitfeld2019grain, p. 3].\n');
+    writeFileSync(
+      join(ws, 'chapter.md'),
+      'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\nAnd [@whitfeld2019grain, p. 3].\n',
+    );
     const draft = await readDraft(engine, { path: 'chapter.md' });
     assert.equal(draft.path, 'chapter.md');
     const a = await checkCitationsTool(engine, draft.text, { name: draft.path });
     const { citations, errors } = dataOf(a.text) as { citations: Array<{ key: string; status: string; line: number }>; errors: number };
-    assert.deepEqual(citations.map((c) => [c.line, c.key, c.status]), [
-      [2, 'whitfeld2019grain', 'unknown-key'],
-      [1, 'whitfield2019grain', 'ok'],
-    ]);
+    assert.deepEqual(
+      citations.map((c) => [c.line, c.key, c.status]),
+      [
+        [2, 'whitfeld2019grain', 'unknown-key'],
+        [1, 'whitfield2019grain', 'ok'],
+      ],
+    );
     assert.equal(errors, 1);
     // A LaTeX draft, with the chapter it \input s.
     writeFileSync(join(ws, 'thesis.tex'), "``no grain could leave a port without a tratta'' \\autocite[p.~214]{whitfield2019grain}.\n\\input{ch2}\n");
     writeFileSync(join(ws, 'ch2.tex'), 'And \\cite[p.~3]{whitfeld2019grain}.\n');
     const tex = await readDraft(engine, { path: 'thesis.tex' });
-    const t = dataOf((await checkCitationsTool(engine, tex.text, { name: tex.path, draftPath: tex.file })).text) as { citations: Array<{ file?: string; key: string; status: string; line: number }> };
-    assert.deepEqual(t.citations.map((c) => [c.file ?? '', c.line, c.key, c.status]), [
-      ['ch2.tex', 1, 'whitfeld2019grain', 'unknown-key'],
-      ['', 1, 'whitfield2019grain', 'ok'],
-    ]);
+    const t = dataOf((await checkCitationsTool(engine, tex.text, { name: tex.path, draftPath: tex.file })).text) as {
+      citations: Array<{ file?: string; key: string; status: string; line: number }>;
+    };
+    assert.deepEqual(
+      t.citations.map((c) => [c.file ?? '', c.line, c.key, c.status]),
+      [
+        ['ch2.tex', 1, 'whitfeld2019grain', 'unknown-key'],
+        ['', 1, 'whitfield2019grain', 'ok'],
+      ],
+    );
     // Refused alike whether the file exists or not: no answer tells what lies outside.
     await rejects(readDraft(engine, { path: '../outside.md' }), /inside the workspace/);
     await rejects(readDraft(engine, { path: 'missing.md' }), /no such file in the workspace: missing\.md/);

@@ -46,7 +46,17 @@ async function fixtureWorkspace(extra?: (lib: string) => Promise<void>) {
   await fs.writeFile(
     bib,
     JSON.stringify({
-      items: [{ itemID: 1, citationKey: 'whitfield2019', itemType: 'journalArticle', title: 'Bread, Ships and Sovereigns', creators: [{ firstName: 'Margaret', lastName: 'Whitfield' }], date: '2019', attachments: [{ path: join(lib, 'english-history.pdf') }] }],
+      items: [
+        {
+          itemID: 1,
+          citationKey: 'whitfield2019',
+          itemType: 'journalArticle',
+          title: 'Bread, Ships and Sovereigns',
+          creators: [{ firstName: 'Margaret', lastName: 'Whitfield' }],
+          date: '2019',
+          attachments: [{ path: join(lib, 'english-history.pdf') }],
+        },
+      ],
       collections: {},
     }),
   );
@@ -65,13 +75,19 @@ describe('analyzeDocument', function () {
   });
 
   it('rejects out-of-range options with a clear message', () => {
-    assert.throws(() => resolveOptions({ maxResults: 0 }), (e: Error) => e instanceof OptionsError && /maxResults must be a whole number from 1 to 20/.test(e.message));
+    assert.throws(
+      () => resolveOptions({ maxResults: 0 }),
+      (e: Error) => e instanceof OptionsError && /maxResults must be a whole number from 1 to 20/.test(e.message),
+    );
     assert.throws(() => resolveOptions({ maxResults: 21 }), OptionsError);
     assert.throws(() => resolveOptions({ similarityThreshold: 1.5 }), /similarityThreshold must be a number from 0 to 1/);
     assert.throws(() => resolveOptions({ granularity: 'chapter' as never }), /granularity/);
     assert.throws(() => resolveOptions({ sourceType: 'tertiary' as never }), /sourceType/);
     const d = resolveOptions();
-    assert.deepEqual([d.granularity, d.maxResults, d.similarityThreshold, d.sourceType, d.useReranking, d.useContextualEmbedding], ['paragraph', 5, 0, 'secondary', 'auto', true]);
+    assert.deepEqual(
+      [d.granularity, d.maxResults, d.similarityThreshold, d.sourceType, d.useReranking, d.useContextualEmbedding],
+      ['paragraph', 5, 0, 'secondary', 'auto', true],
+    );
     // The boolean of earlier versions: true is 'auto' (the old default), false 'off'.
     assert.equal(resolveOptions({ useReranking: true }).useReranking, 'auto');
     assert.equal(resolveOptions({ useReranking: false }).useReranking, 'off');
@@ -128,16 +144,20 @@ describe('analyzeDocument', function () {
     const progress: string[] = [];
     const ac = new AbortController();
     await assert.rejects(
-      analyzeDocument(DRAFT, { useReranking: false }, {
-        index: open(cws),
-        workspace: cws,
-        documentPath: 'draft.md',
-        signal: ac.signal,
-        onProgress: (p) => {
-          progress.push(`${p.current}/${p.total}`);
-          if (p.current === 2) ac.abort();
+      analyzeDocument(
+        DRAFT,
+        { useReranking: false },
+        {
+          index: open(cws),
+          workspace: cws,
+          documentPath: 'draft.md',
+          signal: ac.signal,
+          onProgress: (p) => {
+            progress.push(`${p.current}/${p.total}`);
+            if (p.current === 2) ac.abort();
+          },
         },
-      }),
+      ),
       (e: Error) => errorCode(e) === 'cancelled',
     );
     assert.deepEqual(progress, ['1/3', '2/3']);
@@ -154,12 +174,17 @@ describe('analyzeDocument', function () {
   });
 
   it('collapses near-identical passages of different sources onto the higher-ranked one', async () => {
-    const text = 'The Hanseatic Kontor at Bergen traded stockfish for grain, and its German merchants lived apart in the Bryggen wharf under strict rules of celibacy and discipline.';
+    const text =
+      'The Hanseatic Kontor at Bergen traded stockfish for grain, and its German merchants lived apart in the Bryggen wharf under strict rules of celibacy and discipline.';
     const dws = await fixtureWorkspace(async (lib) => {
       await fs.writeFile(join(lib, 'hansa-a.pdf'), buildPdf({ info: { Title: 'The Kontor at Bergen' }, pages: [{ paragraphs: [text] }] }));
       await fs.writeFile(join(lib, 'hansa-b.pdf'), buildPdf({ info: { Title: 'Bergen and the Hansa (reprint)' }, pages: [{ paragraphs: [text] }] }));
     });
-    const r = await analyzeDocument('German merchants of the Hanseatic Kontor in Bergen traded stockfish and lived apart on the Bryggen wharf.', { useReranking: false }, { index: open(dws), workspace: dws, cache: false });
+    const r = await analyzeDocument(
+      'German merchants of the Hanseatic Kontor in Bergen traded stockfish and lived apart on the Bryggen wharf.',
+      { useReranking: false },
+      { index: open(dws), workspace: dws, cache: false },
+    );
     const recs = r.segments[0].recommendations;
     const hansa = recs.filter((x) => /hansa-[ab]\.pdf$/.test(x.path));
     assert.equal(hansa.length, 1, recs.map((x) => x.path).join(', '));
@@ -182,7 +207,10 @@ describe('analysis cache', function () {
     const second = await run(DRAFT);
     assert.equal(second.fromCache, true);
     assert.deepEqual([second.stats.segmentsAnalyzed, second.stats.segmentsFromCache], [0, 3]);
-    assert.deepEqual(second.segments.map((s) => s.recommendations.map((r) => r.path)), first.segments.map((s) => s.recommendations.map((r) => r.path)));
+    assert.deepEqual(
+      second.segments.map((s) => s.recommendations.map((r) => r.path)),
+      first.segments.map((s) => s.recommendations.map((r) => r.path)),
+    );
     const edited = DRAFT.replace('small ships owned in shares', 'modest vessels owned in shares');
     const third = await run(edited);
     assert.equal(third.fromCache, false);
@@ -195,7 +223,10 @@ describe('analysis cache', function () {
     const dir = join(indexDir(ws), 'cache');
     const [file] = readdirSync(dir).filter((f) => f.endsWith('.json'));
     const data = JSON.parse(await fs.readFile(join(dir, file), 'utf8'));
-    assert.deepEqual(data.layout.segments, first.segments.map(({ status, fromCache, recommendations, ...seg }) => seg));
+    assert.deepEqual(
+      data.layout.segments,
+      first.segments.map(({ status, fromCache, recommendations, ...seg }) => seg),
+    );
     // A mark put in the stored layout shows up: the hit used it instead of parsing the draft again.
     data.layout.segments[0].title = 'stored layout';
     await fs.writeFile(join(dir, file), JSON.stringify(data));
@@ -204,12 +235,21 @@ describe('analysis cache', function () {
     assert.equal(hit.segments[0].title, 'stored layout');
     const edited = await run(`${DRAFT}\n`);
     assert.notEqual(edited.segments[0].title, 'stored layout');
-    assert.deepEqual(edited.segments.map((s) => s.query), first.segments.map((s) => s.query));
+    assert.deepEqual(
+      edited.segments.map((s) => s.query),
+      first.segments.map((s) => s.query),
+    );
   });
 
   it('gives a fully cached document back without loading the index, and nothing otherwise', async () => {
     const manifest = (await readManifest(indexDir(ws)))!;
-    const restoreCtx = { workspace: ws, documentPath: 'draft.md', cache: new AnalysisCache(ws), fingerprint: manifest.fingerprint, model: new EmbeddedProvider().key };
+    const restoreCtx = {
+      workspace: ws,
+      documentPath: 'draft.md',
+      cache: new AnalysisCache(ws),
+      fingerprint: manifest.fingerprint,
+      model: new EmbeddedProvider().key,
+    };
     const other = `${DRAFT}\nA further paragraph about Genoese merchants and the grain licences of Sicily.\n`;
     assert.equal(await cachedAnalysis(other, { useReranking: false }, restoreCtx), undefined, 'never analysed');
     const analyzed = await run(DRAFT);
@@ -217,7 +257,10 @@ describe('analysis cache', function () {
     assert.ok(restored, 'a complete cache hit');
     assert.equal(restored.fromCache, true);
     assert.equal(restored.stats.segmentsAnalyzed, 0);
-    assert.deepEqual(restored.segments.map((x) => x.recommendations), analyzed.segments.map((x) => x.recommendations));
+    assert.deepEqual(
+      restored.segments.map((x) => x.recommendations),
+      analyzed.segments.map((x) => x.recommendations),
+    );
     assert.equal(await cachedAnalysis(DRAFT, { useReranking: false }, { ...restoreCtx, fingerprint: 'another-index-state' }), undefined);
     assert.equal(await cachedAnalysis(DRAFT, { useReranking: false, maxResults: 1 }, restoreCtx), undefined, 'other options');
     assert.equal(await cachedAnalysis(DRAFT.replace('small ships', 'modest vessels'), { useReranking: false }, restoreCtx), undefined, 'edited');
@@ -234,7 +277,10 @@ describe('analysis cache', function () {
   it('misses when the library index changes (fingerprint)', async () => {
     await run(DRAFT);
     const lib = join(ws, 'library');
-    await fs.writeFile(join(lib, 'extra.pdf'), buildPdf({ info: { Title: 'Extra' }, pages: [{ paragraphs: ['A new source about grain ships and licences in Sicily.'] }] }));
+    await fs.writeFile(
+      join(lib, 'extra.pdf'),
+      buildPdf({ info: { Title: 'Extra' }, pages: [{ paragraphs: ['A new source about grain ships and licences in Sicily.'] }] }),
+    );
     const { inputs } = await libraryInputs({ folders: [lib], baseDir: ws });
     await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
     const after = await run(DRAFT);
@@ -264,7 +310,11 @@ describe('LLM reranking', function () {
     const fake = await startFakeOllama({ chatModels: ['llama3.2'], generate: () => '2, 1' });
     try {
       const base = await analyzeDocument(DRAFT, { useReranking: false }, { index: open(ws), workspace: ws, cache: false });
-      const r = await analyzeDocument(DRAFT, { useReranking: true }, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }) });
+      const r = await analyzeDocument(
+        DRAFT,
+        { useReranking: true },
+        { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }) },
+      );
       assert.equal(r.reranking.used, true);
       const b = base.segments[0].recommendations;
       const x = r.segments[0].recommendations;
@@ -277,7 +327,8 @@ describe('LLM reranking', function () {
       assert.ok(b[0].similarity > b[1].similarity);
       assert.deepEqual([x[0].similarity, x[1].similarity], [pooled, pooled]);
       assert.equal(x[0].band, bandOf(pooled));
-      for (const seg of r.segments) for (let i = 1; i < seg.recommendations.length; i++) assert.ok(seg.recommendations[i - 1].similarity >= seg.recommendations[i].similarity);
+      for (const seg of r.segments)
+        for (let i = 1; i < seg.recommendations.length; i++) assert.ok(seg.recommendations[i - 1].similarity >= seg.recommendations[i].similarity);
       assert.ok(fake.requests.some((q) => q.path === '/api/generate'));
     } finally {
       await fake.close();
@@ -289,15 +340,29 @@ describe('LLM reranking', function () {
     const logs: string[] = [];
     try {
       const base = await analyzeDocument(DRAFT, { useReranking: false }, { index: open(ws), workspace: ws, cache: false });
-      const r = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }), log: (l) => logs.push(l) });
-      assert.deepEqual(r.segments[0].recommendations.map((x) => x.path), base.segments[0].recommendations.map((x) => x.path));
+      const r = await analyzeDocument(
+        DRAFT,
+        {},
+        { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }), log: (l) => logs.push(l) },
+      );
+      assert.deepEqual(
+        r.segments[0].recommendations.map((x) => x.path),
+        base.segments[0].recommendations.map((x) => x.path),
+      );
       assert.ok(r.segments[0].recommendations.every((x) => !x.reranked));
-      assert.ok(logs.some((l) => /reranking failed .* retrieval order kept/.test(l)), logs.join('\n'));
+      assert.ok(
+        logs.some((l) => /reranking failed .* retrieval order kept/.test(l)),
+        logs.join('\n'),
+      );
     } finally {
       await fake.close();
     }
     // Asked for explicitly ('on'): a note says why it did not run.
-    const closed = await analyzeDocument(DRAFT, { useReranking: 'on' }, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }) });
+    const closed = await analyzeDocument(
+      DRAFT,
+      { useReranking: 'on' },
+      { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }) },
+    );
     assert.equal(closed.reranking.used, false);
     assert.equal(closed.reranking.requested, true);
     assert.match(closed.reranking.note ?? '', /not reachable at http:\/\/127\.0\.0\.1:9/);
@@ -307,15 +372,34 @@ describe('LLM reranking', function () {
     const logs: Array<[string, string | undefined]> = [];
     const log = (l: string, level?: 'info' | 'debug') => logs.push([l, level]);
     const base = await analyzeDocument(DRAFT, { useReranking: 'off' }, { index: open(ws), workspace: ws, cache: false });
-    const quiet = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }), log });
-    assert.deepEqual(quiet.reranking, { mode: 'auto', requested: false, used: false, hint: 'LLM reranking is available when Ollama llama3.2 at http://127.0.0.1:9 is reachable' });
-    assert.deepEqual(logs.map(([, level]) => level), ['debug'], 'one log line, at debug level');
+    const quiet = await analyzeDocument(
+      DRAFT,
+      {},
+      { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: 'http://127.0.0.1:9' }), log },
+    );
+    assert.deepEqual(quiet.reranking, {
+      mode: 'auto',
+      requested: false,
+      used: false,
+      hint: 'LLM reranking is available when Ollama llama3.2 at http://127.0.0.1:9 is reachable',
+    });
+    assert.deepEqual(
+      logs.map(([, level]) => level),
+      ['debug'],
+      'one log line, at debug level',
+    );
     assert.match(logs[0][0], /reranking \(auto\) not used: .*not reachable/);
-    assert.deepEqual(quiet.segments.map((s) => s.recommendations.map((x) => x.path)), base.segments.map((s) => s.recommendations.map((x) => x.path)));
+    assert.deepEqual(
+      quiet.segments.map((s) => s.recommendations.map((x) => x.path)),
+      base.segments.map((s) => s.recommendations.map((x) => x.path)),
+    );
     const none = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false });
     assert.equal(none.reranking.note, undefined);
     assert.match(none.reranking.hint ?? '', /needs an LLM/);
-    assert.equal((await analyzeDocument(DRAFT, { useReranking: 'on' }, { index: open(ws), workspace: ws, cache: false })).reranking.note, 'reranking skipped: no LLM is configured; retrieval order kept');
+    assert.equal(
+      (await analyzeDocument(DRAFT, { useReranking: 'on' }, { index: open(ws), workspace: ws, cache: false })).reranking.note,
+      'reranking skipped: no LLM is configured; retrieval order kept',
+    );
     const fake = await startFakeOllama({ chatModels: ['llama3.2'], generate: () => '2, 1' });
     try {
       const used = await analyzeDocument(DRAFT, {}, { index: open(ws), workspace: ws, cache: false, reranker: new OllamaReranker({ host: fake.url }) });

@@ -3,7 +3,17 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { agreeingWithOrder, analyzeDocument, wordsToHighlight, preview } from '../../src/core/analysis/analyze';
-import { BAND_DESCRIPTIONS, BANDS, BANDS_BY_MODEL, bandOf, bandsFor, describeStrength, formatPercent, formatStrength, lensSummary } from '../../src/shared/bands';
+import {
+  BAND_DESCRIPTIONS,
+  BANDS,
+  BANDS_BY_MODEL,
+  bandOf,
+  bandsFor,
+  describeStrength,
+  formatPercent,
+  formatStrength,
+  lensSummary,
+} from '../../src/shared/bands';
 import { isCommonTerm } from '../../src/core/analysis/commonWords';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { updateIndex } from '../../src/core/index/write/indexer';
@@ -27,7 +37,7 @@ describe('strength bands', () => {
     assert.match(describeStrength(0.05), /^Weak \(5%\): .*rarely/);
   });
 
-  it('picks the cut-offs of the active model by its id, folder or provider key, and today\'s otherwise', () => {
+  it("picks the cut-offs of the active model by its id, folder or provider key, and today's otherwise", () => {
     assert.equal(bandsFor(undefined), BANDS);
     assert.equal(bandsFor('embedded-hashgram-v2'), BANDS);
     assert.equal(bandsFor('local-some_unknown-model'), BANDS);
@@ -38,7 +48,7 @@ describe('strength bands', () => {
       assert.equal(bandsFor(`/home/me/models/Xenova/${name}/`), cuts);
     }
     assert.equal(bandsFor('Xenova/all-MiniLM-L6-v2'), BANDS_BY_MODEL['all-minilm-l6-v2'], 'case does not matter');
-    assert.equal(bandsFor('Xenova/multilingual-e5-small'), BANDS_BY_MODEL['multilingual-e5-small'], 'its own row, not e5-small-v2\'s');
+    assert.equal(bandsFor('Xenova/multilingual-e5-small'), BANDS_BY_MODEL['multilingual-e5-small'], "its own row, not e5-small-v2's");
     assert.equal(bandsFor('Xenova/multilingual-e5-base'), BANDS, 'a name that only shares a suffix with none');
     const cuts = { strong: 0.6, related: 0.3 };
     assert.equal(bandOf(0.5, cuts), 'related');
@@ -75,8 +85,14 @@ describe('strength bands', () => {
     const recs = [0.2, 0.8, 0.5, 0.6, 0.1].map((similarity) => ({ similarity, band: bandOf(similarity) }));
     const out = agreeingWithOrder(recs);
     // 0.2 < 0.8 pool to 0.5; 0.5 < 0.6 pool to 0.55, above 0.5, so all four pool to their mean.
-    assert.deepEqual(out.map((r) => r.similarity), [0.525, 0.525, 0.525, 0.525, 0.1]);
-    assert.deepEqual(out.map((r) => r.band), out.map((r) => bandOf(r.similarity)));
+    assert.deepEqual(
+      out.map((r) => r.similarity),
+      [0.525, 0.525, 0.525, 0.525, 0.1],
+    );
+    assert.deepEqual(
+      out.map((r) => r.band),
+      out.map((r) => bandOf(r.similarity)),
+    );
     const sorted = [0.9, 0.4, 0.4, 0.1].map((similarity) => ({ similarity, band: bandOf(similarity) }));
     assert.deepEqual(agreeingWithOrder(sorted), sorted, 'an agreeing order is left alone');
   });
@@ -110,12 +126,19 @@ describe('highlights: the terms that carried the match', () => {
     for (const w of ['first', 'month', 'work', 'history']) assert.ok(isCommonTerm(tokenize(w, 'en')[0]), w);
     for (const w of ['histoire', 'premier', 'travail', 'années']) assert.ok(isCommonTerm(tokenize(w, 'fr')[0]), w);
     assert.ok(!isCommonTerm(tokenize('viceroy', 'en')[0]));
-    assert.deepEqual(wordsToHighlight('The first work of every month.', query, () => 3), [], 'only everyday words matched: nothing to highlight');
+    assert.deepEqual(
+      wordsToHighlight('The first work of every month.', query, () => 3),
+      [],
+      'only everyday words matched: nothing to highlight',
+    );
   });
 
   it('gives every form of a kept term and at most eight terms, rarest first', () => {
     const query = new Set(queryTerms('harvest viceroy'));
-    assert.deepEqual(wordsToHighlight('One harvest, then two harvests; the viceroy waited.', query, (t) => (t === 'viceroi' ? 4 : 3)), ['viceroy', 'harvest', 'harvests']);
+    assert.deepEqual(
+      wordsToHighlight('One harvest, then two harvests; the viceroy waited.', query, (t) => (t === 'viceroi' ? 4 : 3)),
+      ['viceroy', 'harvest', 'harvests'],
+    );
     const many = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet';
     assert.equal(wordsToHighlight(many, new Set(queryTerms(many)), () => 2).length, 8);
   });

@@ -73,16 +73,16 @@ describe('parseBibtex', () => {
       entries.map((e) => e.citekey),
       ['braudel1949', 'leroyladurie1973', 'sartre1946', 'paren1999'],
     );
-    assert.ok(warnings.some((w) => w.includes('"broken1990"') && /line \d+/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => w.includes('"broken1990"') && /line \d+/.test(w)),
+      warnings.join('\n'),
+    );
     assert.ok(warnings.some((w) => w.includes('Duplicate citation key "braudel1949"')));
     assert.equal(warnings.length, 2, warnings.join('\n'));
   });
 
   it('decodes accents and strips protective braces in titles', () => {
-    assert.equal(
-      byKey.get('braudel1949')!.title,
-      "La Méditerranée et le monde méditerranéen à l'époque de Philippe II",
-    );
+    assert.equal(byKey.get('braudel1949')!.title, "La Méditerranée et le monde méditerranéen à l'époque de Philippe II");
     assert.equal(byKey.get('leroyladurie1973')!.title, 'Le climat des XIe et XVIe siècles: séries comparatives');
     assert.equal(byKey.get('sartre1946')!.title, "L'existentialisme est un humanisme — une conférence");
   });
@@ -107,9 +107,7 @@ describe('parseBibtex', () => {
   });
 
   it('keeps only PDFs from the file field, resolving relative paths', () => {
-    assert.deepEqual(byKey.get('braudel1949')!.files, [
-      '/home/historian/Zotero/storage/ABCD1234/Braudel - 1949 - La Méditerranée.pdf',
-    ]);
+    assert.deepEqual(byKey.get('braudel1949')!.files, ['/home/historian/Zotero/storage/ABCD1234/Braudel - 1949 - La Méditerranée.pdf']);
     assert.deepEqual(byKey.get('leroyladurie1973')!.files, [path.resolve(BASE, 'files/123/leroy.pdf')]);
     assert.deepEqual(byKey.get('sartre1946')!.files, ['C:\\Users\\marie\\Zotero\\storage\\Q7X9\\sartre.pdf']);
     assert.deepEqual(byKey.get('paren1999')!.files, []);
@@ -117,7 +115,10 @@ describe('parseBibtex', () => {
 
   it('survives an unterminated entry at the end of the file', async () => {
     const r = await parseBibtex('@book{ok, title={Fine}}\n@article{cut, title = {Never closed', BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['ok']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['ok'],
+    );
     assert.equal(r.warnings.length, 1);
     assert.match(r.warnings[0], /"cut"/);
   });
@@ -126,7 +127,10 @@ describe('parseBibtex', () => {
   // (the old scanner dropped the whole entry for a publisher it does not even use).
   it('reports an undefined macro and a missing key', async () => {
     const r = await parseBibtex('@book{a, publisher = nowhere}\n@book{, title={x}}\n@book{b, month = jun}', BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['a', 'b']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['a', 'b'],
+    );
     assert.equal(r.warnings.length, 2, r.warnings.join('\n'));
     assert.match(r.warnings[0], /Undefined @string "nowhere"/);
     assert.match(r.warnings[1], /line 2: missing citation key/);
@@ -185,10 +189,7 @@ describe('parseFileField', () => {
     assert.deepEqual(parseFileField('Full Text:/abs/a.PDF:PDF', BASE), ['/abs/a.PDF']);
     assert.deepEqual(parseFileField('/abs/Title: subtitle.pdf', BASE), ['/abs/Title: subtitle.pdf']);
     assert.deepEqual(parseFileField('C:\\Users\\me\\x.pdf', BASE), ['C:\\Users\\me\\x.pdf']);
-    assert.deepEqual(parseFileField('a.pdf;b.epub;desc:sub/c.pdf:application/pdf', BASE), [
-      path.resolve(BASE, 'a.pdf'),
-      path.resolve(BASE, 'sub/c.pdf'),
-    ]);
+    assert.deepEqual(parseFileField('a.pdf;b.epub;desc:sub/c.pdf:application/pdf', BASE), [path.resolve(BASE, 'a.pdf'), path.resolve(BASE, 'sub/c.pdf')]);
   });
 });
 
@@ -235,7 +236,10 @@ describe('parseBetterBibtexJson', () => {
   const { entries, warnings } = parseBetterBibtexJson(BBT_JSON, BASE);
 
   it('reads items, skipping notes and reporting items without a key', () => {
-    assert.deepEqual(entries.map((e) => e.citekey), ['bloch1939', 'an1789']);
+    assert.deepEqual(
+      entries.map((e) => e.citekey),
+      ['bloch1939', 'an1789'],
+    );
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /No key here/);
   });
@@ -254,10 +258,7 @@ describe('parseBetterBibtexJson', () => {
   it('gives nested collections as full paths and leaf names', () => {
     const [bloch, an] = entries;
     assert.deepEqual(new Set(bloch.collections), new Set(['Thesis', 'Thesis / Chapter 2', 'Chapter 2']));
-    assert.deepEqual(
-      new Set(an.collections),
-      new Set(['Thesis / Chapter 2', 'Chapter 2', 'Thesis / Chapter 2 / Archives', 'Archives']),
-    );
+    assert.deepEqual(new Set(an.collections), new Set(['Thesis / Chapter 2', 'Chapter 2', 'Thesis / Chapter 2 / Archives', 'Archives']));
   });
 
   it('reports invalid JSON instead of throwing', () => {
@@ -308,9 +309,15 @@ describe('loadBibliography', () => {
       await fs.writeFile(file, '@book{x, title={First}}');
       const first = await loadBibliography(file);
       first.entries.pop(); // a caller's change to the answer does not reach the next one
-      assert.deepEqual((await loadBibliography(file)).entries.map((e) => e.title), ['First']);
+      assert.deepEqual(
+        (await loadBibliography(file)).entries.map((e) => e.title),
+        ['First'],
+      );
       await fs.writeFile(file, '@book{x, title={Second version}}');
-      assert.deepEqual((await loadBibliography(file)).entries.map((e) => e.title), ['Second version']);
+      assert.deepEqual(
+        (await loadBibliography(file)).entries.map((e) => e.title),
+        ['Second version'],
+      );
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -322,7 +329,10 @@ describe('loadBibliography', () => {
       const file = path.join(dir, 'lib.bib');
       const cacheDir = path.join(dir, 'index');
       await fs.writeFile(file, '@book{x, title={From the export}}');
-      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['From the export']);
+      assert.deepEqual(
+        (await loadBibliography(file, { cacheDir })).entries.map((e) => e.title),
+        ['From the export'],
+      );
       const [name] = await fs.readdir(cacheDir);
       assert.match(name, /^bibliography-[0-9a-f]{16}\.json$/);
       // Mark the cached parse, then touch the export (same bytes): another process would read the mark.
@@ -332,10 +342,16 @@ describe('loadBibliography', () => {
       await fs.writeFile(cacheFile, JSON.stringify(cached));
       const later = new Date(Date.now() + 5000);
       await fs.utimes(file, later, later);
-      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['From the cache']);
+      assert.deepEqual(
+        (await loadBibliography(file, { cacheDir })).entries.map((e) => e.title),
+        ['From the cache'],
+      );
       // Other bytes: parsed again, and the cache replaced.
       await fs.writeFile(file, '@book{x, title={Edited export}}');
-      assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['Edited export']);
+      assert.deepEqual(
+        (await loadBibliography(file, { cacheDir })).entries.map((e) => e.title),
+        ['Edited export'],
+      );
       // Another parser version's cache, or a damaged one, is not used.
       for (const damage of [(c: Record<string, unknown>) => ({ ...c, version: -1 }), () => '{ half-written']) {
         const c = JSON.parse(await fs.readFile(cacheFile, 'utf8'));
@@ -344,7 +360,10 @@ describe('loadBibliography', () => {
         await fs.writeFile(cacheFile, typeof bad === 'string' ? bad : JSON.stringify(bad));
         const t = new Date(Date.now() + 10_000 + Math.random() * 1000);
         await fs.utimes(file, t, t);
-        assert.deepEqual((await loadBibliography(file, { cacheDir })).entries.map((e) => e.title), ['Edited export']);
+        assert.deepEqual(
+          (await loadBibliography(file, { cacheDir })).entries.map((e) => e.title),
+          ['Edited export'],
+        );
       }
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

@@ -113,9 +113,15 @@ describe('hostile bibliography: broken syntax and LaTeX', () => {
 @book{last, title = {Last}}`,
       BASE,
     );
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['before', 'after', 'closer', 'last']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['before', 'after', 'closer', 'last'],
+    );
     assert.equal(r.entries[1].year, 2002);
-    assert.ok(r.warnings.some((w) => /"open" at line 2/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => /"open" at line 2/.test(w)),
+      r.warnings.join('\n'),
+    );
   });
 
   it('survives recursive macros (\\def, \\newcommand in @preamble, self-referring @string) without hanging', async () => {
@@ -146,18 +152,24 @@ describe('hostile bibliography: broken syntax and LaTeX', () => {
 @book{b, title = {\frobnicate Only}}`,
       BASE,
     );
-    assert.deepEqual(r.entries.map((e) => e.title), ['The Annales school', 'Only']);
+    assert.deepEqual(
+      r.entries.map((e) => e.title),
+      ['The Annales school', 'Only'],
+    );
     assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
     assert.match(r.warnings[0], /Unknown LaTeX command \\frobnicate .*"a", "b"/);
   });
 
   it('keeps the first of duplicate keys and reports every other one with its line', async () => {
     const r = await parseBibtex('@book{k, title={One}}\n@book{k, title={Two}}\n@article{k, title={Three}}', BASE);
-    assert.deepEqual(r.entries.map((e) => e.title), ['One']);
     assert.deepEqual(
-      r.warnings,
-      ['Duplicate citation key "k" at line 2: kept the first entry.', 'Duplicate citation key "k" at line 3: kept the first entry.'],
+      r.entries.map((e) => e.title),
+      ['One'],
     );
+    assert.deepEqual(r.warnings, [
+      'Duplicate citation key "k" at line 2: kept the first entry.',
+      'Duplicate citation key "k" at line 3: kept the first entry.',
+    ]);
   });
 
   it('turns markup from LaTeX (\\url, \\href, \\emph) into plain text; no link survives', async () => {
@@ -168,14 +180,20 @@ describe('hostile bibliography: broken syntax and LaTeX', () => {
   it('skips an entry larger than 256 KB with a warning, quickly, and reads the next one', async () => {
     const huge = `@book{huge, title={Huge}, abstract={${'word '.repeat(1_000_000)}}}\n@book{next, title={Next}}\n`;
     const r = await parseBibtex(huge, BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['next']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['next'],
+    );
     assert.match(r.warnings[0], /Skipped the entry "huge" at line 1: 4\.8 MB/);
   });
 
   it('reads thousands of broken entries in linear time and caps the warnings', async () => {
     const text = '@x{\n'.repeat(5000) + '@book{good, title={Good}}\n' + '@book{k,\n'.repeat(5000);
     const r = await parseBibtex(text, BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['good']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['good'],
+    );
     assert.equal(r.warnings.length, 1001);
     assert.match(r.warnings[1000], /and 9000 more warnings/);
   });
@@ -189,7 +207,10 @@ describe('hostile bibliography: invalid UTF-8', () => {
       const latin1 = Buffer.from('@book{bad, title = {Soci\xe9t\xe9 f\xe9odale}}\n', 'latin1');
       await fs.writeFile(file, Buffer.concat([Buffer.from('@book{good, title = {Société}}\n'), latin1, Buffer.from([0xff, 0xfe, 0x0a])]));
       const r = await loadBibliography(file);
-      assert.deepEqual(r.entries.map((e) => e.citekey), ['good', 'bad']);
+      assert.deepEqual(
+        r.entries.map((e) => e.citekey),
+        ['good', 'bad'],
+      );
       assert.equal(r.entries[0].title, 'Société');
       assert.equal(r.entries[1].title, 'Soci\uFFFDt\uFFFD f\uFFFDodale');
       assert.equal(r.warnings.length, 1, r.warnings.join('\n'));
@@ -247,11 +268,20 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
   it('keeps every item next to one with malformed fields, leaving out only the bad fields, each named', () => {
     // The fuzz report: one such item dropped the whole bibliography with "c.name.trim is not a function".
     const r = parseBetterBibtexJson(
-      bbt([bbtItem(1), bbtItem(2, { creators: [{ name: 5 }, { creatorType: 'author', lastName: 'Febvre' }] }), bbtItem(3, { creators: [null] }), bbtItem(4, { collections: 5 }), bbtItem(5)]),
+      bbt([
+        bbtItem(1),
+        bbtItem(2, { creators: [{ name: 5 }, { creatorType: 'author', lastName: 'Febvre' }] }),
+        bbtItem(3, { creators: [null] }),
+        bbtItem(4, { collections: 5 }),
+        bbtItem(5),
+      ]),
       BASE,
     );
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2', 'key3', 'key4', 'key5']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key2', 'key3', 'key4', 'key5'],
+    );
     assert.deepEqual(r.entries[1].authors, ['Febvre']);
     assert.deepEqual(r.entries[2].authors, []);
     assert.equal(r.entries[3].title, 'Title 4');
@@ -264,7 +294,10 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
 
   it('skips an item whose citation key is not text, naming its position, and keeps the others', () => {
     const r = parseBetterBibtexJson(bbt([bbtItem(1), bbtItem(2, { citationKey: 12 }), 'text', null, bbtItem(3)]), BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key3']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key3'],
+    );
     assert.match(r.warnings[0], /^Skipped item 2 \("Title 2", line \d+\): citationKey is a number, not text\.$/);
     assert.match(r.warnings[1], /^Skipped item 3 \(line \d+\): text, not an item\.$/);
     assert.match(r.warnings[2], /^Skipped item 4 \(line \d+\): null, not an item\.$/);
@@ -273,13 +306,30 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
   it('survives any type in any field it reads, the neighbours unchanged', () => {
     const alone = parseBetterBibtexJson(bbt([bbtItem(1), bbtItem(3)]), BASE).entries;
     const values: unknown[] = [null, 5, -0, true, 'x', [], [null], [5], [[]], {}, { name: 5 }, { length: 1e9 }, [{ path: 5, contentType: [] }]];
-    const fields = ['citationKey', 'itemType', 'title', 'creators', 'date', 'year', 'collections', 'attachments', 'itemID', 'itemKey', 'constructor', '__proto__'];
+    const fields = [
+      'citationKey',
+      'itemType',
+      'title',
+      'creators',
+      'date',
+      'year',
+      'collections',
+      'attachments',
+      'itemID',
+      'itemKey',
+      'constructor',
+      '__proto__',
+    ];
     for (const field of fields) {
       for (const value of values) {
         const item = JSON.parse(`{"citationKey": "key2", ${JSON.stringify(field)}: ${JSON.stringify(value)}}`);
         const r = parseBetterBibtexJson(bbt([bbtItem(1), item, bbtItem(3)]), BASE);
         assertNoJsError(r);
-        assert.deepEqual(r.entries.filter((e) => e.citekey === 'key1' || e.citekey === 'key3'), alone, `${field}: ${JSON.stringify(value)}`);
+        assert.deepEqual(
+          r.entries.filter((e) => e.citekey === 'key1' || e.citekey === 'key3'),
+          alone,
+          `${field}: ${JSON.stringify(value)}`,
+        );
       }
     }
   });
@@ -288,16 +338,29 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     const chain: Record<string, unknown> = {};
     for (let i = 0; i < 2000; i++) chain[`C${i}`] = { name: `c${i}`, parent: i ? `C${i - 1}` : false, items: [1] };
     const r = parseBetterBibtexJson(
-      bbt([bbtItem(1, { collections: ['constructor', '__proto__', 'C1999'] })], { ...chain, constructor: 5, X: { name: 5, items: 'all', collections: 7, parent: [] } }),
+      bbt([bbtItem(1, { collections: ['constructor', '__proto__', 'C1999'] })], {
+        ...chain,
+        constructor: 5,
+        X: { name: 5, items: 'all', collections: 7, parent: [] },
+      }),
       BASE,
     );
     assertNoJsError(r);
     assert.equal(r.entries.length, 1);
     const deepest = r.entries[0].collections.find((c) => c.endsWith('c1999'));
     assert.ok(deepest && deepest.startsWith('… / ') && deepest.split(' / ').length === 33, deepest);
-    assert.ok(r.warnings.some((w) => /Collection "constructor" is a number, not a collection/.test(w)), r.warnings.join('\n'));
-    assert.ok(r.warnings.some((w) => /Collection "X": parent is a list/.test(w)), r.warnings.join('\n'));
-    assert.ok(r.warnings.some((w) => /nested more than 32 deep/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => /Collection "constructor" is a number, not a collection/.test(w)),
+      r.warnings.join('\n'),
+    );
+    assert.ok(
+      r.warnings.some((w) => /Collection "X": parent is a list/.test(w)),
+      r.warnings.join('\n'),
+    );
+    assert.ok(
+      r.warnings.some((w) => /nested more than 32 deep/.test(w)),
+      r.warnings.join('\n'),
+    );
   });
 
   it('bounds nesting without a stack overflow: a deeply nested item is skipped, the next is read', () => {
@@ -311,7 +374,10 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     ]) {
       const r = parseBetterBibtexJson(text, BASE);
       assertNoJsError(r);
-      assert.ok(r.warnings.some((w) => /nested deeper than/.test(w)), r.warnings.join('\n'));
+      assert.ok(
+        r.warnings.some((w) => /nested deeper than/.test(w)),
+        r.warnings.join('\n'),
+      );
       if (text !== deep) assert.equal(r.entries.length, 1, r.warnings.join('\n'));
     }
     assert.ok(performance.now() - t0 < 5_000);
@@ -320,10 +386,16 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
   it('reads the items before a truncation and around a damaged one', () => {
     const text = bbt([1, 2, 3, 4, 5].map((i) => bbtItem(i)));
     const cut = parseBetterBibtexJson(text.slice(0, text.indexOf('"key4"')), BASE);
-    assert.deepEqual(cut.entries.map((e) => e.citekey), ['key1', 'key2', 'key3']);
+    assert.deepEqual(
+      cut.entries.map((e) => e.citekey),
+      ['key1', 'key2', 'key3'],
+    );
     assert.match(cut.warnings[0], /^Not valid JSON at line \d+, column \d+ \(the text ends too early\): skipped item 4 \(line \d+\) and the items after it/);
     const flipped = parseBetterBibtexJson(text.replace('"Title 2",', '"Title 2" x,'), BASE);
-    assert.deepEqual(flipped.entries.map((e) => e.citekey), ['key1', 'key3', 'key4', 'key5']);
+    assert.deepEqual(
+      flipped.entries.map((e) => e.citekey),
+      ['key1', 'key3', 'key4', 'key5'],
+    );
     assert.match(flipped.warnings[0], /^Not valid JSON at line \d+, column \d+ \(unexpected "x"\): skipped item 2 \(line \d+\)\.$/);
   });
 
@@ -334,7 +406,10 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     const damaged = `${text.slice(0, at)}"tags": [\n    ]}\n,{${text.slice(text.indexOf('\n', at + 10))}`;
     const r = parseBetterBibtexJson(damaged, BASE);
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2', 'key3', 'key4']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key2', 'key3', 'key4'],
+    );
   });
 
   it('fuzz: takes no "]" followed by more item text for the end of the items list, even at the list\'s indentation', () => {
@@ -343,7 +418,10 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     const at = text.indexOf('"citationKey": "key2"');
     const r = parseBetterBibtexJson(`${text.slice(0, at)}"x": 1 }\n]{,\n      ${text.slice(at)}`, BASE);
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key3', 'key4']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key3', 'key4'],
+    );
   });
 
   it('fuzz: takes no "]" of a damaged item for the end of the items list while items follow it', () => {
@@ -355,33 +433,64 @@ describe('hostile bibliography: Better BibTeX JSON read item by item', () => {
     for (const overwrite of ['"} ]}\n]}', '"}] }\n   ],']) {
       const r = parseBetterBibtexJson(`${text.slice(0, at)}${overwrite}${text.slice(at + overwrite.length)}`, BASE);
       assertNoJsError(r);
-      assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2', 'key3', 'key4'], overwrite);
+      assert.deepEqual(
+        r.entries.map((e) => e.citekey),
+        ['key1', 'key2', 'key3', 'key4'],
+        overwrite,
+      );
       assert.deepEqual([r.entries[0], ...r.entries.slice(2)], [whole[0], ...whole.slice(2)], overwrite);
-      assert.ok(r.warnings.some((w) => /^Not valid JSON at line \d+, column \d+ \(unexpected "\]"\): skipped item 3/.test(w)), r.warnings.join('\n'));
+      assert.ok(
+        r.warnings.some((w) => /^Not valid JSON at line \d+, column \d+ \(unexpected "\]"\): skipped item 3/.test(w)),
+        r.warnings.join('\n'),
+      );
     }
   });
 
   it('fuzz: finds the items after a damaged first member, even where its indentation was hit', () => {
     const text = bbt([1, 2].map((i) => bbtItem(i)));
     const r = parseBetterBibtexJson(text.replace('{\n  "config"', '{\n@ "config"'), BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2']);
-    assert.match(r.warnings[0], /^Not valid JSON at line 2, column 1 \(unexpected "@"\), in the file: the rest of the file was left out, the items were read\.$/);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key2'],
+    );
+    assert.match(
+      r.warnings[0],
+      /^Not valid JSON at line 2, column 1 \(unexpected "@"\), in the file: the rest of the file was left out, the items were read\.$/,
+    );
     // The object closed at once ("{\n}"), the rest left after it.
-    assert.deepEqual(parseBetterBibtexJson(text.replace('{\n ', '{\n}'), BASE).entries.map((e) => e.citekey), ['key1', 'key2']);
+    assert.deepEqual(
+      parseBetterBibtexJson(text.replace('{\n ', '{\n}'), BASE).entries.map((e) => e.citekey),
+      ['key1', 'key2'],
+    );
     // The opening brace itself hit.
-    assert.deepEqual(parseBetterBibtexJson(`\\${text.slice(1)}`, BASE).entries.map((e) => e.citekey), ['key1', 'key2']);
+    assert.deepEqual(
+      parseBetterBibtexJson(`\\${text.slice(1)}`, BASE).entries.map((e) => e.citekey),
+      ['key1', 'key2'],
+    );
     // A damaged collections table: the items are read without their collections.
     const cols = parseBetterBibtexJson(bbt([bbtItem(1, { collections: ['A'] })], { A: { name: 'Thesis', items: [1] } }).replace('"Thesis"', '"Thesis'), BASE);
-    assert.deepEqual(cols.entries.map((e) => [e.citekey, e.collections]), [['key1', []]]);
+    assert.deepEqual(
+      cols.entries.map((e) => [e.citekey, e.collections]),
+      [['key1', []]],
+    );
   });
 
   it('fuzz: finds the items when the opening brace became whitespace or "[" (the file then starts with a valid value)', () => {
     // Seed 1678632028 flipped the "{" to a line break: the file read as the string "config" alone, no items.
-    const text = bbt([1, 2].map((i) => bbtItem(i)), { A: { name: 'Empty', items: [] } });
+    const text = bbt(
+      [1, 2].map((i) => bbtItem(i)),
+      { A: { name: 'Empty', items: [] } },
+    );
     const keys = (t: string) => parseBetterBibtexJson(t, BASE).entries.map((e) => e.citekey);
     const r = parseBetterBibtexJson(`\n${text.slice(1)}`, BASE);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['key1', 'key2']);
-    assert.match(r.warnings[0], /^Not valid JSON at line 3, column 11 \(unexpected ":"\), in the file: the rest of the file was left out, the items were read\.$/);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['key1', 'key2'],
+    );
+    assert.match(
+      r.warnings[0],
+      /^Not valid JSON at line 3, column 11 \(unexpected ":"\), in the file: the rest of the file was left out, the items were read\.$/,
+    );
     // The collection's empty "items": [] above is not taken for the item list.
     assert.deepEqual(keys(`"${text.slice(1)}`), ['key1', 'key2']);
     // Read as a CSL list, it gives no item: the export's items are looked for.
@@ -407,10 +516,20 @@ describe('hostile bibliography: @string expansion bounded', function () {
       const r = await parseBibtex(doublings(n), BASE);
       const s = (performance.now() - t0) / 1000;
       assertNoJsError(r);
-      assert.deepEqual(r.entries.map((e) => e.citekey), ['big', 'ok']);
+      assert.deepEqual(
+        r.entries.map((e) => e.citekey),
+        ['big', 'ok'],
+      );
       assert.equal(r.entries[1].title, 'Fine');
       assert.ok((r.entries[0].title ?? '').length <= 64 * 1024);
-      assert.ok(r.warnings.some((w) => /^The value of @string "a17" at line 1 would expand to 128 KB with @string "a16", more than a value may have \(64 KB\): it was cut after 64 KB\.$/.test(w)), r.warnings.join('\n'));
+      assert.ok(
+        r.warnings.some((w) =>
+          /^The value of @string "a17" at line 1 would expand to 128 KB with @string "a16", more than a value may have \(64 KB\): it was cut after 64 KB\.$/.test(
+            w,
+          ),
+        ),
+        r.warnings.join('\n'),
+      );
       // 3.6 s of CPU for 40 on a loaded machine; the bound catches the unbounded expansion.
       assert.ok(s < 40, `${s} s`);
     });
@@ -423,8 +542,16 @@ describe('hostile bibliography: @string expansion bounded', function () {
     const r = await parseBibtex(`${big}${many}${entries}@book{last, title = {Last}}\n`, BASE);
     assertNoJsError(r);
     assert.equal(r.entries.length, 14);
-    assert.ok(r.warnings.some((w) => /"f\d" of "many" at line 2 would expand to .* more than an entry may have \(256 KB\)/.test(w)), r.warnings.join('\n'));
-    assert.ok(r.warnings.some((w) => /^The file's @string macros would add more than \d+ KB to it: from line \d+ on, the values using @string "k" were cut there\.$/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => /"f\d" of "many" at line 2 would expand to .* more than an entry may have \(256 KB\)/.test(w)),
+      r.warnings.join('\n'),
+    );
+    assert.ok(
+      r.warnings.some((w) =>
+        /^The file's @string macros would add more than \d+ KB to it: from line \d+ on, the values using @string "k" were cut there\.$/.test(w),
+      ),
+      r.warnings.join('\n'),
+    );
     assert.equal(r.entries.at(-1)!.title, 'Last');
   });
 
@@ -432,14 +559,26 @@ describe('hostile bibliography: @string expansion bounded', function () {
     const text = doublings(18).replace(/\n@book\{big.*\n/, '\n@book{k, title = a18 # {@string{z = a18 # a18} } # a18 x}\n');
     const r = await parseBibtex(text, BASE);
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => [e.citekey, e.title]), [['ok', 'Fine']]);
-    assert.ok(r.warnings.some((w) => /^Skipped the entry "k" at line 2: Token mismatch/.test(w)), r.warnings.join('\n'));
+    assert.deepEqual(
+      r.entries.map((e) => [e.citekey, e.title]),
+      [['ok', 'Fine']],
+    );
+    assert.ok(
+      r.warnings.some((w) => /^Skipped the entry "k" at line 2: Token mismatch/.test(w)),
+      r.warnings.join('\n'),
+    );
   });
 
   it('keeps line numbers right after a cut', async () => {
     const r = await parseBibtex(`${doublings(18).replace(/ @string/g, '\n@string')}@book{late, title = {Late}\n`, BASE);
-    assert.ok(r.warnings.some((w) => /"a17" at line 18 /.test(w)), r.warnings.join('\n'));
-    assert.ok(r.warnings.some((w) => /"late" at line 22/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => /"a17" at line 18 /.test(w)),
+      r.warnings.join('\n'),
+    );
+    assert.ok(
+      r.warnings.some((w) => /"late" at line 22/.test(w)),
+      r.warnings.join('\n'),
+    );
   });
 
   it('fuzz: a quote left open never takes the entries after it, even when it closes without an error', async () => {
@@ -450,11 +589,14 @@ describe('hostile bibliography: @string expansion bounded', function () {
       BASE,
     );
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['b', 'c', 'e']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['b', 'c', 'e'],
+    );
     assert.ok(r.warnings.some((w) => /"a" at line 1/.test(w)) && r.warnings.some((w) => /"d" at line 5/.test(w)), r.warnings.join('\n'));
   });
 
-  it('keeps a long field written out in the file (a collaboration\'s 3,000 authors): only macros are cut', async () => {
+  it("keeps a long field written out in the file (a collaboration's 3,000 authors): only macros are cut", async () => {
     const authors = Array.from({ length: 3000 }, (_, i) => `Physicist${i}, Anna`).join(' and ');
     const r = await parseBibtex(`@article{atlas, title = {Observation}, author = {${authors}}}\n`, BASE);
     assert.deepEqual(r.warnings, []);
@@ -465,14 +607,20 @@ describe('hostile bibliography: @string expansion bounded', function () {
     const deep = `${'{'.repeat(50_000)}x${'}'.repeat(50_000)}`;
     const r = await parseBibtex(`@book{a, title = {A}}\n@book{deep, title = {${deep}}}\n@book{b, title = {B}}\n`, BASE);
     assertNoJsError(r);
-    assert.deepEqual(r.entries.map((e) => e.citekey), ['a', 'b']);
+    assert.deepEqual(
+      r.entries.map((e) => e.citekey),
+      ['a', 'b'],
+    );
     assert.deepEqual(r.warnings, ['Skipped the entry "deep" at line 2: its text could not be read (the LaTeX in it is beyond the parser).']);
   });
 
   it('never quotes a JavaScript error from the parser', async () => {
-    const r = await parseBibtex(String.raw`@book{def, title = {\def\a{\a}\a loops}}
+    const r = await parseBibtex(
+      String.raw`@book{def, title = {\def\a{\a}\a loops}}
 @book{cmd, title = {\newcommand{\rec}{\rec x}\rec}}
-@book{fine, title = {Fine}}`, BASE);
+@book{fine, title = {Fine}}`,
+      BASE,
+    );
     assertNoJsError(r);
     assert.ok(r.entries.some((e) => e.citekey === 'fine'));
   });

@@ -13,7 +13,34 @@ const BASE = '/home/historian/export';
 const bibLike = fc
   .array(
     fc.oneof(
-      fc.constantFrom('@', '@book{', '@string{', '@preamble{', '@comment{', '{', '}', '"', ',', '=', '#', '\\', '\\\'', '\\"{', '$', '%', '\n', ' ', 'and', 'title', 'author', 'file', '~', '--', '\\newcommand{\\x}{\\x}', '\\def\\y{\\y}'),
+      fc.constantFrom(
+        '@',
+        '@book{',
+        '@string{',
+        '@preamble{',
+        '@comment{',
+        '{',
+        '}',
+        '"',
+        ',',
+        '=',
+        '#',
+        '\\',
+        "\\'",
+        '\\"{',
+        '$',
+        '%',
+        '\n',
+        ' ',
+        'and',
+        'title',
+        'author',
+        'file',
+        '~',
+        '--',
+        '\\newcommand{\\x}{\\x}',
+        '\\def\\y{\\y}',
+      ),
       fc.string({ maxLength: 8 }),
       fc.string({ unit: 'binary', maxLength: 4 }),
     ),
@@ -51,12 +78,15 @@ describe('parseBibtex properties', function () {
   // where the chunk ends); the entries, and whether there is anything to warn about, may not.
   it('gives the same entries however the text is cut into chunks', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(bibLike, fc.constant('@book{k1, title={A}}\n'), fc.constant('@book{k2, title={B}\n')), { maxLength: 6 }), async (parts) => {
-        const text = parts.join('\n');
-        const [small, whole] = [await parseBibtex(text, BASE, 1), await parseBibtex(text, BASE)];
-        assert.deepEqual(small.entries, whole.entries);
-        assert.equal(small.warnings.length === 0, whole.warnings.length === 0);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.oneof(bibLike, fc.constant('@book{k1, title={A}}\n'), fc.constant('@book{k2, title={B}\n')), { maxLength: 6 }),
+        async (parts) => {
+          const text = parts.join('\n');
+          const [small, whole] = [await parseBibtex(text, BASE, 1), await parseBibtex(text, BASE)];
+          assert.deepEqual(small.entries, whole.entries);
+          assert.equal(small.warnings.length === 0, whole.warnings.length === 0);
+        },
+      ),
       { numRuns: 100 },
     );
   });

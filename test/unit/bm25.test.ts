@@ -41,7 +41,13 @@ describe('Bm25Index', () => {
     // A re-used id does not revive old postings.
     idx.add(1, tokenize('coral reefs'));
     assert.deepEqual(idx.search(tokenize('protein'), 5), []);
-    assert.deepEqual(idx.search(tokenize('coral'), 5).map((h) => h.id).sort(), [1, 3]);
+    assert.deepEqual(
+      idx
+        .search(tokenize('coral'), 5)
+        .map((h) => h.id)
+        .sort(),
+      [1, 3],
+    );
   });
 
   it('measures idf-weighted term overlap both ways, forgetting removed documents', () => {
@@ -68,7 +74,10 @@ describe('Bm25Index', () => {
   it('applies the accept filter', () => {
     const idx = build();
     const hits = idx.search(tokenize('insulin protein'), 5, (id) => id !== 0);
-    assert.deepEqual(hits.map((h) => h.id), [1]);
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      [1],
+    );
   });
 
   it('gives higher idf to rarer terms', () => {
@@ -84,7 +93,7 @@ describe('Bm25Index', () => {
   it('matches a naive BM25 over a larger random corpus', () => {
     const idx = new Bm25Index();
     let seed = 1;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const docs: string[][] = [];
     for (let d = 0; d < 3000; d++) {
       const terms: string[] = [];
@@ -115,7 +124,10 @@ describe('Bm25Index', () => {
       .filter((h) => h.score > 0)
       .sort((a, b) => b.score - a.score || a.id - b.id);
     const got = idx.search(q, 20);
-    assert.deepEqual(got.map((h) => h.id), naive.slice(0, 20).map((h) => h.id));
+    assert.deepEqual(
+      got.map((h) => h.id),
+      naive.slice(0, 20).map((h) => h.id),
+    );
     for (let i = 0; i < got.length; i++) assert.ok(Math.abs(got[i].score - naive[i].score) < 1e-3 * naive[i].score);
   });
 });

@@ -22,13 +22,32 @@ describe('chunkPages', () => {
     const last = ps[0].text.split('. ').pop()!;
     assert.ok(ps[1].text.includes(last.replace(/\.$/, '')));
     // all sentences are covered
-    for (let i = 0; i < 40; i++) assert.ok(ps.some((p) => p.text.includes(`Sentence ${i} `)), `sentence ${i}`);
+    for (let i = 0; i < 40; i++)
+      assert.ok(
+        ps.some((p) => p.text.includes(`Sentence ${i} `)),
+        `sentence ${i}`,
+      );
   });
 
   it('records the start page, end page and heading of each passage', () => {
     const pages: CleanPage[] = [
-      { page: 1, label: '12', blocks: [{ kind: 'heading', text: 'I. Surplus' }, { kind: 'text', text: [1, 2, 3].map((i) => sentence(i)).join(' ') }] },
-      { page: 2, label: '13', blocks: [{ kind: 'text', text: [4, 5].map((i) => sentence(i)).join(' ') }, { kind: 'heading', text: 'II. Licences' }, { kind: 'text', text: sentence(6) + ' ' + sentence(7) }] },
+      {
+        page: 1,
+        label: '12',
+        blocks: [
+          { kind: 'heading', text: 'I. Surplus' },
+          { kind: 'text', text: [1, 2, 3].map((i) => sentence(i)).join(' ') },
+        ],
+      },
+      {
+        page: 2,
+        label: '13',
+        blocks: [
+          { kind: 'text', text: [4, 5].map((i) => sentence(i)).join(' ') },
+          { kind: 'heading', text: 'II. Licences' },
+          { kind: 'text', text: sentence(6) + ' ' + sentence(7) },
+        ],
+      },
     ];
     const ps = chunkPages(pages, { maxWords: 200, overlapWords: 20, minWords: 5 });
     assert.equal(ps.length, 2);

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { adjacentCitation, authorSurname, citationSnippet, citationSpans, endPageLabel, formatCitation, formatPassageCitation, mergeInsertion, shortAuthors } from '../../src/shared/citation';
+import {
+  adjacentCitation,
+  authorSurname,
+  citationSnippet,
+  citationSpans,
+  endPageLabel,
+  formatCitation,
+  formatPassageCitation,
+  mergeInsertion,
+  shortAuthors,
+} from '../../src/shared/citation';
 
 const src = { citekey: 'braudel1949', title: 'La Méditerranée', authors: ['Braudel, Fernand'], year: 1949, path: '/lib/braudel.pdf' };
 
@@ -70,8 +80,14 @@ describe('citationSnippet', () => {
 describe('merging into an adjacent Pandoc citation', () => {
   const line = 'Bread came by ship [@a, p. 3]. Then more [see @c] and a [link](x) and [^1].';
   it('finds citations, not links nor footnotes', () => {
-    assert.deepEqual(citationSpans(line).map((s) => line.slice(s.start, s.end)), ['[@a, p. 3]', '[see @c]']);
-    assert.deepEqual(citationSpans('mail me at [x@y.org] [@k]').map((s) => s.start), [21]);
+    assert.deepEqual(
+      citationSpans(line).map((s) => line.slice(s.start, s.end)),
+      ['[@a, p. 3]', '[see @c]'],
+    );
+    assert.deepEqual(
+      citationSpans('mail me at [x@y.org] [@k]').map((s) => s.start),
+      [21],
+    );
   });
   it('joins the citation the cursor is inside, right after, or right before', () => {
     const end = line.indexOf('].') + 1;
@@ -84,7 +100,10 @@ describe('merging into an adjacent Pandoc citation', () => {
     const col = line.indexOf('].') + 1;
     const m = mergeInsertion(line, col, '[@b, p. ${1:214}]$0');
     assert.ok(m);
-    assert.equal(line.slice(0, m.at) + m.text.replace(/\$\{1:([^}]*)\}|\$0/g, '$1') + line.slice(m.at), 'Bread came by ship [@a, p. 3; @b, p. 214]. Then more [see @c] and a [link](x) and [^1].');
+    assert.equal(
+      line.slice(0, m.at) + m.text.replace(/\$\{1:([^}]*)\}|\$0/g, '$1') + line.slice(m.at),
+      'Bread came by ship [@a, p. 3; @b, p. 214]. Then more [see @c] and a [link](x) and [^1].',
+    );
   });
   it('does not merge a citation that is not bracketed Pandoc', () => {
     assert.equal(mergeInsertion(line, line.indexOf('].') + 1, '(Braudel 1949, p. 3)'), undefined);

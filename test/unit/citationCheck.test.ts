@@ -185,7 +185,9 @@ describe('citation check: finding citations and quotations', () => {
   });
 
   it('takes a block quote whose last line carries the citation', () => {
-    const draft = ['Before.', '', '> In the kingdom of Sicily no grain could', '> leave a port without a licence.', '> [@a, p. 212]', '', 'After [@b].'].join('\n');
+    const draft = ['Before.', '', '> In the kingdom of Sicily no grain could', '> leave a port without a licence.', '> [@a, p. 212]', '', 'After [@b].'].join(
+      '\n',
+    );
     const c = findCitations(draft);
     assert.equal(c[0].quote, 'In the kingdom of Sicily no grain could\nleave a port without a licence.');
     assert.equal(c[0].blockQuote, true);
@@ -271,7 +273,13 @@ describe('citation check: rules', () => {
 
   it('a re-check after an edit judges only the citations the edit changed (the memo), at their new places', async () => {
     let loads = 0;
-    const counting: CheckSources = { keys: sources().keys, pdfs: (key) => sources().pdfs(key).map((f) => ({ ...f, pages: () => (loads++, f.pages()) })) };
+    const counting: CheckSources = {
+      keys: sources().keys,
+      pdfs: (key) =>
+        sources()
+          .pdfs(key)
+          .map((f) => ({ ...f, pages: () => (loads++, f.pages()) })),
+    };
     const memo = newCheckMemo();
     const draft = '“no grain could leave a port without a licence” [@whitfield2019grain, p. 212].\n\n“a changed one” [@oakenbrook1862, p. 2].';
     const first = await checkCitationList(findCitations(draft), counting, { memo });
@@ -292,10 +300,17 @@ describe('citation check: rules', () => {
     assert.ok(hinted.hint.ratio === null || hinted.hint.ratio >= 2.5, String(hinted.hint.ratio));
     assert.match(hinted.hint.excerpt, /treasury/);
     // Cited at its page, or a sentence too vague to tell: no hint.
-    assert.equal((await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good [@whitfield2019grain, p. 214].')).hint, null);
+    assert.equal(
+      (await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good [@whitfield2019grain, p. 214].')).hint,
+      null,
+    );
     assert.equal((await check1('The book is long [@whitfield2019grain, p. 212].')).hint, null);
     // In a footnote after the sentence, and as an in-text citation: the sentence is the one cited.
-    assert.equal((await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good.^[See @whitfield2019grain, p. 212.]')).hint?.page, '214');
+    assert.equal(
+      (await check1('Most viceroys chose a full treasury over cheap loaves in Palermo when the harvest was good.^[See @whitfield2019grain, p. 212.]')).hint
+        ?.page,
+      '214',
+    );
     assert.equal((await check1('For @whitfield2019grain [p. 213], most viceroys chose a full treasury over cheap loaves in Palermo.')).hint?.page, '214');
     // A citation with a quotation is judged by it, not hinted.
     assert.equal((await check1('Viceroys chose “a full treasury and cheap loaves in Palermo” [@whitfield2019grain, p. 214].')).hint, null);
@@ -316,7 +331,10 @@ describe('citation check: rules', () => {
 
   it('several citations: each judged, in draft order', async () => {
     const r = await checkDraft('A [@whitfield2019grain, p. 212] and [@nobody] and [see @whitfield2019grain, p. 999; @oakenbrook1862, 2].', sources());
-    assert.deepEqual(r.map((x) => x.status), ['ok', 'unknown-key', 'no-such-page', 'ok']);
+    assert.deepEqual(
+      r.map((x) => x.status),
+      ['ok', 'unknown-key', 'no-such-page', 'ok'],
+    );
   });
 });
 

@@ -119,7 +119,10 @@ describe('CLI check (bundled dist/cli.js)', function () {
     // Not indexed: the index's health comes back from the worker, as the editor reads it.
     const empty = join(root, 'unindexed');
     mkdirSync(empty, { recursive: true });
-    const err = await engine.checkCitationsOffThread(draft, { workspace: empty, workerDir: resolve('dist') }).then(() => undefined, (e: unknown) => e);
+    const err = await engine.checkCitationsOffThread(draft, { workspace: empty, workerDir: resolve('dist') }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.equal(engine.errorHealth(err)?.state, 'missing');
   });
 

@@ -28,7 +28,9 @@ function generatedPages(): string[][] {
   };
   const C = 'bdfgklmnprstvz';
   const V = 'aeiou';
-  const vocab = Array.from({ length: 1500 }, () => Array.from({ length: 2 + Math.floor(rnd() * 2) }, () => C[Math.floor(rnd() * C.length)] + V[Math.floor(rnd() * V.length)]).join(''));
+  const vocab = Array.from({ length: 1500 }, () =>
+    Array.from({ length: 2 + Math.floor(rnd() * 2) }, () => C[Math.floor(rnd() * C.length)] + V[Math.floor(rnd() * V.length)]).join(''),
+  );
   // Frequent words repeat, as in prose.
   return Array.from({ length: 6 }, () => Array.from({ length: 300 }, () => vocab[Math.floor(vocab.length * rnd() ** 2)]));
 }
@@ -153,7 +155,12 @@ describe('citation check answers honestly: quotations over 400 words', () => {
   it('costs about two quotations of 400 words however long it is', async () => {
     // The source again and again: 24,000 words, its two ends compared.
     const huge = Array.from({ length: 40 }, () => ALL.slice(0, 600)).flat();
-    const big: PageText[] = Array.from({ length: 80 }, (_, i) => ({ page: i + 1, label: String(i + 1), ocr: false, text: huge.slice(i * 300, i * 300 + 300).join(' ') }));
+    const big: PageText[] = Array.from({ length: 80 }, (_, i) => ({
+      page: i + 1,
+      label: String(i + 1),
+      ocr: false,
+      text: huge.slice(i * 300, i * 300 + 300).join(' '),
+    }));
     const src: CheckSources = { keys: new Set(['big']), pdfs: () => [{ path: '/big.pdf', pages: async () => big }] };
     const t = Date.now();
     const [r] = await checkCitationList(findCitations(`${quoted(huge)} [@big, pp. 1–80].`), src);
@@ -179,8 +186,18 @@ describe('CLI check: what it prints for page ranges and over-long quotations (bu
       assert.equal(b.status, 0, b.stderr);
     }
     mkdirSync(join(root, 'lib'));
-    writeFileSync(join(root, 'lib', 'gen.pdf'), buildPdf({ info: { Title: 'Generated' }, pages: WORDS.map((w) => ({ paragraphs: [w.join(' ')] })), pageLabels: [{ startPage: 0, style: 'D', start: 101 }] }));
-    writeFileSync(join(root, 'lib', 'lib.bib'), '@book{gen2020,\n  title = {Generated},\n  author = {Maker, Ann},\n  year = {2020},\n  file = {gen.pdf:gen.pdf:application/pdf}\n}\n');
+    writeFileSync(
+      join(root, 'lib', 'gen.pdf'),
+      buildPdf({
+        info: { Title: 'Generated' },
+        pages: WORDS.map((w) => ({ paragraphs: [w.join(' ')] })),
+        pageLabels: [{ startPage: 0, style: 'D', start: 101 }],
+      }),
+    );
+    writeFileSync(
+      join(root, 'lib', 'lib.bib'),
+      '@book{gen2020,\n  title = {Generated},\n  author = {Maker, Ann},\n  year = {2020},\n  file = {gen.pdf:gen.pdf:application/pdf}\n}\n',
+    );
     const paras = [
       ...DASHES.slice(0, 4).map((d) => `Range [@gen2020, pp. 9000${d}9999].`), // lines 1, 3, 5, 7
       `${quoted(Q450)} [@gen2020, pp. 101–102].`, // 9: ok
@@ -190,7 +207,12 @@ describe('CLI check: what it prints for page ranges and over-long quotations (bu
       `${quoted(changed(Q1000, 100))} [@gen2020, pp. 101–104].`, // 17: quote-differs
     ];
     writeFileSync(join(root, 'draft.md'), paras.join('\n\n') + '\n');
-    writeFileSync(join(root, 'draft.tex'), DASHES.slice(0, 4).map((d) => `Range \\cite[pp.~9000${d}9999]{gen2020}.`).join('\n\n') + '\n');
+    writeFileSync(
+      join(root, 'draft.tex'),
+      DASHES.slice(0, 4)
+        .map((d) => `Range \\cite[pp.~9000${d}9999]{gen2020}.`)
+        .join('\n\n') + '\n',
+    );
     writeFileSync(join(root, 'long.md'), `${quoted(Q1000)} [@gen2020, pp. 101–104].\n`);
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -211,17 +233,26 @@ describe('CLI check: what it prints for page ranges and over-long quotations (bu
 
   it('long quotations: problems on stdout, a quotation checked only at its ends on stderr and in the summary, never a silent ok', () => {
     const r = cli(['check', 'draft.md', ...lib]);
-    const problems = r.stdout.trim().split('\n').filter((l) => !l.includes('no-such-page'));
+    const problems = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('no-such-page'));
     assert.equal(problems.length, 2, r.stdout);
     assert.match(problems[0], /^draft\.md:11:\d+ quote-differs @gen2020 pp\. 101–102 → .*“zzyzx” for “/);
     assert.match(problems[1], /^draft\.md:17:\d+ quote-differs @gen2020 pp\. 101–104 → .*“zzyzx” for “/);
     const partly = r.stderr.split('\n').filter((l) => l.includes('quote-partly-checked'));
     assert.deepEqual(
       partly.map((l) => l.replace(/^draft\.md:(\d+):\d+ /, '$1 ')),
-      [13, 15].map((n) => `${n} quote-partly-checked @gen2020 pp. 101–104 → its ends are on pp. 101–104 word for word; a quotation of 1000 words: only its first and last 400 words were compared, not the 200 between them`),
+      [13, 15].map(
+        (n) =>
+          `${n} quote-partly-checked @gen2020 pp. 101–104 → its ends are on pp. 101–104 word for word; a quotation of 1000 words: only its first and last 400 words were compared, not the 200 between them`,
+      ),
     );
     assert.match(r.stderr, /9 citations checked in .* s: 4 errors, 2 warnings, 2 quotations partly checked/);
-    const j = JSON.parse(cli(['check', 'draft.md', ...lib, '--json']).stdout) as { citations: Array<{ line: number; status: string; severity: string }>; partlyChecked: number };
+    const j = JSON.parse(cli(['check', 'draft.md', ...lib, '--json']).stdout) as {
+      citations: Array<{ line: number; status: string; severity: string }>;
+      partlyChecked: number;
+    };
     assert.deepEqual(
       j.citations.slice(4).map((c) => [c.line, c.status, c.severity]),
       [
@@ -248,7 +279,10 @@ describe('CLI check: what it prints for page ranges and over-long quotations (bu
       const [sentence, json] = [a.text.slice(0, a.text.indexOf('\n')), JSON.parse(a.text.slice(a.text.indexOf('\n') + 1))];
       assert.match(sentence, /1 quotation \(status quote-partly-checked\) was too long to compare whole: only the first and last 400 words were compared/);
       assert.equal(json.partlyChecked, 1);
-      assert.deepEqual([json.citations[0].status, json.citations[0].note], ['quote-partly-checked', 'a quotation of 1000 words: only its first and last 400 words were compared, not the 200 between them']);
+      assert.deepEqual(
+        [json.citations[0].status, json.citations[0].note],
+        ['quote-partly-checked', 'a quotation of 1000 words: only its first and last 400 words were compared, not the 200 between them'],
+      );
     } finally {
       await engine.dispose();
     }

@@ -14,7 +14,14 @@ describe('citation check: the page-text store', () => {
       dir,
       hash,
       [
-        { page: 1, label: 'xi', blocks: [{ kind: 'heading', text: 'Preface' }, { kind: 'text', text: 'First words.' }] },
+        {
+          page: 1,
+          label: 'xi',
+          blocks: [
+            { kind: 'heading', text: 'Preface' },
+            { kind: 'text', text: 'First words.' },
+          ],
+        },
         { page: 2, blocks: [{ kind: 'text', text: 'Scanned words.' }] },
       ],
       new Set([2]),

@@ -20,26 +20,35 @@ const draft = [
 
 describe('citedIn', () => {
   it('numbers sections as a reader does: the lone opening heading is the title', () => {
-    assert.deepEqual(draftSections(draft).map((s) => [s.number, s.heading, s.line]), [
-      ['', 'The title', 3],
-      ['§ 1', 'Introduction', 5],
-      ['§ 2', 'Grain', 10],
-      ['§ 2.1', 'Permits', 12],
-    ]);
+    assert.deepEqual(
+      draftSections(draft).map((s) => [s.number, s.heading, s.line]),
+      [
+        ['', 'The title', 3],
+        ['§ 1', 'Introduction', 5],
+        ['§ 2', 'Grain', 10],
+        ['§ 2.1', 'Permits', 12],
+      ],
+    );
   });
   it('numbers top-level headings when there are several', () => {
-    assert.deepEqual(draftSections('# A\n## a1\n# B').map((s) => s.number), ['§ 1', '§ 1.1', '§ 2']);
+    assert.deepEqual(
+      draftSections('# A\n## a1\n# B').map((s) => s.number),
+      ['§ 1', '§ 1.1', '§ 2'],
+    );
     assert.deepEqual(draftSections('no headings'), []);
   });
   it('finds citations (bracketed and in-text, not e-mail addresses) outside code and front matter, with their section', () => {
     const c = draftCitations(draft);
-    assert.deepEqual(c.map((x) => [x.key, x.line, sectionName(x.section)]), [
-      ['a', 6, '§ 1'],
-      ['b', 11, '§ 2'],
-      ['a', 11, '§ 2'],
-      ['c', 13, '§ 2.1'],
-      ['a', 13, '§ 2.1'],
-    ]);
+    assert.deepEqual(
+      c.map((x) => [x.key, x.line, sectionName(x.section)]),
+      [
+        ['a', 6, '§ 1'],
+        ['b', 11, '§ 2'],
+        ['a', 11, '§ 2'],
+        ['c', 13, '§ 2.1'],
+        ['a', 13, '§ 2.1'],
+      ],
+    );
   });
   it('lists the other sections that cite a key, once each, leaving out the segment itself', () => {
     const c = draftCitations(draft);

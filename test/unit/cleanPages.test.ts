@@ -12,7 +12,10 @@ describe('cleanPages', () => {
       const all = p.blocks.map((b) => b.text).join('\n');
       assert.ok(!all.includes('Journal of Modern History'), all);
       assert.ok(!/^\d+$/m.test(all), all);
-      assert.ok(bodies.some((b) => all.includes(b)), all);
+      assert.ok(
+        bodies.some((b) => all.includes(b)),
+        all,
+      );
     }
     assert.equal(clean[1].label, '13');
     assert.equal(clean[1].page, 2);
@@ -20,7 +23,9 @@ describe('cleanPages', () => {
 
   it('keeps a line that appears on a few pages only', () => {
     const pages = ['Intro\nAlpha text here.', 'Alpha text here.\nMore.', 'Other.', 'Other again.', 'Yet another.'];
-    const text = cleanPages(pages).map((p) => p.blocks.map((b) => b.text).join(' ')).join(' ');
+    const text = cleanPages(pages)
+      .map((p) => p.blocks.map((b) => b.text).join(' '))
+      .join(' ');
     assert.equal((text.match(/Alpha text here/g) ?? []).length, 2);
   });
 
@@ -38,10 +43,18 @@ describe('cleanPages', () => {
   });
 
   it('reads numbered lines in a row (code, verse) as text, a numbered line before prose as a heading', () => {
-    const [p] = cleanPages(['Poems\n1 Shall I compare thee to a summer\'s day?\n2 Thou art more lovely and more temperate\n3 Rough winds do shake the darling buds of May']);
-    assert.deepEqual(p.blocks.map((b) => b.kind), ['heading', 'text']);
+    const [p] = cleanPages([
+      "Poems\n1 Shall I compare thee to a summer's day?\n2 Thou art more lovely and more temperate\n3 Rough winds do shake the darling buds of May",
+    ]);
+    assert.deepEqual(
+      p.blocks.map((b) => b.kind),
+      ['heading', 'text'],
+    );
     assert.match(p.blocks[1].text, /^1 Shall I compare .* 3 Rough winds/);
     const [q] = cleanPages(['2 Licences and the Fiscal Logic of Grain\nThe tratta was a licence to export grain.']);
-    assert.deepEqual(q.blocks.map((b) => b.kind), ['heading', 'text']);
+    assert.deepEqual(
+      q.blocks.map((b) => b.kind),
+      ['heading', 'text'],
+    );
   });
 });

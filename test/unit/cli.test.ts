@@ -15,10 +15,26 @@ function cli(args: string[], cwd?: string) {
 
 /** A small BEIR folder: topics with distinctive words, one judged document per query. */
 function writeBeir(dir: string) {
-  const topics = ['grain ships Sicily licences', 'railway time zones clocks', 'plague Marseille quarantine', 'printing press pamphlets Luther', 'cotton famine Lancashire mills'];
+  const topics = [
+    'grain ships Sicily licences',
+    'railway time zones clocks',
+    'plague Marseille quarantine',
+    'printing press pamphlets Luther',
+    'cotton famine Lancashire mills',
+  ];
   const docs: string[] = [];
   topics.forEach((t, i) => {
-    for (let j = 0; j < 6; j++) docs.push(JSON.stringify({ _id: `d${i}-${j}`, title: j === 0 ? `Study of ${t}` : `Note ${i}.${j}`, text: j === 0 ? `A detailed account of ${t} and its history, with ${t} discussed at length.` : `Unrelated remarks number ${j} on topic ${i} about weather and gardens.` }));
+    for (let j = 0; j < 6; j++)
+      docs.push(
+        JSON.stringify({
+          _id: `d${i}-${j}`,
+          title: j === 0 ? `Study of ${t}` : `Note ${i}.${j}`,
+          text:
+            j === 0
+              ? `A detailed account of ${t} and its history, with ${t} discussed at length.`
+              : `Unrelated remarks number ${j} on topic ${i} about weather and gardens.`,
+        }),
+      );
   });
   mkdirSync(join(dir, 'qrels'), { recursive: true });
   writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
@@ -64,7 +80,10 @@ describe('CLI (bundled dist/cli.js)', function () {
     assert.equal(j.unchanged, 3);
     assert.equal(j.skipped.length, 4);
     const st = JSON.parse(cli(['status', '--workspace', ws, '--json']).stdout);
-    assert.deepEqual(st.damaged.map((d: { path: string; problem: string }) => [d.path.split('/').pop(), d.problem.slice(0, 18)]), [['truncated.pdf', 'read 2 of 4 pages ']]);
+    assert.deepEqual(
+      st.damaged.map((d: { path: string; problem: string }) => [d.path.split('/').pop(), d.problem.slice(0, 18)]),
+      [['truncated.pdf', 'read 2 of 4 pages ']],
+    );
   });
 
   it('search --json prints path, title, page, pageLabel, score and text', () => {
@@ -144,7 +163,23 @@ describe('CLI segment and analyze', function () {
     assert.equal(j.fromCache, false);
     assert.equal(j.segments.length, 2);
     const rec = j.segments[0].recommendations[0];
-    for (const k of ['sourceId', 'path', 'title', 'authors', 'year', 'citekey', 'page', 'pageLabel', 'similarity', 'reranked', 'alreadyCited', 'preview', 'citation', 'passages']) assert.ok(k in rec, k);
+    for (const k of [
+      'sourceId',
+      'path',
+      'title',
+      'authors',
+      'year',
+      'citekey',
+      'page',
+      'pageLabel',
+      'similarity',
+      'reranked',
+      'alreadyCited',
+      'preview',
+      'citation',
+      'passages',
+    ])
+      assert.ok(k in rec, k);
     assert.ok(rec.path.endsWith('english-history.pdf'));
     assert.ok(j.segments[1].recommendations[0].path.endsWith('francais.pdf'));
     assert.deepEqual(Object.keys(j.stats), ['segments', 'segmentsAnalyzed', 'segmentsFromCache', 'ms']);
@@ -157,7 +192,20 @@ describe('CLI segment and analyze', function () {
 
   it('analyze --json gives each card a band and its similarity, strongest first; an absent reranker goes unmentioned', () => {
     // Reranking is 'auto' by default: with no Ollama at this address it is silently not used.
-    const r = cli(['analyze', draft, '--workspace', root, '--json', '--no-cache', '--max-results', '8', '--source-type', 'both', '--ollama-host', 'http://127.0.0.1:9']);
+    const r = cli([
+      'analyze',
+      draft,
+      '--workspace',
+      root,
+      '--json',
+      '--no-cache',
+      '--max-results',
+      '8',
+      '--source-type',
+      'both',
+      '--ollama-host',
+      'http://127.0.0.1:9',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /ollama|rerank|warning/i);
     const j = JSON.parse(r.stdout);

@@ -41,7 +41,11 @@ const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202
 function assertTerminalSafe(text: string, what: string, opts: { tabs?: boolean } = {}) {
   const t = opts.tabs ? text.replace(/\t/g, ' ') : text;
   const bad = UNSAFE.exec(t);
-  assert.equal(bad, null, `${what} holds U+${bad?.[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${bad?.index}: ${JSON.stringify(t.slice(Math.max(0, (bad?.index ?? 0) - 40), (bad?.index ?? 0) + 40))}`);
+  assert.equal(
+    bad,
+    null,
+    `${what} holds U+${bad?.[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${bad?.index}: ${JSON.stringify(t.slice(Math.max(0, (bad?.index ?? 0) - 40), (bad?.index ?? 0) + 40))}`,
+  );
   assert.doesNotMatch(text, /^fake line/m, `${what}: a newline in a name made a line of its own`);
 }
 
@@ -58,10 +62,19 @@ describe('CLI output is text (bundled dist/cli.js)', function () {
     }
     mkdirSync(lib, { recursive: true });
     writeFileSync(join(lib, NAME), buildPdf({ info: { Title: `Info title\u009b2J ${RLO}x` }, pages: [{ paragraphs: [PARAGRAPH, PARAGRAPH] }] }));
-    const arsenal = 'The Venetian Arsenal employed several thousand workers at the height of its activity, and visitors marvelled at the speed with which it could fit out a galley.';
+    const arsenal =
+      'The Venetian Arsenal employed several thousand workers at the height of its activity, and visitors marvelled at the speed with which it could fit out a galley.';
     writeFileSync(join(lib, DAMAGED), truncatePdf(buildPdf({ pages: Array.from({ length: 4 }, () => ({ paragraphs: [arsenal, arsenal] })) }), 0.5));
     writeFileSync(join(lib, SKIPPED), 'not a PDF\n');
-    const item = { itemID: 1, itemType: 'book', citationKey: 'evil2020', title: TITLE, creators: [{ creatorType: 'author', lastName: `Ev${RLO}il\nNext` }], date: '2020', attachments: [{ path: NAME }] };
+    const item = {
+      itemID: 1,
+      itemType: 'book',
+      citationKey: 'evil2020',
+      title: TITLE,
+      creators: [{ creatorType: 'author', lastName: `Ev${RLO}il\nNext` }],
+      date: '2020',
+      attachments: [{ path: NAME }],
+    };
     writeFileSync(join(lib, 'bib.json'), JSON.stringify({ items: [item] }));
     writeFileSync(
       join(root, DRAFT),
@@ -79,12 +92,18 @@ describe('CLI output is text (bundled dist/cli.js)', function () {
     assert.ok(r.stdout.includes(`${join(lib, 'half')}\\x9b2J\\u2066read.pdf — `), r.stdout);
     // A skip is reported by every run, a damaged file by the run that read it and by status.
     const j = JSON.parse(cli(['index', ...args, '--json'], root).stdout);
-    assert.deepEqual(j.skipped.map((s: { path: string }) => s.path), [join(lib, SKIPPED)]);
+    assert.deepEqual(
+      j.skipped.map((s: { path: string }) => s.path),
+      [join(lib, SKIPPED)],
+    );
 
     const st = cli(['status', '--workspace', '.'], root);
     assertTerminalSafe(st.stdout, 'status stdout');
     assert.ok(st.stdout.includes(`damaged: ${join(lib, 'half')}\\x9b2J\\u2066read.pdf — `), st.stdout);
-    assert.deepEqual(JSON.parse(cli(['status', '--workspace', '.', '--json'], root).stdout).damaged.map((d: { path: string }) => d.path), [join(lib, DAMAGED)]);
+    assert.deepEqual(
+      JSON.parse(cli(['status', '--workspace', '.', '--json'], root).stdout).damaged.map((d: { path: string }) => d.path),
+      [join(lib, DAMAGED)],
+    );
   });
 
   it('search: the path escaped, the title as text; --json holds them exactly', () => {
@@ -106,7 +125,10 @@ describe('CLI output is text (bundled dist/cli.js)', function () {
     assertTerminalSafe(r.stderr, 'analyze stderr');
     assert.match(r.stdout, /^Head\[2J — /m);
     assert.match(r.stdout, /^ {2}1\. .*Bibtitle\[31mRED1m/m);
-    assert.match(r.stderr, /library: 2 sources, \d+ passages( \(\d+ changed\))?, 1 skipped\n {2}skipped .*note\\x1b\]0;pwned\\x07\\u202e\.pdf: not a valid PDF/);
+    assert.match(
+      r.stderr,
+      /library: 2 sources, \d+ passages( \(\d+ changed\))?, 1 skipped\n {2}skipped .*note\\x1b\]0;pwned\\x07\\u202e\.pdf: not a valid PDF/,
+    );
     const j = JSON.parse(cli(['analyze', DRAFT, ...args, '--json'], root).stdout);
     assert.equal(j.segments.flatMap((s: { recommendations: Array<{ title: string }> }) => s.recommendations)[0].title, TITLE);
   });
@@ -122,8 +144,14 @@ describe('CLI output is text (bundled dist/cli.js)', function () {
       assert.ok(line.startsWith('draft\\x1b[2J\\u202e.md:'), line);
       assert.ok(line.length < 600, `a line of ${line.length} characters`);
     }
-    assert.ok(lines.some((l) => l.includes(` @evil2020 p. ${'1'.repeat(150)}`) && l.includes('…')), r.stdout);
-    assert.ok(lines.some((l) => l.includes('@nokey2020 p. 3 → ')), r.stdout);
+    assert.ok(
+      lines.some((l) => l.includes(` @evil2020 p. ${'1'.repeat(150)}`) && l.includes('…')),
+      r.stdout,
+    );
+    assert.ok(
+      lines.some((l) => l.includes('@nokey2020 p. 3 → ')),
+      r.stdout,
+    );
     const { citations } = JSON.parse(cli(['check', DRAFT, ...args, '--json'], root).stdout);
     assert.equal(citations.find((c: { key: string }) => c.key === 'evil2020').locator, LOCATOR);
     assert.ok(citations.every((c: { file: string }) => c.file === DRAFT));
@@ -150,7 +178,12 @@ describe('CLI output: floods are summed up', function () {
       assert.equal(b.status, 0, b.stderr);
     }
     mkdirSync(lib, { recursive: true });
-    writeFileSync(join(lib, 'real.pdf'), buildPdf({ pages: [{ paragraphs: ['Grain ships crowded the harbour of Genoa every autumn, and the merchants of the city bought licences to export it.'] }] }));
+    writeFileSync(
+      join(lib, 'real.pdf'),
+      buildPdf({
+        pages: [{ paragraphs: ['Grain ships crowded the harbour of Genoa every autumn, and the merchants of the city bought licences to export it.'] }],
+      }),
+    );
     // 10,000 files that are no PDF (each skipped) and 10,000 links to nothing (each a warning).
     for (let i = 0; i < N; i++) {
       writeFileSync(join(lib, `not-a-pdf-${i}.pdf`), 'not a PDF\n');
@@ -238,11 +271,21 @@ describe('CLI output: warnings of one kind, lists (src/cli/output.ts)', () => {
 
   it('lists the first 20 items and says how many more', () => {
     const lines: string[] = [];
-    listed((l) => lines.push(l), Array.from({ length: 100_000 }, (_, i) => i), (i) => `item ${i}`, (n) => `… and ${n} more`);
+    listed(
+      (l) => lines.push(l),
+      Array.from({ length: 100_000 }, (_, i) => i),
+      (i) => `item ${i}`,
+      (n) => `… and ${n} more`,
+    );
     assert.equal(lines.length, 21);
     assert.equal(lines[20], '… and 99,980 more');
     lines.length = 0;
-    listed((l) => lines.push(l), [1, 2], (i) => `item ${i}`, (n) => `… and ${n} more`);
+    listed(
+      (l) => lines.push(l),
+      [1, 2],
+      (i) => `item ${i}`,
+      (n) => `… and ${n} more`,
+    );
     assert.deepEqual(lines, ['item 1', 'item 2']);
   });
 });

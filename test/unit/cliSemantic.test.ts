@@ -47,7 +47,15 @@ function cliInterrupted(args: string[], when: RegExp): Promise<Run & { interrupt
 /** A small BEIR folder: 3 topics, `perTopic` documents each (the first one judged). */
 function writeBeir(dir: string, perTopic = 4) {
   const topics = ['grain ships Sicily licences', 'railway time zones clocks', 'plague Marseille quarantine'];
-  const docs = topics.flatMap((t, i) => Array.from({ length: perTopic }, (_, j) => JSON.stringify({ _id: `d${i}-${j}`, title: `Note ${i}.${j}`, text: j === 0 ? `An account of ${t}.` : `Remarks ${j} on weather and ${t.split(' ')[j % 4]}.` })));
+  const docs = topics.flatMap((t, i) =>
+    Array.from({ length: perTopic }, (_, j) =>
+      JSON.stringify({
+        _id: `d${i}-${j}`,
+        title: `Note ${i}.${j}`,
+        text: j === 0 ? `An account of ${t}.` : `Remarks ${j} on weather and ${t.split(' ')[j % 4]}.`,
+      }),
+    ),
+  );
   mkdirSync(join(dir, 'qrels'), { recursive: true });
   writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
   writeFileSync(join(dir, 'queries.jsonl'), topics.map((t, i) => JSON.stringify({ _id: `q${i}`, text: `What about ${t}?` })).join('\n') + '\n');
@@ -70,7 +78,8 @@ describe('CLI: search, analyze and eval embed every pending vector before they s
     assert.deepEqual(report.semantic, { embedded: 0, total: report.passages });
     return { ws, passages: report.passages };
   };
-  const status = async (ws: string) => JSON.parse((await cli(['status', '--workspace', ws, '--json'])).stdout) as { state: string; semantic?: { embedded: number; total: number } };
+  const status = async (ws: string) =>
+    JSON.parse((await cli(['status', '--workspace', ws, '--json'])).stdout) as { state: string; semantic?: { embedded: number; total: number } };
 
   before(() => {
     if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['scripts/build.mjs']).status, 0);

@@ -67,18 +67,30 @@ describe('confinedFiles: the one rule for every file read (issue 35)', function 
 
   it('refuses a name outside its root before asking the file system, saying who may widen it', async () => {
     const missing = join(outside, 'does-not-exist.bib');
-    await assert.rejects(readConfined(missing, { ...draftRule(), kind: 'bibliography', namedBy: "the draft's front matter", widenedBy: 'similarSources.bibliographyFile' }), (e: FileRefused) => {
-      assert.equal(e.code, 'outside'); // not "missing": no answer says whether a file elsewhere exists
-      assert.match(e.message, /is outside the workspace, not read; the draft's front matter may not name a file elsewhere \(name it in the setting similarSources\.bibliographyFile to use it\)/);
-      return true;
-    });
+    await assert.rejects(
+      readConfined(missing, { ...draftRule(), kind: 'bibliography', namedBy: "the draft's front matter", widenedBy: 'similarSources.bibliographyFile' }),
+      (e: FileRefused) => {
+        assert.equal(e.code, 'outside'); // not "missing": no answer says whether a file elsewhere exists
+        assert.match(
+          e.message,
+          /is outside the workspace, not read; the draft's front matter may not name a file elsewhere \(name it in the setting similarSources\.bibliographyFile to use it\)/,
+        );
+        return true;
+      },
+    );
     assert.equal(await outcome(readConfined(join(ws, '..', 'elsewhere', 'secret.tex'), draftRule())), 'outside');
   });
 
   it('refuses a link inside its root to a file outside (the symlinked \\input), sync and async', async () => {
     const leak = join(ws, 'chapters', 'leak.tex');
-    await assert.rejects(readConfinedText(leak, draftRule()), (e: FileRefused) => e.code === 'outside' && /is a link to a file outside the workspace/.test(e.message) && !e.message.includes('SECRET'));
-    assert.equal(outcomeSync(() => readConfinedTextSync(leak, draftRule())), 'outside');
+    await assert.rejects(
+      readConfinedText(leak, draftRule()),
+      (e: FileRefused) => e.code === 'outside' && /is a link to a file outside the workspace/.test(e.message) && !e.message.includes('SECRET'),
+    );
+    assert.equal(
+      outcomeSync(() => readConfinedTextSync(leak, draftRule())),
+      'outside',
+    );
     assert.equal(await outcome(statConfined(leak, draftRule())), 'outside');
     // Without a root (a file the user named in a setting), the same link is read.
     assert.equal((await readConfinedText(leak, { kind: 'bibliography' })).text, 'SECRET-WORD');
@@ -90,17 +102,31 @@ describe('confinedFiles: the one rule for every file read (issue 35)', function 
     assert.equal(await outcome(readConfined(join(ws, 'zero.bib'), draftRule())), 'outside');
     for (const f of [join(ws, 'pipe.md'), join(ws, 'zero.bib')]) {
       assert.equal(await outcome(readConfined(f, { kind: 'bibliography' })), 'not-a-file', f);
-      assert.equal(outcomeSync(() => readConfinedTextSync(f, { kind: 'latex-input' })), 'not-a-file', f);
+      assert.equal(
+        outcomeSync(() => readConfinedTextSync(f, { kind: 'latex-input' })),
+        'not-a-file',
+        f,
+      );
       assert.equal(await outcome(openConfined(f, { kind: 'index' })), 'not-a-file', f);
-      assert.equal(outcomeSync(() => openConfinedSync(f, { kind: 'index' })), 'not-a-file', f);
+      assert.equal(
+        outcomeSync(() => openConfinedSync(f, { kind: 'index' })),
+        'not-a-file',
+        f,
+      );
       assert.equal(await outcome(copyConfined(f, join(dir, 'copy'), { kind: 'zotero-wal' })), 'not-a-file', f);
       assert.equal(await outcome(hashConfined(f, { kind: 'index' })), 'not-a-file', f);
     }
-    await assert.rejects(readConfined('/dev/zero', { kind: 'bibliography' }), (e: FileRefused) => e.code === 'not-a-file' && /is a device, not a regular file/.test(e.message));
+    await assert.rejects(
+      readConfined('/dev/zero', { kind: 'bibliography' }),
+      (e: FileRefused) => e.code === 'not-a-file' && /is a device, not a regular file/.test(e.message),
+    );
     await assert.rejects(readConfined(join(ws, 'pipe.md'), { kind: 'draft' }), /is a FIFO \(named pipe\), not a regular file/);
     assert.equal(await outcome(readConfined(ws, { kind: 'draft' })), 'not-a-file');
     // Twenty FIFO reads at once (more than Node's four I/O threads) leave the threads free.
-    assert.deepEqual(new Set(await Promise.all(Array.from({ length: 20 }, () => outcome(readConfined(join(ws, 'pipe.md'), draftRule()))))), new Set(['not-a-file']));
+    assert.deepEqual(
+      new Set(await Promise.all(Array.from({ length: 20 }, () => outcome(readConfined(join(ws, 'pipe.md'), draftRule()))))),
+      new Set(['not-a-file']),
+    );
     assert.ok((await fsp.readFile(join(ws, 'draft.md'), 'utf8')).startsWith('# Draft'));
     assert.ok(Date.now() - started < 10_000, 'refused at once');
   });
@@ -110,7 +136,10 @@ describe('confinedFiles: the one rule for every file read (issue 35)', function 
     writeFileSync(big, Buffer.alloc(3000, 0x61));
     assert.equal(await outcome(readConfined(big, { ...draftRule(), maxBytes: 2999 })), 'too-large');
     assert.equal((await readConfined(big, { ...draftRule(), maxBytes: 3000 })).bytes.length, 3000);
-    assert.equal(outcomeSync(() => readConfinedTextSync(big, { ...draftRule(), maxBytes: 100 })), 'too-large');
+    assert.equal(
+      outcomeSync(() => readConfinedTextSync(big, { ...draftRule(), maxBytes: 100 })),
+      'too-large',
+    );
     // A /proc file says 0 bytes and holds more: read whole, by chunks.
     const status = await readConfinedText('/proc/self/status', { kind: 'system' });
     assert.match(status.text, /^Name:/);
@@ -122,7 +151,10 @@ describe('confinedFiles: the one rule for every file read (issue 35)', function 
   it('answers within its deadline, and a cancel at once', async () => {
     const big = join(dir, 'large.bin');
     writeFileSync(big, Buffer.alloc(64 * 1024 * 1024, 1));
-    await assert.rejects(readConfined(big, { kind: 'pdf', deadlineMs: 1 }), (e: FileRefused) => e.code === 'timeout' && /could not be read within/.test(e.message));
+    await assert.rejects(
+      readConfined(big, { kind: 'pdf', deadlineMs: 1 }),
+      (e: FileRefused) => e.code === 'timeout' && /could not be read within/.test(e.message),
+    );
     const ac = new AbortController();
     ac.abort();
     assert.equal(await outcome(readConfined(big, { kind: 'pdf', signal: ac.signal })), 'cancelled');

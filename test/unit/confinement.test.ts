@@ -59,18 +59,25 @@ describe('confinement: what a draft, a setting or an agent names (issue 35)', fu
     execFileSync('mkfifo', [join(ws, 'fifo.md')]);
     const fine = "Fine: ``no grain could leave a port without a tratta'' \\cite[p.~214]{whitfield2019grain}.";
     writeFileSync(join(ws, 'leak-main.tex'), `\\documentclass{article}\n\\begin{document}\n${fine}\n\\input{leak}\n\\end{document}\n`);
-    writeFileSync(join(ws, 'zero-main.tex'), `\\documentclass{article}\n\\addbibresource{/dev/zero}\n\\begin{document}\n${fine}\n\\input{zero}\n\\input{pipe}\n\\end{document}\n`);
+    writeFileSync(
+      join(ws, 'zero-main.tex'),
+      `\\documentclass{article}\n\\addbibresource{/dev/zero}\n\\begin{document}\n${fine}\n\\input{zero}\n\\input{pipe}\n\\end{document}\n`,
+    );
     writeFileSync(join(ws, 'fifo-bib.tex'), `\\documentclass{article}\n\\addbibresource{pipe.bib}\n\\begin{document}\n${fine}\n\\end{document}\n`);
     const md = (bib: string) => `---\ntitle: Draft\nbibliography: ${bib}\n---\n\nA claim [@outsidekey2020] and one [@whitfield2019grain, p. 214].\n`;
     writeFileSync(join(ws, 'dev-zero.md'), md('/dev/zero'));
     writeFileSync(join(ws, 'fifo-bib.md'), md('pipe.bib'));
     writeFileSync(join(ws, 'outside-bib.md'), md('../elsewhere/refs.bib'));
     writeFileSync(join(ws, 'absolute-bib.md'), md(join(elsewhere, 'refs.bib')));
-    const r = spawnSync(process.execPath, [CLI, 'index', '--workspace', '.', '--library', 'library', '--bib', 'library/library.bib', '--provider', 'embedded', '--ocr', 'off'], {
-      cwd: ws,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'index', '--workspace', '.', '--library', 'library', '--bib', 'library/library.bib', '--provider', 'embedded', '--ocr', 'off'],
+      {
+        cwd: ws,
+        encoding: 'utf8',
+        timeout: 180_000,
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -79,7 +86,10 @@ describe('confinement: what a draft, a setting or an agent names (issue 35)', fu
     const r = run(['check', 'leak-main.tex', '--workspace', '.', '--json'], ws);
     bounded(r, 'check');
     const { citations } = JSON.parse(r.stdout) as { citations: Array<{ key: string; status: string }> };
-    assert.deepEqual(citations.map((c) => [c.key, c.status]), [['whitfield2019grain', 'ok']]);
+    assert.deepEqual(
+      citations.map((c) => [c.key, c.status]),
+      [['whitfield2019grain', 'ok']],
+    );
     assert.doesNotMatch(r.stdout + r.stderr, /SECRETWORD|secretkey2024/);
     assert.match(r.stderr, /\\input\{leak\} in leak-main\.tex: leak\.tex is a link to a file outside the workspace, not read/);
   });
@@ -87,7 +97,10 @@ describe('confinement: what a draft, a setting or an agent names (issue 35)', fu
   it('row 2 and 11: a bibliography or \\input naming a device or a FIFO is refused at once, in bounded memory', () => {
     const devZero = run(['check', 'dev-zero.md', '--workspace', '.', '--json'], ws);
     bounded(devZero, 'front matter /dev/zero');
-    assert.match(devZero.stderr, /\/dev\/zero is outside the workspace, not read; a draft may not name a file elsewhere \(name it in the setting similarSources\.bibliographyFile to use it\)/);
+    assert.match(
+      devZero.stderr,
+      /\/dev\/zero is outside the workspace, not read; a draft may not name a file elsewhere \(name it in the setting similarSources\.bibliographyFile to use it\)/,
+    );
 
     const tex = run(['check', 'zero-main.tex', '--workspace', '.', '--json'], ws);
     bounded(tex, '\\addbibresource{/dev/zero}, \\input of a link to /dev/zero and of a FIFO');
@@ -122,7 +135,14 @@ describe('confinement: what a draft, a setting or an agent names (issue 35)', fu
       const r = run(['check', draft, '--workspace', '.', '--json'], ws);
       bounded(r, draft);
       const { citations } = JSON.parse(r.stdout) as { citations: Array<{ key: string; status: string }> };
-      assert.deepEqual(citations.map((c) => [c.key, c.status]), [['outsidekey2020', 'unknown-key'], ['whitfield2019grain', 'ok']], draft);
+      assert.deepEqual(
+        citations.map((c) => [c.key, c.status]),
+        [
+          ['outsidekey2020', 'unknown-key'],
+          ['whitfield2019grain', 'ok'],
+        ],
+        draft,
+      );
       assert.match(r.stderr, /refs\.bib is outside the workspace, not read; a draft may not name a file elsewhere/, draft);
     }
     const kept = readdirSync(join(ws, '.similar-sources')).filter((f) => f.startsWith('bibliography-'));
@@ -131,7 +151,13 @@ describe('confinement: what a draft, a setting or an agent names (issue 35)', fu
     // The user names it (the --bib flag sets similarSources.bibliographyFile): it is read.
     const named = run(['check', 'outside-bib.md', '--workspace', '.', '--bib', join(elsewhere, 'refs.bib'), '--json'], ws);
     const { citations } = JSON.parse(named.stdout) as { citations: Array<{ key: string; status: string }> };
-    assert.deepEqual(citations.map((c) => [c.key, c.status]), [['outsidekey2020', 'ok'], ['whitfield2019grain', 'ok']]);
+    assert.deepEqual(
+      citations.map((c) => [c.key, c.status]),
+      [
+        ['outsidekey2020', 'ok'],
+        ['whitfield2019grain', 'ok'],
+      ],
+    );
   });
 
   describe('through the MCP server (rows 1, 3 and 5)', () => {

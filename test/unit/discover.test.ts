@@ -22,12 +22,18 @@ describe('discoverPdfs', () => {
 
   it('applies include and exclude globs relative to the library folder', async () => {
     const { files } = await discoverPdfs({ folders: [lib], baseDir: root, include: ['sub/**/*.pdf'], exclude: ['**/deep/**'] });
-    assert.deepEqual(files.map((f) => f.rel), ['sub/b.PDF']);
+    assert.deepEqual(
+      files.map((f) => f.rel),
+      ['sub/b.PDF'],
+    );
   });
 
   it('marks primary sources by folder or glob and reports missing folders', async () => {
     const { files, warnings } = await discoverPdfs({ folders: ['library', 'nowhere'], baseDir: root, primary: ['library/archives', '**/e.pdf'] });
-    const primary = files.filter((f) => f.sourceType === 'primary').map((f) => f.rel).sort();
+    const primary = files
+      .filter((f) => f.sourceType === 'primary')
+      .map((f) => f.rel)
+      .sort();
     assert.deepEqual(primary, ['archives/d.pdf', 'drafts/e.pdf']);
     assert.equal(files.filter((f) => f.sourceType === 'secondary').length, 3);
     assert.equal(warnings.length, 1);
@@ -46,14 +52,23 @@ describe('resolveMetadata', () => {
       year: 1949,
       collections: ['Thesis'],
     });
-    assert.deepEqual([m.title, m.citekey, m.year, m.authors, m.collections, m.titleFrom], ['La Méditerranée', 'braudel1949', 1949, ['Braudel, Fernand'], ['Thesis'], 'bibliography']);
+    assert.deepEqual(
+      [m.title, m.citekey, m.year, m.authors, m.collections, m.titleFrom],
+      ['La Méditerranée', 'braudel1949', 1949, ['Braudel, Fernand'], ['Thesis'], 'bibliography'],
+    );
   });
 
   it('uses PDF Info, then the first page, then the file name, never a blank title', () => {
     const a = resolveMetadata('/x/a.pdf', raw({ title: 'Grain and Power', author: 'A. Smith; B. Jones', creationDate: "D:20190314093000+01'00'" }), undefined);
     assert.deepEqual([a.title, a.authors, a.year, a.titleFrom], ['Grain and Power', ['A. Smith', 'B. Jones'], 2019, 'pdf-info']);
     const b = resolveMetadata('/x/b.pdf', raw({ title: 'Microsoft Word - draft3.docx' }), [
-      { page: 1, blocks: [{ kind: 'heading', text: 'L’école des Annales' }, { kind: 'text', text: 'Texte.' }] },
+      {
+        page: 1,
+        blocks: [
+          { kind: 'heading', text: 'L’école des Annales' },
+          { kind: 'text', text: 'Texte.' },
+        ],
+      },
     ]);
     assert.deepEqual([b.title, b.titleFrom], ['L’école des Annales', 'first-page']);
     const c = resolveMetadata('/x/my_scan_1987.pdf', raw({}), [{ page: 1, blocks: [] }]);

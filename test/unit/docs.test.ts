@@ -35,9 +35,7 @@ const read = (f: string) => readFileSync(f, 'utf8');
 
 /** The text outside fenced code blocks and code spans (links there are not links). */
 function prose(markdown: string): string {
-  return markdown
-    .replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[^\n]*$/gm, '')
-    .replace(/(`+)[^`\n]*?\1/g, '');
+  return markdown.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[^\n]*$/gm, '').replace(/(`+)[^`\n]*?\1/g, '');
 }
 
 /** GitHub's anchor for a heading: lowercase, formatting and punctuation dropped, spaces to '-'. */
@@ -122,7 +120,11 @@ describe('docs: the documentation against the product', () => {
   it("docs/settings.md gives every setting's default, its choices or range, and whether Restricted Mode withholds it", () => {
     const page = read('docs/settings.md');
     const rows = new Map<string, string[]>();
-    for (const m of page.matchAll(/^\| `([^`]+)` \|(.*)\|\s*$/gm)) rows.set(m[1], m[2].split(' | ').map((c) => c.trim()));
+    for (const m of page.matchAll(/^\| `([^`]+)` \|(.*)\|\s*$/gm))
+      rows.set(
+        m[1],
+        m[2].split(' | ').map((c) => c.trim()),
+      );
     const problems: string[] = [];
     for (const [key, spec] of Object.entries(SETTINGS) as Array<[string, SettingSpec]>) {
       const id = `${SETTINGS_SECTION}.${key}`;
@@ -143,7 +145,8 @@ describe('docs: the documentation against the product', () => {
       if (spec.type === 'integer' || spec.type === 'number') {
         if (values !== `${spec.minimum}–${spec.maximum}`) problems.push(`${id}: range written ${values}, is ${spec.minimum}–${spec.maximum}`);
       }
-      if (!!spec.restricted !== /\*Restricted\.\*/.test(what ?? '')) problems.push(`${id}: ${spec.restricted ? 'withheld in Restricted Mode, not said so' : 'said restricted, is not'}`);
+      if (!!spec.restricted !== /\*Restricted\.\*/.test(what ?? ''))
+        problems.push(`${id}: ${spec.restricted ? 'withheld in Restricted Mode, not said so' : 'said restricted, is not'}`);
     }
     for (const id of rows.keys()) if (!settingIds.includes(id)) problems.push(`${id}: documented, but no such setting`);
     assert.deepEqual(problems, [], `docs/settings.md disagrees with src/shared/settings.ts:\n  ${problems.join('\n  ')}`);
@@ -182,7 +185,8 @@ describe('docs: the documentation against the product', () => {
         }
         if (anchor !== undefined && anchor !== '') {
           if (!file.endsWith('.md')) continue;
-          if (!anchors(file).has(anchor)) broken.push(`${shown}: no heading of ${relative(ROOT, file)} makes #${anchor} (it has: ${[...anchors(file)].join(', ')})`);
+          if (!anchors(file).has(anchor))
+            broken.push(`${shown}: no heading of ${relative(ROOT, file)} makes #${anchor} (it has: ${[...anchors(file)].join(', ')})`);
         }
       }
     }
@@ -190,9 +194,15 @@ describe('docs: the documentation against the product', () => {
   });
 
   it('the link checker reads links as GitHub does (slugs, code left out)', () => {
-    assert.equal(githubSlug('Agent tools (language-model tools in VS Code, the CLI\'s MCP server)'), 'agent-tools-language-model-tools-in-vs-code-the-clis-mcp-server');
+    assert.equal(
+      githubSlug("Agent tools (language-model tools in VS Code, the CLI's MCP server)"),
+      'agent-tools-language-model-tools-in-vs-code-the-clis-mcp-server',
+    );
     assert.equal(githubSlug('`index`'), 'index');
-    assert.equal(githubSlug('Drafts with a real model: the example and a 300-paragraph PDF draft (issue 27)'), 'drafts-with-a-real-model-the-example-and-a-300-paragraph-pdf-draft-issue-27');
+    assert.equal(
+      githubSlug('Drafts with a real model: the example and a 300-paragraph PDF draft (issue 27)'),
+      'drafts-with-a-real-model-the-example-and-a-300-paragraph-pdf-draft-issue-27',
+    );
     assert.equal(githubSlug('What changed for speed (before → after, same machine)'), 'what-changed-for-speed-before--after-same-machine');
     assert.equal(prose('a `[x](nowhere.md)` b\n```\n[y](nowhere.md)\n```\n[z](here.md)').includes('nowhere'), false);
   });

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DRAFT_EXTENSIONS, DRAFT_KINDS, DRAFT_LANGUAGES, draftFileGlob, draftFormatOfFlag, draftFormatOfPath, draftKindOfPath, isLatexPath, LATEX_LANGUAGES } from '../../src/shared/draftLanguages';
+import {
+  DRAFT_EXTENSIONS,
+  DRAFT_KINDS,
+  DRAFT_LANGUAGES,
+  draftFileGlob,
+  draftFormatOfFlag,
+  draftFormatOfPath,
+  draftKindOfPath,
+  isLatexPath,
+  LATEX_LANGUAGES,
+} from '../../src/shared/draftLanguages';
 
 // One list of draft kinds (shared/draftLanguages.ts) serves the CLI, the agent tools, the engine and the extension.
 describe('draft kinds: one list of extensions, language ids and --format names', () => {
@@ -19,7 +29,10 @@ describe('draft kinds: one list of extensions, language ids and --format names',
   });
 
   it('--format names, and the lists derived from the one table', () => {
-    assert.deepEqual(DRAFT_KINDS.map((k) => k.flag), ['md', 'qmd', 'rmd', 'tex']);
+    assert.deepEqual(
+      DRAFT_KINDS.map((k) => k.flag),
+      ['md', 'qmd', 'rmd', 'tex'],
+    );
     assert.equal(draftFormatOfFlag('TEX'), 'latex');
     assert.equal(draftFormatOfFlag('rmd'), 'markdown');
     assert.equal(draftFormatOfFlag('docx'), undefined);
@@ -30,7 +43,10 @@ describe('draft kinds: one list of extensions, language ids and --format names',
   });
 
   it("package.json declares the languages VS Code lacks with the table's extensions, and activates on every draft language", () => {
-    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { activationEvents: string[]; contributes: { languages: Array<{ id: string; extensions: string[] }> } };
+    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as {
+      activationEvents: string[];
+      contributes: { languages: Array<{ id: string; extensions: string[] }> };
+    };
     // VS Code knows markdown and latex itself; quarto and rmd are declared by the extension.
     const builtIn = new Set(['markdown', 'latex']);
     for (const kind of DRAFT_KINDS) {
@@ -38,8 +54,17 @@ describe('draft kinds: one list of extensions, language ids and --format names',
       if (builtIn.has(kind.languageId)) continue;
       const declared = pkg.contributes.languages.find((l) => l.id === kind.languageId);
       assert.ok(declared, `${kind.languageId} is declared`);
-      assert.deepEqual([...new Set(declared.extensions.map((e) => e.toLowerCase()))].sort(), kind.extensions.map((e) => e.toLowerCase()).sort(), kind.languageId);
+      assert.deepEqual(
+        [...new Set(declared.extensions.map((e) => e.toLowerCase()))].sort(),
+        kind.extensions.map((e) => e.toLowerCase()).sort(),
+        kind.languageId,
+      );
     }
-    assert.deepEqual(pkg.contributes.languages.map((l) => l.id).sort(), DRAFT_KINDS.filter((k) => !builtIn.has(k.languageId)).map((k) => k.languageId).sort());
+    assert.deepEqual(
+      pkg.contributes.languages.map((l) => l.id).sort(),
+      DRAFT_KINDS.filter((k) => !builtIn.has(k.languageId))
+        .map((k) => k.languageId)
+        .sort(),
+    );
   });
 });

@@ -53,7 +53,10 @@ describe('background embedding (embedPending): lexical first, vectors after, res
     assert.deepEqual(index.semantic, { model: model.key, embedded: 0, total: report.passages });
     const hits = await index.search('grain trade Mediterranean', { k: 5 });
     assert.ok(hits.length > 0, 'lexical results are served');
-    assert.ok(hits.every((h) => h.vectorRank === undefined && h.lexicalRank !== undefined), 'rows without a vector are not in the vector ranking');
+    assert.ok(
+      hits.every((h) => h.vectorRank === undefined && h.lexicalRank !== undefined),
+      'rows without a vector are not in the vector ranking',
+    );
 
     const done = await embedPending({ workspace: deferred.root, provider: model, batch: 3 });
     assert.equal(done.complete, true);
@@ -149,7 +152,8 @@ describe('background embedding (embedPending): lexical first, vectors after, res
     const model = new SlowModel();
     const report = await updateIndex(inputs, { workspace: root, provider: model, deferEmbedding: true });
     const draft = '# Notes\n\nThe grain trade of the Mediterranean and the licences granted by the Spanish crown in Sicily.\n';
-    const analyze = async () => analyzeDocument(draft, { minWords: 3 }, { workspace: root, documentPath: 'draft.md', index: await LibraryIndex.open(root, model, { partial: true }) });
+    const analyze = async () =>
+      analyzeDocument(draft, { minWords: 3 }, { workspace: root, documentPath: 'draft.md', index: await LibraryIndex.open(root, model, { partial: true }) });
     const before = await analyze();
     assert.deepEqual(before.semantic, { model: model.key, embedded: 0, total: report.passages });
     assert.equal((await analyze()).fromCache, true, 'same state: from the cache');

@@ -59,12 +59,18 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.notEqual(await engine.open(), index, 'a new run: the index is loaded again');
     const status = await engine.status();
     assert.equal(status.health.state, 'ready');
-    assert.deepEqual(status.damaged.map((d) => basename(d.path)), ['truncated.pdf']);
+    assert.deepEqual(
+      status.damaged.map((d) => basename(d.path)),
+      ['truncated.pdf'],
+    );
     assert.equal(status.interrupted, undefined);
     const { hits } = await engine.search('Sicilian grain export licences', { k: 2 });
     assert.equal(hits.length, 2);
     const checked = await engine.checkCitations('As was said [@nobody2020, p. 3].\n');
-    assert.deepEqual(checked.citations.map((c) => [c.key, c.status]), [['nobody2020', 'unknown-key']]);
+    assert.deepEqual(
+      checked.citations.map((c) => [c.key, c.status]),
+      [['nobody2020', 'unknown-key']],
+    );
     // The API's convention: what the core leaves out is there and null (no bibliography: no citekey).
     for (const h of hits) {
       assert.equal(h.citekey, null);
@@ -91,7 +97,7 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     const again2 = await engine.preload();
     assert.deepEqual([typeof again2?.loadMs, again2?.warmMs], ['number', undefined]);
     const current = await engine.open();
-    assert.notEqual(current, opened, 'the new run\'s index');
+    assert.notEqual(current, opened, "the new run's index");
     // The warm-up's draft: the library's own passages, spread over it, one paragraph each.
     const draft = warmUpDraft(current, 3);
     assert.equal(draft.split('\n\n').length, 4, draft);
@@ -199,7 +205,13 @@ describe('engine instance (createEngine): one object per workspace owns indexing
       const wait = () => (engine.embeddingState().running ? setTimeout(wait, 20) : done());
       wait();
     });
-    assert.deepEqual(heard.embedding.map((e) => [e.running, e.error]), [[true, undefined], [false, undefined]]);
+    assert.deepEqual(
+      heard.embedding.map((e) => [e.running, e.error]),
+      [
+        [true, undefined],
+        [false, undefined],
+      ],
+    );
     assert.equal(await engine.missingVectors(model), undefined);
     assert.equal(model.passages, report.passages);
   });
@@ -209,7 +221,10 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     model.failAfter = 16;
     const { engine, heard } = await engineOn(model);
     await assert.rejects(engine.index({ jobs: 0, vectors: 'wait' }), (e) => errorCode(e) === 'provider-unreachable');
-    assert.ok(heard.warnings.some((w) => /indexed and searchable by their words; computing their vectors stopped/.test(w)), heard.warnings.join('\n'));
+    assert.ok(
+      heard.warnings.some((w) => /indexed and searchable by their words; computing their vectors stopped/.test(w)),
+      heard.warnings.join('\n'),
+    );
     const missing = await engine.missingVectors(model);
     assert.ok(missing && missing.embedded <= 16 && missing.total > 16, JSON.stringify(missing));
   });
@@ -221,7 +236,13 @@ describe('engine instance (createEngine): one object per workspace owns indexing
     assert.ok(reads(all.heard).length > 1);
     const few = await engineOn(new EmbeddedProvider(), { progressEveryMs: { index: 3_600_000 } });
     await few.engine.index({ jobs: 0 });
-    assert.deepEqual(reads(few.heard).map((p) => p.kind === 'index' && p.done), [0]);
-    assert.ok(few.heard.progress.some((p) => p.kind === 'index' && p.phase === 'scan'), 'other phases are not throttled');
+    assert.deepEqual(
+      reads(few.heard).map((p) => p.kind === 'index' && p.done),
+      [0],
+    );
+    assert.ok(
+      few.heard.progress.some((p) => p.kind === 'index' && p.phase === 'scan'),
+      'other phases are not throttled',
+    );
   });
 });

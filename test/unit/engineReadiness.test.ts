@@ -41,7 +41,11 @@ describe('engine instance: the index made ready before scoring, one run at a tim
     assert.ok(made.ready);
     assert.equal(made.health.state, 'ready');
     assert.equal(made.indexed?.sources, 3);
-    assert.deepEqual(runs.map((o) => [o.rebuild, o.vectors]), [[false, 'later']], "the host's run, a fresh one, vectors left (the default 'partial')");
+    assert.deepEqual(
+      runs.map((o) => [o.rebuild, o.vectors]),
+      [[false, 'later']],
+      "the host's run, a fresh one, vectors left (the default 'partial')",
+    );
     // Ready now: 'if-needed' makes no run, asks nothing.
     const again = await engine.ready({ index: 'if-needed', confirmIndex: () => assert.fail('not asked when the index serves') });
     assert.deepEqual([again.ready, again.indexed], [true, undefined]);
@@ -123,8 +127,27 @@ describe('engine instance: the index made ready before scoring, one run at a tim
   it("analysis options from settings: one function; the settings' defaults are the analysis' defaults", () => {
     const s = defaultSettings();
     assert.deepEqual(resolveOptions(analysisOptionsOf(s)), DEFAULT_OPTIONS);
-    const custom = analysisOptionsOf({ ...s, granularity: 'sentence', maxResults: 3, similarityThreshold: 0.4, sourceType: 'primary', collectionFilter: ['Thesis/Ch 1'], useReranking: 'off', useContextualEmbedding: false, minWords: 9 });
-    assert.deepEqual(custom, { granularity: 'sentence', maxResults: 3, similarityThreshold: 0.4, sourceType: 'primary', collectionFilter: ['Thesis/Ch 1'], useReranking: 'off', useContextualEmbedding: false, minWords: 9 });
+    const custom = analysisOptionsOf({
+      ...s,
+      granularity: 'sentence',
+      maxResults: 3,
+      similarityThreshold: 0.4,
+      sourceType: 'primary',
+      collectionFilter: ['Thesis/Ch 1'],
+      useReranking: 'off',
+      useContextualEmbedding: false,
+      minWords: 9,
+    });
+    assert.deepEqual(custom, {
+      granularity: 'sentence',
+      maxResults: 3,
+      similarityThreshold: 0.4,
+      sourceType: 'primary',
+      collectionFilter: ['Thesis/Ch 1'],
+      useReranking: 'off',
+      useContextualEmbedding: false,
+      minWords: 9,
+    });
     assert.equal(analysisOptionsOf({ ...s, collectionFilter: [] }).collectionFilter, null, 'an empty filter is none');
   });
 });

@@ -44,7 +44,25 @@ describe('extension manifest: VS Code version, Marketplace fields, changelog', (
   });
 
   it('the Marketplace fields are honest and well-formed', () => {
-    const allowed = ['Programming Languages', 'Snippets', 'Linters', 'Themes', 'Debuggers', 'Formatters', 'Keymaps', 'SCM Providers', 'Other', 'Extension Packs', 'Language Packs', 'Data Science', 'Machine Learning', 'Visualization', 'Notebooks', 'Education', 'Testing'];
+    const allowed = [
+      'Programming Languages',
+      'Snippets',
+      'Linters',
+      'Themes',
+      'Debuggers',
+      'Formatters',
+      'Keymaps',
+      'SCM Providers',
+      'Other',
+      'Extension Packs',
+      'Language Packs',
+      'Data Science',
+      'Machine Learning',
+      'Visualization',
+      'Notebooks',
+      'Education',
+      'Testing',
+    ];
     assert.ok(manifest.categories.length > 0);
     for (const c of manifest.categories) assert.ok(allowed.includes(c), `category ${c} is not one VS Code lists`);
     assert.ok(manifest.keywords.length > 0 && manifest.keywords.length <= 30);

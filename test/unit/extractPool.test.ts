@@ -39,8 +39,11 @@ describe('PdfExtractPool (worker threads, bundled dist/pdf-extract-worker.js)', 
   it("starts workers without the parent's flags: a loader the parent runs under (tsx, --require) stays out of them", async () => {
     // A stand-in worker that answers with what its thread was started with.
     const worker = join(dir, 'flags-worker.cjs');
-    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
-parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 0, pages: process.execArgv, info: { title: String(globalThis.__ssMarker) } } }));`);
+    await fs.writeFile(
+      worker,
+      `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 0, pages: process.execArgv, info: { title: String(globalThis.__ssMarker) } } }));`,
+    );
     const marker = join(dir, 'marker.cjs');
     await fs.writeFile(marker, 'globalThis.__ssMarker = true;');
     // The pool bundled alone (no loader in the child): what the extension host and the CLI run.
@@ -82,15 +85,21 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
     const pgm = Buffer.from(inWorker[0].image!);
     const head = 'P5\n400 500\n255\n';
     assert.equal(pgm.subarray(0, head.length).toString('latin1'), head);
-    assert.deepEqual(new Uint8Array(pgm.subarray(head.length)), grey, 'the scan\'s own pixels');
+    assert.deepEqual(new Uint8Array(pgm.subarray(head.length)), grey, "the scan's own pixels");
     assert.deepEqual([inWorker[1].image, inWorker[1].note], [undefined, 'no image on the page']);
   });
 
   it('reports bad PDFs with the same reason and kind as in this thread', async () => {
     for (const name of ['encrypted.pdf', 'truncated.pdf', 'not-a-pdf.pdf', 'empty.pdf']) {
       const bytes = await fs.readFile(files[name]);
-      const here = await extractPdf(bytes).then(() => undefined, (e: Error) => e);
-      const there = await pool.extract(bytes).then(() => undefined, (e: Error) => e);
+      const here = await extractPdf(bytes).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      const there = await pool.extract(bytes).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       assert.equal(there?.message, here?.message, name);
       assert.equal(there instanceof PdfSkipError, here instanceof PdfSkipError, name);
       if (here instanceof PdfSkipError) assert.equal((there as PdfSkipError).kind, here.kind, name);
@@ -101,7 +110,10 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
     const names = ['english-history.pdf', 'francais.pdf', 'scanned.pdf', 'english-history.pdf', 'francais.pdf'];
     const out = await Promise.all(names.map(async (n) => pool.extract(await fs.readFile(files[n]))));
     const expected = await Promise.all(names.map(async (n) => extractPdf(await fs.readFile(files[n]))));
-    assert.deepEqual(out.map((r) => r.pages), expected.map((r) => r.pages));
+    assert.deepEqual(
+      out.map((r) => r.pages),
+      expected.map((r) => r.pages),
+    );
   });
 
   it('skips a file whose reader crashes or hangs, replaces the worker and goes on', async () => {
@@ -109,9 +121,15 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
     await fs.writeFile(crashing, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
     const crashPool = new PdfExtractPool({ workerFile: crashing, size: 1 });
     try {
-      const e = await crashPool.extract(new Uint8Array([1])).then(() => undefined, (x: Error) => x);
+      const e = await crashPool.extract(new Uint8Array([1])).then(
+        () => undefined,
+        (x: Error) => x,
+      );
       assert.ok(e instanceof PdfSkipError && e.kind === 'corrupt' && /exit code 3/.test(e.message), String(e));
-      const again = await crashPool.extract(new Uint8Array([2])).then(() => undefined, (x: Error) => x);
+      const again = await crashPool.extract(new Uint8Array([2])).then(
+        () => undefined,
+        (x: Error) => x,
+      );
       assert.ok(again instanceof PdfSkipError, 'a new worker took the next file');
     } finally {
       await crashPool.close();
@@ -120,8 +138,14 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
     await fs.writeFile(hanging, "require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });\n");
     const slow = new PdfExtractPool({ workerFile: hanging, size: 1, timeoutMs: 300 });
     try {
-      const e = await slow.extract(new Uint8Array([1])).then(() => undefined, (x: Error) => x);
-      assert.ok(e instanceof PdfSkipError && e.kind === 'unreadable' && /took longer than 300 ms to read: skipped; it will be retried when it changes/.test(e.message), String(e));
+      const e = await slow.extract(new Uint8Array([1])).then(
+        () => undefined,
+        (x: Error) => x,
+      );
+      assert.ok(
+        e instanceof PdfSkipError && e.kind === 'unreadable' && /took longer than 300 ms to read: skipped; it will be retried when it changes/.test(e.message),
+        String(e),
+      );
     } finally {
       await slow.close();
     }
@@ -138,7 +162,10 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
       const t0 = Date.now();
-      const e = await bombPool.extract(bomb).then(() => undefined, (x: Error) => x);
+      const e = await bombPool.extract(bomb).then(
+        () => undefined,
+        (x: Error) => x,
+      );
       const ms = Date.now() - t0;
       clearInterval(sampler);
       assert.ok(e instanceof PdfSkipError && e.kind === 'too-large', String(e));
@@ -156,8 +183,11 @@ pool.extract(new Uint8Array([1])).then(async (r) => { console.log(JSON.stringify
   it('reads a file again, alone, before skipping it: memory that grew elsewhere in the process does not skip it', async () => {
     // A stand-in reader that answers after 400 ms; meanwhile the process grows by 200 MB for another reason (and keeps it).
     const worker = join(dir, 'slow-ok-worker.js');
-    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
-parentPort.on('message', (m) => setTimeout(() => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 1, pages: ['file ' + m.bytes[0]], info: {} } }), 400));`);
+    await fs.writeFile(
+      worker,
+      `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => setTimeout(() => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 1, pages: ['file ' + m.bytes[0]], info: {} } }), 400));`,
+    );
     const MB = 1024 * 1024;
     let elsewhere = 0;
     const base = process.memoryUsage.rss();
@@ -183,7 +213,9 @@ parentPort.on('message', (m) => setTimeout(() => parentPort.postMessage({ id: m.
   it('when several files are read as memory passes the ceiling, reads each again alone and skips only the one that needs it', async () => {
     // A stand-in reader: file [1] takes memory (touched, as inflating does) in a loop that never yields; file [2] answers after 300 ms.
     const worker = join(dir, 'greedy-worker.js');
-    await fs.writeFile(worker, `const { parentPort } = require('node:worker_threads');
+    await fs.writeFile(
+      worker,
+      `const { parentPort } = require('node:worker_threads');
 const held = [];
 parentPort.on('message', (m) => {
   if (m.bytes[0] === 1) {
@@ -193,12 +225,17 @@ parentPort.on('message', (m) => {
     for (;;) {}
   }
   setTimeout(() => parentPort.postMessage({ id: m.id, ok: true, raw: { pageCount: 1, pages: ['file ' + m.bytes[0]], info: {} } }), 300);
-});`);
+});`,
+    );
     const MB = 1024 * 1024;
     const greedy = new PdfExtractPool({ workerFile: worker, size: 2, memoryCeiling: () => 128 * MB, memoryPollMs: 20 });
     try {
       const started = Date.now();
-      const [good, bad, next] = await Promise.allSettled([greedy.extract(new Uint8Array([2])), greedy.extract(new Uint8Array([1])), greedy.extract(new Uint8Array([3]))]);
+      const [good, bad, next] = await Promise.allSettled([
+        greedy.extract(new Uint8Array([2])),
+        greedy.extract(new Uint8Array([1])),
+        greedy.extract(new Uint8Array([3])),
+      ]);
       assert.equal(good.status, 'fulfilled', String((good as PromiseRejectedResult).reason));
       assert.deepEqual((good as PromiseFulfilledResult<{ pages: string[] }>).value.pages, ['file 2']);
       assert.equal(bad.status, 'rejected');
@@ -222,7 +259,11 @@ parentPort.on('message', (m) => {
     const here = await fs.mkdtemp(join(dir, 'ws-here-'));
     const there = await fs.mkdtemp(join(dir, 'ws-pool-'));
     const a = await updateIndex((await libraryInputs({ folders: [lib], baseDir: lib })).inputs, { workspace: here, provider: new EmbeddedProvider() });
-    const b = await updateIndex((await libraryInputs({ folders: [lib], baseDir: lib, extractor: (x) => pool.extract(x) })).inputs, { workspace: there, provider: new EmbeddedProvider(), readAhead: 3 });
+    const b = await updateIndex((await libraryInputs({ folders: [lib], baseDir: lib, extractor: (x) => pool.extract(x) })).inputs, {
+      workspace: there,
+      provider: new EmbeddedProvider(),
+      readAhead: 3,
+    });
     assert.equal(b.fingerprint, a.fingerprint);
     assert.deepEqual(b.skipped, a.skipped);
     assert.ok(b.sources >= 2 && b.skipped.length >= 4, JSON.stringify(b));

@@ -82,7 +82,10 @@ describe('library file system', function () {
     writeFileSync(join(lib2, 'p3.pdf'), pdf(99)); // changed: other bytes, other size
     const report = await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
     assert.equal(report.sources, 3);
-    assert.deepEqual(report.skipped.map((s) => s.path), [join(lib2, 'p2.pdf')]);
+    assert.deepEqual(
+      report.skipped.map((s) => s.path),
+      [join(lib2, 'p2.pdf')],
+    );
     assert.match(report.skipped[0].reason, /cannot read the file: it does not exist/);
     // The next run sees the library as it is, and the index equals a clean build of it.
     const again = await updateIndex((await libraryInputs({ folders: [lib2], baseDir: root })).inputs, { workspace: ws, provider: new EmbeddedProvider() });
@@ -120,7 +123,11 @@ describe('library file system', function () {
     writeFileSync(join(lib3, 'locked.pdf'), pdf(22));
     chmodSync(join(lib3, 'locked.pdf'), 0o000);
     chownSync(ws, 65534, 65534);
-    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'index', '--library', lib3, '--workspace', ws, '--json'], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'index', '--library', lib3, '--workspace', ws, '--json'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     assert.equal(r.status, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.equal(report.sources, 1);

@@ -8,7 +8,10 @@ describe('reciprocalRankFusion', () => {
     assert.ok(Math.abs(byId.get(1)!.score - (1 / 11 + 0.5 / 12)) < 1e-12);
     assert.ok(Math.abs(byId.get(2)!.score - 1 / 12) < 1e-12);
     assert.ok(Math.abs(byId.get(3)!.score - (1 / 13 + 0.5 / 11)) < 1e-12);
-    assert.deepEqual(fused.map((f) => f.id), [1, 3, 2]);
+    assert.deepEqual(
+      fused.map((f) => f.id),
+      [1, 3, 2],
+    );
     assert.deepEqual(byId.get(3)!.ranks, [3, 1]);
     assert.deepEqual(byId.get(2)!.ranks, [2, undefined]);
   });
@@ -20,7 +23,10 @@ describe('reciprocalRankFusion', () => {
   });
 
   it('breaks ties by id and handles empty lists', () => {
-    assert.deepEqual(reciprocalRankFusion([{ ids: [9] }, { ids: [4] }]).map((f) => f.id), [4, 9]);
+    assert.deepEqual(
+      reciprocalRankFusion([{ ids: [9] }, { ids: [4] }]).map((f) => f.id),
+      [4, 9],
+    );
     assert.deepEqual(reciprocalRankFusion([{ ids: [] }]), []);
   });
 });

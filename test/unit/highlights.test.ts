@@ -43,7 +43,10 @@ describe('Zotero highlights: matching to passages', () => {
       passage(1, 4, 'the prior closed the meeting without a vote, leaving the question of the tithe to the next council.'),
       passage(2, 4, 'Unrelated text about the orchard and its pear trees, planted by the third abbot.'),
     ];
-    const m = matchHighlight({ text: 'argued about the tithe until the bells rang for vespers and the prior closed the meeting without a vote', pageIndex: 3 }, ps);
+    const m = matchHighlight(
+      { text: 'argued about the tithe until the bells rang for vespers and the prior closed the meeting without a vote', pageIndex: 3 },
+      ps,
+    );
     assert.deepEqual(m, { passages: [0, 1], where: 'page' });
   });
 
@@ -73,11 +76,22 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
   let root: string;
   let pdf: string;
   const provider = new EmbeddedProvider();
-  const p1 = 'Monastic granaries stored barley and oats through the winter. The cellarer kept tallies of each delivery and recorded the tithes owed by every village of the manor.';
-  const p2 = 'Bills of exchange let Italian merchants move money between Bruges and Florence without carrying coin. The exchange rate hid the interest that canon law forbade.';
+  const p1 =
+    'Monastic granaries stored barley and oats through the winter. The cellarer kept tallies of each delivery and recorded the tithes owed by every village of the manor.';
+  const p2 =
+    'Bills of exchange let Italian merchants move money between Bruges and Florence without carrying coin. The exchange rate hid the interest that canon law forbade.';
   const p3 = 'Pilgrim badges were cast in lead and tin and sold at the shrine gates. Archaeologists find them in river mud along the Thames.';
   const annotations: ZoteroAnnotation[] = [
-    { key: 'H1', attachmentKey: 'ATT1', type: 'highlight', text: 'Bills of exchange let Italian merchants move money between Bruges and Florence', pageLabel: '12', pageIndex: 1, color: '#2ea8e5', comment: 'usury <b>dodge</b>' },
+    {
+      key: 'H1',
+      attachmentKey: 'ATT1',
+      type: 'highlight',
+      text: 'Bills of exchange let Italian merchants move money between Bruges and Florence',
+      pageLabel: '12',
+      pageIndex: 1,
+      color: '#2ea8e5',
+      comment: 'usury <b>dodge</b>',
+    },
     { key: 'H2', attachmentKey: 'ATT1', type: 'underline', text: 'a sentence the PDF does not hold anywhere at all', pageIndex: 0 },
     { key: 'H3', attachmentKey: 'GONE', type: 'highlight', text: 'text of a PDF that was never indexed', pageIndex: 0 },
     { key: 'N1', attachmentKey: 'ATT1', type: 'note', comment: 'a sticky note, no text' },
@@ -88,7 +102,18 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
     const lib = join(root, 'library');
     await fs.mkdir(lib, { recursive: true });
     pdf = join(lib, 'medieval-economy.pdf');
-    await fs.writeFile(pdf, buildPdf({ info: { Title: 'The Medieval Economy' }, pages: [{ heading: 'Granaries', paragraphs: [p1] }, { heading: 'Money', paragraphs: [p2] }, { heading: 'Pilgrims', paragraphs: [p3] }], pageLabels: [{ startPage: 0, style: 'D', start: 11 }] }));
+    await fs.writeFile(
+      pdf,
+      buildPdf({
+        info: { Title: 'The Medieval Economy' },
+        pages: [
+          { heading: 'Granaries', paragraphs: [p1] },
+          { heading: 'Money', paragraphs: [p2] },
+          { heading: 'Pilgrims', paragraphs: [p3] },
+        ],
+        pageLabels: [{ startPage: 0, style: 'D', start: 11 }],
+      }),
+    );
     const { inputs } = await libraryInputs({ folders: [lib], baseDir: root });
     await updateIndex(inputs, { workspace: root, provider });
   });
@@ -144,7 +169,14 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
     assert.equal(index.fingerprint, marked);
     assert.equal(await index.refreshHighlights(), false, 'an unchanged file is not read again');
 
-    const more: ZoteroAnnotation = { key: 'H4', attachmentKey: 'ATT1', type: 'highlight', text: 'Pilgrim badges were cast in lead and tin', pageIndex: 2, pageLabel: '13' };
+    const more: ZoteroAnnotation = {
+      key: 'H4',
+      attachmentKey: 'ATT1',
+      type: 'highlight',
+      text: 'Pilgrim badges were cast in lead and tin',
+      pageIndex: 2,
+      pageLabel: '13',
+    };
     await highlightsForIndex(root, [...annotations, more], { ATT1: pdf });
     assert.equal(await index.refreshHighlights(), true);
     assert.equal(index.highlightedPassages, 2);
@@ -161,10 +193,18 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
     const handle = await openIndex(root, provider);
     const hits = await search(handle, 'Italian merchants bills of exchange between Bruges and Florence', { k: 3 });
     assert.equal(hits[0].highlight?.page, '12');
-    assert.ok(hits.some((h) => h.highlight === null), 'a passage without a highlight says null');
+    assert.ok(
+      hits.some((h) => h.highlight === null),
+      'a passage without a highlight says null',
+    );
 
-    const draft = '# Money\n\nItalian merchants used bills of exchange to move money between Bruges and Florence without carrying coin, and the exchange rate hid the interest.\n';
-    const r = await analyze(draft, { useReranking: false, maxResults: 3, similarityThreshold: 0 }, { index: handle, workspace: root, documentPath: join(root, 'draft.md'), cache: false });
+    const draft =
+      '# Money\n\nItalian merchants used bills of exchange to move money between Bruges and Florence without carrying coin, and the exchange rate hid the interest.\n';
+    const r = await analyze(
+      draft,
+      { useReranking: false, maxResults: 3, similarityThreshold: 0 },
+      { index: handle, workspace: root, documentPath: join(root, 'draft.md'), cache: false },
+    );
     const seg = r.segments.find((s) => s.text.startsWith('Italian'))!;
     const card = seg.recommendations[0];
     assert.equal(card.page, 2);
@@ -180,7 +220,14 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
 
   it('keeps only a hex colour and bounds the text on a card', () => {
     const card = safeCard({
-      title: 't', authors: [], pageLabel: null, preview: '', highlights: [], duplicates: [], citekey: null, passages: [],
+      title: 't',
+      authors: [],
+      pageLabel: null,
+      preview: '',
+      highlights: [],
+      duplicates: [],
+      citekey: null,
+      passages: [],
       highlight: { page: '3\u202e', text: 'x'.repeat(5000), comment: '  ', color: 'red;background:url(x)' },
     });
     assert.deepEqual(Object.keys(card.highlight!).sort(), ['page', 'text']);
@@ -192,14 +239,18 @@ describe('Zotero highlights: the sidecar beside the index, the hits and the card
 describe('Zotero highlights: the boost is bounded', () => {
   it('a highlighted passage passes only those scored below (1 + boost) times its own; unretrieved ones never move', () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 200; trial++) {
       const n = 2 + Math.floor(rand() * 30);
       const items: FusedItem[] = Array.from({ length: n }, (_, id) => ({ id, score: rand() < 0.1 ? 0 : rand(), ranks: [] }));
       const before = new Map(items.map((f) => [f.id, f.score]));
       const highlighted = new Uint8Array(n).map(() => (rand() < 0.4 ? 1 : 0));
       const boost = [0.05, 0.1, 0.3][trial % 3];
-      const after = boostHighlighted({ highlighted }, items.map((f) => ({ ...f })).sort((a, b) => b.score - a.score || a.id - b.id), boost);
+      const after = boostHighlighted(
+        { highlighted },
+        items.map((f) => ({ ...f })).sort((a, b) => b.score - a.score || a.id - b.id),
+        boost,
+      );
       const pos = new Map(after.map((f, i) => [f.id, i]));
       for (const a of items) {
         for (const b of items) {
@@ -227,7 +278,14 @@ describe('Zotero highlights: the boost is bounded', () => {
     const flat = new Float32Array(texts.length * dim);
     vectors.forEach((v, i) => flat.set(v, i * dim));
     // Every passage that shares no word with the query is highlighted.
-    const c: PassageCollection = { lexical, vectors: flat, dim, count: texts.length, sourceOfRow: Int32Array.from(texts.map((_, i) => i)), highlighted: Uint8Array.from([0, 0, 1, 1, 1]) };
+    const c: PassageCollection = {
+      lexical,
+      vectors: flat,
+      dim,
+      count: texts.length,
+      sourceOfRow: Int32Array.from(texts.map((_, i) => i)),
+      highlighted: Uint8Array.from([0, 0, 1, 1, 1]),
+    };
     const q = 'failed barley harvests and famine';
     const [qv] = await provider.embed([q], { kind: 'query' });
     for (const boost of [0, 0.1, 0.3]) {

@@ -15,7 +15,10 @@ describe('hostile drafts', () => {
   it('1,000 levels of nested lists or quotes: refused at once with the line, not parsed for a minute', async () => {
     for (const src of [nestedList(1000), nestedQuote(1000)]) {
       const t0 = Date.now();
-      await assert.rejects(segmentMarkdown(src), (e) => errorCode(e) === 'unreadable' && /more than 100 levels deep \(line 10[12]\)/.test((e as Error).message));
+      await assert.rejects(
+        segmentMarkdown(src),
+        (e) => errorCode(e) === 'unreadable' && /more than 100 levels deep \(line 10[12]\)/.test((e as Error).message),
+      );
       // A hang guard (the parse would take a minute), not a speed target: the machine is shared.
       assert.ok(Date.now() - t0 < 10_000);
     }
@@ -29,7 +32,13 @@ describe('hostile drafts', () => {
 
   it('a byte-order mark: segment texts and lines exact', async () => {
     const { segments } = await segmentMarkdown('\uFEFF# Title\n\nFirst paragraph has words.\n\nSecond paragraph has words.\n');
-    assert.deepEqual(segments.map((s) => [s.startLine, s.text]), [[3, 'First paragraph has words.'], [5, 'Second paragraph has words.']]);
+    assert.deepEqual(
+      segments.map((s) => [s.startLine, s.text]),
+      [
+        [3, 'First paragraph has words.'],
+        [5, 'Second paragraph has words.'],
+      ],
+    );
   });
 
   it('mixed line endings (LF, CRLF, lone CR): lines counted as the editor counts them, in every granularity', async () => {
@@ -38,7 +47,10 @@ describe('hostile drafts', () => {
       const { segments } = await segmentMarkdown(src, g);
       const lines = src.split(/\r\n|\r|\n/);
       for (const s of segments) assert.ok(lines[s.startLine - 1].includes(s.text.split(/\r\n|\r|\n/)[0]), `${g}: ${s.text} not on line ${s.startLine}`);
-      assert.deepEqual(segments.slice(0, 4).map((s) => s.startLine), [1, 3, 5, 7]);
+      assert.deepEqual(
+        segments.slice(0, 4).map((s) => s.startLine),
+        [1, 3, 5, 7],
+      );
     }
   });
 
@@ -89,7 +101,10 @@ describe('hostile drafts: shapes that were super-linear (issue 28)', function ()
     const src = 'A first paragraph of ordinary words.\n\n' + '`a'.repeat(20_000);
     const doc = await segmentMarkdown(src, 'sentence');
     assert.equal(doc.segments.at(-1)!.query.length > 20_000, true, 'its backticks stay in the search text');
-    assert.match(doc.warnings![0], /^line 3: a paragraph with 20,000 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans/);
+    assert.match(
+      doc.warnings![0],
+      /^line 3: a paragraph with 20,000 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans/,
+    );
     const technical = Array.from({ length: 500 }, (_, i) => `call \`f${i}()\` then`).join(' ');
     const kept = await segmentMarkdown(technical);
     assert.equal(kept.warnings, undefined);
@@ -116,7 +131,15 @@ describe('hostile drafts: shapes that were super-linear (issue 28)', function ()
   });
 
   it('the text passes are linear too: long runs of periods, spaces, `[^`, `[@` and newlines', async () => {
-    for (const src of ['.'.repeat(200_000), 'Word.' + ' '.repeat(200_000) + 'a', '.[^x'.repeat(50_000), '[@a '.repeat(50_000), '\n'.repeat(200_000), '# a' + ' #'.repeat(100_000) + ' b', `---\ntitle: a${' '.repeat(100_000)}b\n---\n\nWords here.`]) {
+    for (const src of [
+      '.'.repeat(200_000),
+      'Word.' + ' '.repeat(200_000) + 'a',
+      '.[^x'.repeat(50_000),
+      '[@a '.repeat(50_000),
+      '\n'.repeat(200_000),
+      '# a' + ' #'.repeat(100_000) + ' b',
+      `---\ntitle: a${' '.repeat(100_000)}b\n---\n\nWords here.`,
+    ]) {
       for (const g of ['paragraph', 'sentence', 'section'] as const) {
         const ms = await cpu(() => segmentMarkdown(src, g));
         assert.ok(ms < 10_000, `${JSON.stringify(src.slice(0, 12))} (${g}): ${ms} ms`);
@@ -143,8 +166,16 @@ describe('drafts segment exactly as before the block-by-block parse (issue 28)',
       for (const g of ['section', 'paragraph', 'sentence'] as const) {
         const d = await segmentMarkdown(texts[name], g);
         assert.equal(d.warnings, undefined);
-        assert.equal(`${d.segments.length} ${createHash('sha256').update(JSON.stringify({ title: d.title, segments: d.segments })).digest('hex').slice(0, 16)}`, BEFORE[name][g], `${name} (${g})`);
-        for (const blockBytes of [1, 100, Infinity]) assert.deepEqual((await segmentMarkdown(texts[name], g, { blockBytes })).segments, d.segments, `${name} (${g}, blocks of ${blockBytes})`);
+        assert.equal(
+          `${d.segments.length} ${createHash('sha256')
+            .update(JSON.stringify({ title: d.title, segments: d.segments }))
+            .digest('hex')
+            .slice(0, 16)}`,
+          BEFORE[name][g],
+          `${name} (${g})`,
+        );
+        for (const blockBytes of [1, 100, Infinity])
+          assert.deepEqual((await segmentMarkdown(texts[name], g, { blockBytes })).segments, d.segments, `${name} (${g}, blocks of ${blockBytes})`);
       }
     });
   }
@@ -169,7 +200,9 @@ describe('a paragraph dense with marks is read without emphasis on its own (issu
       d.segments.map((s) => s.query.slice(0, 30)),
       ['Before the table and a link he', 'After the *table* words here. ', 'Final para words here.'],
     );
-    assert.deepEqual(d.warnings, ['line 106: a paragraph with 2,002 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans (its marks stay in the search text)']);
+    assert.deepEqual(d.warnings, [
+      'line 106: a paragraph with 2,002 emphasis, bracket and code marks was read without emphasis, links, footnote calls and code spans (its marks stay in the search text)',
+    ]);
   });
 });
 
@@ -181,7 +214,12 @@ describe('a dense stretch opening with an indented line', () => {
       for (const g of ['paragraph', 'section'] as const) {
         const d = await segmentMarkdown(src, g);
         assert.match(d.segments[0].query, /^A b c\./, `${JSON.stringify(src.slice(0, 20))} (${g})`);
-        for (const blockBytes of [1, Infinity]) assert.deepEqual((await segmentMarkdown(src, g, { blockBytes })).segments, d.segments, `${JSON.stringify(src.slice(0, 20))} (${g}, blocks of ${blockBytes})`);
+        for (const blockBytes of [1, Infinity])
+          assert.deepEqual(
+            (await segmentMarkdown(src, g, { blockBytes })).segments,
+            d.segments,
+            `${JSON.stringify(src.slice(0, 20))} (${g}, blocks of ${blockBytes})`,
+          );
         // "D." shares the dense block and is read without emphasis: said, though the stretch is HTML.
         assert.match(d.warnings?.[0] ?? '', /^line 5: a paragraph with 30\d emphasis/);
       }

@@ -65,7 +65,12 @@ describe('hybrid ranking', () => {
     const lexical = new Bm25Index();
     ['graphene graphene transistors', 'graphene devices: a physics review', 'silicon', 'copper'].forEach((t, i) => lexical.add(i, tokenize(t)));
     const dim = 4;
-    const rows = [[0, 1, 0, 0], [1, 0, 0, 0], [0.1, 0, 0.995, 0], [0.2, 0, 0, 0.98]];
+    const rows = [
+      [0, 1, 0, 0],
+      [1, 0, 0, 0],
+      [0.1, 0, 0.995, 0],
+      [0.2, 0, 0, 0.98],
+    ];
     const c: PassageCollection = { lexical, vectors: Float32Array.from(rows.flat()), dim, count: 4, sourceOfRow: Int32Array.from([0, 1, 2, 3]) };
     const query = { text: 'graphene', vector: Float32Array.from([1, 0, 0, 0]) };
     assert.equal(lexical.search(tokenize('graphene'), 2)[0].id, 0);
@@ -107,11 +112,22 @@ describe('fusion for neural models (issue 27)', () => {
 
   it('across languages, the vector list decides: BM25 on a shared name and number does not outvote it', () => {
     // The English query says what passage 1 says (its vector); BM25 finds only passage 0, on "Pasteur" and "1885".
-    const c = collectionOf([[0.6, 0.8, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]);
+    const c = collectionOf([
+      [0.6, 0.8, 0, 0],
+      [1, 0, 0, 0],
+      [0, 0, 1, 0],
+      [0, 0, 0, 1],
+    ]);
     const query = { text: 'How Pasteur made the vaccine against rabies in 1885.', vector: Float32Array.from([1, 0, 0, 0]) };
     assert.equal(queryLanguage(query.text), 'en');
-    assert.deepEqual([0, 1].map((r) => c.languageOfRow!(r)), ['fr', 'fr']);
-    assert.deepEqual(c.lexical.search(queryTerms(query.text), 4).map((h) => h.id), [0]);
+    assert.deepEqual(
+      [0, 1].map((r) => c.languageOfRow!(r)),
+      ['fr', 'fr'],
+    );
+    assert.deepEqual(
+      c.lexical.search(queryTerms(query.text), 4).map((h) => h.id),
+      [0],
+    );
     const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
     assert.equal(res[0].row, 1, "the vectors' first passage comes first");
     // Counted in full, as within one language, BM25 would have put passage 0 first.
@@ -121,16 +137,29 @@ describe('fusion for neural models (issue 27)', () => {
 
   it('in a library of both languages, a passage in the other language is not outranked for the BM25 support it cannot get', () => {
     // English query. Vectors: passage 1 (French) first, passage 2 (English) well below; BM25: passage 2 only.
-    const c = collectionOf([[0, 0, 0, 1], [1, 0, 0, 0], [0.5, 0.866, 0, 0], [0, 0, 0, 1]]);
+    const c = collectionOf([
+      [0, 0, 0, 1],
+      [1, 0, 0, 0],
+      [0.5, 0.866, 0, 0],
+      [0, 0, 0, 1],
+    ]);
     const query = { text: 'The first clinical trials on patients in the hospital.', vector: Float32Array.from([1, 0, 0, 0]) };
-    assert.deepEqual(c.lexical.search(queryTerms(query.text), 4).map((h) => h.id), [2]);
+    assert.deepEqual(
+      c.lexical.search(queryTerms(query.text), 4).map((h) => h.id),
+      [2],
+    );
     const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
-    assert.equal(res[0].row, 1, 'scored against the most a French passage can reach, the vectors\' first comes first');
+    assert.equal(res[0].row, 1, "scored against the most a French passage can reach, the vectors' first comes first");
     // Against the most an English passage can reach, the English one would win on BM25 alone.
     const unscaled = rankPassages(c, query, { k: 4, params: { ...fusionFor('local'), crossLanguageRescale: false } });
     assert.equal(unscaled[0].row, 2);
     // Where every passage is in the other language, one factor for all: the order is the same with it or without.
-    const allFrench = collectionOf([[1, 0, 0, 0], [0.8, 0.6, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1]]);
+    const allFrench = collectionOf([
+      [1, 0, 0, 0],
+      [0.8, 0.6, 0, 0],
+      [0, 0, 0, 1],
+      [0, 0, 0, 1],
+    ]);
     const fr = { ...allFrench, count: 2, sourceOfRow: Int32Array.from([0, 1]), vectors: allFrench.vectors.slice(0, 8) };
     const frLexical = new Bm25Index();
     texts.slice(0, 2).forEach((t, i) => frLexical.add(i, tokenize(t)));
@@ -142,7 +171,12 @@ describe('fusion for neural models (issue 27)', () => {
 
   it('in the same language, both lists count: a passage first in BM25 and second in the vectors wins over one first in the vectors alone', () => {
     // English query; passages 2 (English) and 3 (English). BM25: only 2 matches. Vectors: 3 a little above 2.
-    const c = collectionOf([[0, 0, 0, 1], [0, 0, 0, 1], [0.9, 0.436, 0, 0], [1, 0, 0, 0]]);
+    const c = collectionOf([
+      [0, 0, 0, 1],
+      [0, 0, 0, 1],
+      [0.9, 0.436, 0, 0],
+      [1, 0, 0, 0],
+    ]);
     const query = { text: 'The first clinical trials on patients in the hospital.', vector: Float32Array.from([1, 0, 0, 0]) };
     const res = rankPassages(c, query, { k: 4, params: fusionFor('local') });
     assert.equal(res[0].row, 2);
@@ -151,7 +185,12 @@ describe('fusion for neural models (issue 27)', () => {
   });
 
   it('convex fusion: min-max normalised scores, weighted; a row absent from a list gets nothing from it', () => {
-    const c = collectionOf([[0, 0, 0, 1], [0, 0, 0, 1], [0.9, 0.436, 0, 0], [1, 0, 0, 0]]);
+    const c = collectionOf([
+      [0, 0, 0, 1],
+      [0, 0, 0, 1],
+      [0.9, 0.436, 0, 0],
+      [1, 0, 0, 0],
+    ]);
     const query = { text: 'clinical trials on patients in the hospital', vector: Float32Array.from([1, 0, 0, 0]) };
     const p = { fusion: 'convex' as const, lexicalWeight: 0.3, vectorWeight: 0.7, vectorDepth: 4, lexicalDepth: 4 };
     const res = rankPassages(c, query, { k: 4, params: p });

@@ -26,9 +26,22 @@ function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const EN = 'grain trade merchants harvest famine bread prices ships harbour Venice Genoa council bishop letters archive plague taxes silk cotton river monastery ledger credit debt war treaty'.split(' ');
-const FR = 'blé commerce marchands récolte disette pain prix navires port conseil évêque lettres archives peste impôts soie coton rivière monastère registre crédit dette guerre traité'.split(' ');
-const QUERIES = ['grain trade of Venice and the famine', 'bishop letters in the archive', 'les marchands de blé et la disette', 'silk and cotton credit in Genoa', 'plague taxes war treaty harbour', 'registre du monastère et crédit'];
+const EN =
+  'grain trade merchants harvest famine bread prices ships harbour Venice Genoa council bishop letters archive plague taxes silk cotton river monastery ledger credit debt war treaty'.split(
+    ' ',
+  );
+const FR =
+  'blé commerce marchands récolte disette pain prix navires port conseil évêque lettres archives peste impôts soie coton rivière monastère registre crédit dette guerre traité'.split(
+    ' ',
+  );
+const QUERIES = [
+  'grain trade of Venice and the famine',
+  'bishop letters in the archive',
+  'les marchands de blé et la disette',
+  'silk and cotton credit in Genoa',
+  'plague taxes war treaty harbour',
+  'registre du monastère et crédit',
+];
 
 function sentence(r: () => number, words: string[], n: number): string {
   const w = Array.from({ length: n }, () => words[Math.floor(r() * words.length)]);
@@ -53,7 +66,18 @@ function inputs(root: string, n: number, extracted: { count: number }): SourceIn
       contentHash: `synthetic-${i}`,
       extract: async () => {
         extracted.count++;
-        return { pages, pageCount: pages.length, meta: { title: `Source ${i} on ${words[i % words.length]}`, authors: [`Author ${i}`], year: 1990 + i, citekey: `source${i}`, collections: [], titleFrom: 'pdf-info' } };
+        return {
+          pages,
+          pageCount: pages.length,
+          meta: {
+            title: `Source ${i} on ${words[i % words.length]}`,
+            authors: [`Author ${i}`],
+            year: 1990 + i,
+            citekey: `source${i}`,
+            collections: [],
+            titleFrom: 'pdf-info',
+          },
+        };
       },
     } as unknown as SourceInput;
   });
@@ -71,7 +95,12 @@ async function build(n = 24, shardCapacity = 20) {
 async function results(index: LibraryIndex): Promise<string> {
   const out = [];
   for (const q of QUERIES) out.push(await index.search(q, { k: 15 }));
-  out.push(await index.searchMany(QUERIES.map((text) => ({ text })), { k: 10 }));
+  out.push(
+    await index.searchMany(
+      QUERIES.map((text) => ({ text })),
+      { k: 10 },
+    ),
+  );
   const overlap = index.overlap(QUERIES[0]);
   out.push(Array.from({ length: index.size }, (_, row) => overlap.of(row)));
   return JSON.stringify(out);
@@ -93,13 +122,30 @@ describe('index load: postings files', function () {
 
   it('round trip: the JSON is the shard as JSON.stringify writes it, and the postings and offsets are those of its passages', () => {
     const sources: ShardSource[] = [
-      { id: 'a', contentHash: 'h1', passages: [{ p: 1, e: 1, t: 'Grain « prix » du blé — 1708', k: 'grain prix ble 1708 grain', l: 'iv', h: 'Chapitre' }, { p: 2, e: 3, t: 'Ships and bread', k: 'ship bread', o: 1 }] },
-      { id: 'b"quoted', contentHash: 'h2', passages: [{ p: 1, e: 1, t: 'Empty terms', k: '' }, { p: 2, e: 2, t: 'bread again', k: 'bread bread bread' }] },
+      {
+        id: 'a',
+        contentHash: 'h1',
+        passages: [
+          { p: 1, e: 1, t: 'Grain « prix » du blé — 1708', k: 'grain prix ble 1708 grain', l: 'iv', h: 'Chapitre' },
+          { p: 2, e: 3, t: 'Ships and bread', k: 'ship bread', o: 1 },
+        ],
+      },
+      {
+        id: 'b"quoted',
+        contentHash: 'h2',
+        passages: [
+          { p: 1, e: 1, t: 'Empty terms', k: '' },
+          { p: 2, e: 2, t: 'bread again', k: 'bread bread bread' },
+        ],
+      },
     ];
     const { json, postings } = encodeShard(7, 3, sources);
     assert.equal(json.toString('utf8'), JSON.stringify({ shard: 7, gen: 3, sources }));
     const d = decodePostings(postings);
-    assert.deepEqual(d.header.sources, [{ id: 'a', contentHash: 'h1', passages: 2 }, { id: 'b"quoted', contentHash: 'h2', passages: 2 }]);
+    assert.deepEqual(d.header.sources, [
+      { id: 'a', contentHash: 'h1', passages: 2 },
+      { id: 'b"quoted', contentHash: 'h2', passages: 2 },
+    ]);
     assert.deepEqual([...d.docLen], [5, 2, 0, 3]);
     const all = sources.flatMap((s) => s.passages);
     all.forEach((p, row) => {
@@ -111,7 +157,10 @@ describe('index load: postings files', function () {
       return Array.from({ length: d.postOff[t + 1] - d.postOff[t] }, (_, i) => [d.postDocs[d.postOff[t] + i], d.postTf[d.postOff[t] + i]]);
     };
     assert.deepEqual(postingsOf('grain'), [[0, 2]]);
-    assert.deepEqual(postingsOf('bread'), [[1, 1], [3, 3]]);
+    assert.deepEqual(postingsOf('bread'), [
+      [1, 1],
+      [3, 3],
+    ]);
     assert.equal(d.terms.length, new Set(all.flatMap((p) => (p.k ? p.k.split(' ') : []))).size);
   });
 
@@ -134,7 +183,9 @@ describe('index load: postings files', function () {
 
   it('ranks exactly as Bm25Index: same hits, same scores, same overlaps', () => {
     const r = rng(42);
-    const docs = Array.from({ length: 300 }, (_, i) => Array.from({ length: 5 + Math.floor(r() * 40) }, () => (i % 4 === 0 ? FR : EN)[Math.floor(r() * 20)].toLowerCase()));
+    const docs = Array.from({ length: 300 }, (_, i) =>
+      Array.from({ length: 5 + Math.floor(r() * 40) }, () => (i % 4 === 0 ? FR : EN)[Math.floor(r() * 20)].toLowerCase()),
+    );
     docs[17] = [];
     const bm = new Bm25Index();
     docs.forEach((d, i) => bm.add(i, d));
@@ -149,7 +200,11 @@ describe('index load: postings files', function () {
     for (const q of [...QUERIES, 'grain grain bread', 'nothing-here']) {
       const terms = q.toLowerCase().split(' ');
       assert.deepEqual(pi.search(terms, 50), bm.search(terms, 50), q);
-      assert.deepEqual(pi.search(terms, 7, (d) => d % 2 === 0), bm.search(terms, 7, (d) => d % 2 === 0), q);
+      assert.deepEqual(
+        pi.search(terms, 7, (d) => d % 2 === 0),
+        bm.search(terms, 7, (d) => d % 2 === 0),
+        q,
+      );
       for (const t of terms) assert.equal(pi.idf(t), bm.idf(t));
       const a = pi.overlapWith(terms);
       const b = bm.overlapWith(terms);
@@ -182,7 +237,10 @@ describe('index load: postings files', function () {
         assert.deepEqual(got, bm.search(terms, k), `${terms.join(' ')} k=${k}`);
         if (got.length === k && got.filter((h) => h.score === got[k - 1].score).length > 1) tied++;
       }
-      assert.deepEqual(pi.search(terms, 20, (d) => d % 3 === 0), bm.search(terms, 20, (d) => d % 3 === 0));
+      assert.deepEqual(
+        pi.search(terms, 20, (d) => d % 3 === 0),
+        bm.search(terms, 20, (d) => d % 3 === 0),
+      );
     }
     assert.ok(tied > 0, 'some cut fell between equal scores');
     assert.ok(pi.lightTermsDeferred >= 20, `long queries looked their lightest terms up last (${pi.lightTermsDeferred})`);
@@ -198,8 +256,12 @@ describe('index load: postings files', function () {
     const passages = JSON.stringify(fast.passages);
     // Every passage as the JSON holds it, in row order.
     const fromJson: string[] = [];
-    for (const k of Object.keys(m.shards).sort((a, b) => Number(a) - Number(b))) for (const s of await readPassageShard(dir, m.shards[k])) for (const p of s.passages) fromJson.push(p.t);
-    assert.deepEqual(fast.passages.map((p) => p.text), fromJson);
+    for (const k of Object.keys(m.shards).sort((a, b) => Number(a) - Number(b)))
+      for (const s of await readPassageShard(dir, m.shards[k])) for (const p of s.passages) fromJson.push(p.t);
+    assert.deepEqual(
+      fast.passages.map((p) => p.text),
+      fromJson,
+    );
     fast.close();
 
     await withoutPostings(dir);
@@ -258,7 +320,10 @@ describe('index load: postings files', function () {
     await fs.writeFile(file, bytes);
     // A time of its own even where the clock's tick is coarser than this test is quick.
     await fs.utimes(file, new Date(), new Date(checks[rel][1] + 5000));
-    await assert.rejects(LibraryIndex.open(root, new EmbeddedProvider()), (e: Error) => /checksum mismatch/.test(e.message) || /checksum mismatch/.test(String((e as { cause?: Error }).cause?.message)));
+    await assert.rejects(
+      LibraryIndex.open(root, new EmbeddedProvider()),
+      (e: Error) => /checksum mismatch/.test(e.message) || /checksum mismatch/.test(String((e as { cause?: Error }).cause?.message)),
+    );
     // The same bytes, recorded by a writer as checked (size and time): the load trusts the check
     // as the writer does, and reads the file without hashing it.
     const st = await fs.stat(file);
@@ -308,7 +373,10 @@ describe('index load: postings files', function () {
     const file = join(dir, shard.file);
     const text = await fs.readFile(file, 'utf8');
     // Same length, one letter changed: offsets still fit, the hash does not.
-    await fs.writeFile(file, text.replace(/"t":"(.)/, (_, c: string) => `"t":"${c === 'X' ? 'Y' : 'X'}`));
+    await fs.writeFile(
+      file,
+      text.replace(/"t":"(.)/, (_, c: string) => `"t":"${c === 'X' ? 'Y' : 'X'}`),
+    );
     assert.throws(() => index.passage(0), /damaged/);
     assert.ok(index.passage(index.size - 1).text.length > 0, 'the other shards still read');
     index.close();

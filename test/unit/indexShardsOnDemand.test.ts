@@ -23,7 +23,8 @@ const TOPICS = [
 /** A source of two pages, its text about `TOPICS[i]`; `variant` gives other text for the same file. */
 function source(i: number, variant = 0, where = `source-${i}.pdf`): SourceInput {
   const about = TOPICS[i % TOPICS.length];
-  const para = (n: number) => `Paragraph ${n} of version ${variant} on ${about}. ` + `The records of ${about} were kept by clerks who wrote down every account. `.repeat(6);
+  const para = (n: number) =>
+    `Paragraph ${n} of version ${variant} on ${about}. ` + `The records of ${about} were kept by clerks who wrote down every account. `.repeat(6);
   return {
     path: join('/library', where),
     size: 1000 + i + variant,
@@ -55,7 +56,10 @@ describe('index: shards read and written only where a change lands', function ()
     const changedShard = String(Object.values(before.sources).find((s) => s.contentHash === 'content-1-v0')!.shard);
     const last = String(Math.max(...shards.map(Number)));
 
-    const r = await updateIndex(lib.map((x, i) => (i === 1 ? source(1, 1) : x)), { workspace: ws, provider: new EmbeddedProvider(), shardCapacity: 8 });
+    const r = await updateIndex(
+      lib.map((x, i) => (i === 1 ? source(1, 1) : x)),
+      { workspace: ws, provider: new EmbeddedProvider(), shardCapacity: 8 },
+    );
     assert.deepEqual([r.updated, r.unchanged, r.passages], [1, TOPICS.length - 1, first.passages]);
     const after = (await readManifest(indexDir(ws)))!;
     const rewritten = Object.keys(after.shards).filter((k) => after.shards[k].gen !== before.shards[k]?.gen);

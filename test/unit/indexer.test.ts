@@ -23,7 +23,10 @@ class CountingProvider implements EmbeddingProvider {
   readonly id = 'test';
   readonly key: string;
   embedded = 0;
-  constructor(readonly model: string, private readonly inner = new EmbeddedProvider()) {
+  constructor(
+    readonly model: string,
+    private readonly inner = new EmbeddedProvider(),
+  ) {
     this.key = storageKey('test', model);
   }
   dimension() {
@@ -42,7 +45,13 @@ async function setup() {
   return { root, lib, workspace: root };
 }
 
-async function run(workspace: string, lib: string, provider: EmbeddingProvider = new EmbeddedProvider(), extra: Partial<Parameters<typeof updateIndex>[1]> = {}, bib?: string): Promise<IndexReport> {
+async function run(
+  workspace: string,
+  lib: string,
+  provider: EmbeddingProvider = new EmbeddedProvider(),
+  extra: Partial<Parameters<typeof updateIndex>[1]> = {},
+  bib?: string,
+): Promise<IndexReport> {
   const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace, bibliography: bib, primary: ['**/primary/**'] });
   return updateIndex(inputs, { workspace, provider, ...extra });
 }
@@ -65,7 +74,10 @@ describe('index: build, search, incremental updates', function () {
     assert.equal(reasons['truncated.pdf'], undefined);
     const damaged = r.damaged.find((d) => d.path.endsWith('truncated.pdf'));
     assert.match(damaged?.problem ?? '', /^read 2 of 4 pages \(missing: 3, 4\): truncated file/);
-    assert.ok(r.warnings.some((w) => w.endsWith('truncated.pdf: ' + damaged!.problem)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => w.endsWith('truncated.pdf: ' + damaged!.problem)),
+      r.warnings.join('\n'),
+    );
     assert.match(reasons['not-a-pdf.pdf'], /not a valid PDF/);
     assert.match(reasons['empty.pdf'], /empty file/);
     assert.match(reasons['scanned.pdf'], /no text layer/);
@@ -110,7 +122,16 @@ describe('index: build, search, incremental updates', function () {
     const fp0 = (await readManifest(indexDir(ctx.workspace)))!.fingerprint;
     await fs.writeFile(
       join(ctx.lib, 'francais.pdf'),
-      buildPdf({ pages: [{ heading: 'Les foires de Champagne', paragraphs: ['Les marchands italiens fréquentaient les foires de Champagne au XIIIe siècle. Les lettres de foire réglaient les dettes entre places.'] }] }),
+      buildPdf({
+        pages: [
+          {
+            heading: 'Les foires de Champagne',
+            paragraphs: [
+              'Les marchands italiens fréquentaient les foires de Champagne au XIIIe siècle. Les lettres de foire réglaient les dettes entre places.',
+            ],
+          },
+        ],
+      }),
     );
     const changed = await run(ctx.workspace, ctx.lib);
     assert.equal(changed.updated, 1);
@@ -206,7 +227,10 @@ describe('index: damage, interruption and concurrent writers', function () {
 
   it('reports a missing index as missing, never as an empty result', async () => {
     const ws = await fs.mkdtemp(join(tmpdir(), 'ss-empty-'));
-    await assert.rejects(LibraryIndex.open(ws, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'missing' && /Index the library first/.test(e.message));
+    await assert.rejects(
+      LibraryIndex.open(ws, new EmbeddedProvider()),
+      (e: Error) => errorHealth(e)?.state === 'missing' && /Index the library first/.test(e.message),
+    );
   });
 
   it('detects a corrupt manifest, tells the user, and rebuilds', async () => {
@@ -216,7 +240,10 @@ describe('index: damage, interruption and concurrent writers', function () {
     await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'corrupt');
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.some((w) => /not valid JSON.*rebuilding/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /not valid JSON.*rebuilding/.test(w)),
+      warnings.join('\n'),
+    );
     assert.deepEqual([r.sources, r.added], [3, 3]);
     await LibraryIndex.open(workspace, new EmbeddedProvider());
   });
@@ -227,13 +254,19 @@ describe('index: damage, interruption and concurrent writers', function () {
     const file = join(indexDir(workspace), 'manifest.json');
     const m = JSON.parse(await fs.readFile(file, 'utf8'));
     await fs.writeFile(file, JSON.stringify({ ...m, chunker: 0 }));
-    await assert.rejects(LibraryIndex.open(workspace, new EmbeddedProvider()), (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources \(passages v0/.test(e.message));
+    await assert.rejects(
+      LibraryIndex.open(workspace, new EmbeddedProvider()),
+      (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources \(passages v0/.test(e.message),
+    );
     const st = await indexHealth(workspace);
     assert.equal(st.state, 'outdated');
     assert.match(st.state === 'outdated' ? st.detail : '', /passages v0/);
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.some((w) => /another version of Similar Sources.*rebuilding it/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /another version of Similar Sources.*rebuilding it/.test(w)),
+      warnings.join('\n'),
+    );
     assert.deepEqual([r.sources, r.added], [3, 3]);
     assert.equal((await indexHealth(workspace)).state, 'ready');
     await LibraryIndex.open(workspace, new EmbeddedProvider());
@@ -254,14 +287,25 @@ describe('index: damage, interruption and concurrent writers', function () {
       m.shards[key] = await writePassageShard(dir, Number(key), rec.gen, list);
     }
     await writeManifest(dir, { ...m, lexical: 'lex-0' });
-    await assert.rejects(LibraryIndex.open(workspace, a), (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources.*terms lex-0/.test(e.message));
+    await assert.rejects(
+      LibraryIndex.open(workspace, a),
+      (e: Error) => errorHealth(e)?.state === 'outdated' && /another version of Similar Sources.*terms lex-0/.test(e.message),
+    );
     assert.equal((await indexHealth(workspace)).state, 'outdated');
     const embedded = [a.embedded, b.embedded];
     let extracted = 0;
-    const { inputs } = await libraryInputs({ folders: [lib], baseDir: workspace, primary: ['**/primary/**'], extractor: (bytes) => (extracted++, extractPdf(bytes)) });
+    const { inputs } = await libraryInputs({
+      folders: [lib],
+      baseDir: workspace,
+      primary: ['**/primary/**'],
+      extractor: (bytes) => (extracted++, extractPdf(bytes)),
+    });
     const warnings: string[] = [];
     const r = await updateIndex(inputs, { workspace, provider: a, onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.some((w) => /another version.*recomputing its lexical terms/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /another version.*recomputing its lexical terms/.test(w)),
+      warnings.join('\n'),
+    );
     assert.deepEqual([extracted, r.unchanged, r.added], [0, 3, 0]);
     assert.deepEqual([a.embedded, b.embedded], embedded, 'no passage embedded again');
     const after = (await readManifest(dir))!;
@@ -288,11 +332,17 @@ describe('index: damage, interruption and concurrent writers', function () {
     await fs.writeFile(shardFile, text.replace('grain', 'GRAIN'));
     // Opening reads the postings file, not the passages' text: the damaged passage is caught when it is read.
     const damaged = await LibraryIndex.open(workspace, new EmbeddedProvider());
-    assert.throws(() => damaged.passages, (e: Error) => errorHealth(e)?.state === 'corrupt' && /damaged/.test(e.message));
+    assert.throws(
+      () => damaged.passages,
+      (e: Error) => errorHealth(e)?.state === 'corrupt' && /damaged/.test(e.message),
+    );
     damaged.close();
     const warnings: string[] = [];
     const r = await run(workspace, lib, new EmbeddedProvider(), { onWarning: (w) => warnings.push(w) });
-    assert.ok(warnings.some((w) => /damaged.*indexed again/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /damaged.*indexed again/.test(w)),
+      warnings.join('\n'),
+    );
     assert.equal(r.sources, 3);
     await LibraryIndex.open(workspace, new EmbeddedProvider());
   });
@@ -322,7 +372,7 @@ describe('index: damage, interruption and concurrent writers', function () {
     const [a, b] = await Promise.all([run(workspace, lib), run(workspace, lib)]);
     assert.equal(a.sources, 3);
     assert.equal(b.sources, 3);
-    assert.equal(a.added + b.added, 3, 'the second writer saw the first one\'s work');
+    assert.equal(a.added + b.added, 3, "the second writer saw the first one's work");
     const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
     assert.equal(idx.sources.length, 3);
   });
@@ -354,7 +404,12 @@ describe('index: read-ahead', function () {
   const index = async (list: SourceInput[], state: { current: number }, extra: Partial<Parameters<typeof updateIndex>[1]>) => {
     const workspace = await fs.mkdtemp(join(tmpdir(), 'ss-ahead-'));
     try {
-      return await updateIndex(list, { workspace, provider: new EmbeddedProvider(), onProgress: (p) => p.phase === 'read' && (state.current = p.done), ...extra });
+      return await updateIndex(list, {
+        workspace,
+        provider: new EmbeddedProvider(),
+        onProgress: (p) => p.phase === 'read' && (state.current = p.done),
+        ...extra,
+      });
     } finally {
       await fs.rm(workspace, { recursive: true, force: true });
     }
@@ -396,7 +451,10 @@ describe('index: skipped files', function () {
       },
     };
     const first = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
-    assert.deepEqual(first.skipped.map((s) => s.reason), ['not a valid PDF (test)']);
+    assert.deepEqual(
+      first.skipped.map((s) => s.reason),
+      ['not a valid PDF (test)'],
+    );
     const second = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
     assert.match(second.skipped[0].reason, /unchanged since the last attempt/);
     assert.equal(reads, 1, 'an unchanged skipped file is not read again');
@@ -407,6 +465,9 @@ describe('index: skipped files', function () {
     await writeManifest(dir, m);
     const third = await updateIndex([broken], { workspace, provider: new EmbeddedProvider() });
     assert.equal(reads, 2, 'read again by the newer reader');
-    assert.deepEqual(third.skipped.map((s) => s.reason), ['not a valid PDF (test)']);
+    assert.deepEqual(
+      third.skipped.map((s) => s.reason),
+      ['not a valid PDF (test)'],
+    );
   });
 });

@@ -15,8 +15,15 @@ function l10nLiterals(file: string): string[] {
 
 describe('localisation: the French bundle', () => {
   it('translates every string the host passes to vscode.l10n.t', () => {
-    const files = readdirSync('src/vscode').filter((f) => f.endsWith('.ts')).map((f) => join('src/vscode', f)).concat('src/extension.ts');
-    const missing = files.flatMap((f) => l10nLiterals(f).filter((s) => !(s in fr)).map((s) => `${f}: ${s}`));
+    const files = readdirSync('src/vscode')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join('src/vscode', f))
+      .concat('src/extension.ts');
+    const missing = files.flatMap((f) =>
+      l10nLiterals(f)
+        .filter((s) => !(s in fr))
+        .map((s) => `${f}: ${s}`),
+    );
     assert.deepEqual(missing, []);
   });
   it('translates every webview string, band descriptions included', () => {

@@ -11,7 +11,21 @@ const THESIS = readFileSync(resolve('test/fixtures/drafts/thesis.tex'), 'utf8');
 const DRAFT = readFileSync(resolve('examples/draft.tex'), 'utf8');
 
 /** What no segment's query may hold: markup, math, verbatim, listings, floats' bodies, tables, the bibliography, \input. */
-const NOT_PROSE = [/\\/, /\$/, /[{}]/, /propto|alpha|p_t/, /not a section|verbatim text/, /read\.csv/, /includegraphics|figures\/prices/, /fig:prices|eq:price|ch:licences/, /Salme|1200/, /Licensed Abundance/, /chapter2/, /whitfield2019grain|braudel1949|lindqvist2016/, /comment/];
+const NOT_PROSE = [
+  /\\/,
+  /\$/,
+  /[{}]/,
+  /propto|alpha|p_t/,
+  /not a section|verbatim text/,
+  /read\.csv/,
+  /includegraphics|figures\/prices/,
+  /fig:prices|eq:price|ch:licences/,
+  /Salme|1200/,
+  /Licensed Abundance/,
+  /chapter2/,
+  /whitfield2019grain|braudel1949|lindqvist2016/,
+  /comment/,
+];
 
 function assertProse(segments: Segment[]) {
   for (const s of segments) for (const re of NOT_PROSE) assert.doesNotMatch(s.query, re, `L${s.startLine}: ${s.query}`);
@@ -37,9 +51,17 @@ describe('LaTeX drafts', () => {
         ],
       );
       const [first, second, figure, table] = segments.map((s) => s.query);
-      assert.match(first, /^The tratta was a licence to export grain, and the licence, not the wheat, was the scarce good\./, '\\emph text kept, the citation dropped');
+      assert.match(
+        first,
+        /^The tratta was a licence to export grain, and the licence, not the wheat, was the scarce good\./,
+        '\\emph text kept, the citation dropped',
+      );
       assert.match(first, /The notarial registers of Palermo record the sales\./, 'the footnote’s text in its paragraph');
-      assert.match(first, /rose\. As puts it, the sea was a plain of wheat, and the price of bread followed the permits\.$/, '\\enquote and \\textquote text kept; a comment keeps words apart');
+      assert.match(
+        first,
+        /rose\. As puts it, the sea was a plain of wheat, and the price of bread followed the permits\.$/,
+        '\\enquote and \\textquote text kept; a comment keeps words apart',
+      );
       assert.equal(second, 'The price of a salma rose with the square of the shortfall, as the model shows for the years 1590–1600.');
       assert.equal(figure, 'Grain prices in Palermo, 1590–1600.', 'a figure’s caption is a paragraph of its own');
       assert.equal(table, 'Exports by year.');
@@ -63,7 +85,11 @@ describe('LaTeX drafts', () => {
       const tex = (await segmentLatex(DRAFT)).segments;
       assertProse(tex);
       assert.equal(tex.length, 24);
-      assert.ok(tex.some((s) => s.query.startsWith('Consider first the great Mediterranean cities') && s.query.endsWith('as much work for ambassadors as for shipowners.')));
+      assert.ok(
+        tex.some(
+          (s) => s.query.startsWith('Consider first the great Mediterranean cities') && s.query.endsWith('as much work for ambassadors as for shipowners.'),
+        ),
+      );
     });
 
     it('\\cites with pre- and post-notes leaves no key nor note behind', async () => {
@@ -72,7 +98,9 @@ describe('LaTeX drafts', () => {
     });
 
     it('csquotes’ \\textcquote and \\foreignblockcquote keep their quotation, not their key or notes', async () => {
-      const { segments } = await segmentLatex('Braudel: \\textcquote[p.~214]{k}[.]{the sea was a plain of wheat} and \\foreignblockcquote{french}[see][12]{l}{la mer est une plaine} today.\n');
+      const { segments } = await segmentLatex(
+        'Braudel: \\textcquote[p.~214]{k}[.]{the sea was a plain of wheat} and \\foreignblockcquote{french}[see][12]{l}{la mer est une plaine} today.\n',
+      );
       assert.equal(segments[0].query, 'Braudel: the sea was a plain of wheat and la mer est une plaine today.');
     });
   });
@@ -87,7 +115,10 @@ describe('LaTeX drafts', () => {
     it('biblatex \\autocite, natbib \\citep, plain \\cite, from the preamble (not from a comment)', () => {
       assert.equal(latexCitationTemplate(DRAFT), '\\autocite[p.~{page}]{{key}}');
       assert.equal(latexCitationTemplate(THESIS), '\\citep[p.~{page}]{{key}}');
-      assert.equal(latexCitationTemplate('\\documentclass{article}\n% \\usepackage{biblatex}\n\\begin{document}\\usepackage{natbib}\\end{document}'), '\\cite[p.~{page}]{{key}}');
+      assert.equal(
+        latexCitationTemplate('\\documentclass{article}\n% \\usepackage{biblatex}\n\\begin{document}\\usepackage{natbib}\\end{document}'),
+        '\\cite[p.~{page}]{{key}}',
+      );
     });
 
     it('a page or a range, and the page as the snippet’s tab stop', () => {
@@ -95,7 +126,11 @@ describe('LaTeX drafts', () => {
       const t = latexCitationTemplate(DRAFT);
       assert.equal(formatPassageCitation(source, { page: 2, pageLabel: '214' }, t), '\\autocite[p.~214]{whitfield2019grain}');
       assert.equal(formatPassageCitation(source, { page: 2, pageLabel: '214', endPage: 4 }, t), '\\autocite[pp.~214–216]{whitfield2019grain}');
-      assert.equal(formatPassageCitation({ ...source, citekey: undefined, path: '/lib/grain_2019.pdf' }, { page: 2, pageLabel: '214' }, t), '\\href{file:///lib/grain_2019.pdf\\#page=2}{Whitfield 2019, p. 214}', 'no key: a hyperref link to the PDF');
+      assert.equal(
+        formatPassageCitation({ ...source, citekey: undefined, path: '/lib/grain_2019.pdf' }, { page: 2, pageLabel: '214' }, t),
+        '\\href{file:///lib/grain_2019.pdf\\#page=2}{Whitfield 2019, p. 214}',
+        'no key: a hyperref link to the PDF',
+      );
       assert.equal(citationSnippet(source, { page: 2, pageLabel: '214' }, t), '\\\\autocite[p.~${1:214}]{whitfield2019grain\\}$0');
     });
   });

@@ -41,7 +41,15 @@ describe('CLI check on LaTeX drafts (bundled dist/cli.js)', function () {
     );
     assert.deepEqual(
       citations.map((c) => c.key),
-      ['whitfield2019grain', 'whitfield2019grain', 'bruckner2017kontore', 'bruckner2017kontore', 'oakenbrook1862report', 'menard2021commune', 'pemberton2004clocks'],
+      [
+        'whitfield2019grain',
+        'whitfield2019grain',
+        'bruckner2017kontore',
+        'bruckner2017kontore',
+        'oakenbrook1862report',
+        'menard2021commune',
+        'pemberton2004clocks',
+      ],
     );
     // Where the editor finds the key: its line and column in the .tex file.
     const tex = readFileSync(join(ws, 'draft.tex'), 'utf8').split('\n');

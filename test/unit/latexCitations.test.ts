@@ -58,9 +58,9 @@ describe('LaTeX citations (core/latex/citations)', () => {
       '',
       '« les prix du blé montaient sans cesse » \\parencite[p.~7]{e}, \\og le pain manquait partout \\fg{} \\cite[8]{f}.',
       '',
-      'The years 1590--1600 were ``hard for the poor of the towns\'\'.\\footcite[9]{g} A sentence \\cite{h}.',
+      "The years 1590--1600 were ``hard for the poor of the towns''.\\footcite[9]{g} A sentence \\cite{h}.",
       '',
-      '\\enquote{Les r\\\'ecoltes \\c{c}a et l\\`a manqu\\`erent} \\cite[2]{i}',
+      "\\enquote{Les r\\'ecoltes \\c{c}a et l\\`a manqu\\`erent} \\cite[2]{i}",
       '',
       'He wrote "the years 1590--1600 were hard~--- very hard" \\citep[p.~12]{j}.',
       '',
@@ -85,7 +85,8 @@ describe('LaTeX citations (core/latex/citations)', () => {
   });
 
   it('quotation environments: the text of quote and displayquote[cite] backs its citation', () => {
-    const src = '\\begin{quote}\nThe viceroy must choose between a full treasury\nand cheap loaves \\autocite[p.~214]{w}\n\\end{quote}\n\n\\begin{displayquote}[{\\cite[88]{b}}][.]\nNo statute could protect a community.\n\\end{displayquote}\n';
+    const src =
+      '\\begin{quote}\nThe viceroy must choose between a full treasury\nand cheap loaves \\autocite[p.~214]{w}\n\\end{quote}\n\n\\begin{displayquote}[{\\cite[88]{b}}][.]\nNo statute could protect a community.\n\\end{displayquote}\n';
     const found = findLatexCitations(src);
     assert.deepEqual(
       found.map((c) => [c.key, c.quote, c.blockQuote ?? false, c.quoteRange?.line]),
@@ -117,7 +118,8 @@ describe('LaTeX citations (core/latex/citations)', () => {
 
   it('is the Markdown reader’s verdict for the same text written in Pandoc', () => {
     const md = 'Venice “consumed tens of thousands of tonnes of wheat a year” [@w, p. 213]. Then “the permit was the scarce good”.^[@w, p. 214]';
-    const tex = "Venice ``consumed tens of thousands of tonnes of wheat a year'' \\autocite[p.~213]{w}. Then ``the permit was the scarce good''.\\footcite[p.~214]{w}";
+    const tex =
+      "Venice ``consumed tens of thousands of tonnes of wheat a year'' \\autocite[p.~213]{w}. Then ``the permit was the scarce good''.\\footcite[p.~214]{w}";
     const strip = (c: { key: string; locator: unknown; quote: string | null; context?: string }) => [c.key, c.locator, c.quote, c.context ?? ''];
     assert.deepEqual(findLatexCitations(tex).map(strip), findCitations(md).map(strip));
   });
@@ -161,13 +163,22 @@ describe('LaTeX citations (core/latex/citations)', () => {
 describe('LaTeX projects: \\input, "cited in", bibliographies', () => {
   it('follows \\include and \\input from the main file’s folder, refusing a missing file, one outside the workspace and a cycle', () => {
     const p = readLatexProject(MAIN, read('main.tex'), DIR);
-    assert.deepEqual(p.files.map((f) => f.name), ['main.tex', 'chapters/grain.tex', 'chapters/hanse.tex', 'chapters/loop.tex']);
+    assert.deepEqual(
+      p.files.map((f) => f.name),
+      ['main.tex', 'chapters/grain.tex', 'chapters/hanse.tex', 'chapters/loop.tex'],
+    );
     assert.equal(p.warnings.length, 3, p.warnings.join('\n'));
     assert.match(p.warnings[0], /^\\input\{chapters\/missing\} in main\.tex: chapters\/missing\.tex does not exist$/);
     assert.match(p.warnings[1], /^\\input\{\.\.\/outside\} in main\.tex: .*outside\.tex is outside the workspace, not read$/);
-    assert.match(p.warnings[2], /^\\input\{chapters\/loop\} in chapters\/loop\.tex: chapters\/loop\.tex includes itself \(main\.tex → chapters\/loop\.tex → chapters\/loop\.tex\)/);
+    assert.match(
+      p.warnings[2],
+      /^\\input\{chapters\/loop\} in chapters\/loop\.tex: chapters\/loop\.tex includes itself \(main\.tex → chapters\/loop\.tex → chapters\/loop\.tex\)/,
+    );
     // The text in reading order: main up to \include, the chapter, main again…
-    assert.deepEqual(p.parts.map((x) => x.file ?? '(main)'), ['(main)', 'chapters/grain.tex', '(main)', 'chapters/hanse.tex', '(main)', 'chapters/loop.tex', '(main)']);
+    assert.deepEqual(
+      p.parts.map((x) => x.file ?? '(main)'),
+      ['(main)', 'chapters/grain.tex', '(main)', 'chapters/hanse.tex', '(main)', 'chapters/loop.tex', '(main)'],
+    );
   });
 
   it('a cycle through two files and an include of an include are read once each', () => {
@@ -177,9 +188,18 @@ describe('LaTeX projects: \\input, "cited in", bibliographies', () => {
       writeFileSync(join(ws, 'a.tex'), '\\section{A}\\cite{x}\\input{b.tex}');
       writeFileSync(join(ws, 'b.tex'), '\\section{B}\\cite{y}\\input{a}');
       const p = readLatexProject(join(ws, 'main.tex'), '\\input{a}\n', ws);
-      assert.deepEqual(p.files.map((f) => f.name), ['main.tex', 'a.tex', 'b.tex']);
+      assert.deepEqual(
+        p.files.map((f) => f.name),
+        ['main.tex', 'a.tex', 'b.tex'],
+      );
       assert.deepEqual(p.warnings, ['\\input{a} in b.tex: a.tex includes itself (main.tex → a.tex → b.tex → a.tex), not read again']);
-      assert.deepEqual(latexDraftCitations(p.parts).map((c) => [c.key, c.file, sectionName(c.section)]), [['x', 'a.tex', '§ 1'], ['y', 'b.tex', '§ 2']]);
+      assert.deepEqual(
+        latexDraftCitations(p.parts).map((c) => [c.key, c.file, sectionName(c.section)]),
+        [
+          ['x', 'a.tex', '§ 1'],
+          ['y', 'b.tex', '§ 2'],
+        ],
+      );
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }
@@ -212,8 +232,18 @@ describe('LaTeX projects: \\input, "cited in", bibliographies', () => {
 
   it('a single file: sections of an article, starred ones unnumbered; \\nocite is no citation', () => {
     const src = '\\section{Intro}\n\\cite{a}\n\\section*{Aside}\n\\subsection{Deep}\\nocite{z}\n\\section{Two}\n\\autocites{b}{c}';
-    assert.deepEqual(latexDraftSections(src).map((s) => s.number), ['§ 1', '', '§ 1.1', '§ 2']);
-    assert.deepEqual(latexDraftCitations(src).map((c) => [c.key, c.line, sectionName(c.section)]), [['a', 1, '§ 1'], ['b', 5, '§ 2'], ['c', 5, '§ 2']]);
+    assert.deepEqual(
+      latexDraftSections(src).map((s) => s.number),
+      ['§ 1', '', '§ 1.1', '§ 2'],
+    );
+    assert.deepEqual(
+      latexDraftCitations(src).map((c) => [c.key, c.line, sectionName(c.section)]),
+      [
+        ['a', 1, '§ 1'],
+        ['b', 5, '§ 2'],
+        ['c', 5, '§ 2'],
+      ],
+    );
   });
 
   it('the bibliographies of \\addbibresource and \\bibliography, against the draft’s folder, unless the settings name one', () => {

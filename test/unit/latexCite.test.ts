@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { adjacentLatexCite, citeAtOffset, formatLatexCitation, latexCiteStyle, mergeLatexCitation, parseCiteAt, scanLatexCites } from '../../src/shared/latexCite';
+import {
+  adjacentLatexCite,
+  citeAtOffset,
+  formatLatexCitation,
+  latexCiteStyle,
+  mergeLatexCitation,
+  parseCiteAt,
+  scanLatexCites,
+} from '../../src/shared/latexCite';
 
 /** The offset of the `|` in a text, and the text without it. */
 function cursor(s: string): { text: string; at: number } {
@@ -14,17 +22,36 @@ describe('LaTeX citation commands (shared)', () => {
     assert.equal(c.command, 'autocite');
     assert.equal(c.items[0].prenote, 'see');
     assert.equal(c.items[0].postnote, 'p.~12');
-    assert.deepEqual(c.items[0].keys.map((k) => [k.key, t.slice(k.start, k.end)]), [['braudel1949', 'braudel1949'], ['lindqvist2016', 'lindqvist2016']]);
+    assert.deepEqual(
+      c.items[0].keys.map((k) => [k.key, t.slice(k.start, k.end)]),
+      [
+        ['braudel1949', 'braudel1949'],
+        ['lindqvist2016', 'lindqvist2016'],
+      ],
+    );
     assert.equal(t.slice(c.start, c.end), '\\autocite[see][p.~12]{braudel1949, lindqvist2016}');
   });
 
   it('reads a multicite with global and per-key notes, starred and capitalised commands', () => {
     const t = '\\cites(compare)(and passim)[12]{a}[see][14--16]{b} then \\Textcite*{c} and \\citep*[p.~3]{d}';
     const cs = scanLatexCites(t);
-    assert.deepEqual(cs.map((c) => [c.command, c.star, c.multi]), [['cites', false, true], ['Textcite', true, false], ['citep', true, false]]);
+    assert.deepEqual(
+      cs.map((c) => [c.command, c.star, c.multi]),
+      [
+        ['cites', false, true],
+        ['Textcite', true, false],
+        ['citep', true, false],
+      ],
+    );
     assert.equal(cs[0].prenote, 'compare');
     assert.equal(cs[0].postnote, 'and passim');
-    assert.deepEqual(cs[0].items.map((i) => [i.prenote, i.postnote, i.keys.map((k) => k.key)]), [[undefined, '12', ['a']], ['see', '14--16', ['b']]]);
+    assert.deepEqual(
+      cs[0].items.map((i) => [i.prenote, i.postnote, i.keys.map((k) => k.key)]),
+      [
+        [undefined, '12', ['a']],
+        ['see', '14--16', ['b']],
+      ],
+    );
     assert.equal(cs[2].items[0].postnote, 'p.~3');
   });
 
@@ -35,7 +62,10 @@ describe('LaTeX citation commands (shared)', () => {
       '\\begin{verbatim}\n\\cite{inverbatim}\n\\end{verbatim}',
       '\\begin{equation}\\cite{eq}\\end{equation} \\footcite[12]{last}',
     ].join('\n');
-    assert.deepEqual(scanLatexCites(t).map((c) => c.items[0].keys[0].key), ['real', 'last']);
+    assert.deepEqual(
+      scanLatexCites(t).map((c) => c.items[0].keys[0].key),
+      ['real', 'last'],
+    );
   });
 
   it('is not fooled by other commands or a cite without keys', () => {
@@ -73,7 +103,10 @@ describe('LaTeX citation commands (shared)', () => {
     // A quotation with its citation (`\textcquote`) is not joined.
     const q = cursor('Grain \\textcquote[3]{a}{the sea} |');
     assert.equal(adjacentLatexCite(q.text, q.at), undefined);
-    assert.deepEqual(scanLatexCites(q.text).map((c) => c.items[0].keys[0].key), ['a']);
+    assert.deepEqual(
+      scanLatexCites(q.text).map((c) => c.items[0].keys[0].key),
+      ['a'],
+    );
     const k = cursor('Grain \\autocite[3]{a} and | more.');
     assert.equal(adjacentLatexCite(k.text, k.at), undefined);
   });
@@ -95,8 +128,14 @@ describe('LaTeX citation commands (shared)', () => {
     const plain = { snippet: false };
     assert.deepEqual(mergeLatexCitation('\\autocite[3]{a}', 'b', '214', 'biblatex', plain), { text: '\\autocites[3]{a}[214]{b}', how: 'multicite' });
     assert.deepEqual(mergeLatexCitation('\\autocite[p.~3]{a}', 'b', '214', 'biblatex', plain), { text: '\\autocites[p.~3]{a}[p.~214]{b}', how: 'multicite' });
-    assert.deepEqual(mergeLatexCitation('\\parencite[see][3]{a,c}', 'b', undefined, 'biblatex', plain), { text: '\\parencites[see][3]{a,c}{b}', how: 'multicite' });
-    assert.deepEqual(mergeLatexCitation('\\autocites(cf.)()[3]{a}[4]{c}', 'b', '214–216', 'biblatex', plain), { text: '\\autocites(cf.)()[3]{a}[4]{c}[214--216]{b}', how: 'multicite' });
+    assert.deepEqual(mergeLatexCitation('\\parencite[see][3]{a,c}', 'b', undefined, 'biblatex', plain), {
+      text: '\\parencites[see][3]{a,c}{b}',
+      how: 'multicite',
+    });
+    assert.deepEqual(mergeLatexCitation('\\autocites(cf.)()[3]{a}[4]{c}', 'b', '214–216', 'biblatex', plain), {
+      text: '\\autocites(cf.)()[3]{a}[4]{c}[214--216]{b}',
+      how: 'multicite',
+    });
     assert.deepEqual(mergeLatexCitation('\\autocite{a}', 'b', undefined, 'biblatex', plain), { text: '\\autocite{a,b}', how: 'keys' });
     assert.deepEqual(mergeLatexCitation('\\autocite{a}', 'b', '214', 'biblatex'), { text: '\\\\autocites{a\\}[${1:214}]{b\\}', how: 'multicite' });
     // No multicite form: the new citation follows.
@@ -107,7 +146,10 @@ describe('LaTeX citation commands (shared)', () => {
     const plain = { snippet: false };
     assert.deepEqual(mergeLatexCitation('\\citep{a}', 'b', undefined, 'natbib', plain), { text: '\\citep{a,b}', how: 'keys' });
     assert.deepEqual(mergeLatexCitation('\\cite{a, c}', 'b', undefined, 'plain', plain), { text: '\\cite{a, c,b}', how: 'keys' });
-    assert.deepEqual(mergeLatexCitation('\\citep[p.~3]{a}', 'b', '214', 'natbib', plain), { text: '(\\citealp[p.~3]{a}; \\citealp[p.~214]{b})', how: 'alongside' });
+    assert.deepEqual(mergeLatexCitation('\\citep[p.~3]{a}', 'b', '214', 'natbib', plain), {
+      text: '(\\citealp[p.~3]{a}; \\citealp[p.~214]{b})',
+      how: 'alongside',
+    });
     assert.deepEqual(mergeLatexCitation('\\citep{a}', 'b', '214', 'natbib', plain), { text: '(\\citealp{a}; \\citealp[p.~214]{b})', how: 'alongside' });
     assert.deepEqual(mergeLatexCitation('\\cite[p.~3]{a}', 'b', undefined, 'plain', plain), { text: '\\cite[p.~3]{a}\\cite{b}', how: 'alongside' });
     assert.equal(mergeLatexCitation('not a cite', 'b', '1', 'plain'), undefined);

@@ -52,24 +52,31 @@ describe('LaTeX drafts in the editor', () => {
 
     it("the cards' template is the CLI's for the same preamble", () => {
       const pandoc = { citationTemplate: '[@{key}, p. {page}]', latexCitationStyle: 'auto' };
-      for (const pre of ['\\usepackage{biblatex}', '\\usepackage{natbib}', '']) assert.equal(draftCitationTemplate('latex', pandoc, doc(pre)), latexCitationTemplate(doc(pre)));
+      for (const pre of ['\\usepackage{biblatex}', '\\usepackage{natbib}', ''])
+        assert.equal(draftCitationTemplate('latex', pandoc, doc(pre)), latexCitationTemplate(doc(pre)));
       assert.deepEqual(Object.keys(LATEX_CITATION_TEMPLATES), ['biblatex', 'natbib', 'plain']);
     });
   });
 
   describe('"cited in § n" as the editor reads it (shared/citedIn.ts)', () => {
     it('numbers sections as LaTeX does: starred ones unnumbered, optional titles skipped, commands taken out of headings', () => {
-      assert.deepEqual(latexSections(tex).map((s) => [s.number, s.heading, s.line]), [
-        ['', 'Preface', 3],
-        ['§ 1', 'Grain', 5],
-        ['§ 1.1', 'Permits and licences', 10],
-        ['§ 2', 'Weather', 12],
-      ]);
+      assert.deepEqual(
+        latexSections(tex).map((s) => [s.number, s.heading, s.line]),
+        [
+          ['', 'Preface', 3],
+          ['§ 1', 'Grain', 5],
+          ['§ 1.1', 'Permits and licences', 10],
+          ['§ 2', 'Weather', 12],
+        ],
+      );
     });
 
     it('numbers from chapters when the draft has them', () => {
       const book = '\\chapter{One}\n\\section{A}\n\\chapter{Two}\n\\section{B}\n\\section{C}';
-      assert.deepEqual(latexSections(book).map((s) => s.number), ['§ 1', '§ 1.1', '§ 2', '§ 2.1', '§ 2.2']);
+      assert.deepEqual(
+        latexSections(book).map((s) => s.number),
+        ['§ 1', '§ 1.1', '§ 2', '§ 2.1', '§ 2.2'],
+      );
     });
 
     it('finds every key of every cite command, multi-cites and a key list over two lines included, by section', () => {
@@ -128,7 +135,8 @@ describe('LaTeX drafts in the editor', () => {
     });
 
     it('prose, or prose beside a citation, is an edit of the text', () => {
-      for (const t of ['permits', 'the \\emph{tratta}', 'sold \\autocite{a}', '\\autocite{a} and more', '\\cite{unclosed', '{b}', '']) assert.equal(isLatexCitationText(t), false, t);
+      for (const t of ['permits', 'the \\emph{tratta}', 'sold \\autocite{a}', '\\autocite{a} and more', '\\cite{unclosed', '{b}', ''])
+        assert.equal(isLatexCitationText(t), false, t);
     });
   });
 });

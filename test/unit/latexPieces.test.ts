@@ -21,22 +21,36 @@ import type { SegmentedDocument } from '../../src/core/markdown/segment';
 import { latexDraft } from '../support/latexDrafts';
 
 const hash = (d: unknown[]) => `${d.length} ${createHash('sha256').update(JSON.stringify(d)).digest('hex').slice(0, 16)}`;
-const segHash = (d: SegmentedDocument) => `${d.segments.length} ${createHash('sha256').update(JSON.stringify({ title: d.title, segments: d.segments })).digest('hex').slice(0, 16)}`;
-const body = (t: string) => t.slice(t.indexOf('\\begin{document}') + 16, t.lastIndexOf('\\end{document}')).replace(/\\maketitle|\\input\{[^}]*\}|\\include\{[^}]*\}/g, '');
+const segHash = (d: SegmentedDocument) =>
+  `${d.segments.length} ${createHash('sha256')
+    .update(JSON.stringify({ title: d.title, segments: d.segments }))
+    .digest('hex')
+    .slice(0, 16)}`;
+const body = (t: string) =>
+  t.slice(t.indexOf('\\begin{document}') + 16, t.lastIndexOf('\\end{document}')).replace(/\\maketitle|\\input\{[^}]*\}|\\include\{[^}]*\}/g, '');
 /** examples/draft.tex and the fixtures' bodies, 20 times (296 KB): environments, math, floats, notes, csquotes. */
-const THESIS_BODY = [readFileSync('examples/draft.tex', 'utf8'), readFileSync('test/fixtures/drafts/thesis.tex', 'utf8')].map(body).join('\n\n') + '\n\n' + readFileSync('test/fixtures/latex-thesis/chapters/grain.tex', 'utf8') + '\n\n';
+const THESIS_BODY =
+  [readFileSync('examples/draft.tex', 'utf8'), readFileSync('test/fixtures/drafts/thesis.tex', 'utf8')].map(body).join('\n\n') +
+  '\n\n' +
+  readFileSync('test/fixtures/latex-thesis/chapters/grain.tex', 'utf8') +
+  '\n\n';
 const thesis = (times: number) => '\\documentclass{report}\n\\title{A Thesis}\n\\begin{document}\n' + THESIS_BODY.repeat(times) + '\\end{document}\n';
 const REALISTIC = thesis(20);
 /** `paragraphs` of about 230 bytes under a section every ten: a flat draft. */
 const flat = (paragraphs: number) =>
   '\\documentclass{article}\n\\begin{document}\n' +
-  Array.from({ length: paragraphs }, (_, i) => `${i % 10 ? '' : `\\section{Part ${i / 10}}\n\n`}Paragraph ${i} of the grain trade, where \\emph{licences} were sold \\autocite[p.~${i}]{key${i % 50}} and bought again, the ports of Sicily and Apulia sending wheat north -- to Genoa, Venice and Naples -- as the crown's treasury demanded.\n\n`).join('') +
+  Array.from(
+    { length: paragraphs },
+    (_, i) =>
+      `${i % 10 ? '' : `\\section{Part ${i / 10}}\n\n`}Paragraph ${i} of the grain trade, where \\emph{licences} were sold \\autocite[p.~${i}]{key${i % 50}} and bought again, the ports of Sicily and Apulia sending wheat north -- to Genoa, Venice and Naples -- as the crown's treasury demanded.\n\n`,
+  ).join('') +
   '\\end{document}\n';
 
 describe('LaTeX read in pieces (issue 35)', () => {
   describe('the tables of macros.ts are the parser’s', () => {
     const parser = getParser({ macros: PARSER_MACROS, environments: PARSER_ENVIRONMENTS });
-    const first = (src: string) => (parser.parse(src) as unknown as { content: Array<Record<string, unknown> & { args?: Array<{ openMark: string }> }> }).content[0];
+    const first = (src: string) =>
+      (parser.parse(src) as unknown as { content: Array<Record<string, unknown> & { args?: Array<{ openMark: string }> }> }).content[0];
 
     it('a command read with its arguments: the parser attaches the same ones, in the same order', () => {
       const sample: Record<string, string> = { s: '*', o: '[o]', m: '{m}', 'd()': '(d)', 'd{}': '{d}', 'd<>': '' };
@@ -45,7 +59,11 @@ describe('LaTeX read in pieces (issue 35)', () => {
         const n = first(`\\${name}${specs.map((x) => sample[x]).join('')}`);
         assert.equal(n.content, name);
         const marks = n.args!.map((a) => a.openMark).filter(Boolean);
-        assert.deepEqual(marks, specs.filter((x) => x !== 's' && x !== 'd<>').map((x) => sample[x][0]), `\\${name}: ${signature}`);
+        assert.deepEqual(
+          marks,
+          specs.filter((x) => x !== 's' && x !== 'd<>').map((x) => sample[x][0]),
+          `\\${name}: ${signature}`,
+        );
       }
     });
 
@@ -80,7 +98,10 @@ describe('LaTeX read in pieces (issue 35)', () => {
 
     it('a \\begin with no \\end of its name after it is masked; one closed elsewhere is left to the parser', () => {
       const scan = scanLatex('\\begin{a} x \\begin{b} {y \\end{b} z}');
-      assert.deepEqual(scan.masks.map((m) => m.text), ['BEGIN']);
+      assert.deepEqual(
+        scan.masks.map((m) => m.text),
+        ['BEGIN'],
+      );
     });
   });
 
@@ -102,8 +123,50 @@ describe('LaTeX read in pieces (issue 35)', () => {
     }
 
     it('40 generated drafts, paragraph by paragraph, as before', async () => {
-      const before = ['9 b20ebc6278796fee', '20 26dc766e218cc0d3', '8 a618feb931dd770f', '13 0a916cad889438bc', '4 119f030b3a2f7f39', '16 2d530e2021605f42', '2 84a97647ed4f2b3d', '8 68bc5b4486425b55', '6 d3e32bdba555e8c6', '11 9ec6a75b1705b8ad', '30 4cf4398e0aa23169', '5 8c63459d3803c9e6', '11 428860b271f52f57', '8 d8b7d1549a0d5a27', '16 3e37fc0c44312dda', '8 efacc17b9f5781ad', '3 88c3099a2137bf8d', '14 3476cc64afa36d4c', '27 3f6cbd30ef640f03', '13 d262c83d4a001970', '18 84c70128e10ad292', '14 acb99bbc7f16a219', '15 af6a4ecd15649455', '11 193f0e2b4dad258e', '6 ab32eac401d4cb18', '11 312925b3ffed850f', '11 a5046f4c2a29cb4f', '5 287c4851b2659e3e', '5 fcd0a6697e5be5b8', '3 3ff7438089545612', '6 7554583c02c9b8ee', '14 eb6037f39fe6da92', '10 393d9a3540244424', '2 afcb4f77d95930be', '17 92ed9de24a149260', '14 ed1f756a4025bc7c', '14 51445f069374caac', '18 389580e1e803c8a2', '11 cb6cbe53428aca95', '3 784bfdefb11c3a4c'];
-      for (let seed = 1; seed <= 40; seed++) assert.equal(segHash(await segmentLatex(latexDraft(seed, { prose: seed % 2 === 0 }), 'paragraph')), before[seed - 1], `seed ${seed}`);
+      const before = [
+        '9 b20ebc6278796fee',
+        '20 26dc766e218cc0d3',
+        '8 a618feb931dd770f',
+        '13 0a916cad889438bc',
+        '4 119f030b3a2f7f39',
+        '16 2d530e2021605f42',
+        '2 84a97647ed4f2b3d',
+        '8 68bc5b4486425b55',
+        '6 d3e32bdba555e8c6',
+        '11 9ec6a75b1705b8ad',
+        '30 4cf4398e0aa23169',
+        '5 8c63459d3803c9e6',
+        '11 428860b271f52f57',
+        '8 d8b7d1549a0d5a27',
+        '16 3e37fc0c44312dda',
+        '8 efacc17b9f5781ad',
+        '3 88c3099a2137bf8d',
+        '14 3476cc64afa36d4c',
+        '27 3f6cbd30ef640f03',
+        '13 d262c83d4a001970',
+        '18 84c70128e10ad292',
+        '14 acb99bbc7f16a219',
+        '15 af6a4ecd15649455',
+        '11 193f0e2b4dad258e',
+        '6 ab32eac401d4cb18',
+        '11 312925b3ffed850f',
+        '11 a5046f4c2a29cb4f',
+        '5 287c4851b2659e3e',
+        '5 fcd0a6697e5be5b8',
+        '3 3ff7438089545612',
+        '6 7554583c02c9b8ee',
+        '14 eb6037f39fe6da92',
+        '10 393d9a3540244424',
+        '2 afcb4f77d95930be',
+        '17 92ed9de24a149260',
+        '14 ed1f756a4025bc7c',
+        '14 51445f069374caac',
+        '18 389580e1e803c8a2',
+        '11 cb6cbe53428aca95',
+        '3 784bfdefb11c3a4c',
+      ];
+      for (let seed = 1; seed <= 40; seed++)
+        assert.equal(segHash(await segmentLatex(latexDraft(seed, { prose: seed % 2 === 0 }), 'paragraph')), before[seed - 1], `seed ${seed}`);
     });
 
     it('generated drafts: in pieces, without the plain reader, and in pieces of a few hundred bytes (where none was read leniently), as whole', async function () {
@@ -165,13 +228,22 @@ describe('LaTeX read in pieces (issue 35)', () => {
     it('math left open ends at its paragraph, as in TeX: the next paragraph is read (the whole parse paired a `$` with the next, pages on)', async () => {
       const src = 'It costs $5 a day, \\[ and this \\cite{a}.\n\nThe next paragraph \\cite[p.~3]{b} has $x$ math.\n';
       // The segments read a `$` left open as text, `\\[` as a command (as the parser does); the check, math to the paragraph's end.
-      assert.deepEqual((await segmentLatex(src)).segments.map((s) => s.query), ['It costs $5 a day, and this.', 'The next paragraph has math.']);
-      assert.deepEqual(findLatexCitations(src).map((c) => c.key), ['b']);
+      assert.deepEqual(
+        (await segmentLatex(src)).segments.map((s) => s.query),
+        ['It costs $5 a day, and this.', 'The next paragraph has math.'],
+      );
+      assert.deepEqual(
+        findLatexCitations(src).map((c) => c.key),
+        ['b'],
+      );
     });
 
     it('an argument left open ends at its paragraph in the citation check, not at the draft’s end', () => {
       const src = 'A \\label{sec:a and \\cite{a}.\n\nThe next \\cite{b} and \\href{x \\cite{c}.\n\nLast \\cite{d}.\n';
-      assert.deepEqual(findLatexCitations(src).map((c) => c.key), ['b', 'd']);
+      assert.deepEqual(
+        findLatexCitations(src).map((c) => c.key),
+        ['b', 'd'],
+      );
     });
 
     it('the parser reads 32 KB of a draft at most; the rest of what is not plain prose is read without it, with a warning', async () => {
@@ -189,15 +261,23 @@ describe('LaTeX read in pieces (issue 35)', () => {
       const { segments, warnings } = await segmentLatex(src);
       assert.equal(segments[0].query, 'First paragraph.');
       assert.ok(segments[1].query.startsWith('x&x&x&'));
-      assert.deepEqual(warnings, ['line 3: 47 KB with no paragraph break or space between words outside groups and environments: read without the LaTeX parser (commands it does not know take no argument)']);
+      assert.deepEqual(warnings, [
+        'line 3: 47 KB with no paragraph break or space between words outside groups and environments: read without the LaTeX parser (commands it does not know take no argument)',
+      ]);
     });
 
     it('a draft larger than the limit is refused with its size and the limit; one nested past LaTeX’s 255 levels, with its line', async () => {
       const big = '% x\n'.repeat(MAX_LATEX_BYTES / 4 + 1);
-      await assert.rejects(segmentLatex(big), (e: Error & { code?: string }) => e.code === 'unreadable' && /is 8\.0 MB, larger than the 8\.0 MB a LaTeX file may be/.test(e.message));
+      await assert.rejects(
+        segmentLatex(big),
+        (e: Error & { code?: string }) => e.code === 'unreadable' && /is 8\.0 MB, larger than the 8\.0 MB a LaTeX file may be/.test(e.message),
+      );
       assert.throws(() => findLatexCitations(big, { file: 'chapters/big.tex' }), /The LaTeX file chapters\/big\.tex is 8\.0 MB, larger than/);
       const deep = 'a\n\n' + '{'.repeat(300) + 'x' + '}'.repeat(300);
-      await assert.rejects(segmentLatex(deep), (e: Error & { code?: string }) => e.code === 'unreadable' && /too deeply to be read: 300 open at line 3/.test(e.message));
+      await assert.rejects(
+        segmentLatex(deep),
+        (e: Error & { code?: string }) => e.code === 'unreadable' && /too deeply to be read: 300 open at line 3/.test(e.message),
+      );
     });
 
     it('a child process segmenting 1 MB of a realistic thesis peaks under 600 MB (the whole parse took 1.8 GB)', function () {
@@ -219,7 +299,20 @@ describe('LaTeX read in pieces (issue 35)', () => {
     it('the realistic thesis and generated drafts: the same citations as before (but where an argument left open ran to the draft’s end)', () => {
       assert.equal(hash(findLatexCitations(REALISTIC)), '440 cdcfae7698326d33');
       const found = Array.from({ length: 12 }, (_, i) => hash(findLatexCitations(latexDraft(i + 1, { prose: i % 2 === 1 }))));
-      assert.deepEqual(found, ['75 83d44408ec38761e', '62 9e0e888435f958b2', '98 ea0efd58f2703c71', '28 70af176f9cae1dcf', '35 d31038617185b293', '34 1c230aa428635340', '1 907ff970b7dd7494', '33 0df6e3c6428d2e15', '49 77a8277b7db8f29d', '14 e9d7aaf81d473cfc', '260 0225cd67b232bc86', '28 dd910b9c60492c14']);
+      assert.deepEqual(found, [
+        '75 83d44408ec38761e',
+        '62 9e0e888435f958b2',
+        '98 ea0efd58f2703c71',
+        '28 70af176f9cae1dcf',
+        '35 d31038617185b293',
+        '34 1c230aa428635340',
+        '1 907ff970b7dd7494',
+        '33 0df6e3c6428d2e15',
+        '49 77a8277b7db8f29d',
+        '14 e9d7aaf81d473cfc',
+        '260 0225cd67b232bc86',
+        '28 dd910b9c60492c14',
+      ]);
       // Seed 11 found 33 before: an argument read as left open ran to the draft's end, hiding the 227 citations after its paragraph.
     });
   });

@@ -61,7 +61,8 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
       'src/core/inner.ts': "import { ok } from '../../src/shared/ok';\nexport const inner = ok;\n",
       'src/engine/index.ts': "import { inner } from '../core/inner';\nexport const api = inner;\nexport type Api = typeof api;\n",
       'src/vscode/host.ts': "import { inner } from '../core/inner';\nimport { api } from '../engine/index';\nexport const host = [inner, api];\n",
-      'src/vscode/allowed.ts': "import type { Api } from '../engine/index';\nimport { ok } from '../shared/ok';\nexport const a: Api | undefined = undefined;\nexport const b = ok;\n",
+      'src/vscode/allowed.ts':
+        "import type { Api } from '../engine/index';\nimport { ok } from '../shared/ok';\nexport const a: Api | undefined = undefined;\nexport const b = ok;\n",
       'src/cli/main.ts': "import { inner } from '../core/inner';\nimport { api } from '../engine/index';\nexport const cli = [inner, api];\n",
       'webview-ui/panel/main.ts': "import { inner } from '../../src/core/inner';\nimport { ok } from '../../src/shared/ok';\nexport const w = [inner, ok];\n",
     });
@@ -80,7 +81,10 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
   });
   it('fails on a host that reaches past src/engine/index.ts, lets the API file and the listed scripts through', () => {
     const config = require(CONFIG) as { forbidden: Array<{ name: string; from: { pathNot?: string[] } }> };
-    const listed = config.forbidden.find((x) => x.name === 'scripts-through-engine-api')!.from.pathNot![0].slice(1, -1).replace(/\\(.)/g, '$1');
+    const listed = config.forbidden
+      .find((x) => x.name === 'scripts-through-engine-api')!
+      .from.pathNot![0].slice(1, -1)
+      .replace(/\\(.)/g, '$1');
     const up = '../'.repeat(listed.split('/').length - 1);
     const dir = plant({
       'src/shared/ok.ts': 'export const ok = 1;\n',
@@ -134,7 +138,10 @@ describe('layering (dependency-cruiser, .dependency-cruiser.cjs)', function () {
   it('fails on a script that imports the core, lets the engine API, src/shared and the listed exceptions through', () => {
     // A script the configuration lists as reaching into the core (SCRIPTS_INTO_CORE), taken from the rule itself.
     const config = require(CONFIG) as { forbidden: Array<{ name: string; from: { pathNot?: string[] } }> };
-    const listed = config.forbidden.find((x) => x.name === 'scripts-through-engine-api')!.from.pathNot![0].slice(1, -1).replace(/\\(.)/g, '$1');
+    const listed = config.forbidden
+      .find((x) => x.name === 'scripts-through-engine-api')!
+      .from.pathNot![0].slice(1, -1)
+      .replace(/\\(.)/g, '$1');
     const dir = plant({
       'src/shared/ok.ts': 'export const ok = 1;\n',
       'src/core/inner.ts': "import { ok } from '../shared/ok';\nexport const inner = ok;\n",
@@ -177,7 +184,8 @@ describe('raw file reads (scripts/lint-reads.mjs)', function () {
     const files: Record<string, string> = {
       'src/core/a.ts': "import { promises as fs } from 'node:fs';\nexport const a = (f: string) => fs.readFile(f, 'utf8');\n",
       'src/core/b.ts': "import { readFileSync, statSync } from 'node:fs';\nexport const b = (f: string) => [readFileSync(f), statSync(f)];\n",
-      'src/engine/c.ts': "import * as fs from 'node:fs';\nexport const c = (f: string) => [fs.createReadStream(f), fs.openSync(f, 'r'), fs.promises.open(f)];\n",
+      'src/engine/c.ts':
+        "import * as fs from 'node:fs';\nexport const c = (f: string) => [fs.createReadStream(f), fs.openSync(f, 'r'), fs.promises.open(f)];\n",
       'src/cli/d.ts': "import { readFile as rf } from 'node:fs/promises';\nexport const d = rf;\n",
       'src/vscode/e.ts': "import fs from 'fs';\nexport const e = (f: string) => fs.copyFileSync(f, f + '.bak');\n",
       // Not reads: writes (opened for writing), stats, listings, type-only imports.
@@ -191,7 +199,11 @@ describe('raw file reads (scripts/lint-reads.mjs)', function () {
     }
     const r = spawnSync(process.execPath, [LINT, 'src'], { cwd: dir, encoding: 'utf8' });
     assert.equal(r.status, 1, r.stdout + r.stderr);
-    const lines = r.stderr.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim()).sort();
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim())
+      .sort();
     assert.deepEqual(lines, [
       'src/cli/d.ts:1: imports readFile from node:fs/promises',
       'src/core/a.ts:2: fs.readFile',
@@ -231,7 +243,10 @@ describe('the engine API allow-list (scripts/lint-engine-api.mjs)', function () 
     mkdirSync(join(dir, 'src', 'engine'), { recursive: true });
     // The real API and the engine modules it names, then the planted exports.
     for (const f of readdirSync(join(ROOT, 'src', 'engine'))) if (f.endsWith('.ts')) cpSync(join(ROOT, 'src', 'engine', f), join(dir, 'src', 'engine', f));
-    writeFileSync(join(dir, 'src/engine/planted.ts'), "export { loadBeir } from '../core/eval/beir';\nexport { removeIndex as dropIndex } from '../core/index/store/maintenance';\n");
+    writeFileSync(
+      join(dir, 'src/engine/planted.ts'),
+      "export { loadBeir } from '../core/eval/beir';\nexport { removeIndex as dropIndex } from '../core/index/store/maintenance';\n",
+    );
     const api = readFileSync(join(ROOT, 'src/engine/index.ts'), 'utf8').replace("export { indexedModel } from './status';\n", '');
     assert.ok(!api.includes('indexedModel'), 'the planted API drops indexedModel');
     writeFileSync(
@@ -244,7 +259,16 @@ describe('the engine API allow-list (scripts/lint-engine-api.mjs)', function () 
     );
     const r = spawnSync(process.execPath, [LINT, dir], { encoding: 'utf8' });
     assert.equal(r.status, 1, r.stdout + r.stderr);
-    const lines = r.stderr.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().replace(/^src\/engine\/index\.ts:\d+: /, '').replace(/:.*/, '')).sort();
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) =>
+        l
+          .trim()
+          .replace(/^src\/engine\/index\.ts:\d+: /, '')
+          .replace(/:.*/, ''),
+      )
+      .sort();
     assert.deepEqual(lines, [
       'dropIndex comes straight from src/core',
       "export * from './status'",

@@ -6,7 +6,15 @@ describe('known local models (the table that folders named like a repository get
     const spec = knownModel('xenova/E5-small-v2');
     assert.ok(spec, 'listed');
     assert.deepEqual(
-      { pooling: spec.pooling, normalize: spec.normalize, queryPrefix: spec.queryPrefix, passagePrefix: spec.passagePrefix, maxTokens: spec.maxTokens, dimension: spec.dimension, onnxFile: spec.onnxFile },
+      {
+        pooling: spec.pooling,
+        normalize: spec.normalize,
+        queryPrefix: spec.queryPrefix,
+        passagePrefix: spec.passagePrefix,
+        maxTokens: spec.maxTokens,
+        dimension: spec.dimension,
+        onnxFile: spec.onnxFile,
+      },
       { pooling: 'mean', normalize: true, queryPrefix: 'query: ', passagePrefix: 'passage: ', maxTokens: 512, dimension: 384, onnxFile: QUANTIZED_ONNX },
     );
   });

@@ -143,7 +143,10 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     for (const v of q) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
     // Close to the fp32 model's vectors (same random weights up to int8 rounding): not noise.
     const cos = q.map((v, i) => v.reduce((s, x, d) => s + x * a[i][d], 0));
-    assert.ok(cos.every((c) => c > 0.5), `cosines ${cos.map((c) => c.toFixed(2))}`);
+    assert.ok(
+      cos.every((c) => c > 0.5),
+      `cosines ${cos.map((c) => c.toFixed(2))}`,
+    );
   });
 
   it('applies the query and passage prefixes by kind', async () => {
@@ -173,7 +176,13 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     texts.forEach((_, i) => {
       const mean = refs[2 * i].map((x, d) => (x + refs[2 * i + 1][d]) / 2);
       const norm = Math.hypot(...mean);
-      assert.ok(maxDiff(qs[i], mean.map((x) => x / norm)) < 1e-5, `query ${i}`);
+      assert.ok(
+        maxDiff(
+          qs[i],
+          mean.map((x) => x / norm),
+        ) < 1e-5,
+        `query ${i}`,
+      );
     });
     // Passages are embedded once, as before; the query vectors get a key of their own.
     const [d] = await p.embed(['grain licences'], { kind: 'passage' });
@@ -201,7 +210,10 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     const many = Array.from({ length: 200 }, (_, i) => `${TEXTS[i % TEXTS.length]} ${i}`);
     const run = p.embed(many, { signal: ac.signal });
     setTimeout(() => ac.abort(), 20);
-    const e = await run.then(() => undefined, (x: unknown) => x as ProviderError);
+    const e = await run.then(
+      () => undefined,
+      (x: unknown) => x as ProviderError,
+    );
     assert.ok(e instanceof ProviderError, 'rejected');
     assert.equal(e.reason, 'aborted');
     assert.equal((await p.embed(['again'])).length, 1);
@@ -222,12 +234,24 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
 
   it('reports a crashed worker with a clear error; a later call starts a new worker', async () => {
     // A stand-in worker that loads "fine", then dies on the first request, as a native crash would.
-    const crashing = join(await standIn('crash-after-load', "const { parentPort } = require('node:worker_threads');\nparentPort.postMessage({ type: 'ready', dimension: 32, loadMs: 1 });\nparentPort.on('message', () => process.exit(7));\n"), LOCAL_WORKER_FILE);
+    const crashing = join(
+      await standIn(
+        'crash-after-load',
+        "const { parentPort } = require('node:worker_threads');\nparentPort.postMessage({ type: 'ready', dimension: 32, loadMs: 1 });\nparentPort.on('message', () => process.exit(7));\n",
+      ),
+      LOCAL_WORKER_FILE,
+    );
     const p = make({ workerFile: crashing });
-    const e = await p.embed(['a']).then(() => undefined, (x: unknown) => x as ProviderError);
+    const e = await p.embed(['a']).then(
+      () => undefined,
+      (x: unknown) => x as ProviderError,
+    );
     assert.ok(e instanceof ProviderError);
     assert.match(e.message, /local model "tiny-bert" .* failed: its worker stopped unexpectedly \(exit code 7\)\. .*switch the provider to "embedded"/);
-    const again = await p.embed(['b']).then(() => undefined, (x: unknown) => x as ProviderError);
+    const again = await p.embed(['b']).then(
+      () => undefined,
+      (x: unknown) => x as ProviderError,
+    );
     assert.match(again!.message, /exit code 7/);
   });
 
@@ -235,7 +259,12 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
     const broken = join(dir, 'broken');
     await fs.cp(model, broken, { recursive: true });
     await fs.writeFile(join(broken, 'onnx/model.onnx'), 'not an onnx file');
-    const e = await make({ modelDir: broken }).dimension().then(() => undefined, (x: unknown) => x as ProviderError);
+    const e = await make({ modelDir: broken })
+      .dimension()
+      .then(
+        () => undefined,
+        (x: unknown) => x as ProviderError,
+      );
     assert.ok(e instanceof ProviderError);
     assert.equal(e.reason, 'unknown-model');
     assert.match(e.message, /could not load it: .*Check the model folder/);
@@ -252,13 +281,19 @@ describe('LocalProvider (ONNX model in a worker thread, on a generated tiny BERT
 
     const crashDir = await standIn('crash-on-load', 'process.exit(9);\n');
     const warnings: string[] = [];
-    const fb = await createProvider({ provider: 'local', localModel: model, workerDir: crashDir }, { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) });
+    const fb = await createProvider(
+      { provider: 'local', localModel: model, workerDir: crashDir },
+      { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) },
+    );
     assert.ok(fb.provider instanceof EmbeddedProvider);
     assert.match(fb.warning!, /stopped unexpectedly \(exit code 9\).*Using the embedded offline model instead\./);
     assert.deepEqual(warnings, [fb.warning]);
     await assert.rejects(createProvider({ provider: 'local', localModel: model, workerDir: crashDir }), /exit code 9/);
 
-    const missing = await createProvider({ provider: 'local', localModel: 'Xenova/gte-small', modelCacheDir: join(dir, 'empty-cache'), workerDir: DIST }, { fallbackToEmbedded: true });
+    const missing = await createProvider(
+      { provider: 'local', localModel: 'Xenova/gte-small', modelCacheDir: join(dir, 'empty-cache'), workerDir: DIST },
+      { fallbackToEmbedded: true },
+    );
     assert.ok(missing.provider instanceof EmbeddedProvider);
     assert.match(missing.warning!, /"Xenova\/gte-small" is not downloaded.*model download --model Xenova\/gte-small/);
 

@@ -59,13 +59,19 @@ describe('local model without ONNX Runtime for this platform', function () {
   });
 
   it('`local` fails with provider-unavailable before any model is looked for, or falls back to the embedded model with the message', async () => {
-    const err = await createProvider({ provider: 'local', localModel: 'Xenova/not-downloaded', modelCacheDir: join(dir, 'empty'), workerDir: bare }).then(() => undefined, (e: unknown) => e);
+    const err = await createProvider({ provider: 'local', localModel: 'Xenova/not-downloaded', modelCacheDir: join(dir, 'empty'), workerDir: bare }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.equal(errorCode(err), 'provider-unavailable');
     assert.match((err as Error).message, /has no ONNX Runtime for .*: the local model is unavailable/);
     assert.doesNotMatch((err as Error).message, /download/i, 'no advice to download a model that cannot run');
 
     const warnings: string[] = [];
-    const fb = await createProvider({ provider: 'local', localModel: model, workerDir: bare }, { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) });
+    const fb = await createProvider(
+      { provider: 'local', localModel: model, workerDir: bare },
+      { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) },
+    );
     assert.ok(fb.provider instanceof EmbeddedProvider);
     assert.match(fb.warning!, /has no ONNX Runtime for .*: the local model is unavailable here\..* Using the embedded offline model instead\.$/);
     assert.deepEqual(warnings, [fb.warning]);
@@ -80,7 +86,10 @@ describe('local model without ONNX Runtime for this platform', function () {
 
   it('LocalProvider itself refuses to start a worker that could not load the runtime', async () => {
     const p = new LocalProvider({ model: 'tiny-bert', modelDir: model, workerFile: join(bare, LOCAL_WORKER_FILE), threads: 1 });
-    const e = await p.dimension().then(() => undefined, (x: unknown) => x as ProviderError);
+    const e = await p.dimension().then(
+      () => undefined,
+      (x: unknown) => x as ProviderError,
+    );
     assert.ok(e instanceof ProviderError);
     assert.equal(e.reason, 'unavailable');
     await p.close();
@@ -101,9 +110,12 @@ describe('local model without ONNX Runtime for this platform', function () {
     }
   });
 
-  it('a binding the system cannot load (another C library, a cut file) is provider-unavailable with the loader\'s reason', async () => {
+  it("a binding the system cannot load (another C library, a cut file) is provider-unavailable with the loader's reason", async () => {
     assert.equal(localRuntime(broken).available, true, 'the file is there');
-    const err = await createProvider({ provider: 'local', localModel: model, workerDir: broken }).then(() => undefined, (e: unknown) => e);
+    const err = await createProvider({ provider: 'local', localModel: model, workerDir: broken }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.equal(errorCode(err), 'provider-unavailable');
     assert.match((err as Error).message, /^ONNX Runtime could not be loaded on [a-z0-9]+-[a-z0-9]+ \(.+\): the local model is unavailable here\./);
   });

@@ -59,24 +59,31 @@ describe('index lock', () => {
 describe('index lock, several processes', function () {
   this.timeout(120_000);
 
-  it('never has two holders while processes race for it and take over dead processes\' locks', async () => {
+  it("never has two holders while processes race for it and take over dead processes' locks", async () => {
     const { spawn } = await import('node:child_process');
     const { readdirSync } = await import('node:fs');
     const dir = mkdtempSync(join(tmpdir(), 'ss-lock-race-'));
     writeFileSync(join(dir, 'index.lock'), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), since: 'then', what: 'index' }));
     const n = 4;
     const codes = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        new Promise<{ code: number | null; err: string }>((resolve) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', 'test/support/lockRacer.ts', dir, '15', String(i + 1)], { stdio: ['ignore', 'ignore', 'pipe'] });
-          let err = '';
-          c.stderr.on('data', (d) => (err += d));
-          c.on('exit', (code) => resolve({ code, err }));
-        }),
+      Array.from(
+        { length: n },
+        (_, i) =>
+          new Promise<{ code: number | null; err: string }>((resolve) => {
+            const c = spawn(process.execPath, ['--import', 'tsx', 'test/support/lockRacer.ts', dir, '15', String(i + 1)], {
+              stdio: ['ignore', 'ignore', 'pipe'],
+            });
+            let err = '';
+            c.stderr.on('data', (d) => (err += d));
+            c.on('exit', (code) => resolve({ code, err }));
+          }),
       ),
     );
     for (const c of codes) assert.equal(c.code, 0, c.err);
     // Nothing left but, possibly, a planted dead lock: no temp files, no marker.
-    assert.deepEqual(readdirSync(dir).filter((f) => f !== 'index.lock'), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f !== 'index.lock'),
+      [],
+    );
   });
 });

@@ -42,7 +42,10 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
     }
     cpSync(resolve('examples'), ws, { recursive: true, filter: (src) => !src.includes('.similar-sources') });
     cli(['index', '--workspace', '.', '--provider', 'embedded', '--ocr', 'off'], ws);
-    writeFileSync(join(ws, 'chapter.md'), 'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\nAnd [@whitfeld2019grain, p. 3].\n');
+    writeFileSync(
+      join(ws, 'chapter.md'),
+      'Fine: “no grain could leave a port without a tratta” [@whitfield2019grain, p. 214].\nAnd [@whitfeld2019grain, p. 3].\n',
+    );
     transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--workspace', ws], cwd: root, stderr: 'pipe' });
     transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
     client = new Client({ name: 'similar-sources-test', version: '1.0.0' });
@@ -60,7 +63,8 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
   });
   after(async () => {
     await client?.close();
-    if (process.env.SS_MCP_TRANSCRIPT) writeFileSync(process.env.SS_MCP_TRANSCRIPT, transcript.map((t) => `${t.dir} ${JSON.stringify(t.message)}`).join('\n') + '\n');
+    if (process.env.SS_MCP_TRANSCRIPT)
+      writeFileSync(process.env.SS_MCP_TRANSCRIPT, transcript.map((t) => `${t.dir} ${JSON.stringify(t.message)}`).join('\n') + '\n');
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -68,7 +72,10 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
     assert.equal(client.getServerVersion()?.name, 'similar-sources');
     assert.ok(client.getServerCapabilities()?.tools && client.getServerCapabilities()?.resources);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['search', 'sources_for', 'check_citations']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search', 'sources_for', 'check_citations'],
+    );
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.annotations?.readOnlyHint, true);
@@ -92,7 +99,10 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
     assert.equal(cards[0].citekey, 'whitfield2019grain');
     assert.equal(cards[0].band, 'strong');
     const c = await client.callTool({ name: 'check_citations', arguments: { path: 'chapter.md' } });
-    assert.deepEqual((dataOf(c).citations as Array<{ status: string }>).map((x) => x.status), ['unknown-key', 'ok']);
+    assert.deepEqual(
+      (dataOf(c).citations as Array<{ status: string }>).map((x) => x.status),
+      ['unknown-key', 'ok'],
+    );
   });
 
   it('a bad call gets an error result and the server goes on serving', async () => {
@@ -103,7 +113,10 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
       await client.callTool({ name: 'no_such_tool', arguments: {} }),
       await client.callTool({ name: 'check_citations', arguments: { path: '../../etc/passwd' } }),
     ];
-    assert.deepEqual(bad.map((r) => r.isError), [true, true, true, true, true]);
+    assert.deepEqual(
+      bad.map((r) => r.isError),
+      [true, true, true, true, true],
+    );
     assert.match(textOf(bad[0]), /"query" is required/);
     assert.match(textOf(bad[1]), /"k" must be between 1 and 20/);
     assert.match(textOf(bad[2]), /"query" must be a string/);
@@ -115,7 +128,10 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
 
   it('the index status is a resource', async () => {
     const { resources } = await client.listResources();
-    assert.deepEqual(resources.map((r) => r.uri), ['similar-sources://index/status']);
+    assert.deepEqual(
+      resources.map((r) => r.uri),
+      ['similar-sources://index/status'],
+    );
     const { contents } = await client.readResource({ uri: 'similar-sources://index/status' });
     const status = JSON.parse(String((contents[0] as { text: string }).text)) as { health: { state: string; sources: number } };
     assert.equal(status.health.state, 'ready');
@@ -126,14 +142,23 @@ describe('MCP server (dist/cli.js mcp) with the SDK client over stdio', function
     const query = 'Lighthouse keepers of the Faroe Islands logged every whale stranding in brass ledgers';
     const before = dataOf(await client.callTool({ name: 'search', arguments: { query, k: 1 } })).passages as Array<{ title: string }>;
     assert.notEqual(before[0]?.title, 'Ledgers of the Faroe Lighthouses');
-    writeFileSync(join(ws, 'library', 'faroe.pdf'), buildPdf({ info: { Title: 'Ledgers of the Faroe Lighthouses' }, pages: [{ paragraphs: [`${query}, from 1830 to 1910, with the weather of each day.`] }] }));
+    writeFileSync(
+      join(ws, 'library', 'faroe.pdf'),
+      buildPdf({
+        info: { Title: 'Ledgers of the Faroe Lighthouses' },
+        pages: [{ paragraphs: [`${query}, from 1830 to 1910, with the weather of each day.`] }],
+      }),
+    );
     cli(['index', '--workspace', '.', '--provider', 'embedded', '--ocr', 'off'], ws);
     const after = dataOf(await client.callTool({ name: 'search', arguments: { query, k: 1 } })).passages as Array<{ title: string }>;
     assert.equal(after[0].title, 'Ledgers of the Faroe Lighthouses');
   });
 
   it('wrote nothing but protocol messages on stdout (its lines went to stderr)', () => {
-    assert.deepEqual(transportErrors.map((e) => e.message), []);
+    assert.deepEqual(
+      transportErrors.map((e) => e.message),
+      [],
+    );
     assert.match(stderr.join(''), /serving the library of .*examples on stdio/);
     assert.ok(transcript.length >= 20 && transcript.every((t) => t.message.jsonrpc === '2.0'));
   });
@@ -196,7 +221,12 @@ class RawSession {
 }
 
 const line = (o: object) => JSON.stringify(o) + '\n';
-const INITIALIZE = line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = line({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const errorOf = (reply: Record<string, unknown>) => reply.error as { code: number; message: string; data?: unknown };
 
 describe('MCP server (dist/cli.js mcp) as a server: malformed, over-long and early lines, and how it stops', function () {
@@ -259,7 +289,7 @@ describe('MCP server (dist/cli.js mcp) as a server: malformed, over-long and ear
     assert.deepEqual([scalar.id, errorOf(scalar).code], [null, -32600]);
   });
 
-  it('answers invalid params -32602 with a short message, not the schema library\'s JSON', async () => {
+  it("answers invalid params -32602 with a short message, not the schema library's JSON", async () => {
     const cases: Array<[object, string]> = [
       [{ method: 'tools/call', params: { arguments: { query: 'grain' } } }, 'tools/call: params.name is required (a string)'],
       [{ method: 'tools/call', params: { name: 'search', arguments: 'grain' } }, 'tools/call: params.arguments must be an object, not a string'],
@@ -280,7 +310,9 @@ describe('MCP server (dist/cli.js mcp) as a server: malformed, over-long and ear
 
   it('answers a 256 MiB line at once with -32600, says the limit on stderr, holds none of it, and serves the next line', async () => {
     // Loaded and warmed first, so that the peak measured before is the server's own.
-    const warm = await s.request(line({ jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 'search', arguments: { query: 'grain permits', k: 1 } } }));
+    const warm = await s.request(
+      line({ jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 'search', arguments: { query: 'grain permits', k: 1 } } }),
+    );
     assert.notEqual((warm.result as { isError?: boolean }).isError, true);
     const peakBefore = s.peakMb();
     await s.write('{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"search","arguments":{"query":"');
@@ -305,7 +337,9 @@ describe('MCP server (dist/cli.js mcp) as a server: malformed, over-long and ear
   });
 
   it('stops when the client closes stdin: the request under way answered first, exit 0 and a line on stderr', async () => {
-    await s.write(line({ jsonrpc: '2.0', id: 40, method: 'tools/call', params: { name: 'search', arguments: { query: 'Sicilian grain export permits', k: 1 } } }));
+    await s.write(
+      line({ jsonrpc: '2.0', id: 40, method: 'tools/call', params: { name: 'search', arguments: { query: 'Sicilian grain export permits', k: 1 } } }),
+    );
     s.child.stdin.end();
     assert.equal(await s.exited, 0);
     const answer = s.replies.find((r) => r.id === 40);

@@ -29,7 +29,12 @@ function harness(maxMessageBytes = 1000) {
   return { input, t, written, logged, received, stops, tick };
 }
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 const ping = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
 
 describe('MCP line transport (mcpTransport.ts)', () => {
@@ -40,7 +45,10 @@ describe('MCP line transport (mcpTransport.ts)', () => {
     for (let i = 0; i < text.length; i += 7) h.input.write(text.slice(i, i + 7));
     h.input.end();
     await h.tick();
-    assert.deepEqual(h.received.map((m) => (m as { id: number }).id), [0, 1, 2, 3]);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [0, 1, 2, 3],
+    );
     assert.deepEqual(h.written, []);
     assert.deepEqual(h.stops, [{ code: 0, message: 'client closed stdin', drain: true }]);
   });
@@ -57,10 +65,21 @@ describe('MCP line transport (mcpTransport.ts)', () => {
     h.input.write(`${exact} `);
     await h.tick();
     assert.equal(h.written.length, 1);
-    assert.deepEqual(h.written[0], { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is longer than 100 bytes (the limit of one line); it was not read', data: { maxBytes: 100 } } });
+    assert.deepEqual(h.written[0], {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the message is longer than 100 bytes (the limit of one line); it was not read',
+        data: { maxBytes: 100 },
+      },
+    });
     h.input.write(`${'x'.repeat(5000)}\n${ping(6)}\n`);
     await h.tick();
-    assert.deepEqual(h.received.map((m) => (m as { id: number }).id), [5, 6]);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [5, 6],
+    );
     assert.equal(h.written.length, 1, 'one refusal for the whole long line');
     assert.match(h.logged[0], /longer than 100 bytes/);
   });
@@ -72,15 +91,33 @@ describe('MCP line transport (mcpTransport.ts)', () => {
     h.input.write(`{"jsonrpc":"2.0",\uFEFF"id":1,"method":"ping"}\n`);
     h.input.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":2,"method":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]));
     await h.tick();
-    assert.deepEqual(h.received.map((m) => (m as { id: number }).id), [0]);
-    assert.deepEqual(h.written.map((w) => [w.id, (w.error as { code: number }).code]), [[null, -32700], [null, -32700]]);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [0],
+    );
+    assert.deepEqual(
+      h.written.map((w) => [w.id, (w.error as { code: number }).code]),
+      [
+        [null, -32700],
+        [null, -32700],
+      ],
+    );
     assert.equal((h.written[1].error as { message: string }).message, 'Parse error: the line is not UTF-8');
   });
 
   it('answers what is no JSON-RPC message -32600 (with its id where it has one) and ignores a malformed response', async () => {
     const h = harness();
     await h.t.start();
-    for (const line of ['{"jsonrpc":"2.0","id":1}', '[]', '42', '{"jsonrpc":"1.0","id":"a","method":"ping"}', '{"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}', '{"jsonrpc":"2.0","id":3.5,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"method":"ping","extra":1}', '{"jsonrpc":"2.0","id":7,"result":5}'])
+    for (const line of [
+      '{"jsonrpc":"2.0","id":1}',
+      '[]',
+      '42',
+      '{"jsonrpc":"1.0","id":"a","method":"ping"}',
+      '{"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}',
+      '{"jsonrpc":"2.0","id":3.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":4,"method":"ping","extra":1}',
+      '{"jsonrpc":"2.0","id":7,"result":5}',
+    ])
       h.input.write(line + '\n');
     await h.tick();
     assert.deepEqual(
@@ -107,7 +144,10 @@ describe('MCP line transport (mcpTransport.ts)', () => {
     h.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { capabilities: {} } })}\n`);
     h.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list' })}\n`);
     await h.tick();
-    assert.deepEqual(h.received.map((m) => (m as { id: number }).id), [2]);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [2],
+    );
     assert.deepEqual(
       h.written.map((w) => [w.id, (w.error as { code: number }).code, (w.error as { message: string }).message]),
       [
@@ -120,7 +160,10 @@ describe('MCP line transport (mcpTransport.ts)', () => {
     h.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search', arguments: 'grain' } })}\n`);
     h.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' })}\n`);
     await h.tick();
-    assert.deepEqual(h.received.map((m) => (m as { id: number }).id), [2, 0, 6]);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [2, 0, 6],
+    );
     assert.deepEqual(h.written[3], { jsonrpc: '2.0', id: 5, error: { code: -32602, message: 'tools/call: params.arguments must be an object, not a string' } });
   });
 

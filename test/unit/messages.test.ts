@@ -38,8 +38,11 @@ describe('messages from webviews and command arguments are checked (shared/messa
     assert.match(refused(checkWebviewMessage({ type: 'run', command: 'workbench.action.terminal.new' })), /command is not one of/);
   });
 
-  it('checks the PDF viewer\'s messages', () => {
-    assert.deepEqual(checkPdfWebviewMessage({ type: 'loaded', pages: 3, page: 2, highlighted: true }), { ok: true, value: { type: 'loaded', pages: 3, page: 2, highlighted: true } });
+  it("checks the PDF viewer's messages", () => {
+    assert.deepEqual(checkPdfWebviewMessage({ type: 'loaded', pages: 3, page: 2, highlighted: true }), {
+      ok: true,
+      value: { type: 'loaded', pages: 3, page: 2, highlighted: true },
+    });
     assert.match(refused(checkPdfWebviewMessage({ type: 'loaded', pages: 3, page: 2, highlighted: 'yes' })), /highlighted/);
     assert.match(refused(checkPdfWebviewMessage({ type: 'error', message: 'x'.repeat(10_000) })), /longer than/);
   });
@@ -48,7 +51,10 @@ describe('messages from webviews and command arguments are checked (shared/messa
     assert.deepEqual(checkOpenPdfArgs({ path: '/lib/a.PDF', page: 4 }), { ok: true, value: { path: '/lib/a.PDF', page: 4, highlight: '' } });
     assert.match(refused(checkOpenPdfArgs({ path: '/home/u/.ssh/id_rsa', page: 1 })), /not a PDF/);
     assert.match(refused(checkOpenPdfArgs(undefined)), /not an object/);
-    assert.deepEqual(checkCitationArgs({ segmentId: 's', sourceId: 'x' }), { ok: true, value: { uri: undefined, segmentId: 's', sourceId: 'x', page: undefined } });
+    assert.deepEqual(checkCitationArgs({ segmentId: 's', sourceId: 'x' }), {
+      ok: true,
+      value: { uri: undefined, segmentId: 's', sourceId: 'x', page: undefined },
+    });
     assert.match(refused(checkCitationArgs({ segmentId: 's', sourceId: 'x', uri: 42 })), /uri is not a string/);
     assert.match(refused(checkSegmentArgs({ uri: 'file:///d.md' })), /segmentId/);
   });

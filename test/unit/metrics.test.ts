@@ -5,7 +5,10 @@ const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-9, `${a} 
 
 describe('metrics', () => {
   // Relevant: a (grade 2), b (grade 1). Ranking: x, a, y, b.
-  const judged = new Map([['a', 2], ['b', 1]]);
+  const judged = new Map([
+    ['a', 2],
+    ['b', 1],
+  ]);
   const ranked = ['x', 'a', 'y', 'b'];
 
   it('nDCG@10 with graded gains and log2 discount', () => {
@@ -26,7 +29,14 @@ describe('metrics', () => {
   it('averages over judged queries only', () => {
     const qrels = parseQrels('query-id\tcorpus-id\tscore\nq1\ta\t1\nq2\tb\t1\nq3\tc\t0\n');
     assert.equal(qrels.size, 3);
-    const s = evaluateRun(new Map([['q1', ['a']], ['q2', ['z', 'b']], ['q9', ['a']]]), qrels);
+    const s = evaluateRun(
+      new Map([
+        ['q1', ['a']],
+        ['q2', ['z', 'b']],
+        ['q9', ['a']],
+      ]),
+      qrels,
+    );
     assert.equal(s.queries, 2);
     close(s.ndcg10, (1 + 1 / Math.log2(3)) / 2);
     close(s.mrr10, 0.75);

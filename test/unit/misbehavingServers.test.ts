@@ -89,7 +89,10 @@ describe('misbehaving embedding server during indexing', function () {
     assert.equal(betweenBuilds(snap, cleanV1, cleanV2), undefined);
     const idx = await LibraryIndex.open(ws, provider(good.url));
     assert.ok((await idx.search('grain harbour merchant', { k: 3 })).length > 0);
-    assert.deepEqual(readdirSync(indexDir(ws), { recursive: true }).filter((f) => /\.tmp-|index\.lock/.test(String(f))), []);
+    assert.deepEqual(
+      readdirSync(indexDir(ws), { recursive: true }).filter((f) => /\.tmp-|index\.lock/.test(String(f))),
+      [],
+    );
     // With a working server the next run completes it exactly.
     await index(ws, provider(good.url));
     assert.deepEqual(await snapshotIndex(ws, key), cleanV2);
@@ -147,7 +150,10 @@ describe('misbehaving embedding server during indexing', function () {
     const bad = await startFakeOllama({ latencyMs: 10 * 60_000 });
     const t0 = Date.now();
     const warnings: string[] = [];
-    const { provider: p, warning } = await createProvider({ provider: 'ollama', ollamaHost: bad.url, timeoutMs: 500 }, { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) });
+    const { provider: p, warning } = await createProvider(
+      { provider: 'ollama', ollamaHost: bad.url, timeoutMs: 500 },
+      { fallbackToEmbedded: true, onWarning: (w) => warnings.push(w) },
+    );
     await bad.close();
     assert.ok(p instanceof EmbeddedProvider);
     assert.match(warning!, /did not answer within 0\.5 s.*Using the embedded offline model instead/);
@@ -195,7 +201,10 @@ describe('misbehaving reranking server', function () {
     await assert.rejects(reranker(bad.url).rerank('grain', candidates), (e) => errorCode(e) === 'provider-bad-response');
     await bad.close();
     const failing = await startFakeOllama({ failRequests: [1] });
-    await assert.rejects(reranker(failing.url).rerank('grain', candidates), (e) => errorCode(e) === 'provider-bad-response' && /HTTP 500/.test((e as Error).message));
+    await assert.rejects(
+      reranker(failing.url).rerank('grain', candidates),
+      (e) => errorCode(e) === 'provider-bad-response' && /HTTP 500/.test((e as Error).message),
+    );
     await failing.close();
     const chatty = await startFakeOllama({ generate: () => 'I would rather not say.' });
     await assert.rejects(reranker(chatty.url).rerank('grain', candidates), /names no passage/);

@@ -20,7 +20,9 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 function writeBeir(dir: string) {
   const topics = ['grain ships Sicily licences', 'railway time zones clocks', 'plague Marseille quarantine'];
-  const docs = topics.flatMap((t, i) => [0, 1, 2].map((j) => JSON.stringify({ _id: `d${i}-${j}`, title: `Note ${i}.${j}`, text: j === 0 ? `An account of ${t}.` : `Remarks ${j} on weather.` })));
+  const docs = topics.flatMap((t, i) =>
+    [0, 1, 2].map((j) => JSON.stringify({ _id: `d${i}-${j}`, title: `Note ${i}.${j}`, text: j === 0 ? `An account of ${t}.` : `Remarks ${j} on weather.` })),
+  );
   mkdirSync(join(dir, 'qrels'), { recursive: true });
   writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
   writeFileSync(join(dir, 'queries.jsonl'), topics.map((t, i) => JSON.stringify({ _id: `q${i}`, text: `What about ${t}?` })).join('\n') + '\n');
@@ -39,7 +41,8 @@ describe('CLI: model download|status|remove and --provider local|auto', function
     if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['scripts/build.mjs']).status, 0);
     model = makeTestModel(join(root, 'tiny'), { layers: 1, hidden: 32, quantized: true, fp32: false });
     const files: Record<string, Uint8Array> = {};
-    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx']) files[f] = readFileSync(join(model, f));
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx'])
+      files[f] = readFileSync(join(model, f));
     hub = await startFakeHub({ repos: { [REPO]: files } });
     writeBeir(beir);
   });
@@ -96,11 +99,26 @@ describe('CLI: model download|status|remove and --provider local|auto', function
     const h = JSON.parse(status.stdout) as { state: string; passages: number; semantic?: { embedded: number; total: number } };
     assert.equal(h.state, 'ready');
     assert.deepEqual(h.semantic && { embedded: h.semantic.embedded, total: h.semantic.total }, { embedded: 0, total: h.passages });
-    const partial = await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache', '--partial']);
+    const partial = await cli([
+      'analyze',
+      'examples/draft.md',
+      '--workspace',
+      ws,
+      '--provider',
+      'local',
+      '--model',
+      model,
+      '--json',
+      '--no-cache',
+      '--partial',
+    ]);
     assert.equal(partial.code, 0, partial.stderr);
     const pr = JSON.parse(partial.stdout) as { semantic?: { embedded: number; total: number }; segments: Array<{ recommendations: unknown[] }> };
     assert.deepEqual(pr.semantic && [pr.semantic.embedded, pr.semantic.total], [0, h.passages]);
-    assert.ok(pr.segments.some((x) => x.recommendations.length > 0), 'lexical results are served meanwhile');
+    assert.ok(
+      pr.segments.some((x) => x.recommendations.length > 0),
+      'lexical results are served meanwhile',
+    );
 
     const second = await cli(['index', '--library', lib, '--workspace', ws, '--provider', 'local', '--model', model]);
     assert.equal(second.code, 0, second.stderr);
@@ -109,7 +127,9 @@ describe('CLI: model download|status|remove and --provider local|auto', function
     const done = JSON.parse((await cli(['status', '--workspace', ws, '--json'])).stdout) as { state: string; semantic?: unknown };
     assert.equal(done.state, 'ready');
     assert.equal(done.semantic, undefined);
-    const full = JSON.parse((await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache'])).stdout) as { semantic?: unknown };
+    const full = JSON.parse(
+      (await cli(['analyze', 'examples/draft.md', '--workspace', ws, '--provider', 'local', '--model', model, '--json', '--no-cache'])).stdout,
+    ) as { semantic?: unknown };
     assert.equal(full.semantic, undefined);
   });
 

@@ -22,7 +22,8 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     dir = await fs.mkdtemp(join(tmpdir(), 'ss-dl-'));
     const model = makeTestModel(join(dir, 'source'), { layers: 1, hidden: 32, quantized: true, fp32: false });
     files = {};
-    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx']) files[f] = readFileSync(join(model, f));
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'onnx/model_quantized.onnx'])
+      files[f] = readFileSync(join(model, f));
   });
   afterEach(async () => {
     await Promise.all(hubs.map((h) => h.close()));
@@ -36,7 +37,11 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     return h;
   };
   const cache = () => join(dir, `cache-${n++}`);
-  const fail = (p: Promise<unknown>) => p.then(() => assert.fail('expected a failure'), (e: unknown) => e as ModelDownloadError);
+  const fail = (p: Promise<unknown>) =>
+    p.then(
+      () => assert.fail('expected a failure'),
+      (e: unknown) => e as ModelDownloadError,
+    );
 
   it('downloads every file into the cache (never elsewhere), with progress, then serves it from there', async () => {
     const h = await hub();
@@ -49,7 +54,10 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     const expectedTotal = Object.values(files).reduce((s, b) => s + b.length, 0);
     assert.equal(total, expectedTotal);
     assert.equal(seen.at(-1), expectedTotal);
-    assert.ok(seen.every((v, i) => i === 0 || v >= seen[i - 1]), 'progress never goes back');
+    assert.ok(
+      seen.every((v, i) => i === 0 || v >= seen[i - 1]),
+      'progress never goes back',
+    );
     const marker = JSON.parse(readFileSync(join(folder, COMPLETE_MARKER), 'utf8'));
     assert.equal(marker.commit, 'c0ffee'.padEnd(40, '0'));
     assert.equal(marker.files['onnx/model_quantized.onnx'].sha256, createHash('sha256').update(files['onnx/model_quantized.onnx']).digest('hex'));
@@ -77,7 +85,10 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     assert.ok(kept >= 100_000 && kept <= 200_000, `part holds ${kept} bytes`);
     assert.equal((await modelStatus(REPO, cacheDir)).installed, false);
     const folder = await downloadModel({ model: REPO, cacheDir, endpoint: h.url });
-    assert.ok(h.requests.some((r) => r.range === `bytes=${kept}-`), 'asked only for the rest');
+    assert.ok(
+      h.requests.some((r) => r.range === `bytes=${kept}-`),
+      'asked only for the rest',
+    );
     assert.deepEqual(readFileSync(join(folder, 'onnx/model_quantized.onnx')), Buffer.from(files['onnx/model_quantized.onnx']));
     assert.ok(!existsSync(part));
   });
@@ -122,7 +133,15 @@ describe('local model download (fake Hub on 127.0.0.1)', function () {
     const h = await hub();
     const cacheDir = cache();
     const ac = new AbortController();
-    const e = await fail(downloadModel({ model: REPO, cacheDir, endpoint: h.url, signal: ac.signal, onProgress: (p) => p.file.endsWith('.onnx') && p.doneBytes > 0 && ac.abort() }));
+    const e = await fail(
+      downloadModel({
+        model: REPO,
+        cacheDir,
+        endpoint: h.url,
+        signal: ac.signal,
+        onProgress: (p) => p.file.endsWith('.onnx') && p.doneBytes > 0 && ac.abort(),
+      }),
+    );
     assert.equal(e.failure, 'aborted');
     assert.equal(e.reason, 'aborted');
     assert.equal((await modelStatus(REPO, cacheDir)).installed, false);

@@ -69,7 +69,10 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
       const cut = header(whole.subarray(0, 64));
       assert.equal(cut.format, 'elf');
       assert.match(cut.problem!, /cut or inconsistent header/);
-      for (const [os, f] of [['win32', 'onnxruntime.dll'], ['darwin', 'onnxruntime_binding.node']]) {
+      for (const [os, f] of [
+        ['win32', 'onnxruntime.dll'],
+        ['darwin', 'onnxruntime_binding.node'],
+      ]) {
         const h = header(readFileSync(join(BIN, os, 'arm64', f)).subarray(0, 200));
         assert.equal(h.os, os);
         assert.match(h.problem!, /cut or inconsistent header/, os);
@@ -79,7 +82,15 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
 
   describe('on crafted bytes', () => {
     it('ELF: the CPU from e_machine, both classes and byte orders, DT_NEEDED through the segment map, the C library', () => {
-      assert.deepEqual(header(elf({ machine: 62, needs: ['libfoo.so.1', 'libc.so.6'], soname: 'libme.so' })), { format: 'elf', os: 'linux', arch: 'x64', bits: 64, needs: ['libfoo.so.1', 'libc.so.6'], id: 'libme.so', libc: 'glibc' });
+      assert.deepEqual(header(elf({ machine: 62, needs: ['libfoo.so.1', 'libc.so.6'], soname: 'libme.so' })), {
+        format: 'elf',
+        os: 'linux',
+        arch: 'x64',
+        bits: 64,
+        needs: ['libfoo.so.1', 'libc.so.6'],
+        id: 'libme.so',
+        libc: 'glibc',
+      });
       const musl = header(elf({ machine: 183, needs: ['libc.musl-aarch64.so.1'] }));
       assert.deepEqual([musl.arch, musl.libc], ['arm64', 'musl']);
       assert.equal(header(elf({ machine: 62, interp: '/lib/ld-musl-x86_64.so.1' })).libc, 'musl');
@@ -102,8 +113,26 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
     });
 
     it('Mach-O: cputype x86_64 0x01000007 and arm64 0x0100000c, load commands, id and rpaths', () => {
-      const m = header(macho({ cpu: 0x01000007, commands: [{ cmd: 0xd, name: '@rpath/me.dylib' }, { cmd: 0xc, name: '@rpath/libdep.dylib' }, { cmd: 0x80000018, name: '/usr/lib/libweak.dylib' }, { cmd: 0x8000001c, name: '@loader_path/' }] }));
-      assert.deepEqual(m, { format: 'macho', os: 'darwin', arch: 'x64', bits: 64, needs: ['@rpath/libdep.dylib', '/usr/lib/libweak.dylib'], rpaths: ['@loader_path/'], id: '@rpath/me.dylib' });
+      const m = header(
+        macho({
+          cpu: 0x01000007,
+          commands: [
+            { cmd: 0xd, name: '@rpath/me.dylib' },
+            { cmd: 0xc, name: '@rpath/libdep.dylib' },
+            { cmd: 0x80000018, name: '/usr/lib/libweak.dylib' },
+            { cmd: 0x8000001c, name: '@loader_path/' },
+          ],
+        }),
+      );
+      assert.deepEqual(m, {
+        format: 'macho',
+        os: 'darwin',
+        arch: 'x64',
+        bits: 64,
+        needs: ['@rpath/libdep.dylib', '/usr/lib/libweak.dylib'],
+        rpaths: ['@loader_path/'],
+        id: '@rpath/me.dylib',
+      });
       assert.equal(header(macho({ cpu: 0x0100000c })).arch, 'arm64');
       assert.deepEqual([header(macho({ cpu: 7, bits: 32 })).arch, header(macho({ cpu: 7, bits: 32 })).bits], ['ia32', 32]);
     });
@@ -111,8 +140,16 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
     it('fat Mach-O (0xcafebabe): every slice read; one CPU, or several named', () => {
       const x64 = macho({ cpu: 0x01000007, commands: [{ cmd: 0xc, name: '/usr/lib/libSystem.B.dylib' }] });
       const arm = macho({ cpu: 0x0100000c, commands: [{ cmd: 0xc, name: '@rpath/libdep.dylib' }] });
-      const both = header(fat([{ cpu: 0x01000007, file: x64 }, { cpu: 0x0100000c, file: arm }]));
-      assert.deepEqual([both.format, both.arch, both.arches, both.needs], ['macho-fat', 'multi', ['x64', 'arm64'], ['/usr/lib/libSystem.B.dylib', '@rpath/libdep.dylib']]);
+      const both = header(
+        fat([
+          { cpu: 0x01000007, file: x64 },
+          { cpu: 0x0100000c, file: arm },
+        ]),
+      );
+      assert.deepEqual(
+        [both.format, both.arch, both.arches, both.needs],
+        ['macho-fat', 'multi', ['x64', 'arm64'], ['/usr/lib/libSystem.B.dylib', '@rpath/libdep.dylib']],
+      );
       assert.equal(header(fat([{ cpu: 0x0100000c, file: arm }])).arch, 'arm64');
       assert.match(header(fat([{ cpu: 0x01000007, file: arm }])).problem!, /disagree on the CPU/);
     });
@@ -126,7 +163,14 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
       const x = header(pe({ machine: 0x8664, imports: ['onnxruntime.dll', 'KERNEL32.dll'], delayImports: ['DirectML.dll'] }));
       assert.deepEqual(x, { format: 'pe', os: 'win32', arch: 'x64', bits: 64, needs: ['onnxruntime.dll', 'KERNEL32.dll'], delayNeeds: ['DirectML.dll'] });
       assert.deepEqual([header(pe({ machine: 0xaa64 })).arch, header(pe({ machine: 0xaa64 })).needs], ['arm64', []]);
-      assert.deepEqual([header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).arch, header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).bits, header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).needs], ['ia32', 32, ['a.dll']]);
+      assert.deepEqual(
+        [
+          header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).arch,
+          header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).bits,
+          header(pe({ machine: 0x14c, bits: 32, imports: ['a.dll'] })).needs,
+        ],
+        ['ia32', 32, ['a.dll']],
+      );
       assert.equal(header(pe({ machine: 0xaa64, bits: 0 })).arch, 'arm64', 'an object file without an optional header still names its machine');
       const noSig = pe({ machine: 0x8664 });
       noSig.write('XX', 0x40, 'latin1');
@@ -134,7 +178,8 @@ describe('native file headers (scripts/vscode/nativeBinary.mjs)', () => {
     });
 
     it('anything else is not a native file', () => {
-      for (const b of [Buffer.alloc(0), Buffer.from('MZ'), Buffer.from('{"name": "x"}'), Buffer.from('\x7fELF'.slice(0, 3)), Buffer.from('PK\x03\x04rest')]) assert.equal(readNativeHeader(b), null, JSON.stringify(b.toString('latin1')));
+      for (const b of [Buffer.alloc(0), Buffer.from('MZ'), Buffer.from('{"name": "x"}'), Buffer.from('\x7fELF'.slice(0, 3)), Buffer.from('PK\x03\x04rest')])
+        assert.equal(readNativeHeader(b), null, JSON.stringify(b.toString('latin1')));
     });
   });
 });

@@ -20,10 +20,16 @@ import { indexWithOcr, ocrLibrary } from '../support/ocrLibrary';
 const ORIGINAL = buildPdf({
   pages: [
     { heading: 'The Salt Pans', paragraphs: ['The salt pans of Trapani supplied the Genoese fleet with barrels of tunny, coral and sea salt every summer.'] },
-    { heading: 'Wool Fairs', paragraphs: ['Castilian merino wool reached the fairs of Medina del Campo, where Burgos merchants settled their bills of exchange.'] },
+    {
+      heading: 'Wool Fairs',
+      paragraphs: ['Castilian merino wool reached the fairs of Medina del Campo, where Burgos merchants settled their bills of exchange.'],
+    },
   ],
 });
-const TEXT_PAGE = { heading: 'Harbour Dues', paragraphs: ['Harbour dues at Livorno were lowered by the Medici to draw Armenian and Sephardic merchants to the free port.'] };
+const TEXT_PAGE = {
+  heading: 'Harbour Dues',
+  paragraphs: ['Harbour dues at Livorno were lowered by the Medici to draw Armenian and Sephardic merchants to the free port.'],
+};
 /** A text layer an old scanner's OCR could have left: mostly not words. */
 const GARBAGE_LAYER = ['lhc ~~a1t pa#s 0f Tr@p*ni sqpp1i3d thc G3n0ese fl33t', 'w!th b@rr3ls 0f tvnny c0ra1 & s3a sa1t 3v3ry svmm3r ;; ^^ %% ##'];
 
@@ -56,8 +62,12 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
   });
 
   const library = (name: string, files: Record<string, Buffer>) => ocrLibrary(root, name, files);
-  const index = (workspace: string, lib: string, opts: Partial<LibraryInputOptions> = {}, extra: Partial<Parameters<typeof updateIndex>[1]> = {}): Promise<IndexReport> =>
-    indexWithOcr(pool, workspace, lib, opts, extra);
+  const index = (
+    workspace: string,
+    lib: string,
+    opts: Partial<LibraryInputOptions> = {},
+    extra: Partial<Parameters<typeof updateIndex>[1]> = {},
+  ): Promise<IndexReport> => indexWithOcr(pool, workspace, lib, opts, extra);
 
   it('indexes a scanned PDF and finds it by its words, with its page, flagged as OCR text', async () => {
     const { lib, workspace } = await library('scan', { 'scanned.pdf': scanned });
@@ -67,7 +77,14 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.equal(r.sources, 1);
     assert.deepEqual(r.ocr, { files: 1, pages: 2, recognised: 2, fromCache: 0 });
     const ocr = progress.filter((p) => p.phase === 'ocr');
-    assert.deepEqual(ocr.map((p) => [p.done, p.total]), [[0, 2], [1, 2], [2, 2]]);
+    assert.deepEqual(
+      ocr.map((p) => [p.done, p.total]),
+      [
+        [0, 2],
+        [1, 2],
+        [2, 2],
+      ],
+    );
     assert.ok(ocr.every((p) => p.file?.endsWith('scanned.pdf')));
 
     const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
@@ -119,12 +136,17 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
   it('is cancellable during OCR and resumes with the pages already recognised', async () => {
     const { lib, workspace } = await library('cancel', { 'scanned.pdf': scanned });
     const ac = new AbortController();
-    const r = await index(workspace, lib, {}, {
-      signal: ac.signal,
-      onProgress: (p) => {
-        if (p.phase === 'ocr' && p.done === 1) ac.abort();
+    const r = await index(
+      workspace,
+      lib,
+      {},
+      {
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.phase === 'ocr' && p.done === 1) ac.abort();
+        },
       },
-    });
+    );
     assert.equal(r.cancelled, true);
     assert.equal(r.sources, 0, 'a half-recognised file is not indexed');
     const next = await index(workspace, lib);
@@ -136,16 +158,21 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     const { lib, workspace } = await library('early', { 'mixed.pdf': mixed });
     const ac = new AbortController();
     let searchableBeforeOcr = false;
-    const r = await index(workspace, lib, {}, {
-      signal: ac.signal,
-      onProgress: (p) => {
-        if (p.phase === 'ocr' && p.done === 0) {
-          // The text layer was committed before OCR started: what a search sees now.
-          searchableBeforeOcr = true;
-          ac.abort();
-        }
+    const r = await index(
+      workspace,
+      lib,
+      {},
+      {
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.phase === 'ocr' && p.done === 0) {
+            // The text layer was committed before OCR started: what a search sees now.
+            searchableBeforeOcr = true;
+            ac.abort();
+          }
+        },
       },
-    });
+    );
     assert.ok(searchableBeforeOcr);
     assert.equal(r.cancelled, true);
     assert.deepEqual([r.sources, r.added], [1, 1], 'indexed by its text layer in the main pass');
@@ -170,13 +197,22 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     const { lib, workspace } = await library('off', { 'scanned.pdf': scanned, 'mixed.pdf': mixed });
     const before = pool.recognised;
     const r = await index(workspace, lib, { ocr: 'off' });
-    assert.deepEqual(r.skipped.map((s) => [s.path.split('/').pop(), s.reason]), [['scanned.pdf', 'no text layer (a scanned PDF? run OCR on it first)']]);
+    assert.deepEqual(
+      r.skipped.map((s) => [s.path.split('/').pop(), s.reason]),
+      [['scanned.pdf', 'no text layer (a scanned PDF? run OCR on it first)']],
+    );
     assert.equal(r.sources, 1);
     assert.equal(r.ocr.pages, 0);
     assert.equal(pool.recognised, before);
     const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
-    assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)), 'the text page is indexed');
-    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'without OCR, a page keeps even a poor text layer, as before');
+    assert.ok(
+      idx.passages.some((p) => /Livorno/.test(p.text)),
+      'the text page is indexed',
+    );
+    assert.ok(
+      idx.passages.some((p) => /G3n0ese/.test(p.text)),
+      'without OCR, a page keeps even a poor text layer, as before',
+    );
     assert.ok(idx.passages.every((p) => !p.ocr));
   });
 
@@ -186,10 +222,16 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     const r = await index(workspace, lib, { ocrEngine: failing });
     assert.equal(r.sources, 1);
     assert.deepEqual([r.ocr.pages, r.ocr.recognised], [2, 0]);
-    assert.ok(r.warnings.some((w) => /mixed\.pdf: OCR page 2: recognition failed \(engine crashed\)/.test(w)), r.warnings.join('\n'));
+    assert.ok(
+      r.warnings.some((w) => /mixed\.pdf: OCR page 2: recognition failed \(engine crashed\)/.test(w)),
+      r.warnings.join('\n'),
+    );
     const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
     assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)));
-    assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'the garbage layer is better than nothing when OCR failed');
+    assert.ok(
+      idx.passages.some((p) => /G3n0ese/.test(p.text)),
+      'the garbage layer is better than nothing when OCR failed',
+    );
     assert.ok(idx.passages.every((p) => !p.ocr));
   });
 
@@ -203,10 +245,20 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
       console.log(`      2 pages over a 30 ms budget: indexed in ${Date.now() - t} ms`);
       assert.equal(r.sources, 1);
       assert.deepEqual([r.ocr.pages, r.ocr.recognised], [2, 0]);
-      assert.ok(r.warnings.some((w) => /mixed\.pdf: OCR page \d: recognition failed \(took longer than 30 ms to recognise: stopped; it will be tried again when the file is next indexed\); its text layer is kept/.test(w)), r.warnings.join('\n'));
+      assert.ok(
+        r.warnings.some((w) =>
+          /mixed\.pdf: OCR page \d: recognition failed \(took longer than 30 ms to recognise: stopped; it will be tried again when the file is next indexed\); its text layer is kept/.test(
+            w,
+          ),
+        ),
+        r.warnings.join('\n'),
+      );
       const idx = await LibraryIndex.open(workspace, new EmbeddedProvider());
       assert.ok(idx.passages.some((p) => /Livorno/.test(p.text)));
-      assert.ok(idx.passages.some((p) => /G3n0ese/.test(p.text)), 'the page kept its (garbage) text layer');
+      assert.ok(
+        idx.passages.some((p) => /G3n0ese/.test(p.text)),
+        'the page kept its (garbage) text layer',
+      );
       assert.equal((strict as unknown as { slots: unknown[] }).slots.length, 0, 'the workers over budget were stopped');
     } finally {
       await strict.close();

@@ -18,7 +18,7 @@ const TEX_CODE = [
   '34 \\catcode13=5 % ^^M',
   '35 \\endlinechar=13 %',
   '36 \\catcode35=6 % #',
-  '37 \\catcode39=12 % \'',
+  "37 \\catcode39=12 % '",
   '38 \\expandafter\\edef\\csname ltxcmds@AtEnd\\endcsname{%',
   '39 \\endlinechar=\\the\\endlinechar\\relax',
   '40 \\catcode13=\\the\\catcode13\\relax',
@@ -99,7 +99,10 @@ const PAGES: Record<string, PdfPage[]> = {
   'tables.pdf': [{ lines: TABLE }],
   'verse.pdf': [{ heading: 'Poems', lines: VERSE }],
   // A chapter's title page: a few words and no image, nothing for OCR to add.
-  'short-pages.pdf': [{ heading: 'Part II' }, { paragraphs: ['The fairs of Champagne drew merchants from Flanders, Lombardy and Provence to Troyes and Provins every year.'] }],
+  'short-pages.pdf': [
+    { heading: 'Part II' },
+    { paragraphs: ['The fairs of Champagne drew merchants from Flanders, Lombardy and Provence to Troyes and Provins every year.'] },
+  ],
 };
 
 const pdfs = () => Object.fromEntries(Object.entries(PAGES).map(([f, pages]) => [f, buildPdf({ pages, info: { Title: f } })]));
@@ -130,7 +133,12 @@ describe('OCR decisions: born-digital pages keep their text layer', function () 
   it("decodes Adobe's private-use old-style figures and small capitals (gmverse.pdf's line numbers)", () => {
     assert.equal(decodeAdobePrivateUse('\uF733\uF730\uF739 \\ifnum\\betweenstanzaspenalty'), '309 \\ifnum\\betweenstanzaspenalty');
     assert.equal(decodeAdobePrivateUse('\uF768\uF769\uF773\uF774\uF76F\uF772\uF779 \uF7E9t\uF7E9'), 'history été');
-    const numbered = VERSE.map((l, i) => l.replace(/^\d+/, String(300 + i).replace(/\d/g, (d) => String.fromCharCode(0xf730 + Number(d)))));
+    const numbered = VERSE.map((l, i) =>
+      l.replace(
+        /^\d+/,
+        String(300 + i).replace(/\d/g, (d) => String.fromCharCode(0xf730 + Number(d))),
+      ),
+    );
     assert.equal(pageTextQuality(numbered.join('\n')).verdict, 'garbage', 'undecoded, the figures read as broken glyphs');
     assert.equal(pageTextQuality(decodeAdobePrivateUse(numbered.join('\n'))).verdict, 'ok');
   });

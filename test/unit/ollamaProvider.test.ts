@@ -56,11 +56,17 @@ describe('OllamaProvider', () => {
     const p = new OllamaProvider({ host: fake.url, model: 'nomic-embed-text' });
     await p.embed(['q'], { kind: 'query' });
     await p.embed(['d'], { kind: 'passage' });
-    assert.deepEqual(fake.requests.map((r) => r.body.input), [['search_query: q'], ['search_document: d']]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.body.input),
+      [['search_query: q'], ['search_document: d']],
+    );
     const q = new OllamaProvider({ host: fake.url, model: 'nomic-embed-text', queryPrefix: 'Q: ', passagePrefix: '' });
     await q.embed(['x'], { kind: 'query' });
     await q.embed(['y']);
-    assert.deepEqual(fake.requests.slice(2).map((r) => r.body.input), [['Q: x'], ['y']]);
+    assert.deepEqual(
+      fake.requests.slice(2).map((r) => r.body.input),
+      [['Q: x'], ['y']],
+    );
   });
 
   it('reports the dimension with one probe, cached', async () => {
@@ -94,10 +100,7 @@ describe('OllamaProvider', () => {
     const url = await closedPortUrl();
     const p = new OllamaProvider({ host: url });
     const err = await rejectsWith(p.check(), 'unreachable');
-    assert.equal(
-      err.message,
-      `Ollama is not reachable at ${url} (connection refused). Start it with "ollama serve", or switch the provider to "embedded".`,
-    );
+    assert.equal(err.message, `Ollama is not reachable at ${url} (connection refused). Start it with "ollama serve", or switch the provider to "embedded".`);
     await rejectsWith(p.embed(['x']), 'unreachable');
   });
 
@@ -179,20 +182,14 @@ describe('createProvider', () => {
 
   it('rethrows without fallback', async () => {
     fake = await startFakeOllama();
-    await rejectsWith(
-      createProvider({ provider: 'ollama', ollamaHost: fake.url, ollamaModel: 'missing' }),
-      'unknown-model',
-    );
+    await rejectsWith(createProvider({ provider: 'ollama', ollamaHost: fake.url, ollamaModel: 'missing' }), 'unknown-model');
   });
 
   it('does not fall back when the user cancelled', async () => {
     fake = await startFakeOllama();
     const ac = new AbortController();
     ac.abort();
-    await rejectsWith(
-      createProvider({ provider: 'ollama', ollamaHost: fake.url }, { fallbackToEmbedded: true, signal: ac.signal }),
-      'aborted',
-    );
+    await rejectsWith(createProvider({ provider: 'ollama', ollamaHost: fake.url }, { fallbackToEmbedded: true, signal: ac.signal }), 'aborted');
   });
 
   it('builds the embedded provider without touching the network', async () => {

@@ -7,7 +7,11 @@ import { fakeEmbedding } from '../support/fakeOllama';
 import { startFakeOpenAI } from '../support/fakeOpenAI';
 
 const MODEL = 'nomic-embed-text-v1.5';
-const failure = (p: Promise<unknown>) => p.then(() => assert.fail('expected a failure'), (e: unknown) => e as ProviderError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('expected a failure'),
+    (e: unknown) => e as ProviderError,
+  );
 
 describe('OpenAIProvider (/v1/embeddings, fake server on 127.0.0.1)', function () {
   this.timeout(20_000);
@@ -28,9 +32,15 @@ describe('OpenAIProvider (/v1/embeddings, fake server on 127.0.0.1)', function (
     v.forEach((x, i) => {
       const want = fakeEmbedding(texts[i], 48);
       const n = Math.hypot(...want);
-      assert.ok(x.every((y, d) => Math.abs(y - want[d] / n) < 1e-6), `text ${i} in place`);
+      assert.ok(
+        x.every((y, d) => Math.abs(y - want[d] / n) < 1e-6),
+        `text ${i} in place`,
+      );
     });
-    assert.deepEqual(s.requests.map((r) => r.body.input.length), [2, 1]);
+    assert.deepEqual(
+      s.requests.map((r) => r.body.input.length),
+      [2, 1],
+    );
     assert.ok(s.requests.every((r) => r.auth === 'Bearer sk-test' && r.body.model === MODEL));
     await p.embed(['q'], { kind: 'query' });
     assert.deepEqual(s.requests.at(-1)!.body.input, ['search_query: q']);
@@ -55,8 +65,14 @@ describe('OpenAIProvider (/v1/embeddings, fake server on 127.0.0.1)', function (
     };
     assert.match((await bad(() => '{"data": [')).message, /unusable answer .*not JSON/);
     assert.match((await bad(() => '{"data":[{"index":0,"embedding":[NaN,1]},{"index":1,"embedding":[1,1]}]}')).message, /not JSON/);
-    assert.match((await bad(() => '{"data":[{"index":0,"embedding":[null,1]},{"index":1,"embedding":[1,1]}]}')).message, /vector 0 holds values that are not finite numbers/);
-    assert.match((await bad(() => '{"data":[{"index":0,"embedding":[1,2,3]},{"index":1,"embedding":[1,2]}]}')).message, /a vector of 2 values where the model gave 3/);
+    assert.match(
+      (await bad(() => '{"data":[{"index":0,"embedding":[null,1]},{"index":1,"embedding":[1,1]}]}')).message,
+      /vector 0 holds values that are not finite numbers/,
+    );
+    assert.match(
+      (await bad(() => '{"data":[{"index":0,"embedding":[1,2,3]},{"index":1,"embedding":[1,2]}]}')).message,
+      /a vector of 2 values where the model gave 3/,
+    );
     assert.match((await bad(() => '{"data":[{"index":0,"embedding":[1,2]}]}')).message, /1 vectors for 2 texts/);
     assert.match((await bad(() => '{"object":"list"}')).message, /no "data" array/);
   });

@@ -4,14 +4,7 @@ import type { Recommendation } from '../../src/shared/results';
 import type { PanelOptions } from '../../src/shared/settings';
 import { PANEL_STRING_KEYS, PDF_STRING_KEYS } from '../../src/shared/strings';
 import { BANDS, describeStrength } from '../../src/shared/bands';
-import {
-  escapeHtml,
-  strengthTitle,
-  firstWords,
-  markWordsHtml,
-  renderCard,
-  renderPanel,
-} from '../../webview-ui/panel/render';
+import { escapeHtml, strengthTitle, firstWords, markWordsHtml, renderCard, renderPanel } from '../../webview-ui/panel/render';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 
@@ -236,12 +229,18 @@ describe('panel render: states', () => {
     assert.equal(tags(render(results(segment([card()]))), 'rerank-hint').length, 0);
     // Only 'auto' is quiet about it; 'off' asked for nothing, and 'on' gets its note as a banner.
     for (const mode of ['on', 'off'] as const) {
-      assert.equal(tags(renderPanel(results(segment([card()]), { rerankHint: hint }), { ...options, useReranking: mode }, [], {}), 'rerank-hint').length, 0, mode);
+      assert.equal(
+        tags(renderPanel(results(segment([card()]), { rerankHint: hint }), { ...options, useReranking: mode }, [], {}), 'rerank-hint').length,
+        0,
+        mode,
+      );
     }
   });
 
   it('shows notice and rerank banners', () => {
-    const html = render(results(segment([card()]), { notice: 'Ollama unreachable: using the embedded model', rerankNote: 'Reranking skipped', fromCache: true }));
+    const html = render(
+      results(segment([card()]), { notice: 'Ollama unreachable: using the embedded model', rerankNote: 'Reranking skipped', fromCache: true }),
+    );
     assert.equal(text(html, 'notice'), 'Ollama unreachable: using the embedded model');
     assert.equal(text(html, 'rerank-note'), 'Reranking skipped');
     assert.equal(tags(html, 'from-cache').length, 1);
@@ -290,7 +289,11 @@ describe('panel render: cards', () => {
   });
 
   it('says the band in words, with the number and what it estimates on hover', () => {
-    for (const [similarity, band] of [[BANDS.strong + 0.01, 'strong'], [BANDS.related, 'related'], [BANDS.related - 0.01, 'weak']] as const) {
+    for (const [similarity, band] of [
+      [BANDS.strong + 0.01, 'strong'],
+      [BANDS.related, 'related'],
+      [BANDS.related - 0.01, 'weak'],
+    ] as const) {
       const html = render(results(segment([card({ similarity, band })])));
       assert.equal(text(html, 'card-band'), band);
       assert.match(tags(html, 'card-band')[0]!, new RegExp(`band-${band}`));
@@ -301,7 +304,10 @@ describe('panel render: cards', () => {
   });
 
   it('localises the band and its description', () => {
-    const html = render(results(segment([card({ similarity: 0.9 })])), { 'band.strong': 'forte', 'band.strong.description': 'Forte : très probablement à citer.' });
+    const html = render(results(segment([card({ similarity: 0.9 })])), {
+      'band.strong': 'forte',
+      'band.strong.description': 'Forte : très probablement à citer.',
+    });
     assert.equal(text(html, 'card-band'), 'forte');
     assert.match(html, /title="Forte \(90%\) : très probablement à citer\."/);
   });
@@ -358,12 +364,21 @@ describe('panel render: cards', () => {
   });
 
   it('shows up to two further passages in a collapsible list', () => {
-    const passages = [1, 2, 3].map((i) => ({ page: 20 + i, pageLabel: i === 1 ? 'xii' : null, heading: `Chapter ${i}`, similarity: 0.5, preview: `Passage ${i} about paysans` }));
+    const passages = [1, 2, 3].map((i) => ({
+      page: 20 + i,
+      pageLabel: i === 1 ? 'xii' : null,
+      heading: `Chapter ${i}`,
+      similarity: 0.5,
+      preview: `Passage ${i} about paysans`,
+    }));
     const html = render(results(segment([card({ passages })])));
     assert.equal(tags(html, 'passage').length, 2);
     assert.match(html, /<details class="more"[^>]*><summary>2 more passages<\/summary>/);
     const pages = html.match(/data-testid="passage-page">([^<]*)</g)!;
-    assert.deepEqual(pages.map((p) => p.replace(/.*>/, '').replace('<', '')), ['p. xii', 'p. 22']);
+    assert.deepEqual(
+      pages.map((p) => p.replace(/.*>/, '').replace('<', '')),
+      ['p. xii', 'p. 22'],
+    );
     const opens = tags(html, 'open-passage');
     assert.equal(attr(opens[0]!, 'data-page'), '21');
     assert.equal(attr(opens[0]!, 'data-highlight'), 'Passage 1 about paysans');

@@ -29,7 +29,13 @@ const SMALL = { baseMs: 1_500, perPageMs: 20, capMs: 4_000 };
 const good = (i: number) =>
   buildPdf({
     info: { Title: `Good source ${i}` },
-    pages: [{ paragraphs: [`Good source number ${i} describes the grain trade of the port of ${['Venice', 'Genoa', 'Marseille'][i]} and its merchants in some detail.`] }],
+    pages: [
+      {
+        paragraphs: [
+          `Good source number ${i} describes the grain trade of the port of ${['Venice', 'Genoa', 'Marseille'][i]} and its merchants in some detail.`,
+        ],
+      },
+    ],
   });
 
 async function library(root: string, bad: Buffer): Promise<string> {
@@ -68,13 +74,19 @@ describe('PDF read budget (issue 28)', function () {
     const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, budget: SMALL }).warm();
     try {
       let t = Date.now();
-      const nest = await pool.extract(deepNestingPdf(200_000)).then(() => undefined, (e: Error) => e);
+      const nest = await pool.extract(deepNestingPdf(200_000)).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       const nestMs = Date.now() - t;
       assert.ok(nest instanceof PdfSkipError && nest.kind === 'unreadable', String(nest));
       assert.match(nest.message, /^took longer than 1\.5 s to read \(1 page\): skipped; it will be retried when it changes$/);
       t = Date.now();
       // 100,000 pages: a budget of 4 s, but the pages read in the first 1.5 s say it would take hours.
-      const rep = await pool.extract(repeatedPagePdf(100_000)).then(() => undefined, (e: Error) => e);
+      const rep = await pool.extract(repeatedPagePdf(100_000)).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       const repMs = Date.now() - t;
       assert.ok(rep instanceof PdfSkipError, String(rep));
       assert.match(rep.message, /^too slow to read within 4 s \(\d+ of 100,000 pages in 1\.\d s\): skipped; it will be retried when it changes$/);
@@ -91,10 +103,16 @@ describe('PDF read budget (issue 28)', function () {
     const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, budget: { baseMs: 6_000, perPageMs: 0, capMs: 6_000 }, slowMs: 200 }).warm();
     try {
       const t = Date.now();
-      const slow = pool.extract(deepNestingPdf(200_000)).then(() => 'read', () => 'skipped');
+      const slow = pool.extract(deepNestingPdf(200_000)).then(
+        () => 'read',
+        () => 'skipped',
+      );
       const others = await Promise.all([0, 1, 2].map((i) => pool.extract(good(i))));
       const ms = Date.now() - t;
-      assert.deepEqual(others.map((r) => r.pageCount), [1, 1, 1]);
+      assert.deepEqual(
+        others.map((r) => r.pageCount),
+        [1, 1, 1],
+      );
       console.log(`      three files read beside the slow one in ${ms} ms`);
       assert.ok(ms < 15_000, `the others waited for the slow file (${ms} ms)`);
       assert.equal(await slow, 'skipped');
@@ -127,7 +145,10 @@ describe('PDF read budget (issue 28)', function () {
     try {
       const slots = () => (pool as unknown as { slots: Array<{ job?: unknown }> }).slots;
       assert.equal(pool.size, 1);
-      const slow = pool.extract(deepNestingPdf(200_000)).then(() => 'read', (e: Error) => e.message);
+      const slow = pool.extract(deepNestingPdf(200_000)).then(
+        () => 'read',
+        (e: Error) => e.message,
+      );
       const next = pool.extract(good(0));
       await new Promise((r) => setTimeout(r, 1_000));
       assert.equal(slots().length, 1, 'no worker beside the slow file');
@@ -157,8 +178,14 @@ describe('PDF read budget (issue 28)', function () {
         const run = updateIndex(inputs, { workspace, provider: new EmbeddedProvider() });
         // While the crafted file is read, the good ones are committed: a kill now would keep them.
         const watch = (async () => {
-          for (let ended = false; !ended; ) {
-            ended = await Promise.race([run.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+          for (let ended = false; !ended;) {
+            ended = await Promise.race([
+              run.then(
+                () => true,
+                () => true,
+              ),
+              new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
+            ]);
             const m = await readManifest(indexDir(workspace)).catch(() => undefined);
             if (!ended && m) committedEarly = Math.max(committedEarly, Object.keys(m.sources).length);
           }
@@ -247,7 +274,7 @@ describe('PDF read budget (issue 28)', function () {
     const cli = spawn(process.execPath, [CLI, 'index', '--library', lib, '--workspace', workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
     const code = new Promise((r) => cli.on('exit', r));
     const lock = join(indexDir(workspace), LOCK_FILE);
-    for (const until = Date.now() + 60_000; Date.now() < until && !existsSync(lock); ) await new Promise((r) => setTimeout(r, 50));
+    for (const until = Date.now() + 60_000; Date.now() < until && !existsSync(lock);) await new Promise((r) => setTimeout(r, 50));
     cli.kill('SIGKILL');
     await code;
     const left = await abandonedLock(indexDir(workspace));

@@ -16,7 +16,10 @@ const whole = buildPdf(truncatedSourceSpec()); // 4 pages, "The Arsenal of Venic
 
 /** The same file with every cross-reference offset 3 bytes off: pdf.js must rebuild the table. */
 function withBrokenXref(pdf: Buffer): Buffer {
-  return Buffer.from(pdf.toString('latin1').replace(/^(\d{10}) 00000 n $/gm, (_m, o: string) => `${String(Number(o) + 3).padStart(10, '0')} 00000 n `), 'latin1');
+  return Buffer.from(
+    pdf.toString('latin1').replace(/^(\d{10}) 00000 n $/gm, (_m, o: string) => `${String(Number(o) + 3).padStart(10, '0')} 00000 n `),
+    'latin1',
+  );
 }
 
 describe('damaged PDFs: indexed with what could be read, reported with what was lost', function () {
@@ -58,14 +61,18 @@ describe('damaged PDFs: indexed with what could be read, reported with what was 
     await fs.mkdir(lib);
     await fs.writeFile(join(lib, 'half.pdf'), truncatePdf(whole, 0.45));
     await fs.writeFile(join(lib, 'repaired.pdf'), withBrokenXref(whole));
-    const run = async () => updateIndex((await libraryInputs({ folders: [lib], baseDir: root, ocr: 'off' })).inputs, { workspace: root, provider: new EmbeddedProvider() });
+    const run = async () =>
+      updateIndex((await libraryInputs({ folders: [lib], baseDir: root, ocr: 'off' })).inputs, { workspace: root, provider: new EmbeddedProvider() });
     const r = await run();
     assert.equal(r.sources, 2);
-    assert.deepEqual(
-      r.damaged.map((d) => [d.path.split('/').pop(), d.problem.split(':')[0]]).sort(),
-      [['half.pdf', 'read 2 of 4 pages (missing'], ['repaired.pdf', 'damaged cross-reference table (13 object offsets wrong); repaired, all 4 pages read']],
+    assert.deepEqual(r.damaged.map((d) => [d.path.split('/').pop(), d.problem.split(':')[0]]).sort(), [
+      ['half.pdf', 'read 2 of 4 pages (missing'],
+      ['repaired.pdf', 'damaged cross-reference table (13 object offsets wrong); repaired, all 4 pages read'],
+    ]);
+    assert.ok(
+      r.warnings.some((w) => w.startsWith(join(lib, 'half.pdf') + ': read 2 of 4 pages')),
+      r.warnings.join('\n'),
     );
-    assert.ok(r.warnings.some((w) => w.startsWith(join(lib, 'half.pdf') + ': read 2 of 4 pages')), r.warnings.join('\n'));
     const problems = async () => damagedSources(await readManifest(indexDir(root))).map((d) => d.path.split('/').pop());
     assert.deepEqual(await problems(), ['half.pdf', 'repaired.pdf']);
     const again = await run();

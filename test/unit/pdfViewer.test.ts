@@ -53,7 +53,7 @@ describe('PDF viewer: page layout and zoom', () => {
     assert.equal(userUnitOf(-1), 1);
   });
 
-  it('draws at the screen\'s pixel ratio, lowered so that a huge page stays within 4096² pixels', () => {
+  it("draws at the screen's pixel ratio, lowered so that a huge page stays within 4096² pixels", () => {
     assert.deepEqual(canvasSize(918, 1188, 2), { ratio: 2, width: 1836, height: 2376 });
     assert.deepEqual(canvasSize(918.4, 1188.6, 0), { ratio: 1, width: 918, height: 1188 }, 'no ratio reported: 1');
     const huge = canvasSize(3060, 3960, 2); // a Letter page at 5×, on a 2× screen: 48 million pixels wanted
@@ -71,7 +71,10 @@ describe('PDF viewer: page layout and zoom', () => {
     assert.equal(at(516), 2);
     assert.equal(at(1400), 3);
     assert.equal(at(50_000), 4);
-    assert.equal(pageAt(1, () => 0, 9999, 500), 1);
+    assert.equal(
+      pageAt(1, () => 0, 9999, 500),
+      1,
+    );
     let reads = 0;
     const page = pageAt(1000, (i) => (reads++, i * 804 + 12), 500_000, 1000);
     assert.equal(page, Math.floor((500_000 + 300 - 12) / 804) + 1);
@@ -100,7 +103,14 @@ describe('PDF viewer: highlighting the passage on the text layer', () => {
   });
 
   it('keeps the text items that are spans of the text layer, in order', () => {
-    const items = [{ str: 'Les An-', dir: 'ltr' }, { type: 'beginMarkedContent', id: 'mc0' }, { str: '' }, null, { str: 'nales' }, { type: 'endMarkedContent' }];
+    const items = [
+      { str: 'Les An-', dir: 'ltr' },
+      { type: 'beginMarkedContent', id: 'mc0' },
+      { str: '' },
+      null,
+      { str: 'nales' },
+      { type: 'endMarkedContent' },
+    ];
     assert.deepEqual(itemStrings(items), ['Les An-', '', 'nales']);
   });
 
@@ -268,7 +278,8 @@ describe('PDF viewer: state transitions', () => {
   });
 
   it('maps keys to commands, and leaves other shortcuts alone', () => {
-    const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) => keyCommand({ key: k, ctrlKey: false, metaKey: false, altKey: false, ...mods });
+    const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean }> = {}) =>
+      keyCommand({ key: k, ctrlKey: false, metaKey: false, altKey: false, ...mods });
     assert.equal(key('=', { ctrlKey: true }), 'zoomIn');
     assert.equal(key('+', { metaKey: true }), 'zoomIn');
     assert.equal(key('-', { ctrlKey: true }), 'zoomOut');

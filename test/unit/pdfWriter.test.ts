@@ -135,7 +135,15 @@ describe('test/support/pdfWriter', () => {
 
     it('keeps a line-final hyphen and puts every line, header and footer on its own line', async () => {
       const pdf = buildPdf({
-        pages: [{ header: 'Running head', heading: 'Heading', paragraphs: ['First paragraph.', 'Second paragraph.'], lines: ['a long inter-', 'national trade'], footer: '12' }],
+        pages: [
+          {
+            header: 'Running head',
+            heading: 'Heading',
+            paragraphs: ['First paragraph.', 'Second paragraph.'],
+            lines: ['a long inter-', 'national trade'],
+            footer: '12',
+          },
+        ],
       });
       const text = await withParser(pdf, (p) => p.getText());
       // No empty line between paragraphs: pdf-parse separates lines with a single "\n".
@@ -147,7 +155,10 @@ describe('test/support/pdfWriter', () => {
     it('has six pages with header first, page number last, text in between', async () => {
       const text = await withParser(await read('english-history.pdf'), (p) => p.getText());
       assert.equal(text.total, 6);
-      assert.deepEqual(text.pages.map((p) => p.num), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        text.pages.map((p) => p.num),
+        [1, 2, 3, 4, 5, 6],
+      );
       text.pages.forEach((page, i) => {
         const lines = page.text.split('\n');
         assert.equal(lines[0], ENGLISH_HISTORY_HEADER);
@@ -177,15 +188,24 @@ describe('test/support/pdfWriter', () => {
         pages: (await p.getInfo({ parsePageInfo: true })).pages,
       }));
       assert.deepEqual(labels, ENGLISH_HISTORY_LABELS);
-      assert.deepEqual(pages.map((p) => p.pageNumber), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        pages.map((p) => p.pageNumber),
+        [1, 2, 3, 4, 5, 6],
+      );
       // pdf-parse reads pageLabels[pageNumber] instead of pageLabels[pageNumber - 1].
-      assert.deepEqual(pages.map((p) => p.pageLabel), [...ENGLISH_HISTORY_LABELS.slice(1), undefined]);
+      assert.deepEqual(
+        pages.map((p) => p.pageLabel),
+        [...ENGLISH_HISTORY_LABELS.slice(1), undefined],
+      );
     });
   });
 
   describe('francais.pdf', () => {
     it('has four pages of French text, title only on the first page, hyphen kept at the line end', async () => {
-      const { text, info } = await withParser(await read('francais.pdf'), async (p) => ({ text: await p.getText(), info: await p.getInfo({ parsePageInfo: true }) }));
+      const { text, info } = await withParser(await read('francais.pdf'), async (p) => ({
+        text: await p.getText(),
+        info: await p.getInfo({ parsePageInfo: true }),
+      }));
       assert.equal(text.total, 4);
       assert.equal(info.info.Title, undefined);
       assert.equal(info.info.Author, FRENCH_AUTHOR);
@@ -197,7 +217,10 @@ describe('test/support/pdfWriter', () => {
       assert.ok(at >= 0);
       assert.ok(lines[at + 1].startsWith(FRENCH_HYPHENATED.after));
       // No page labels: pdf.js returns null and pdf-parse leaves pageLabel undefined.
-      assert.deepEqual(info.pages.map((p) => p.pageLabel), [undefined, undefined, undefined, undefined]);
+      assert.deepEqual(
+        info.pages.map((p) => p.pageLabel),
+        [undefined, undefined, undefined, undefined],
+      );
     });
   });
 
@@ -247,7 +270,10 @@ describe('test/support/pdfWriter', () => {
     it('scanned.pdf: every page has empty text, no error', async () => {
       const text = await withParser(await read('scanned.pdf'), (p) => p.getText());
       assert.equal(text.total, 3);
-      assert.deepEqual(text.pages.map((p) => p.text), ['', '', '']);
+      assert.deepEqual(
+        text.pages.map((p) => p.text),
+        ['', '', ''],
+      );
     });
   });
 });

@@ -51,7 +51,10 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
       'linux-arm64': ['libonnxruntime.so.1', 'onnxruntime_binding.node'],
       'alpine-x64': null, // the linux/x64 folder holds a glibc build
     });
-    assert.deepEqual(plannedTargets(BIN), { built: ['win32-x64', 'win32-arm64', 'darwin-arm64', 'linux-x64', 'linux-arm64', 'universal'], skipped: ['darwin-x64', 'alpine-x64'] });
+    assert.deepEqual(plannedTargets(BIN), {
+      built: ['win32-x64', 'win32-arm64', 'darwin-arm64', 'linux-x64', 'linux-arm64', 'universal'],
+      skipped: ['darwin-x64', 'alpine-x64'],
+    });
   });
 
   it('follows the loader from file to file, matches DLL names in any case, and leaves out what nothing loads', () => {
@@ -61,16 +64,29 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
       'win32/x64/onnxruntime_providers_shared.dll': pe({ machine: 0x8664 }),
       'win32/x64/DirectML.dll': pe({ machine: 0x8664 }),
       'win32/x64/README.txt': 'not loaded',
-      'darwin/x64/onnxruntime_binding.node': macho({ cpu: 0x01000007, commands: [{ cmd: 0xc, name: '@rpath/libonnxruntime.1.dylib' }, { cmd: 0x8000001c, name: '@loader_path' }] }),
+      'darwin/x64/onnxruntime_binding.node': macho({
+        cpu: 0x01000007,
+        commands: [
+          { cmd: 0xc, name: '@rpath/libonnxruntime.1.dylib' },
+          { cmd: 0x8000001c, name: '@loader_path' },
+        ],
+      }),
       'darwin/x64/libonnxruntime.1.dylib': macho({ cpu: 0x01000007 }),
       'darwin/x64/libonnxruntime.1.30.0.dylib': macho({ cpu: 0x01000007 }),
     });
     assert.deepEqual(runtimeFiles(bin, 'win32-x64'), ['onnxruntime.dll', 'onnxruntime_binding.node', 'onnxruntime_providers_shared.dll']);
-    assert.deepEqual(runtimeFiles(bin, 'darwin-x64'), ['libonnxruntime.1.dylib', 'onnxruntime_binding.node'], 'a future darwin/x64 folder is picked up by itself');
+    assert.deepEqual(
+      runtimeFiles(bin, 'darwin-x64'),
+      ['libonnxruntime.1.dylib', 'onnxruntime_binding.node'],
+      'a future darwin/x64 folder is picked up by itself',
+    );
   });
 
   it('a musl build serves Alpine and not glibc Linux; a broken package fails the build instead of making a broken VSIX', () => {
-    const musl = fakePackage({ 'linux/x64/onnxruntime_binding.node': elf({ machine: X64, needs: ['libonnxruntime.so.1', 'libc.musl-x86_64.so.1'] }), 'linux/x64/libonnxruntime.so.1': elf({ machine: X64 }) });
+    const musl = fakePackage({
+      'linux/x64/onnxruntime_binding.node': elf({ machine: X64, needs: ['libonnxruntime.so.1', 'libc.musl-x86_64.so.1'] }),
+      'linux/x64/libonnxruntime.so.1': elf({ machine: X64 }),
+    });
     assert.deepEqual(runtimeFiles(musl, 'alpine-x64'), ['libonnxruntime.so.1', 'onnxruntime_binding.node']);
     assert.equal(runtimeFiles(musl, 'linux-x64'), null);
     rmSync(join(tmp, 'bin'), { recursive: true });
@@ -84,7 +100,10 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
   it('placeRuntime puts one target into dist/onnxruntime/<os>/<arch>/, replacing the last; universal leaves none', () => {
     const dist = join(tmp, 'dist');
     assert.deepEqual(placeRuntime(dist, 'win32-arm64', BIN), ['onnxruntime/win32/arm64/onnxruntime.dll', 'onnxruntime/win32/arm64/onnxruntime_binding.node']);
-    assert.deepEqual(placeRuntime(dist, 'linux-arm64', BIN), ['onnxruntime/linux/arm64/libonnxruntime.so.1', 'onnxruntime/linux/arm64/onnxruntime_binding.node']);
+    assert.deepEqual(placeRuntime(dist, 'linux-arm64', BIN), [
+      'onnxruntime/linux/arm64/libonnxruntime.so.1',
+      'onnxruntime/linux/arm64/onnxruntime_binding.node',
+    ]);
     assert.deepEqual(readdirSync(join(dist, 'onnxruntime')), ['linux'], 'the Windows files are gone');
     assert.deepEqual(placeRuntime(dist, 'darwin-x64', BIN), []);
     assert.deepEqual(placeRuntime(dist, 'universal', BIN), []);
@@ -101,11 +120,23 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
     it('passes a VSIX with its own runtime only, and lists its native files', () => {
       const r = platformProblems('linux-x64', linuxOk);
       assert.deepEqual(r.problems, []);
-      assert.deepEqual(r.natives.map((n) => [n.name, n.header.arch]), [[`${RT}/linux/x64/onnxruntime_binding.node`, 'x64'], [`${RT}/linux/x64/libonnxruntime.so.1`, 'x64']]);
+      assert.deepEqual(
+        r.natives.map((n) => [n.name, n.header.arch]),
+        [
+          [`${RT}/linux/x64/onnxruntime_binding.node`, 'x64'],
+          [`${RT}/linux/x64/libonnxruntime.so.1`, 'x64'],
+        ],
+      );
     });
 
     it('fails a file for another CPU, OS or C library, and a native file outside the runtime folder', () => {
-      assert.match(platformProblems('linux-arm64', linuxOk.map((f) => ({ ...f, name: f.name.replace('/x64/', '/arm64/') }))).problems.join('\n'), /elf linux x64 .*, not linux arm64, in the linux-arm64 VSIX/);
+      assert.match(
+        platformProblems(
+          'linux-arm64',
+          linuxOk.map((f) => ({ ...f, name: f.name.replace('/x64/', '/arm64/') })),
+        ).problems.join('\n'),
+        /elf linux x64 .*, not linux arm64, in the linux-arm64 VSIX/,
+      );
       const dll = platformProblems('linux-x64', [...linuxOk, { name: `${RT}/linux/x64/onnxruntime.dll`, bytes: pe({ machine: 0x8664 }) }]);
       assert.match(dll.problems.join('\n'), /onnxruntime\.dll: pe win32 x64 .*, not linux x64/);
       const alpine = platformProblems('alpine-x64', linuxOk);
@@ -115,13 +146,23 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
     });
 
     it('fails a platform VSIX without its binding, or without a library the binding loads', () => {
-      assert.match(platformProblems('linux-x64', linuxOk.slice(1)).problems.join('\n'), /onnxruntime_binding\.node is missing: the linux-x64 VSIX has no ONNX Runtime binding/);
-      assert.deepEqual(platformProblems('linux-x64', [linuxOk[0]]).problems, [`${RT}/linux/x64/onnxruntime_binding.node loads libonnxruntime.so.1, which the VSIX lacks beside it`]);
+      assert.match(
+        platformProblems('linux-x64', linuxOk.slice(1)).problems.join('\n'),
+        /onnxruntime_binding\.node is missing: the linux-x64 VSIX has no ONNX Runtime binding/,
+      );
+      assert.deepEqual(platformProblems('linux-x64', [linuxOk[0]]).problems, [
+        `${RT}/linux/x64/onnxruntime_binding.node loads libonnxruntime.so.1, which the VSIX lacks beside it`,
+      ]);
       const noRpath = platformProblems('darwin-arm64', [
-        { name: `${RT}/darwin/arm64/onnxruntime_binding.node`, bytes: macho({ cpu: 0x0100000c, commands: [{ cmd: 0xc, name: '@rpath/libonnxruntime.1.dylib' }] }) },
+        {
+          name: `${RT}/darwin/arm64/onnxruntime_binding.node`,
+          bytes: macho({ cpu: 0x0100000c, commands: [{ cmd: 0xc, name: '@rpath/libonnxruntime.1.dylib' }] }),
+        },
         { name: `${RT}/darwin/arm64/libonnxruntime.1.dylib`, bytes: macho({ cpu: 0x0100000c }) },
       ]);
-      assert.deepEqual(noRpath.problems, [`${RT}/darwin/arm64/onnxruntime_binding.node loads @rpath/libonnxruntime.1.dylib but has no @loader_path rpath to find it beside itself`]);
+      assert.deepEqual(noRpath.problems, [
+        `${RT}/darwin/arm64/onnxruntime_binding.node loads @rpath/libonnxruntime.1.dylib but has no @loader_path rpath to find it beside itself`,
+      ]);
     });
 
     it('accepts a fat Mach-O that holds the target CPU, refuses one that does not', () => {
@@ -135,13 +176,21 @@ describe('VSIXs per platform: which runtime files each carries, and the check of
       assert.deepEqual(platformProblems('universal', linuxOk.slice(2)).problems, []);
       const hidden = platformProblems('universal', [{ name: 'extension/dist/ocr/tesseract-core.wasm', bytes: glibcLib() }]);
       assert.match(hidden.problems.join('\n'), /tesseract-core\.wasm: elf linux x64 .* in the universal VSIX, which must carry no native file/);
-      assert.deepEqual(platformProblems('universal', [{ name: 'extension/dist/x.node', bytes: Buffer.from('module.exports = 1;') }]).problems, ['extension/dist/x.node: named like a native file but neither ELF, Mach-O nor PE']);
+      assert.deepEqual(platformProblems('universal', [{ name: 'extension/dist/x.node', bytes: Buffer.from('module.exports = 1;') }]).problems, [
+        'extension/dist/x.node: named like a native file but neither ELF, Mach-O nor PE',
+      ]);
     });
   });
 
   it("reads a VSIX's target from its manifest and checks the zip's entries", () => {
-    const manifest = (target?: string) => Buffer.from(`<?xml version="1.0"?><PackageManifest><Metadata><Identity Language="en-US" Id="similar-sources" Version="0.1.0" Publisher="similar-sources"${target ? ` TargetPlatform="${target}"` : ''}/></Metadata></PackageManifest>`);
-    const files = [{ name: 'extension/dist/onnxruntime/linux/x64/onnxruntime_binding.node', bytes: glibcBinding() }, { name: 'extension/dist/onnxruntime/linux/x64/libonnxruntime.so.1', bytes: glibcLib() }];
+    const manifest = (target?: string) =>
+      Buffer.from(
+        `<?xml version="1.0"?><PackageManifest><Metadata><Identity Language="en-US" Id="similar-sources" Version="0.1.0" Publisher="similar-sources"${target ? ` TargetPlatform="${target}"` : ''}/></Metadata></PackageManifest>`,
+      );
+    const files = [
+      { name: 'extension/dist/onnxruntime/linux/x64/onnxruntime_binding.node', bytes: glibcBinding() },
+      { name: 'extension/dist/onnxruntime/linux/x64/libonnxruntime.so.1', bytes: glibcLib() },
+    ];
     const write = (name: string, target?: string) => {
       const path = join(tmp, name);
       writeFileSync(path, storedZip([{ name: 'extension.vsixmanifest', bytes: manifest(target) }, ...files]));

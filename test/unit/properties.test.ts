@@ -27,45 +27,56 @@ describe('segmentation properties', function () {
   it('segments lie inside the document, their lines hold their text exactly, ids are unique', async () => {
     await fc.assert(
       // Line endings: LF, CRLF, lone CR (a line break for CommonMark and for VS Code alike), or mixed.
-      fc.asyncProperty(draft, fc.constantFrom('\n', '\r\n', '\r', 'mixed'), fc.boolean(), fc.constantFrom('paragraph', 'sentence', 'section'), async (blocks, eol, bom, granularity) => {
-        let n = 0;
-        const body = blocks.join('\n\n').replace(/\n/g, () => (eol === 'mixed' ? ['\n', '\r', '\r\n'][n++ % 3] : eol));
-        const source = (bom ? '\uFEFF' : '') + body;
-        const lines = source.split(/\r\n|\r|\n/);
-        const { segments } = await segmentMarkdown(source, granularity as 'paragraph');
-        const ids = new Set<string>();
-        for (const s of segments) {
-          assert.ok(s.startLine >= 1 && s.endLine <= lines.length && s.startLine <= s.endLine, `lines ${s.startLine}-${s.endLine} of ${lines.length}`);
-          assert.ok(!ids.has(s.id), `duplicate id ${s.id}`);
-          ids.add(s.id);
-          const span = lines.slice(s.startLine - 1, s.endLine).join('\n');
-          const text = s.text.replace(/\r\n|\r/g, '\n');
-          assert.ok(span.includes(text), `segment text not on its lines ${s.startLine}-${s.endLine}`);
-          // First and last lines are exact: the text starts on startLine and ends on endLine.
-          assert.ok(lines[s.startLine - 1].includes(text.split('\n')[0]));
-          assert.ok(lines[s.endLine - 1].includes(text.split('\n').at(-1)!));
-        }
-      }),
+      fc.asyncProperty(
+        draft,
+        fc.constantFrom('\n', '\r\n', '\r', 'mixed'),
+        fc.boolean(),
+        fc.constantFrom('paragraph', 'sentence', 'section'),
+        async (blocks, eol, bom, granularity) => {
+          let n = 0;
+          const body = blocks.join('\n\n').replace(/\n/g, () => (eol === 'mixed' ? ['\n', '\r', '\r\n'][n++ % 3] : eol));
+          const source = (bom ? '\uFEFF' : '') + body;
+          const lines = source.split(/\r\n|\r|\n/);
+          const { segments } = await segmentMarkdown(source, granularity as 'paragraph');
+          const ids = new Set<string>();
+          for (const s of segments) {
+            assert.ok(s.startLine >= 1 && s.endLine <= lines.length && s.startLine <= s.endLine, `lines ${s.startLine}-${s.endLine} of ${lines.length}`);
+            assert.ok(!ids.has(s.id), `duplicate id ${s.id}`);
+            ids.add(s.id);
+            const span = lines.slice(s.startLine - 1, s.endLine).join('\n');
+            const text = s.text.replace(/\r\n|\r/g, '\n');
+            assert.ok(span.includes(text), `segment text not on its lines ${s.startLine}-${s.endLine}`);
+            // First and last lines are exact: the text starts on startLine and ends on endLine.
+            assert.ok(lines[s.startLine - 1].includes(text.split('\n')[0]));
+            assert.ok(lines[s.endLine - 1].includes(text.split('\n').at(-1)!));
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('ids of the other segments are stable when one paragraph is edited, or one is added', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(sentence, { minLength: 2, maxLength: 15, selector: (s) => s.toLowerCase() }), fc.nat(), sentence, async (paras, at, replacement) => {
-        const blocks = paras.map((p) => `${p} paragraph.`);
-        const before = await segmentMarkdown(blocks.join('\n\n'));
-        const k = at % blocks.length;
-        const edited = [...blocks];
-        edited[k] = `Edited ${replacement} uniquely.`;
-        const after = await segmentMarkdown(edited.join('\n\n'));
-        before.segments.forEach((s, i) => {
-          if (i !== k) assert.equal(after.segments[i].id, s.id);
-        });
-        const added = await segmentMarkdown([...blocks.slice(0, k), `Inserted ${replacement} newly.`, ...blocks.slice(k)].join('\n\n'));
-        const ids = new Set(added.segments.map((s) => s.id));
-        for (const s of before.segments) assert.ok(ids.has(s.id), 'an id changed after an insertion elsewhere');
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(sentence, { minLength: 2, maxLength: 15, selector: (s) => s.toLowerCase() }),
+        fc.nat(),
+        sentence,
+        async (paras, at, replacement) => {
+          const blocks = paras.map((p) => `${p} paragraph.`);
+          const before = await segmentMarkdown(blocks.join('\n\n'));
+          const k = at % blocks.length;
+          const edited = [...blocks];
+          edited[k] = `Edited ${replacement} uniquely.`;
+          const after = await segmentMarkdown(edited.join('\n\n'));
+          before.segments.forEach((s, i) => {
+            if (i !== k) assert.equal(after.segments[i].id, s.id);
+          });
+          const added = await segmentMarkdown([...blocks.slice(0, k), `Inserted ${replacement} newly.`, ...blocks.slice(k)].join('\n\n'));
+          const ids = new Set(added.segments.map((s) => s.id));
+          for (const s of before.segments) assert.ok(ids.has(s.id), 'an id changed after an insertion elsewhere');
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -127,10 +138,15 @@ describe('tokenizer properties', () => {
 
   it('tokenizing two texts joined by a space gives the tokens of each, in order (language fixed)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 120 }), fc.string({ unit: 'grapheme', maxLength: 120 }), fc.constantFrom('en', 'fr'), (a, b, lang) => {
-        const l = lang as 'en' | 'fr';
-        assert.deepEqual(tokenize(`${a} ${b}`, l), [...tokenize(a, l), ...tokenize(b, l)]);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 120 }),
+        fc.string({ unit: 'grapheme', maxLength: 120 }),
+        fc.constantFrom('en', 'fr'),
+        (a, b, lang) => {
+          const l = lang as 'en' | 'fr';
+          assert.deepEqual(tokenize(`${a} ${b}`, l), [...tokenize(a, l), ...tokenize(b, l)]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

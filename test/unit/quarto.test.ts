@@ -56,7 +56,19 @@ describe('Quarto and R Markdown drafts', () => {
       assert.equal(out.length, src.length);
       assert.deepEqual(
         out.split('\r\n').map((l) => l.replace(/ +/g, ' ').trimEnd()),
-        ['', 'Prose in a callout, with rows and items .', '', '![A map](map.png) and [small caps] and .', '## Prices', '# Appendix', ' The ledger', ' Prices by year', ': a definition, left alone', 'Figure shows it.', ''],
+        [
+          '',
+          'Prose in a callout, with rows and items .',
+          '',
+          '![A map](map.png) and [small caps] and .',
+          '## Prices',
+          '# Appendix',
+          ' The ledger',
+          ' Prices by year',
+          ': a definition, left alone',
+          'Figure shows it.',
+          '',
+        ],
       );
     });
 
@@ -80,7 +92,10 @@ describe('Quarto and R Markdown drafts', () => {
       assert.equal(title, 'Bread and the Public Authority');
       assertProseOnly(segments);
       const queries = segments.map((s) => s.query);
-      assert.ok(queries.includes('The price series comes from the municipal accounts, which record what the city paid, not what the bakers charged.'), 'the callout’s prose is a segment');
+      assert.ok(
+        queries.includes('The price series comes from the municipal accounts, which record what the city paid, not what the bakers charged.'),
+        'the callout’s prose is a segment',
+      );
       assert.ok(queries.includes('The grain routes of the western Mediterranean around 1590.'), 'the figure div’s caption is a segment');
       assert.ok(queries.includes('The municipal ledger'), 'a table caption is read without its mark and id');
       const permits = segments.find((s) => s.query.startsWith('The Sicilian crown'));
@@ -182,7 +197,9 @@ describe('Quarto and R Markdown drafts', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
     for (const id of [...DRAFT_LANGUAGES, ...LATEX_LANGUAGES]) {
       assert.ok(pkg.activationEvents.includes(`onLanguage:${id}`), id);
-      for (const m of [...pkg.contributes.menus['editor/title'], ...pkg.contributes.menus.commandPalette, ...pkg.contributes.keybindings].filter((x: { command: string }) => x.command === 'similarSources.findSimilarSources')) {
+      for (const m of [...pkg.contributes.menus['editor/title'], ...pkg.contributes.menus.commandPalette, ...pkg.contributes.keybindings].filter(
+        (x: { command: string }) => x.command === 'similarSources.findSimilarSources',
+      )) {
         assert.match(m.when, new RegExp(`editorLangId == ${id}\\b`));
         assert.match(m.when, /editorLangId in similarSources\.draftLanguages/);
       }

@@ -50,7 +50,11 @@ function sources(n: number): SourceInput[] {
       mtimeMs: 1_600_000_000_000,
       sourceType: i % 4 === 0 ? 'primary' : 'secondary',
       contentHash: `batch-${i}`,
-      extract: async () => ({ pages, pageCount: pages.length, meta: { title: `Source ${i} on ${TOPICS[topic][0]}`, authors: [`Author ${i}`], collections: i % 2 ? ['odd'] : [], titleFrom: 'pdf-info' as const } }),
+      extract: async () => ({
+        pages,
+        pageCount: pages.length,
+        meta: { title: `Source ${i} on ${TOPICS[topic][0]}`, authors: [`Author ${i}`], collections: i % 2 ? ['odd'] : [], titleFrom: 'pdf-info' as const },
+      }),
     };
   });
 }
@@ -74,7 +78,10 @@ describe('batched search (searchMany) and batched analysis', function () {
   it('returns for each item exactly what search() returns, with any filter', async () => {
     const index = await open();
     const r = rng(77);
-    const items = Array.from({ length: 11 }, (_, i) => ({ text: text(i % TOPICS.length, r, 25), vectorText: i % 3 ? `Context ${i}\n${text(i % TOPICS.length, r, 25)}` : undefined }));
+    const items = Array.from({ length: 11 }, (_, i) => ({
+      text: text(i % TOPICS.length, r, 25),
+      vectorText: i % 3 ? `Context ${i}\n${text(i % TOPICS.length, r, 25)}` : undefined,
+    }));
     for (const filter of [undefined, { sourceType: 'primary' as const }, { sourceType: 'both' as const, collections: ['odd'] }]) {
       const many = await index.searchMany(items, { k: 20, filter });
       assert.equal(many.length, items.length);
@@ -91,8 +98,15 @@ describe('batched search (searchMany) and batched analysis', function () {
     const r = rng(5);
     const draft = ['# Trade and the sea', '', ...Array.from({ length: 19 }, (_, i) => [text(i % TOPICS.length, r, 30), '']).flat()].join('\n');
     const progress: number[] = [];
-    const kernel = await analyzeDocument(draft, { useReranking: false }, { index: await open(), workspace: ws, cache: false, onProgress: (p) => progress.push(p.current) });
-    assert.deepEqual(progress, Array.from({ length: 19 }, (_, i) => i + 1));
+    const kernel = await analyzeDocument(
+      draft,
+      { useReranking: false },
+      { index: await open(), workspace: ws, cache: false, onProgress: (p) => progress.push(p.current) },
+    );
+    assert.deepEqual(
+      progress,
+      Array.from({ length: 19 }, (_, i) => i + 1),
+    );
     assert.equal(kernel.stats.segmentsAnalyzed, 19);
     // The same index loaded where WebAssembly SIMD is "unavailable": plain arrays, JS scans.
     const wasm = WebAssembly as { validate: typeof WebAssembly.validate };
@@ -116,16 +130,20 @@ describe('batched search (searchMany) and batched analysis', function () {
     const ac = new AbortController();
     const seen: number[] = [];
     await assert.rejects(
-      analyzeDocument(draft, { useReranking: false }, {
-        index: await open(),
-        workspace: ws,
-        cache: false,
-        signal: ac.signal,
-        onProgress: (p) => {
-          seen.push(p.current);
-          if (p.current === 3) ac.abort();
+      analyzeDocument(
+        draft,
+        { useReranking: false },
+        {
+          index: await open(),
+          workspace: ws,
+          cache: false,
+          signal: ac.signal,
+          onProgress: (p) => {
+            seen.push(p.current);
+            if (p.current === 3) ac.abort();
+          },
         },
-      }),
+      ),
       (e: Error) => errorCode(e) === 'cancelled',
     );
     assert.deepEqual(seen, [1, 2, 3]);
@@ -149,7 +167,11 @@ describe('precomputed vector lists (vectorHitsMany)', () => {
     });
     const accept = (row: number) => row % 7 !== 0;
     for (const params of [{}, { prfRows: 5, prfWeight: 0.5 }, { vectorWeight: 0 }]) {
-      const lists = vectorHitsMany(c, queries.map((q) => q.vector), { accept, params });
+      const lists = vectorHitsMany(
+        c,
+        queries.map((q) => q.vector),
+        { accept, params },
+      );
       assert.equal(lists[4], undefined, 'a vector of another dimension takes no list');
       queries.forEach((q, i) => {
         assert.deepEqual(rankPassages(c, q, { k: 15, accept, params, vectorHits: lists[i] }), rankPassages(c, q, { k: 15, accept, params }));

@@ -78,9 +78,15 @@ describe('segmentMarkdown', () => {
     const edited = DOC.replace('Opening words before any heading', 'Opening words, rewritten, before any heading');
     const b = (await segmentMarkdown(edited)).segments;
     assert.notEqual(a[0].id, b[0].id);
-    assert.deepEqual(a.slice(1).map((s) => s.id), b.slice(1).map((s) => s.id));
+    assert.deepEqual(
+      a.slice(1).map((s) => s.id),
+      b.slice(1).map((s) => s.id),
+    );
     const shifted = (await segmentMarkdown(DOC.replace('Opening words', 'New first paragraph here, with words.\n\nOpening words'))).segments;
-    assert.deepEqual(shifted.slice(1).map((s) => s.id), a.map((s) => s.id));
+    assert.deepEqual(
+      shifted.slice(1).map((s) => s.id),
+      a.map((s) => s.id),
+    );
     assert.equal(shifted[2].startLine, a[1].startLine + 2);
   });
 
@@ -98,8 +104,19 @@ describe('segmentMarkdown', () => {
   it('sentence granularity: sentences of prose blocks with their own lines, case kept', async () => {
     const md = '# T\n\nM. Dupont cite J.-P. Sartre, p. 45.\nIl conclut : « Qui ? » demanda-t-il.[^1] La suite vient.\n\n[^1]: Note.\n';
     const { segments } = await segmentMarkdown(md, 'sentence');
-    assert.deepEqual(segments.map((s) => s.text), ['M. Dupont cite J.-P. Sartre, p. 45.', 'Il conclut : « Qui ? » demanda-t-il.[^1]', 'La suite vient.', 'Note.']);
-    assert.deepEqual(segments.map((s) => [s.startLine, s.endLine]), [[3, 3], [4, 4], [4, 4], [6, 6]]);
+    assert.deepEqual(
+      segments.map((s) => s.text),
+      ['M. Dupont cite J.-P. Sartre, p. 45.', 'Il conclut : « Qui ? » demanda-t-il.[^1]', 'La suite vient.', 'Note.'],
+    );
+    assert.deepEqual(
+      segments.map((s) => [s.startLine, s.endLine]),
+      [
+        [3, 3],
+        [4, 4],
+        [4, 4],
+        [6, 6],
+      ],
+    );
     assert.equal(segments[1].query, 'Il conclut : « Qui ? » demanda-t-il.');
   });
 
@@ -117,6 +134,10 @@ describe('citation markup', () => {
     assert.equal(stripCitationMarkup('Write to me@example.org today'), 'Write to me@example.org today');
   });
   it('finds cited keys', () => {
-    assert.deepEqual([...citedKeys('See [@whitfield2019grain, p. 2; -@braudel1949] and @smith:2020.')].sort(), ['braudel1949', 'smith:2020', 'whitfield2019grain']);
+    assert.deepEqual([...citedKeys('See [@whitfield2019grain, p. 2; -@braudel1949] and @smith:2020.')].sort(), [
+      'braudel1949',
+      'smith:2020',
+      'whitfield2019grain',
+    ]);
   });
 });

@@ -22,7 +22,8 @@ describe('segmentation in a worker thread (bundled dist/segment-worker.js)', fun
   after(() => thread.close());
 
   it('gives exactly what segmenting in this thread gives', async () => {
-    const draft = '---\ntitle: Grain\n---\n# Grain\n\nThe viceroys of Sicily sold export licences, and Genoese houses bought them months ahead [@whitfield2019grain, p. 214].\n\n## Ships\n\nVenice and Naples depended on grain ships from Apulia. M. Dupont wrote, p. 45, that « Qui ? » demanda-t-il.\n';
+    const draft =
+      '---\ntitle: Grain\n---\n# Grain\n\nThe viceroys of Sicily sold export licences, and Genoese houses bought them months ahead [@whitfield2019grain, p. 214].\n\n## Ships\n\nVenice and Naples depended on grain ships from Apulia. M. Dupont wrote, p. 45, that « Qui ? » demanda-t-il.\n';
     for (const g of ['section', 'paragraph', 'sentence'] as const) {
       assert.deepEqual(await thread.segment(draft, g, { minWords: 4 }), await segmentMarkdown(draft, g, { minWords: 4 }), g);
     }
@@ -34,7 +35,8 @@ describe('segmentation in a worker thread (bundled dist/segment-worker.js)', fun
   });
 
   it('keeps the calling thread free while a large draft is segmented (event-loop delay printed)', async () => {
-    const paragraph = 'The grain trade of the Mediterranean ran on licences sold by the viceroys, and on ships that carried wheat from Sicily to Genoa and Venice. ';
+    const paragraph =
+      'The grain trade of the Mediterranean ran on licences sold by the viceroys, and on ships that carried wheat from Sicily to Genoa and Venice. ';
     const draft = Array.from({ length: 4000 }, (_, i) => `${i % 50 === 0 ? `## Part ${i}\n\n` : ''}${paragraph.repeat(3)}\n`).join('\n');
     // The longest gap between ticks of a 5 ms timer: how long this thread was held.
     const measure = async (f: () => Promise<unknown>) => {
@@ -55,7 +57,9 @@ describe('segmentation in a worker thread (bundled dist/segment-worker.js)', fun
     await thread.segment('warm up', 'paragraph');
     const inWorker = await measure(() => thread.segment(draft, 'paragraph'));
     const inThread = await measure(() => segmentMarkdown(draft, 'paragraph'));
-    console.log(`      ${(draft.length / 1e6).toFixed(1)} MB draft: in the worker ${inWorker.ms} ms, this thread held at most ${inWorker.held} ms; in this thread ${inThread.ms} ms, held ${inThread.held} ms`);
+    console.log(
+      `      ${(draft.length / 1e6).toFixed(1)} MB draft: in the worker ${inWorker.ms} ms, this thread held at most ${inWorker.held} ms; in this thread ${inThread.ms} ms, held ${inThread.held} ms`,
+    );
     assert.deepEqual(inWorker.r, inThread.r);
   });
 });

@@ -5,12 +5,7 @@ const texts = (s: string) => splitSentences(s).map((x) => x.text);
 
 describe('splitSentences', () => {
   it('splits plain English and French sentences without altering text', () => {
-    assert.deepEqual(texts('The harvest failed. Prices doubled! Why? Nobody knew.'), [
-      'The harvest failed.',
-      'Prices doubled!',
-      'Why?',
-      'Nobody knew.',
-    ]);
+    assert.deepEqual(texts('The harvest failed. Prices doubled! Why? Nobody knew.'), ['The harvest failed.', 'Prices doubled!', 'Why?', 'Nobody knew.']);
     assert.deepEqual(texts('La récolte fut mauvaise. Les prix doublèrent.'), ['La récolte fut mauvaise.', 'Les prix doublèrent.']);
   });
 

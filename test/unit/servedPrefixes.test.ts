@@ -33,13 +33,35 @@ describe('served models: query/passage prefixes for ollama and openai', function
   };
 
   it('matches a served model name loosely against the known models', () => {
-    for (const name of ['intfloat/multilingual-e5-small', 'multilingual-e5-small', 'Xenova/multilingual-e5-small', 'jeffh/intfloat-multilingual-e5-small:f16', 'multilingual-e5-small-Q8_0.gguf', 'intfloat/e5-base-v2', 'multilingual-e5-large:latest']) {
+    for (const name of [
+      'intfloat/multilingual-e5-small',
+      'multilingual-e5-small',
+      'Xenova/multilingual-e5-small',
+      'jeffh/intfloat-multilingual-e5-small:f16',
+      'multilingual-e5-small-Q8_0.gguf',
+      'intfloat/e5-base-v2',
+      'multilingual-e5-large:latest',
+    ]) {
       assert.deepEqual(servedModelPrefixes(name), E5, name);
     }
-    for (const name of ['bge-small-en-v1.5', 'BAAI/bge-small-en-v1.5', 'Xenova/bge-small-en-v1.5', 'bge-large-en-v1.5:f16', 'mxbai-embed-large', 'mixedbread-ai/mxbai-embed-large-v1', 'mxbai-embed-large:335m']) {
+    for (const name of [
+      'bge-small-en-v1.5',
+      'BAAI/bge-small-en-v1.5',
+      'Xenova/bge-small-en-v1.5',
+      'bge-large-en-v1.5:f16',
+      'mxbai-embed-large',
+      'mixedbread-ai/mxbai-embed-large-v1',
+      'mxbai-embed-large:335m',
+    ]) {
       assert.deepEqual(servedModelPrefixes(name), BGE, name);
     }
-    for (const name of ['nomic-embed-text', 'nomic-embed-text:latest', 'nomic-embed-text:v1.5', 'nomic-ai/nomic-embed-text-v1.5', 'nomic-embed-text-v1.5.f16.gguf']) {
+    for (const name of [
+      'nomic-embed-text',
+      'nomic-embed-text:latest',
+      'nomic-embed-text:v1.5',
+      'nomic-ai/nomic-embed-text-v1.5',
+      'nomic-embed-text-v1.5.f16.gguf',
+    ]) {
       assert.deepEqual(servedModelPrefixes(name), NOMIC, name);
     }
     // Known to the local table, without prefixes.
@@ -57,7 +79,10 @@ describe('served models: query/passage prefixes for ollama and openai', function
     const p = new OpenAIProvider({ baseUrl: s.url, model });
     await p.embed(['q'], { kind: 'query' });
     await p.embed(['d1', 'd2'], { kind: 'passage' });
-    assert.deepEqual(s.requests.map((r) => r.body.input), [['query: q'], ['passage: d1', 'passage: d2']]);
+    assert.deepEqual(
+      s.requests.map((r) => r.body.input),
+      [['query: q'], ['passage: d1', 'passage: d2']],
+    );
 
     // Explicit prefixes win; an explicit '' means none.
     const none = new OpenAIProvider({ baseUrl: s.url, model, queryPrefix: '', passagePrefix: '' });
@@ -66,7 +91,10 @@ describe('served models: query/passage prefixes for ollama and openai', function
     const custom = new OpenAIProvider({ baseUrl: s.url, model, queryPrefix: 'Q> ', passagePrefix: 'P> ' });
     await custom.embed(['q'], { kind: 'query' });
     await custom.embed(['d'], { kind: 'passage' });
-    assert.deepEqual(s.requests.slice(2).map((r) => r.body.input), [['q'], ['d'], ['Q> q'], ['P> d']]);
+    assert.deepEqual(
+      s.requests.slice(2).map((r) => r.body.input),
+      [['q'], ['d'], ['Q> q'], ['P> d']],
+    );
 
     // The passage prefix names the stored vectors; no prefix keeps the key of before (no re-embedding).
     assert.match(none.key, /^openai-intfloat_multilingual-e5-small_127\.0\.0\.1_\d+$/);
@@ -108,8 +136,9 @@ describe('served models: query/passage prefixes for ollama and openai', function
     assert.notEqual(new OllamaProvider({ host: s.url, passagePrefix: '' }).key, nomic.key);
   });
 
-  it('local: a prefix override other than the table\'s names other vectors (key) and analyses (queryKey)', () => {
-    const make = (spec: { queryPrefix?: string; passagePrefix?: string } = {}) => new LocalProvider({ model: 'Xenova/multilingual-e5-small', modelDir: '/nonexistent', spec });
+  it("local: a prefix override other than the table's names other vectors (key) and analyses (queryKey)", () => {
+    const make = (spec: { queryPrefix?: string; passagePrefix?: string } = {}) =>
+      new LocalProvider({ model: 'Xenova/multilingual-e5-small', modelDir: '/nonexistent', spec });
     const plain = make();
     assert.equal(plain.key, 'local-xenova_multilingual-e5-small');
     // Its queries are embedded twice (queryAlsoAsPassage): analyses cached before that are not reused.
@@ -154,11 +183,20 @@ describe('served models: query/passage prefixes for ollama and openai', function
     await custom.embed(['x'], { kind: 'query' });
     await custom.embed(['y'], { kind: 'passage' });
     // The first request of each is the dimension probe (a query).
-    assert.deepEqual(s.requests.map((r) => r.body.input), [['query: dimension probe'], ['query: x'], ['find: dimension probe'], ['find: x'], ['y']]);
+    assert.deepEqual(
+      s.requests.map((r) => r.body.input),
+      [['query: dimension probe'], ['query: x'], ['find: dimension probe'], ['find: x'], ['y']],
+    );
 
     const ol = (await createProvider(cfg({ provider: 'ollama', ollamaPassagePrefix: 'doc: ' }))).provider;
     await ol.embed(['z'], { kind: 'passage' });
-    assert.deepEqual(o.requests.filter((r) => r.path === '/api/embed').map((r) => r.body.input).at(-1), ['doc: z']);
+    assert.deepEqual(
+      o.requests
+        .filter((r) => r.path === '/api/embed')
+        .map((r) => r.body.input)
+        .at(-1),
+      ['doc: z'],
+    );
   });
 });
 
@@ -178,7 +216,9 @@ describe('CLI: --query-prefix / --passage-prefix for openai and ollama', functio
   const beir = join(root, 'beir');
   before(() => {
     if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['scripts/build.mjs']).status, 0);
-    const docs = ['grain ships Sicily', 'railway clocks', 'plague quarantine'].map((t, i) => JSON.stringify({ _id: `d${i}`, title: `Note ${i}`, text: `An account of ${t}.` }));
+    const docs = ['grain ships Sicily', 'railway clocks', 'plague quarantine'].map((t, i) =>
+      JSON.stringify({ _id: `d${i}`, title: `Note ${i}`, text: `An account of ${t}.` }),
+    );
     mkdirSync(join(beir, 'qrels'), { recursive: true });
     writeFileSync(join(beir, 'corpus.jsonl'), docs.join('\n') + '\n');
     writeFileSync(join(beir, 'queries.jsonl'), JSON.stringify({ _id: 'q0', text: 'grain' }) + '\n');
@@ -194,13 +234,36 @@ describe('CLI: --query-prefix / --passage-prefix for openai and ollama', functio
       assert.equal(a.code, 0, a.stderr);
       const inputs = s.requests.flatMap((r) => r.body.input as string[]);
       assert.ok(inputs.includes('query: grain'), inputs.join(' | '));
-      assert.ok(inputs.some((t) => t.startsWith('passage: ') && t.includes('grain ships Sicily')), inputs.join(' | '));
+      assert.ok(
+        inputs.some((t) => t.startsWith('passage: ') && t.includes('grain ships Sicily')),
+        inputs.join(' | '),
+      );
       s.requests.length = 0;
-      const b = await cli(['eval', '--beir', beir, '--split', 'train', '--provider', 'openai', '--openai-url', s.url, '--openai-model', model, '--query-prefix', 'Q: ', '--passage-prefix', '', '--json']);
+      const b = await cli([
+        'eval',
+        '--beir',
+        beir,
+        '--split',
+        'train',
+        '--provider',
+        'openai',
+        '--openai-url',
+        s.url,
+        '--openai-model',
+        model,
+        '--query-prefix',
+        'Q: ',
+        '--passage-prefix',
+        '',
+        '--json',
+      ]);
       assert.equal(b.code, 0, b.stderr);
       const again = s.requests.flatMap((r) => r.body.input as string[]);
       assert.ok(again.includes('Q: grain'), again.join(' | '));
-      assert.ok(again.some((t) => t.includes('grain ships Sicily') && !t.startsWith('passage: ')), again.join(' | '));
+      assert.ok(
+        again.some((t) => t.includes('grain ships Sicily') && !t.startsWith('passage: ')),
+        again.join(' | '),
+      );
       assert.notEqual(JSON.parse(a.stdout).provider, JSON.parse(b.stdout).provider);
     } finally {
       await s.close();
@@ -214,7 +277,10 @@ describe('CLI: --query-prefix / --passage-prefix for openai and ollama', functio
       assert.equal(r.code, 0, r.stderr);
       const inputs = s.requests.filter((x) => x.path === '/api/embed').flatMap((x) => x.body.input as string[]);
       assert.ok(inputs.includes('Q: grain'), inputs.join(' | '));
-      assert.ok(inputs.some((t) => t.startsWith('search_document: ')), inputs.join(' | '));
+      assert.ok(
+        inputs.some((t) => t.startsWith('search_document: ')),
+        inputs.join(' | '),
+      );
     } finally {
       await s.close();
     }

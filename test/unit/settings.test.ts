@@ -47,7 +47,14 @@ describe('settings: one schema (shared/settings.ts)', () => {
   });
 
   it('replaces a value of the wrong type or out of range by its default, and says so', () => {
-    const raw: Record<string, unknown> = { maxResults: 50, granularity: 'chapter', libraryFolders: 'lib', useReranking: 'yes', similarityThreshold: 0.4, minWords: 2.5 };
+    const raw: Record<string, unknown> = {
+      maxResults: 50,
+      granularity: 'chapter',
+      libraryFolders: 'lib',
+      useReranking: 'yes',
+      similarityThreshold: 0.4,
+      minWords: 2.5,
+    };
     const { settings, problems } = resolveSettings((k) => raw[k]);
     assert.equal(settings.maxResults, 5);
     assert.equal(settings.granularity, 'paragraph');
@@ -56,12 +63,20 @@ describe('settings: one schema (shared/settings.ts)', () => {
     assert.equal(settings.similarityThreshold, 0.4, 'a valid value is kept');
     assert.equal(settings.minWords, 4);
     assert.equal(problems.length, 5);
-    assert.ok(problems.some((p) => /similarSources\.maxResults must be from 1 to 20 \(got 50\); using 5/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /similarSources\.maxResults must be from 1 to 20 \(got 50\); using 5/.test(p)),
+      problems.join('\n'),
+    );
     assert.ok(problems.some((p) => /granularity must be one of section, paragraph, sentence/.test(p)));
   });
 
   it('reads the reranking setting of earlier versions (true/false) as auto/off, without a problem', () => {
-    for (const [raw, mode] of [[true, 'auto'], [false, 'off'], ['on', 'on'], ['off', 'off']] as const) {
+    for (const [raw, mode] of [
+      [true, 'auto'],
+      [false, 'off'],
+      ['on', 'on'],
+      ['off', 'off'],
+    ] as const) {
       const { settings, problems } = resolveSettings((k) => (k === 'useReranking' ? raw : undefined));
       assert.equal(settings.useReranking, mode, String(raw));
       assert.deepEqual(problems, []);
@@ -81,7 +96,13 @@ describe('settings: one schema (shared/settings.ts)', () => {
 describe("a workspace's library, resolved once for the CLI and the extension", () => {
   it('resolves folders against the workspace, expands ~, and falls back to the workspace itself', () => {
     const ws = resolve('/tmp/ws');
-    const s = { ...defaultSettings(), libraryFolders: ['sources', '~/Zotero/storage', '/abs/lib'], bibliographyFile: '~/lib.bib', primarySourceFolders: ['~/archives', 'sources/primary'], exclude: ['drafts/**'] };
+    const s = {
+      ...defaultSettings(),
+      libraryFolders: ['sources', '~/Zotero/storage', '/abs/lib'],
+      bibliographyFile: '~/lib.bib',
+      primarySourceFolders: ['~/archives', 'sources/primary'],
+      exclude: ['drafts/**'],
+    };
     const lib = resolveLibrary(ws, s, '/home/u');
     assert.deepEqual(lib.folders, [join(ws, 'sources'), '/home/u/Zotero/storage', '/abs/lib']);
     assert.equal(lib.fromSettings, true);
@@ -95,7 +116,10 @@ describe("a workspace's library, resolved once for the CLI and the extension", (
   it('reads .vscode/settings.json with comments and trailing commas, and reports a broken one', async () => {
     const ws = mkdtempSync(join(tmpdir(), 'ss-set-'));
     mkdirSync(join(ws, '.vscode'));
-    writeFileSync(join(ws, '.vscode', 'settings.json'), '{\n // the library\n "similarSources.libraryFolders": ["lib"], /* and */ "similarSources.maxResults": 99,\n}');
+    writeFileSync(
+      join(ws, '.vscode', 'settings.json'),
+      '{\n // the library\n "similarSources.libraryFolders": ["lib"], /* and */ "similarSources.maxResults": 99,\n}',
+    );
     const r = await readWorkspaceSettings(ws);
     assert.deepEqual(r.settings.libraryFolders, ['lib']);
     assert.equal(r.settings.maxResults, 5);
@@ -120,8 +144,14 @@ describe("a workspace's library, resolved once for the CLI and the extension", (
     mkdirSync(home);
     copyFileSync(files[names[1]], join(home, 'from-home.pdf'));
     mkdirSync(join(ws, '.vscode'));
-    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'similarSources.libraryFolders': ['library', '~/Zotero'], 'similarSources.exclude': ['drafts/**', '**/encrypted.pdf'] }));
-    const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'index', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, HOME: fakeHome } });
+    writeFileSync(
+      join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'similarSources.libraryFolders': ['library', '~/Zotero'], 'similarSources.exclude': ['drafts/**', '**/encrypted.pdf'] }),
+    );
+    const r = spawnSync(process.execPath, [resolve('dist/cli.js'), 'index', '--workspace', ws, '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: fakeHome },
+    });
     rmSync(fakeHome, { recursive: true, force: true });
     assert.equal(r.status, 0, r.stderr);
     const indexed: string[] = JSON.parse(r.stdout).files;

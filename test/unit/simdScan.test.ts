@@ -7,7 +7,7 @@ import { dotRow, sampledDots, topKDot, topKDotMany } from '../../src/core/retrie
 /** Deterministic values in [-0.5, 0.5). */
 function fill(m: Float32Array, seed: number): Float32Array {
   let s = seed;
-  for (let i = 0; i < m.length; i++) m[i] = ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5;
+  for (let i = 0; i < m.length; i++) m[i] = (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5;
   return m;
 }
 
@@ -84,9 +84,16 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
           }
           // Eleven queries: a group of eight through dot8x8, then one of three.
           const qs = queries(11, dim, dim + count + 5);
-          for (const k of [1, 10, count + 3]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+          for (const k of [1, 10, count + 3])
+            assert.deepEqual(
+              topKDotMany(kern, dim, count, qs, k),
+              qs.map((q) => topKDot(plain, dim, count, q, k)),
+            );
           const accept = (r: number) => r % 3 !== 1;
-          assert.deepEqual(topKDotMany(kern, dim, count, qs, 7, accept), qs.map((q) => topKDot(plain, dim, count, q, 7, accept)));
+          assert.deepEqual(
+            topKDotMany(kern, dim, count, qs, 7, accept),
+            qs.map((q) => topKDot(plain, dim, count, q, 7, accept)),
+          );
         });
       }
     }
@@ -108,7 +115,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       for (const q of qs.slice(0, 3)) {
         for (const k of [1, 50, 999]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
       }
-      for (const k of [1, 50, 999]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+      for (const k of [1, 50, 999])
+        assert.deepEqual(
+          topKDotMany(kern, dim, count, qs, k),
+          qs.map((q) => topKDot(plain, dim, count, q, k)),
+        );
     });
 
     it('stays exact with rows of NaN, ∞, zeros, huge or tiny values, and with a zero query', () => {
@@ -127,7 +138,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       for (const q of qs) {
         for (const k of [1, 20, count]) assert.deepEqual(topKDot(kern, dim, count, q, k), topKDot(plain, dim, count, q, k));
       }
-      for (const k of [1, 20, count]) assert.deepEqual(topKDotMany(kern, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
+      for (const k of [1, 20, count])
+        assert.deepEqual(
+          topKDotMany(kern, dim, count, qs, k),
+          qs.map((q) => topKDot(plain, dim, count, q, k)),
+        );
     });
 
     describe('vectors too big for the kernel memory: an ordinary array, its int8 copy in the memory', () => {
@@ -142,12 +157,22 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
             const qs = queries(9, dim, dim + count + 3);
             const accept = (r: number) => r % 3 !== 1;
             // Before the int8 copy is made: the JS scan.
-            assert.deepEqual(topKDotMany(m, dim, count, qs, 10), qs.map((q) => topKDot(plain, dim, count, q, 10)));
+            assert.deepEqual(
+              topKDotMany(m, dim, count, qs, 10),
+              qs.map((q) => topKDot(plain, dim, count, q, 10)),
+            );
             quantizeVectors(m, dim, count);
             assert.equal(quantizedRows(m), count);
             assert.deepEqual(topKDot(m, dim, count, qs[0], 7, accept), topKDot(plain, dim, count, qs[0], 7, accept));
-            for (const k of [1, 10, count + 3]) assert.deepEqual(topKDotMany(m, dim, count, qs, k), qs.map((q) => topKDot(plain, dim, count, q, k)));
-            assert.deepEqual(topKDotMany(m, dim, count, qs, 7, accept), qs.map((q) => topKDot(plain, dim, count, q, 7, accept)));
+            for (const k of [1, 10, count + 3])
+              assert.deepEqual(
+                topKDotMany(m, dim, count, qs, k),
+                qs.map((q) => topKDot(plain, dim, count, q, k)),
+              );
+            assert.deepEqual(
+              topKDotMany(m, dim, count, qs, 7, accept),
+              qs.map((q) => topKDot(plain, dim, count, q, 7, accept)),
+            );
             assert.deepEqual(sampledDots(m, dim, count, 3, qs.slice(0, 2)), sampledDots(plain, dim, count, 3, qs.slice(0, 2)));
           });
         }
@@ -190,7 +215,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
       mem.kernel.dot8x8(ptr, count, dim, queryPtr, mem.outPtr);
       const codes = mem.int8!.codes;
       for (let i = 0; i < 8; i++) {
-        assert.deepEqual(Array.from({ length: count }, (_, r) => out[r * 8 + i]), alone[i], `query ${i}`);
+        assert.deepEqual(
+          Array.from({ length: count }, (_, r) => out[r * 8 + i]),
+          alone[i],
+          `query ${i}`,
+        );
         // and both are the true integer dot products
         const r = count - 1;
         let want = 0;
@@ -255,9 +284,16 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
     const { kern, plain } = pair(count, dim, 11);
     // Rows 3, 4096 (other side of a block boundary) and 4500 are the same long vector: exact ties, on top.
     const q = fill(new Float32Array(dim), 42);
-    for (const r of [3, 4096, 4500]) kern.set(q.map((x) => 4 * x), r * dim);
+    for (const r of [3, 4096, 4500])
+      kern.set(
+        q.map((x) => 4 * x),
+        r * dim,
+      );
     plain.set(kern);
-    assert.deepEqual(topKDot(kern, dim, count, q, 3).map((h) => h.id), [3, 4096, 4500]);
+    assert.deepEqual(
+      topKDot(kern, dim, count, q, 3).map((h) => h.id),
+      [3, 4096, 4500],
+    );
     assert.deepEqual(topKDot(kern, dim, count, q, 0), []);
     assert.deepEqual(topKDot(kern, dim, count, q, -2), []);
     assert.equal(topKDot(kern, dim, count, q, count + 10).length, count);
@@ -284,7 +320,11 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
   });
 
   it('topKDotMany equals topKDot per query, for any number of queries, in kernel memory or not', () => {
-    for (const [dim, count] of [[512, 4097], [12, 5], [13, 300]] as const) {
+    for (const [dim, count] of [
+      [512, 4097],
+      [12, 5],
+      [13, 300],
+    ] as const) {
       const { kern, plain } = pair(count, dim, dim);
       for (const n of [0, 1, 2, 3, 4, 5, 9]) {
         const qs = queries(n, dim, n * 7 + 1);
@@ -299,7 +339,13 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
   });
 
   it('sampledDots gives dotRow of every step-th row, in kernel memory or not', () => {
-    for (const [dim, count, step] of [[512, 9000, 4], [12, 5, 1], [16, 4097, 1], [384, 2001, 2000], [13, 40, 3]] as const) {
+    for (const [dim, count, step] of [
+      [512, 9000, 4],
+      [12, 5, 1],
+      [16, 4097, 1],
+      [384, 2001, 2000],
+      [13, 40, 3],
+    ] as const) {
       const { kern, plain } = pair(count, dim, count);
       for (const n of [1, 3, 6]) {
         const qs = queries(n, dim, dim + n);
@@ -326,7 +372,10 @@ describe('SIMD vector scan (WebAssembly kernel)', function () {
     fill(m, 9);
     const qs = queries(5, 16);
     const plain = Float32Array.from(m);
-    assert.deepEqual(topKDotMany(m, 16, 50, qs, 10), qs.map((q) => topKDot(plain, 16, 50, q, 10)));
+    assert.deepEqual(
+      topKDotMany(m, 16, 50, qs, 10),
+      qs.map((q) => topKDot(plain, 16, 50, q, 10)),
+    );
   });
 
   it('ships a dotKernelWasm.ts compiled from the current dotKernel.wat', () => {

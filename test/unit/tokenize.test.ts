@@ -87,7 +87,7 @@ describe('languageOf', () => {
   });
 });
 
-describe('languageHint (the fusion\'s cross-language test)', () => {
+describe("languageHint (the fusion's cross-language test)", () => {
   it('tells the language of a sentence by one function word, else by a French-only letter', async () => {
     const { languageHint } = await import('../../src/core/text/tokenize');
     assert.equal(languageHint('Tom slept with them.'), 'en');

@@ -23,7 +23,8 @@ describe('untrusted text (shared/untrusted.ts)', () => {
   });
 
   it('writes Markdown in which nothing is markup or a link, and every character reads as written', () => {
-    const hostile = '**bold** [x](javascript:alert(1)) ![i](https://e.com/i.png) <img src=x onerror=alert(1)> https://example.com/a.png www.example.com me@example.com `code` # h';
+    const hostile =
+      '**bold** [x](javascript:alert(1)) ![i](https://e.com/i.png) <img src=x onerror=alert(1)> https://example.com/a.png www.example.com me@example.com `code` # h';
     const md = markdownText(hostile, 1000);
     assert.doesNotMatch(md.replace(/&#\d+;/g, ''), /[*[\]()<>`#!:@&]/, 'no structural character is left literal');
     assert.doesNotMatch(md, /https?:\/\//);
@@ -68,7 +69,11 @@ describe('untrusted text (shared/untrusted.ts)', () => {
       const shown = terminalText(NAME, 1000);
       assert.doesNotMatch(shown, UNSAFE);
       assert.equal(shown, 'evil\\x1b[2J\\x1b]8;;mailto:a@x.example\\x07link\\x1b]8;;\\x07\\u202etxt.exe\\nfake line\\r.pdf');
-      assert.equal(terminalText('a\u009b2Jb\u0000c\u007f\td\u2028\u{e0041}\u00ad', 100), 'a\\x9b2Jb\\x00c\\x7f\\td\\u2028\\u{e0041}\\xad', 'C1, NUL, DEL, tab, separators, tags');
+      assert.equal(
+        terminalText('a\u009b2Jb\u0000c\u007f\td\u2028\u{e0041}\u00ad', 100),
+        'a\\x9b2Jb\\x00c\\x7f\\td\\u2028\\u{e0041}\\xad',
+        'C1, NUL, DEL, tab, separators, tags',
+      );
       assert.equal(terminalText('x\ud800y', 100), 'x\\ud800y', 'a lone surrogate');
       assert.equal(terminalText('Une société — שלום, 😀 C:\\dir', 100), 'Une société — שלום, 😀 C:\\dir', 'letters, scripts, emoji and backslashes stay');
     });

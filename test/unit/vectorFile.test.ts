@@ -17,7 +17,10 @@ describe('vector shard files (vectra protobuf layout)', function () {
     const src = items(50, 384);
     const out = decodeVectorFile(encodeVectorFile(src));
     assert.equal(out.dim, 384);
-    assert.deepEqual(out.ids, src.map((x) => x.id));
+    assert.deepEqual(
+      out.ids,
+      src.map((x) => x.id),
+    );
     for (let i = 0; i < src.length; i++) assert.deepEqual(out.vectors.subarray(i * 384, (i + 1) * 384), src[i].vector);
   });
 
@@ -29,7 +32,10 @@ describe('vector shard files (vectra protobuf layout)', function () {
     const index = new LocalIndex(ours, undefined, undefined, new ProtobufCodec());
     assert.equal(index.indexName, VECTOR_FILE);
     const listed = await index.listItems();
-    assert.deepEqual(listed.map((x) => x.id), src.map((x) => x.id));
+    assert.deepEqual(
+      listed.map((x) => x.id),
+      src.map((x) => x.id),
+    );
     listed.forEach((x, i) => {
       assert.deepEqual(Float32Array.from(x.vector), src[i].vector);
       const norm = Math.sqrt(src[i].vector.reduce((s, v) => s + v * v, 0));
@@ -41,7 +47,10 @@ describe('vector shard files (vectra protobuf layout)', function () {
     await v.createIndex({ version: 1, deleteIfExists: true });
     await v.batchInsertItems(src.map((x) => ({ id: x.id, vector: Array.from(x.vector), metadata: {} })));
     const back = decodeVectorFile(await fs.readFile(join(theirs, v.indexName)));
-    assert.deepEqual(back.ids, src.map((x) => x.id));
+    assert.deepEqual(
+      back.ids,
+      src.map((x) => x.id),
+    );
     assert.deepEqual(back.vectors, Float32Array.from(src.flatMap((x) => Array.from(x.vector))));
   });
 

@@ -36,12 +36,22 @@ describe('write faults injected at the atomic write path', function () {
     writeFileSync(join(lib, 'n.pdf'), buildPdf(smallPdfSpec(200, 1)));
     rmSync(join(lib, 'p5.pdf'));
   };
-  const run = async (ws: string) => updateIndex((await libraryInputs({ folders: [lib], baseDir: root })).inputs, { workspace: ws, provider: new EmbeddedProvider(), commitEvery: 1, keepPageTexts: true });
+  const run = async (ws: string) =>
+    updateIndex((await libraryInputs({ folders: [lib], baseDir: root })).inputs, {
+      workspace: ws,
+      provider: new EmbeddedProvider(),
+      commitEvery: 1,
+      keepPageTexts: true,
+    });
 
   /** Makes the `nth` atomic write from now on (1-based) fail with ENOSPC; returns how many were attempted. */
   function failWrite(nth: number): { count: () => number } {
     let n = 0;
-    (fsp as { open: typeof fsp.open }).open = (async (file: Parameters<typeof fsp.open>[0], flags?: Parameters<typeof fsp.open>[1], mode?: Parameters<typeof fsp.open>[2]) => {
+    (fsp as { open: typeof fsp.open }).open = (async (
+      file: Parameters<typeof fsp.open>[0],
+      flags?: Parameters<typeof fsp.open>[1],
+      mode?: Parameters<typeof fsp.open>[2],
+    ) => {
       const handle = await realOpen(file, flags, mode);
       if (!String(file).includes('.tmp-') || flags !== 'w') return handle;
       if (++n !== nth) return handle;
@@ -85,7 +95,11 @@ describe('write faults injected at the atomic write path', function () {
       const snap = (await snapshotIndex(ws, key))!;
       assert.equal(betweenBuilds(snap, clean1, clean2), undefined, `write ${nth}`);
       await LibraryIndex.open(ws, new EmbeddedProvider());
-      assert.deepEqual(readdirSync(indexDir(ws), { recursive: true }).filter((f) => /\.tmp-|index\.lock/.test(String(f))), [], `write ${nth}`);
+      assert.deepEqual(
+        readdirSync(indexDir(ws), { recursive: true }).filter((f) => /\.tmp-|index\.lock/.test(String(f))),
+        [],
+        `write ${nth}`,
+      );
       await run(ws);
       assert.deepEqual(await snapshotIndex(ws, key), clean2, `write ${nth}: the next run`);
     }

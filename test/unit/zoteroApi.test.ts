@@ -41,10 +41,20 @@ function seed(z: FakeZotero, dir: string) {
   };
   const thesis = z.putCollection('users/0', 'Thesis');
   const ch2 = z.putCollection('users/0', 'Chapter 2', thesis);
-  const a = z.put('users/0', article('Notes on the Analytical Engine', { citationKey: 'lovelace1843', DOI: '10.1/ae', tags: [{ tag: 'primary' }], collections: [ch2] }));
+  const a = z.put(
+    'users/0',
+    article('Notes on the Analytical Engine', { citationKey: 'lovelace1843', DOI: '10.1/ae', tags: [{ tag: 'primary' }], collections: [ch2] }),
+  );
   const aPdf = z.put('users/0', pdfAttachment(a, 'Full Text'), file('ae.pdf'));
-  const b = z.put('users/0', article('On Computable Numbers', { date: 'c. 1936', creators: [{ creatorType: 'author', name: 'Turing Institute' }], collections: [thesis] }));
-  const bPdf = z.put('users/0', { itemType: 'attachment', linkMode: 'linked_file', contentType: 'application/pdf', path: 'attachments:papers/turing.pdf', title: 'Linked', parentItem: b }, file('turing.pdf'));
+  const b = z.put(
+    'users/0',
+    article('On Computable Numbers', { date: 'c. 1936', creators: [{ creatorType: 'author', name: 'Turing Institute' }], collections: [thesis] }),
+  );
+  const bPdf = z.put(
+    'users/0',
+    { itemType: 'attachment', linkMode: 'linked_file', contentType: 'application/pdf', path: 'attachments:papers/turing.pdf', title: 'Linked', parentItem: b },
+    file('turing.pdf'),
+  );
   const c = z.put('users/0', article('Missing Paper'));
   z.put('users/0', pdfAttachment(c, 'Gone'), join(dir, 'not-there.pdf'));
   z.put('users/0', { itemType: 'note', note: '<p>a note</p>', parentItem: a });
@@ -105,7 +115,13 @@ describe('Zotero local API reader', function () {
   it('reads items, PDFs and their files, nested collections, tags, highlights and groups, leaving the trash and notes out', async () => {
     const s = await new LocalApiReader({ baseUrl: z.url, pageSize: 3 }).read();
     assert.equal(s.via, 'local-api');
-    assert.deepEqual(s.libraries.map((l) => [l.id, l.type, l.name]), [['users/0', 'user', 'My Library'], ['groups/4711', 'group', 'Reading Group']]);
+    assert.deepEqual(
+      s.libraries.map((l) => [l.id, l.type, l.name]),
+      [
+        ['users/0', 'user', 'My Library'],
+        ['groups/4711', 'group', 'Reading Group'],
+      ],
+    );
     assert.match(s.stamp, /^local-api:FAKESERVER1:users\/0@\d+,groups\/4711@\d+$/);
     // Pages of 3: the user library's 12 live objects take several requests.
     assert.ok(z.requests.filter((r) => r.startsWith('/api/users/0/items?sort')).length >= 4, z.requests.join('\n'));
@@ -120,7 +136,10 @@ describe('Zotero local API reader', function () {
     assert.equal(a.year, 1843);
     assert.deepEqual(a.tags, ['primary']);
     assert.deepEqual(a.collections, ['Thesis/Chapter 2']);
-    assert.deepEqual(a.attachments.map((x) => [x.key, x.path, x.missing]), [[ids.aPdf, join(dir, 'ae.pdf'), undefined]]);
+    assert.deepEqual(
+      a.attachments.map((x) => [x.key, x.path, x.missing]),
+      [[ids.aPdf, join(dir, 'ae.pdf'), undefined]],
+    );
     const b = byTitle.get('On Computable Numbers')!;
     assert.equal(b.year, 1936);
     assert.equal(b.citekey, '');
@@ -131,12 +150,25 @@ describe('Zotero local API reader', function () {
     assert.ok(z.requests.includes(`/api/users/0/items/${ids.bPdf}/file/view/url`));
     const c = byTitle.get('Missing Paper')!;
     assert.equal(c.attachments[0].missing, true);
-    assert.ok(s.warnings.some((w) => w.includes('not-there.pdf') && w.includes('Missing Paper')), s.warnings.join('\n'));
+    assert.ok(
+      s.warnings.some((w) => w.includes('not-there.pdf') && w.includes('Missing Paper')),
+      s.warnings.join('\n'),
+    );
     const alone = s.items.find((i) => i.key === ids.alone)!;
     assert.equal(alone.itemType, 'attachment');
     assert.equal(alone.attachments[0].path, join(dir, 'alone.pdf'));
     assert.deepEqual(s.annotations, [
-      { key: ids.hl, attachmentKey: ids.aPdf, type: 'highlight', text: 'the engine weaves algebraical patterns', comment: 'key claim', pageLabel: '12', pageIndex: 11, color: '#ffd400', dateModified: undefined },
+      {
+        key: ids.hl,
+        attachmentKey: ids.aPdf,
+        type: 'highlight',
+        text: 'the engine weaves algebraical patterns',
+        comment: 'key claim',
+        pageLabel: '12',
+        pageIndex: 11,
+        color: '#ffd400',
+        dateModified: undefined,
+      },
     ]);
     assert.deepEqual(s.collections.map((x) => x.path).sort(), ['Thesis', 'Thesis/Chapter 2']);
     const group = byTitle.get('Group Paper')!;
@@ -153,7 +185,13 @@ describe('Zotero local API reader', function () {
     z.put('users/0', { key: ids.b, title: 'On Computable Numbers, Revised' });
     z.trash('users/0', ids.c);
     z.erase('users/0', ids.alone);
-    const hl2 = z.put('users/0', { itemType: 'annotation', parentItem: ids.aPdf, annotationType: 'underline', annotationText: 'new', annotationPosition: '{"pageIndex":2}' });
+    const hl2 = z.put('users/0', {
+      itemType: 'annotation',
+      parentItem: ids.aPdf,
+      annotationType: 'underline',
+      annotationText: 'new',
+      annotationPosition: '{"pageIndex":2}',
+    });
     z.requests.length = 0;
     const second = await reader.read();
     assert.ok(z.requests.includes(`/api/users/0/items?sort=dateAdded&direction=asc&since=${v}&start=0&limit=1000`), z.requests.join('\n'));
@@ -172,7 +210,10 @@ describe('Zotero local API reader', function () {
     z.put('users/0', { key: d, title: 'A Newer Title' });
     z.requests.length = 0;
     const third = await new LocalApiReader({ baseUrl: z.url }).read({ previous: second });
-    assert.ok(z.requests.some((r) => r.includes(`since=${second.libraries[0].version}`)), z.requests.join('\n'));
+    assert.ok(
+      z.requests.some((r) => r.includes(`since=${second.libraries[0].version}`)),
+      z.requests.join('\n'),
+    );
     assert.deepEqual(canonical(third), canonical(await new LocalApiReader({ baseUrl: z.url }).read()));
   });
 
@@ -195,7 +236,10 @@ describe('Zotero local API reader', function () {
     z.put('users/0', article('Later'));
     z.requests.length = 0;
     await sharedLocalApiReader({ baseUrl: z.url, dataDir: dir }).read();
-    assert.ok(z.requests.some((r) => r.includes('since=')), z.requests.join('\n'));
+    assert.ok(
+      z.requests.some((r) => r.includes('since=')),
+      z.requests.join('\n'),
+    );
   });
 
   it('asks nothing more than the versions when nothing changed, and reads everything again from another Zotero', async () => {
@@ -204,7 +248,10 @@ describe('Zotero local API reader', function () {
     z.requests.length = 0;
     const again = await reader.read();
     assert.equal(again.stamp, first.stamp);
-    assert.deepEqual(z.requests.filter((r) => !r.includes('format=versions') && !r.endsWith('/groups')), []);
+    assert.deepEqual(
+      z.requests.filter((r) => !r.includes('format=versions') && !r.endsWith('/groups')),
+      [],
+    );
     // Versions of one Zotero mean nothing to another (Zotero-Server-ID differs): full read.
     z.serverId = 'OTHERSERVER';
     z.requests.length = 0;
@@ -219,7 +266,10 @@ describe('Zotero local API reader', function () {
     z.put('groups/4711', article('Second Group Paper'));
     z.failPaths = /^\/api\/groups\/4711\//;
     const s = await reader.read();
-    assert.ok(s.warnings.some((w) => w.includes('"Reading Group"') && w.includes('500')), s.warnings.join('\n'));
+    assert.ok(
+      s.warnings.some((w) => w.includes('"Reading Group"') && w.includes('500')),
+      s.warnings.join('\n'),
+    );
     assert.ok(s.items.some((i) => i.title === 'Group Paper'));
     assert.ok(!s.items.some((i) => i.title === 'Second Group Paper'));
     assert.equal(s.items.length, first.items.length);
@@ -229,7 +279,10 @@ describe('Zotero local API reader', function () {
 
   it('gives up on a server that does not answer, and on a cancelled read', async () => {
     z.hangPaths = /\/items$/;
-    await assert.rejects(new LocalApiReader({ baseUrl: z.url, timeoutMs: 300 }).read(), (e: Error) => e instanceof ZoteroUnavailable && /did not answer within 300 ms/.test(e.message));
+    await assert.rejects(
+      new LocalApiReader({ baseUrl: z.url, timeoutMs: 300 }).read(),
+      (e: Error) => e instanceof ZoteroUnavailable && /did not answer within 300 ms/.test(e.message),
+    );
     const cancel = new AbortController();
     const reading = new LocalApiReader({ baseUrl: z.url }).read({ signal: cancel.signal });
     setTimeout(() => cancel.abort(), 50);
@@ -244,7 +297,10 @@ describe('Zotero local API reader', function () {
     writeFileSync(join(dataDir, 'storage', att, 'stored.pdf'), '%PDF-1.4\n');
     z.put('users/0', { ...pdfAttachment(item, 'Stored PDF'), key: att }, join(dataDir, 'storage', att, 'stored.pdf'));
     assert.equal((await new LocalApiReader({ baseUrl: z.url, dataDir }).read()).dataDir, dataDir);
-    await assert.rejects(new LocalApiReader({ baseUrl: z.url, dataDir: join(dir, 'Other') }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.message.includes(dataDir) && !e.hint);
+    await assert.rejects(
+      new LocalApiReader({ baseUrl: z.url, dataDir: join(dir, 'Other') }).read(),
+      (e: Error) => e instanceof ZoteroUnavailable && e.message.includes(dataDir) && !e.hint,
+    );
   });
 
   it('bounds what it reads from the server', async () => {
@@ -252,12 +308,15 @@ describe('Zotero local API reader', function () {
   });
 
   it("bounds each item's fields and lists, and leaves out an object whose key is not a Zotero key (issue 35)", async () => {
-    const huge = z.put('users/0', article('t'.repeat(10 * 1024 * 1024), {
-      creators: Array.from({ length: 1000 }, (_, i) => ({ creatorType: 'author', lastName: `L${i}${'l'.repeat(5000)}` })).concat([null as never]),
-      tags: Array.from({ length: 1000 }, (_, i) => ({ tag: `t${i}${'x'.repeat(5000)}` })),
-      extra: `${'\n'.repeat(100_000)}Citation Key: ${'k'.repeat(300)}`,
-      DOI: 'd'.repeat(100_000),
-    }));
+    const huge = z.put(
+      'users/0',
+      article('t'.repeat(10 * 1024 * 1024), {
+        creators: Array.from({ length: 1000 }, (_, i) => ({ creatorType: 'author', lastName: `L${i}${'l'.repeat(5000)}` })).concat([null as never]),
+        tags: Array.from({ length: 1000 }, (_, i) => ({ tag: `t${i}${'x'.repeat(5000)}` })),
+        extra: `${'\n'.repeat(100_000)}Citation Key: ${'k'.repeat(300)}`,
+        DOI: 'd'.repeat(100_000),
+      }),
+    );
     z.put('users/0', { ...article('Hostile key'), key: '../../x' });
     const s = await new LocalApiReader({ baseUrl: z.url }).read();
     const it = s.items.find((i) => i.key === huge)!;
@@ -273,7 +332,10 @@ describe('Zotero local API reader', function () {
 
   it('says Zotero is not running when nothing answers, and how to enable the API on 403', async () => {
     z.enabled = false;
-    await assert.rejects(new LocalApiReader({ baseUrl: z.url }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.hint === ENABLE_LOCAL_API_HINT && /local API is off/.test(e.message));
+    await assert.rejects(
+      new LocalApiReader({ baseUrl: z.url }).read(),
+      (e: Error) => e instanceof ZoteroUnavailable && e.hint === ENABLE_LOCAL_API_HINT && /local API is off/.test(e.message),
+    );
     const closed = new FakeZotero();
     const url = await closed.start();
     await closed.close();
@@ -290,7 +352,27 @@ describe('Zotero reader chain and Better BibTeX', function () {
   /** Stands in for the database copy reader (tested in its own file): a second path that answers. */
   const databasePath = (items: number): ZoteroReader => ({
     name: 'database',
-    read: async () => ({ via: 'database', dataDir: '/data', libraries: [{ id: '1', type: 'user', name: 'My Library' }], items: Array.from({ length: items }, (_, i) => ({ key: `K${i}`, libraryId: '1', itemType: 'book', creators: [], citekey: '', citekeyFrom: 'generated' as const, collections: [], tags: [], deleted: false, attachments: [] })), collections: [], annotations: [], stamp: 'db', warnings: [] }),
+    read: async () => ({
+      via: 'database',
+      dataDir: '/data',
+      libraries: [{ id: '1', type: 'user', name: 'My Library' }],
+      items: Array.from({ length: items }, (_, i) => ({
+        key: `K${i}`,
+        libraryId: '1',
+        itemType: 'book',
+        creators: [],
+        citekey: '',
+        citekeyFrom: 'generated' as const,
+        collections: [],
+        tags: [],
+        deleted: false,
+        attachments: [],
+      })),
+      collections: [],
+      annotations: [],
+      stamp: 'db',
+      warnings: [],
+    }),
   });
 
   it('falls through a refusing local API to the next reader and gives the enable hint once', async () => {
@@ -303,11 +385,17 @@ describe('Zotero reader chain and Better BibTeX', function () {
     assert.match(first.message, /copy of its database \(\/data\): 2 items in 1 library/);
     const second = await readZotero([new LocalApiReader({ baseUrl: z.url }), databasePath(2)], { betterBibtex: { baseUrl: z.url }, shownHints: shown });
     assert.deepEqual(second.hints, [], 'said once');
-    await assert.rejects(readZotero([new LocalApiReader({ baseUrl: z.url })], {}), (e: Error) => e instanceof ZoteroUnavailable && e.hint === ENABLE_LOCAL_API_HINT);
+    await assert.rejects(
+      readZotero([new LocalApiReader({ baseUrl: z.url })], {}),
+      (e: Error) => e instanceof ZoteroUnavailable && e.hint === ENABLE_LOCAL_API_HINT,
+    );
   });
 
-  it('fills empty citekeys from Better BibTeX, keeps Zotero\'s own, and leaves the rest to the next source', async () => {
-    z.bbt = new Map([[ids.b, 'turing1936computable'], [ids.a, 'notUsed']]);
+  it("fills empty citekeys from Better BibTeX, keeps Zotero's own, and leaves the rest to the next source", async () => {
+    z.bbt = new Map([
+      [ids.b, 'turing1936computable'],
+      [ids.a, 'notUsed'],
+    ]);
     const leftover: string[] = [];
     const r = await readZotero([new LocalApiReader({ baseUrl: z.url })], {
       betterBibtex: { baseUrl: z.url },
@@ -330,9 +418,16 @@ describe('Zotero reader chain and Better BibTeX', function () {
       for (const i of s.items) if (!i.citekey) Object.assign(i, { citekey: `gen-${i.title}`, citekeyFrom: 'generated' });
     };
     const first = await readZotero([new LocalApiReader({ baseUrl: z.url })], { betterBibtex: { baseUrl: z.url }, fillCitekeys: generate });
-    z.bbt = new Map([[ids.b, 'turing1936computable'], [ids.c, 'missing2020']]);
+    z.bbt = new Map([
+      [ids.b, 'turing1936computable'],
+      [ids.c, 'missing2020'],
+    ]);
     z.put('users/0', article('Another'));
-    const second = await readZotero([new LocalApiReader({ baseUrl: z.url })], { previous: first.snapshot, betterBibtex: { baseUrl: z.url }, fillCitekeys: generate });
+    const second = await readZotero([new LocalApiReader({ baseUrl: z.url })], {
+      previous: first.snapshot,
+      betterBibtex: { baseUrl: z.url },
+      fillCitekeys: generate,
+    });
     const key = (k: string) => second.snapshot.items.find((i) => i.key === k)!;
     assert.equal(key(ids.b).citekey, 'turing1936computable', 'a key changed in Better BibTeX is seen');
     assert.deepEqual([key(ids.c).citekey, key(ids.c).citekeyFrom], ['missing2020', 'better-bibtex']);
@@ -341,9 +436,18 @@ describe('Zotero reader chain and Better BibTeX', function () {
   });
 
   it('asks Better BibTeX with the keys given and is silent when it is not installed', async () => {
-    z.bbt = new Map([['ABCD2345', 'a2020'], ['3:EFGH6789', 'g2021']]);
+    z.bbt = new Map([
+      ['ABCD2345', 'a2020'],
+      ['3:EFGH6789', 'g2021'],
+    ]);
     const got = await betterBibtexKeys(['ABCD2345', '3:EFGH6789', 'NOPE2345'], { baseUrl: z.url, batchSize: 2 });
-    assert.deepEqual([...got!], [['ABCD2345', 'a2020'], ['3:EFGH6789', 'g2021']]);
+    assert.deepEqual(
+      [...got!],
+      [
+        ['ABCD2345', 'a2020'],
+        ['3:EFGH6789', 'g2021'],
+      ],
+    );
     z.bbt = undefined;
     assert.equal(await betterBibtexKeys(['ABCD2345'], { baseUrl: z.url }), undefined);
     const r = await readZotero([new LocalApiReader({ baseUrl: z.url })], { betterBibtex: { baseUrl: z.url } });
@@ -372,7 +476,13 @@ describe('Zotero watch', function () {
     const changes: string[] = [];
     let noticed!: (s: string) => void;
     const changed = new Promise<string>((resolve) => (noticed = resolve));
-    const w = watchZotero({ localApi: { baseUrl: z.url }, since: before.stamp, intervalMs: 50, debounceMs: 100, onChange: (s) => (changes.push(s), noticed(s)) });
+    const w = watchZotero({
+      localApi: { baseUrl: z.url },
+      since: before.stamp,
+      intervalMs: 50,
+      debounceMs: 100,
+      onChange: (s) => (changes.push(s), noticed(s)),
+    });
     try {
       z.put('users/0', article('Second'));
       const stamp = await changed;
@@ -414,7 +524,14 @@ describe('Zotero watch', function () {
     let noticed!: (s: string) => void;
     const changed = new Promise<string>((resolve) => (noticed = resolve));
     const errors: Error[] = [];
-    const w = watchZotero({ localApi: { baseUrl: z.url }, dataDir: async () => dir, intervalMs: 50, debounceMs: 50, onChange: (s) => noticed(s), onError: (e) => errors.push(e) });
+    const w = watchZotero({
+      localApi: { baseUrl: z.url },
+      dataDir: async () => dir,
+      intervalMs: 50,
+      debounceMs: 50,
+      onChange: (s) => noticed(s),
+      onError: (e) => errors.push(e),
+    });
     try {
       // Let the first look take the baseline, then Zotero writes to its WAL.
       while (w.stamp === undefined) await new Promise((r) => setTimeout(r, 20));

@@ -23,7 +23,9 @@ const EXAMPLE_PDF = path.resolve('examples/library/zheng-he-voyages.pdf');
 /** `p`, or a failure after `ms`: a read that hangs fails the test instead of the run. */
 function within<T>(p: Promise<T>, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms: a hang`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms: a hang`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 const read = (dataDir: string, o: { tempDir?: string } = {}) => within(new ZoteroDatabaseReader({ dataDir, ...o }).read());
@@ -111,7 +113,10 @@ describe('Zotero bounds: fields of any length (row 9)', function () {
     assert.equal(c.tags.length, ZOTERO_LIMITS.tags);
     assert.ok(c.tags.every((t) => t.length <= ZOTERO_LIMITS.tag));
     assert.ok(c.collections.length <= ZOTERO_LIMITS.collections);
-    assert.ok(c.collections.every((p) => p.length <= ZOTERO_LIMITS.collectionPath && p.split('/').length <= ZOTERO_LIMITS.collectionDepth + 1), 'paths bounded in depth and length');
+    assert.ok(
+      c.collections.every((p) => p.length <= ZOTERO_LIMITS.collectionPath && p.split('/').length <= ZOTERO_LIMITS.collectionDepth + 1),
+      'paths bounded in depth and length',
+    );
     const w = warningsOf(snap);
     assert.match(w, new RegExp(`title \\(over ${ZOTERO_LIMITS.title} characters\\): item ${c.key}`));
     assert.match(w, new RegExp(`creators \\(over ${ZOTERO_LIMITS.creators}: the first kept\\): item ${c.key}`));
@@ -129,7 +134,11 @@ describe('Zotero bounds: fields of any length (row 9)', function () {
     mkdirSync(ws);
     const home = path.join(root, 'home');
     mkdirSync(home);
-    const r = spawnSync(process.execPath, [path.resolve('dist/cli.js'), 'index', '--zotero', lib.dataDir, '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, HOME: home }, timeout: 90_000 });
+    const r = spawnSync(process.execPath, [path.resolve('dist/cli.js'), 'index', '--zotero', lib.dataDir, '--workspace', ws, '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+      timeout: 90_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     const manifest = statSync(path.join(ws, '.similar-sources', 'manifest.json')).size;
     // Before: 20 MB (the title twice) and 3.4 GB of memory; a library of 7 ordinary PDFs makes a few KB.
@@ -175,7 +184,10 @@ describe('Zotero bounds: stored files stay in storage/ (row 10)', function () {
 
   it('storage:../… and a key "../x" are refused with a warning naming the attachment; no file outside is listed', () => {
     const paths = snap.items.flatMap((i) => i.attachments.filter((a) => a.path && !a.missing).map((a) => a.path!));
-    assert.ok(paths.every((p) => p.startsWith(path.join(lib.dataDir, 'storage') + path.sep) || !p.startsWith(lib.dataDir)), paths.join('\n'));
+    assert.ok(
+      paths.every((p) => p.startsWith(path.join(lib.dataDir, 'storage') + path.sep) || !p.startsWith(lib.dataDir)),
+      paths.join('\n'),
+    );
     assert.ok(!paths.some((p) => p.includes('secret') || p === path.join(root, 'x', 'paper.pdf')), paths.join('\n'));
     const w = warningsOf(snap);
     assert.match(w, /attachment UPP22222[^;]*: its file "\.\.\/secret\.pdf" is outside its folder in Zotero's storage/);
@@ -190,17 +202,26 @@ describe('Zotero bounds: stored files stay in storage/ (row 10)', function () {
     assert.match(w, /LNK22222\/paper\.pdf is a link to a file outside Zotero's storage folder, not read \(attachment LNK22222/);
     assert.match(w, /DIR22222\/secret\.pdf is a link to a file outside Zotero's storage folder, not read \(attachment DIR22222/);
     const nopdf = snap.items.find((i) => i.key === lib.items.nopdf)!;
-    assert.ok(nopdf.attachments.every((a) => a.missing), 'none of them is indexed');
+    assert.ok(
+      nopdf.attachments.every((a) => a.missing),
+      'none of them is indexed',
+    );
   });
 
   it('the files still index as before: stored ones with their storage root, linked ones anywhere', () => {
     const commune = snap.items.find((i) => i.key === lib.items.commune)!;
-    assert.deepEqual(commune.attachments.map((a) => [a.path, a.within]), [
-      [lib.attachments.commune, [path.join(lib.dataDir, 'storage')]],
-      [lib.attachments.commune2, [path.join(lib.dataDir, 'storage')]],
-    ]);
+    assert.deepEqual(
+      commune.attachments.map((a) => [a.path, a.within]),
+      [
+        [lib.attachments.commune, [path.join(lib.dataDir, 'storage')]],
+        [lib.attachments.commune2, [path.join(lib.dataDir, 'storage')]],
+      ],
+    );
     const railway = snap.items.find((i) => i.key === lib.items.railway)!;
-    assert.deepEqual([railway.attachments[0].path, railway.attachments[0].within, railway.attachments[0].missing], [lib.attachments.railway, undefined, undefined]);
+    assert.deepEqual(
+      [railway.attachments[0].path, railway.attachments[0].within, railway.attachments[0].missing],
+      [lib.attachments.railway, undefined, undefined],
+    );
   });
 
   it('a storage folder that is itself a link (moved to another disk) is still read', async () => {
@@ -224,13 +245,20 @@ describe('Zotero bounds: stored files stay in storage/ (row 10)', function () {
     const file = path.join(storage, 'SWP22222', 'paper.pdf');
     mkdirSync(path.dirname(file));
     copyFileSync(EXAMPLE_PDF, file);
-    const { inputs, dispose } = await libraryInputs({ folders: [], ocr: 'off', extraFiles: [{ path: file, bib: { citekey: 'k', authors: [], collections: [] }, sourceType: 'secondary', within: [storage] }] });
+    const { inputs, dispose } = await libraryInputs({
+      folders: [],
+      ocr: 'off',
+      extraFiles: [{ path: file, bib: { citekey: 'k', authors: [], collections: [] }, sourceType: 'secondary', within: [storage] }],
+    });
     try {
       assert.equal((await inputs[0].readBytes!()).length, statSync(EXAMPLE_PDF).size);
       rmSync(file);
       symlinkSync(path.join(outside, 'secret.pdf'), file);
       // Skipped with the reason, as any PDF that cannot be read.
-      await assert.rejects(inputs[0].readBytes!(), (e: Error & { kind?: string }) => e.kind === 'unreadable' && /^it is a link to a file outside Zotero's storage folder, not read$/.test(e.message));
+      await assert.rejects(
+        inputs[0].readBytes!(),
+        (e: Error & { kind?: string }) => e.kind === 'unreadable' && /^it is a link to a file outside Zotero's storage folder, not read$/.test(e.message),
+      );
     } finally {
       await dispose();
     }
@@ -256,7 +284,10 @@ describe('Zotero bounds: FIFOs in the place of Zotero’s files (row 11)', funct
     try {
       const s = await read(lib.dataDir, { tempDir: tmp });
       assert.equal(s.items.length, 9);
-      assert.match(warningsOf(s), /zotero\.sqlite-wal is a FIFO \(named pipe\), not a regular file: not read as a Zotero's write-ahead log; the database was read without it/);
+      assert.match(
+        warningsOf(s),
+        /zotero\.sqlite-wal is a FIFO \(named pipe\), not a regular file: not read as a Zotero's write-ahead log; the database was read without it/,
+      );
       assert.deepEqual(copiesLeft(), []);
     } finally {
       rmSync(wal);
@@ -269,8 +300,13 @@ describe('Zotero bounds: FIFOs in the place of Zotero’s files (row 11)', funct
     renameSync(db, kept);
     execFileSync('mkfifo', [db]);
     try {
-      await assert.rejects(read(lib.dataDir, { tempDir: tmp }), (e: Error) => e instanceof ZoteroUnavailable && /zotero\.sqlite is a FIFO \(named pipe\)/.test(e.message));
-      const loaded = await within(loadZoteroLibrary({ dataDir: lib.dataDir, home: root }, { readers: (loc) => [new ZoteroDatabaseReader({ dataDir: loc.dataDir, tempDir: tmp })] }));
+      await assert.rejects(
+        read(lib.dataDir, { tempDir: tmp }),
+        (e: Error) => e instanceof ZoteroUnavailable && /zotero\.sqlite is a FIFO \(named pipe\)/.test(e.message),
+      );
+      const loaded = await within(
+        loadZoteroLibrary({ dataDir: lib.dataDir, home: root }, { readers: (loc) => [new ZoteroDatabaseReader({ dataDir: loc.dataDir, tempDir: tmp })] }),
+      );
       assert.equal(loaded.loaded, undefined);
       assert.match(loaded.warnings.join('\n'), /Zotero: .*zotero\.sqlite is a FIFO/);
       assert.deepEqual(copiesLeft(), []);
@@ -287,7 +323,10 @@ describe('Zotero bounds: FIFOs in the place of Zotero’s files (row 11)', funct
     await assert.rejects(read(bad, { tempDir: tmp }), ZoteroUnavailable);
     const ac = new AbortController();
     ac.abort();
-    await assert.rejects(within(new ZoteroDatabaseReader({ dataDir: lib.dataDir, tempDir: tmp }).read({ signal: ac.signal })), (e: Error & { code?: string }) => e.code === 'cancelled');
+    await assert.rejects(
+      within(new ZoteroDatabaseReader({ dataDir: lib.dataDir, tempDir: tmp }).read({ signal: ac.signal })),
+      (e: Error & { code?: string }) => e.code === 'cancelled',
+    );
     assert.deepEqual(copiesLeft(), []);
   });
 });

@@ -22,11 +22,26 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
   let hash: string;
   let indexed: { files: string[]; sources: number; warnings: string[] };
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData') } });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, HOME: home, APPDATA: path.join(home, 'AppData') } });
   const search = (q: string, ...more: string[]) => {
     const r = cli('search', q, '--workspace', ws, '--json', '--k', '20', ...more);
     assert.equal(r.status, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { results: { path: string; title: string; citekey: string | null; authors: string[]; year: number | null; highlight: { text: string; comment?: string } | null; doi?: string; itemType?: string; tags?: string[] }[] }).results;
+    return (
+      JSON.parse(r.stdout) as {
+        results: {
+          path: string;
+          title: string;
+          citekey: string | null;
+          authors: string[];
+          year: number | null;
+          highlight: { text: string; comment?: string } | null;
+          doi?: string;
+          itemType?: string;
+          tags?: string[];
+        }[];
+      }
+    ).results;
   };
 
   before(function () {
@@ -38,7 +53,10 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     home = path.join(root, 'home');
     const profile = path.join(home, '.zotero', 'zotero', 'Profiles', 'x1y2.default');
     mkdirSync(profile, { recursive: true });
-    writeFileSync(path.join(home, '.zotero', 'zotero', 'profiles.ini'), '[General]\nStartWithLastProfile=1\n\n[Profile0]\nName=default\nIsRelative=1\nPath=Profiles/x1y2.default\nDefault=1\n');
+    writeFileSync(
+      path.join(home, '.zotero', 'zotero', 'profiles.ini'),
+      '[General]\nStartWithLastProfile=1\n\n[Profile0]\nName=default\nIsRelative=1\nPath=Profiles/x1y2.default\nDefault=1\n',
+    );
     writeFileSync(path.join(profile, 'prefs.js'), profilePrefs({ 'extensions.zotero.baseAttachmentPath': path.join(root, 'base') }));
     hash = sha256File(path.join(lib.dataDir, 'zotero.sqlite'));
     const r = cli('index', '--zotero', lib.dataDir, '--workspace', ws, '--json');
@@ -51,7 +69,10 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     const expected = ['commune', 'commune2', 'exode', 'railway', 'hanse', 'iceage', 'standalone'].map((n) => lib.attachments[n]).sort();
     assert.deepEqual([...indexed.files].sort(), expected);
     assert.ok(!indexed.files.includes(lib.attachments.grain), 'the trashed item is not indexed');
-    assert.ok(indexed.warnings.some((w) => w.includes(lib.attachments.maximum)), 'the missing file is named');
+    assert.ok(
+      indexed.warnings.some((w) => w.includes(lib.attachments.maximum)),
+      'the missing file is named',
+    );
   });
 
   it('search hits carry Zotero’s title, authors, year and citekey', () => {
@@ -101,7 +122,10 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
 
   it('analyze: one card per Zotero item, though each of its PDFs is indexed', () => {
     const draft = path.join(root, 'commune.md');
-    writeFileSync(draft, '# Draft\n\nThe Paris Commune of 1871 was a municipal revolution, proclaimed in March after the siege; the Annales later wrote its long history.\n');
+    writeFileSync(
+      draft,
+      '# Draft\n\nThe Paris Commune of 1871 was a municipal revolution, proclaimed in March after the siege; the Annales later wrote its long history.\n',
+    );
     const r = cli('analyze', draft, '--workspace', ws, '--json', '--no-cache', '--threshold', '0');
     assert.equal(r.status, 0, r.stderr);
     const recs = (JSON.parse(r.stdout) as { segments: { recommendations: { citekey: string | null; path: string }[] }[] }).segments[0].recommendations;
@@ -113,7 +137,10 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
 
   it('check knows the keys of items without a PDF, not those of trashed items', () => {
     const draft = path.join(root, 'draft.md');
-    writeFileSync(draft, '# Draft\n\nPrinting changed everything [@eisenstein1979PrintingReformationFiles]. The Commune [@lissagaray1876]. Bread [@kaplan1971].\n');
+    writeFileSync(
+      draft,
+      '# Draft\n\nPrinting changed everything [@eisenstein1979PrintingReformationFiles]. The Commune [@lissagaray1876]. Bread [@kaplan1971].\n',
+    );
     const r = cli('check', draft, '--workspace', ws, '--zotero', lib.dataDir, '--json');
     const verdicts = (JSON.parse(r.stdout) as { citations: { key: string; status: string }[] }).citations.map((c) => [c.key, c.status]);
     assert.deepEqual(verdicts, [
@@ -129,7 +156,10 @@ describe('CLI: index and search a Zotero library directly (--zotero)', function 
     assert.ok(keys.includes('eisenstein1979PrintingReformationFiles') && keys.includes('lissagaray1876'));
     assert.ok(!keys.includes('kaplan1971'), 'not the trashed item');
     assert.equal(entries.length, 1 + 8 + 1500 - 1 - 1500 / 50, 'named items, the standalone PDF and the filler, less the trashed');
-    assert.deepEqual(entries.find((e) => e.citekey === 'lissagaray1876'), { citekey: 'lissagaray1876', title: 'The Paris Commune of 1871', authors: ['Lissagaray, Prosper-Olivier'], year: 1871 });
+    assert.deepEqual(
+      entries.find((e) => e.citekey === 'lissagaray1876'),
+      { citekey: 'lissagaray1876', title: 'The Paris Commune of 1871', authors: ['Lissagaray, Prosper-Olivier'], year: 1871 },
+    );
   });
 
   it('--zotero with a folder that holds no Zotero database says so and indexes the rest', () => {

@@ -16,7 +16,11 @@ describe('Zotero: finding the data directory', function () {
   beforeEach(() => (home = mkdtempSync(path.join(tmpdir(), 'zhome-'))));
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  const profile = (root: string, prefs: string, ini = '[General]\nStartWithLastProfile=1\n\n[Profile1]\nName=old\nIsRelative=1\nPath=Profiles/old.old\n\n[Profile0]\nName=default\nIsRelative=1\nPath=Profiles/abcd.default\nDefault=1\n') => {
+  const profile = (
+    root: string,
+    prefs: string,
+    ini = '[General]\nStartWithLastProfile=1\n\n[Profile1]\nName=old\nIsRelative=1\nPath=Profiles/old.old\n\n[Profile0]\nName=default\nIsRelative=1\nPath=Profiles/abcd.default\nDefault=1\n',
+  ) => {
     mkdirSync(path.join(root, 'Profiles', 'abcd.default'), { recursive: true });
     mkdirSync(path.join(root, 'Profiles', 'old.old'), { recursive: true });
     writeFileSync(path.join(root, 'profiles.ini'), ini);
@@ -31,9 +35,21 @@ describe('Zotero: finding the data directory', function () {
 
   it('Linux: the default profile’s extensions.zotero.dataDir, with the linked-attachment base directory', async () => {
     const data = withDb(path.join(home, 'Research', 'ZoteroData'));
-    profile(path.join(home, '.zotero', 'zotero'), `// Mozilla User Preferences\nuser_pref("extensions.zotero.dataDir", ${JSON.stringify(data)});\nuser_pref("extensions.zotero.useDataDir", true);\nuser_pref("extensions.zotero.baseAttachmentPath", "/papers");\n`);
+    profile(
+      path.join(home, '.zotero', 'zotero'),
+      `// Mozilla User Preferences\nuser_pref("extensions.zotero.dataDir", ${JSON.stringify(data)});\nuser_pref("extensions.zotero.useDataDir", true);\nuser_pref("extensions.zotero.baseAttachmentPath", "/papers");\n`,
+    );
     const loc = await locateZotero({ home, platform: 'linux', env: {} });
-    assert.deepEqual({ ...loc, prefsFile: path.relative(home, loc.prefsFile!) }, { dataDir: data, from: 'prefs', prefsFile: path.join('.zotero', 'zotero', 'Profiles', 'abcd.default', 'prefs.js'), baseAttachmentPath: '/papers', exists: true });
+    assert.deepEqual(
+      { ...loc, prefsFile: path.relative(home, loc.prefsFile!) },
+      {
+        dataDir: data,
+        from: 'prefs',
+        prefsFile: path.join('.zotero', 'zotero', 'Profiles', 'abcd.default', 'prefs.js'),
+        baseAttachmentPath: '/papers',
+        exists: true,
+      },
+    );
   });
 
   it('reads prefs.js again only when it changed (the watch looks Zotero up every 2 s)', async () => {
@@ -112,8 +128,17 @@ describe('Zotero: finding the data directory', function () {
 
   it('parses prefs.js values and profiles.ini sections', () => {
     const p = parsePrefs('user_pref("a", "x\\"y");\nuser_pref("b", 12);\n  user_pref("c", false);\n// user_pref("d", "commented");\nuser_pref("e", "\\x41");');
-    assert.deepEqual([...p], [['a', 'x"y'], ['b', 12], ['c', false]]);
-    assert.deepEqual(parseProfilesIni('[Profile0]\r\nPath=C:\\abs\\p\r\nIsRelative=0\r\n[Install123]\r\nDefault=Profiles/x\r\n'), [{ path: 'C:\\abs\\p', isRelative: false, isDefault: false }]);
+    assert.deepEqual(
+      [...p],
+      [
+        ['a', 'x"y'],
+        ['b', 12],
+        ['c', false],
+      ],
+    );
+    assert.deepEqual(parseProfilesIni('[Profile0]\r\nPath=C:\\abs\\p\r\nIsRelative=0\r\n[Install123]\r\nDefault=Profiles/x\r\n'), [
+      { path: 'C:\\abs\\p', isRelative: false, isDefault: false },
+    ]);
   });
 
   it('resolveLibrary carries the Zotero request unless the setting is off', () => {
@@ -134,11 +159,31 @@ describe('Zotero: finding the data directory', function () {
 });
 
 describe('Zotero: citation keys', () => {
-  const item = (key: string, o: Partial<ZoteroItem> = {}): ZoteroItem => ({ key, libraryId: '1', itemType: 'journalArticle', creators: [], citekey: '', citekeyFrom: 'generated', collections: [], tags: [], deleted: false, attachments: [], ...o });
+  const item = (key: string, o: Partial<ZoteroItem> = {}): ZoteroItem => ({
+    key,
+    libraryId: '1',
+    itemType: 'journalArticle',
+    creators: [],
+    citekey: '',
+    citekeyFrom: 'generated',
+    collections: [],
+    tags: [],
+    deleted: false,
+    attachments: [],
+    ...o,
+  });
 
   it("generates Better BibTeX's auth.lower + year + shorttitle, ASCII, skipping function words", () => {
-    assert.equal(generatedKeyBase(item('A', { creators: [{ creatorType: 'author', firstName: 'Émile', lastName: 'Durkheim' }], year: 1897, title: 'Le suicide: étude de sociologie' })), 'durkheim1897LeSuicideEtude');
-    assert.equal(generatedKeyBase(item('B', { creators: [{ creatorType: 'editor', lastName: 'Østergård' }], year: 2001, title: 'On the Origin of Species' })), 'ostergard2001OriginSpecies');
+    assert.equal(
+      generatedKeyBase(
+        item('A', { creators: [{ creatorType: 'author', firstName: 'Émile', lastName: 'Durkheim' }], year: 1897, title: 'Le suicide: étude de sociologie' }),
+      ),
+      'durkheim1897LeSuicideEtude',
+    );
+    assert.equal(
+      generatedKeyBase(item('B', { creators: [{ creatorType: 'editor', lastName: 'Østergård' }], year: 2001, title: 'On the Origin of Species' })),
+      'ostergard2001OriginSpecies',
+    );
     assert.equal(generatedKeyBase(item('C')), 'zoteroC');
   });
 

@@ -32,11 +32,17 @@ describe('Zotero database reader', function () {
     // 8 named + 2000 filler items + a PDF without a parent; notes, child attachments and annotations are not items of their own.
     assert.equal(snap.items.length, 2009);
     const standalone = item('standalone');
-    assert.deepEqual([standalone.itemType, standalone.title, standalone.attachments.map((a) => a.path)], ['attachment', 'Printing and the Reformation (standalone PDF)', [lib.attachments.standalone]]);
-    assert.deepEqual(snap.libraries.map((l) => [l.id, l.type, l.name, l.groupId]), [
-      ['1', 'user', 'My Library', undefined],
-      ['2', 'group', 'Lab Group', 4242],
-    ]);
+    assert.deepEqual(
+      [standalone.itemType, standalone.title, standalone.attachments.map((a) => a.path)],
+      ['attachment', 'Printing and the Reformation (standalone PDF)', [lib.attachments.standalone]],
+    );
+    assert.deepEqual(
+      snap.libraries.map((l) => [l.id, l.type, l.name, l.groupId]),
+      [
+        ['1', 'user', 'My Library', undefined],
+        ['2', 'group', 'Lab Group', 4242],
+      ],
+    );
     assert.equal(snap.via, 'database');
     assert.match(snap.stamp, /^db:\d+:\d+\//);
   });
@@ -69,7 +75,10 @@ describe('Zotero database reader', function () {
     assert.equal(item('exode').citekeyFrom, 'generated');
     const keys = snap.items.map((i) => i.citekey);
     assert.equal(new Set(keys).size, keys.length, 'every citekey is distinct');
-    assert.ok(keys.every((k) => /^[A-Za-z0-9]+$/.test(k)), 'keys are ASCII letters and digits');
+    assert.ok(
+      keys.every((k) => /^[A-Za-z0-9]+$/.test(k)),
+      'keys are ASCII letters and digits',
+    );
   });
 
   it('marks trashed items deleted', () => {
@@ -79,7 +88,10 @@ describe('Zotero database reader', function () {
   });
 
   it('resolves stored, linked and base-relative attachments, in order, and reports a missing file by name', () => {
-    assert.deepEqual(item('commune').attachments.map((a) => a.path), [lib.attachments.commune, lib.attachments.commune2]);
+    assert.deepEqual(
+      item('commune').attachments.map((a) => a.path),
+      [lib.attachments.commune, lib.attachments.commune2],
+    );
     assert.equal(item('commune').attachments[0].linkMode, 'imported_file');
     assert.equal(item('railway').attachments[0].path, lib.attachments.railway);
     assert.equal(item('railway').attachments[0].linkMode, 'linked_file');
@@ -87,7 +99,10 @@ describe('Zotero database reader', function () {
     assert.equal(item('hanse').attachments[0].missing, undefined);
     const missing = item('maximum').attachments[0];
     assert.equal(missing.missing, true);
-    assert.ok(snap.warnings.some((w) => w.includes(lib.attachments.maximum) && w.includes('not found')), snap.warnings.join('\n'));
+    assert.ok(
+      snap.warnings.some((w) => w.includes(lib.attachments.maximum) && w.includes('not found')),
+      snap.warnings.join('\n'),
+    );
     assert.deepEqual(item('nopdf').attachments, []);
   });
 
@@ -96,7 +111,17 @@ describe('Zotero database reader', function () {
     const commune = item('commune').attachments[0];
     assert.deepEqual(
       { ...a, dateModified: undefined },
-      { key: lib.annotations[0], attachmentKey: commune.key, type: 'highlight', text: 'les électeurs parisiens désignent un conseil municipal', comment: 'key passage', pageLabel: '12', pageIndex: 0, color: '#ffd400', dateModified: undefined },
+      {
+        key: lib.annotations[0],
+        attachmentKey: commune.key,
+        type: 'highlight',
+        text: 'les électeurs parisiens désignent un conseil municipal',
+        comment: 'key passage',
+        pageLabel: '12',
+        pageIndex: 0,
+        color: '#ffd400',
+        dateModified: undefined,
+      },
     );
     assert.equal(snap.annotations.find((x) => x.key === lib.annotations[1])!.type, 'underline');
   });
@@ -104,7 +129,10 @@ describe('Zotero database reader', function () {
   it('a base-relative link without the base directory is named, not guessed', async () => {
     const s = await new ZoteroDatabaseReader({ dataDir: lib.dataDir }).read();
     assert.equal(s.items.find((i) => i.key === lib.items.hanse)!.attachments[0].missing, true);
-    assert.ok(s.warnings.some((w) => w.includes('base directory') && w.includes('papers/hanse-kontore.pdf')), s.warnings.join('\n'));
+    assert.ok(
+      s.warnings.some((w) => w.includes('base directory') && w.includes('papers/hanse-kontore.pdf')),
+      s.warnings.join('\n'),
+    );
   });
 
   it('an unchanged database is not read again: the previous snapshot is returned', async () => {
@@ -173,26 +201,43 @@ describe('Zotero database reader: failures', function () {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('no database: unavailable, naming the file and where to set the folder', async () => {
-    await assert.rejects(new ZoteroDatabaseReader({ dataDir: root }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.message.includes(path.join(root, 'zotero.sqlite')) && /zoteroDataDir/.test((e as ZoteroUnavailable).hint ?? ''));
+    await assert.rejects(
+      new ZoteroDatabaseReader({ dataDir: root }).read(),
+      (e: Error) =>
+        e instanceof ZoteroUnavailable && e.message.includes(path.join(root, 'zotero.sqlite')) && /zoteroDataDir/.test((e as ZoteroUnavailable).hint ?? ''),
+    );
   });
 
   it('a corrupt copy: unavailable, naming the file', async () => {
     writeFileSync(path.join(root, 'zotero.sqlite'), Buffer.alloc(8192, 7));
-    await assert.rejects(new ZoteroDatabaseReader({ dataDir: root }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.message.includes('could not be read') && e.message.includes(path.join(root, 'zotero.sqlite')));
+    await assert.rejects(
+      new ZoteroDatabaseReader({ dataDir: root }).read(),
+      (e: Error) => e instanceof ZoteroUnavailable && e.message.includes('could not be read') && e.message.includes(path.join(root, 'zotero.sqlite')),
+    );
   });
 
   it('a database from a newer Zotero is read, with a warning naming its schema', async () => {
     const lib = makeZoteroLibrary(root, { schemaVersion: 999 });
     const s = await new ZoteroDatabaseReader({ dataDir: lib.dataDir }).read();
     assert.equal(s.items.length, 9);
-    assert.ok(s.warnings.some((w) => w.includes('newer Zotero') && w.includes('999')), s.warnings.join('\n'));
+    assert.ok(
+      s.warnings.some((w) => w.includes('newer Zotero') && w.includes('999')),
+      s.warnings.join('\n'),
+    );
   });
 
   it('a database missing the tables it needs: unavailable, naming them', async () => {
     const lib = makeZoteroLibrary(root);
     const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-    const r = spawnSync('python3', ['-c', 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE itemAttachments"); c.commit()', path.join(lib.dataDir, 'zotero.sqlite')]);
+    const r = spawnSync('python3', [
+      '-c',
+      'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE itemAttachments"); c.commit()',
+      path.join(lib.dataDir, 'zotero.sqlite'),
+    ]);
     assert.equal(r.status, 0, String(r.stderr));
-    await assert.rejects(new ZoteroDatabaseReader({ dataDir: lib.dataDir }).read(), (e: Error) => e instanceof ZoteroUnavailable && e.message.includes('itemAttachments'));
+    await assert.rejects(
+      new ZoteroDatabaseReader({ dataDir: lib.dataDir }).read(),
+      (e: Error) => e instanceof ZoteroUnavailable && e.message.includes('itemAttachments'),
+    );
   });
 });

@@ -24,7 +24,10 @@ interface Ended {
 
 /** Starts `args`, sends `signals` (100 ms apart) once a copy folder is in `tmp`, and waits (at most 20 s) for its end. */
 function stopWhileCopying(args: string[], tmp: string, home: string, signals: NodeJS.Signals[]): Promise<Ended> {
-  const child = spawn(process.execPath, ['--import', SLOW, ...args], { env: { ...process.env, TMPDIR: tmp, HOME: home, SLOW_READ_MS: '2000' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', SLOW, ...args], {
+    env: { ...process.env, TMPDIR: tmp, HOME: home, SLOW_READ_MS: '2000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

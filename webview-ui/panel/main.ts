@@ -95,7 +95,7 @@ function render(message: StateMessage): void {
   const el = root();
   const scroller = document.scrollingElement ?? document.documentElement;
   const active = document.activeElement as HTMLElement | null;
-  const focusKey = active && el.contains(active) ? active.dataset.focusKey ?? active.id : undefined;
+  const focusKey = active && el.contains(active) ? (active.dataset.focusKey ?? active.id) : undefined;
   const selection =
     active instanceof HTMLInputElement && (active.type === 'number' || active.type === 'text')
       ? { start: active.selectionStart, end: active.selectionEnd }
@@ -138,7 +138,7 @@ function render(message: StateMessage): void {
   const live = announcer();
   if (live.textContent !== text) live.textContent = text;
 
-  saved.selectedSegmentId = message.state.kind === 'results' ? message.state.segment?.id ?? null : saved.selectedSegmentId;
+  saved.selectedSegmentId = message.state.kind === 'results' ? (message.state.segment?.id ?? null) : saved.selectedSegmentId;
   saved.last = message;
   persist();
 
@@ -198,12 +198,7 @@ function onMessage(event: MessageEvent<HostMessage>): void {
       restorePending = false;
       const wanted = saved.selectedSegmentId;
       const state = message.state;
-      if (
-        wanted &&
-        state.kind === 'results' &&
-        state.segment?.id !== wanted &&
-        state.segments.some((s) => s.id === wanted)
-      ) {
+      if (wanted && state.kind === 'results' && state.segment?.id !== wanted && state.segments.some((s) => s.id === wanted)) {
         render(message);
         saved.selectedSegmentId = wanted;
         persist();

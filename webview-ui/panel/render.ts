@@ -85,9 +85,7 @@ function pageText(strings: UiStrings, page: number, pageLabel: string | null): s
 }
 
 function linesText(strings: UiStrings, start: number, end: number): string {
-  return start === end || end < start
-    ? t(strings, 'segment.line', { line: start })
-    : t(strings, 'segment.lines', { start, end });
+  return start === end || end < start ? t(strings, 'segment.line', { line: start }) : t(strings, 'segment.lines', { start, end });
 }
 
 function segmentTitle(strings: UiStrings, title: string): string {
@@ -99,17 +97,17 @@ function data(name: string, value: unknown): string {
   return ` data-${name}="${escapeHtml(value)}"`;
 }
 
-function button(
-  label: string,
-  attrs: string,
-  kind: 'primary' | 'secondary' | 'link' = 'secondary',
-  extra = '',
-): string {
+function button(label: string, attrs: string, kind: 'primary' | 'secondary' | 'link' = 'secondary', extra = ''): string {
   return `<button type="button" class="btn btn-${kind}"${attrs}${extra}>${escapeHtml(label)}</button>`;
 }
 
 function runButton(strings: UiStrings, command: string, key: PanelStringKey, kind: 'primary' | 'secondary' = 'primary'): string {
-  return button(t(strings, key), `${data('action', 'run')}${data('command', command)}${data('focus-key', `run:${command}`)}`, kind, ` data-testid="run-${escapeHtml(command)}"`);
+  return button(
+    t(strings, key),
+    `${data('action', 'run')}${data('command', command)}${data('focus-key', `run:${command}`)}`,
+    kind,
+    ` data-testid="run-${escapeHtml(command)}"`,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -198,18 +196,34 @@ function renderOptions(options: PanelOptions, collections: string[], strings: Ui
 
 function renderBadges(card: Recommendation, strings: UiStrings): string {
   const badges: string[] = [];
-  if (card.reranked) badges.push(`<span class="badge badge-reranked" data-testid="badge-reranked" title="${escapeHtml(t(strings, 'card.rerankedTitle'))}">${escapeHtml(t(strings, 'card.reranked'))}</span>`);
-  if (card.alreadyCited) badges.push(`<span class="badge badge-cited" data-testid="badge-cited" title="${escapeHtml(t(strings, 'card.citedTitle'))}">${escapeHtml(t(strings, 'card.cited'))}</span>`);
+  if (card.reranked)
+    badges.push(
+      `<span class="badge badge-reranked" data-testid="badge-reranked" title="${escapeHtml(t(strings, 'card.rerankedTitle'))}">${escapeHtml(t(strings, 'card.reranked'))}</span>`,
+    );
+  if (card.alreadyCited)
+    badges.push(
+      `<span class="badge badge-cited" data-testid="badge-cited" title="${escapeHtml(t(strings, 'card.citedTitle'))}">${escapeHtml(t(strings, 'card.cited'))}</span>`,
+    );
   if (card.citedIn && card.citedIn.length) {
     const sections = card.citedIn.map((s) => s || t(strings, 'card.citedInOpening')).join(', ');
-    badges.push(`<span class="badge badge-cited" data-testid="badge-cited-in" title="${escapeHtml(t(strings, 'card.citedInTitle', { sections }))}">${escapeHtml(t(strings, 'card.citedIn', { sections }))}</span>`);
+    badges.push(
+      `<span class="badge badge-cited" data-testid="badge-cited-in" title="${escapeHtml(t(strings, 'card.citedInTitle', { sections }))}">${escapeHtml(t(strings, 'card.citedIn', { sections }))}</span>`,
+    );
   }
   if (card.language) {
     const key = card.language === 'fr' ? 'card.languageFr' : 'card.languageEn';
-    badges.push(`<span class="badge badge-language" data-testid="badge-language" lang="${card.language}" title="${escapeHtml(t(strings, `${key}Title` as PanelStringKey))}">${escapeHtml(t(strings, key))}</span>`);
+    badges.push(
+      `<span class="badge badge-language" data-testid="badge-language" lang="${card.language}" title="${escapeHtml(t(strings, `${key}Title` as PanelStringKey))}">${escapeHtml(t(strings, key))}</span>`,
+    );
   }
-  if (card.ocr) badges.push(`<span class="badge badge-ocr" data-testid="badge-ocr" title="${escapeHtml(t(strings, 'card.ocrTitle'))}">${escapeHtml(t(strings, 'card.ocr'))}</span>`);
-  if (card.sourceType === 'primary') badges.push(`<span class="badge badge-primary" data-testid="badge-primary" title="${escapeHtml(t(strings, 'card.primaryTitle'))}">${escapeHtml(t(strings, 'card.primary'))}</span>`);
+  if (card.ocr)
+    badges.push(
+      `<span class="badge badge-ocr" data-testid="badge-ocr" title="${escapeHtml(t(strings, 'card.ocrTitle'))}">${escapeHtml(t(strings, 'card.ocr'))}</span>`,
+    );
+  if (card.sourceType === 'primary')
+    badges.push(
+      `<span class="badge badge-primary" data-testid="badge-primary" title="${escapeHtml(t(strings, 'card.primaryTitle'))}">${escapeHtml(t(strings, 'card.primary'))}</span>`,
+    );
   return badges.length ? `<div class="badges">${badges.join('')}</div>` : '';
 }
 
@@ -240,7 +254,9 @@ function renderHighlight(card: Recommendation, strings: UiStrings): string {
   if (!h || typeof h.page !== 'string' || typeof h.text !== 'string') return '';
   const color = HIGHLIGHT_COLORS[String(h.color ?? '').toLowerCase()] ?? 'default';
   const excerpt = h.text.length > 300 ? `${h.text.slice(0, 299)}…` : h.text;
-  const comment = h.comment ? `<span class="sep" aria-hidden="true"> — </span><q class="highlight-comment" data-testid="highlight-comment">${escapeHtml(h.comment)}</q>` : '';
+  const comment = h.comment
+    ? `<span class="sep" aria-hidden="true"> — </span><q class="highlight-comment" data-testid="highlight-comment">${escapeHtml(h.comment)}</q>`
+    : '';
   return `<p class="card-highlight" data-testid="card-highlight" title="${escapeHtml(t(strings, 'card.highlightedTitle', { text: excerpt }))}"><span class="highlight-swatch highlight-${color}" aria-hidden="true"></span>${escapeHtml(t(strings, 'card.highlighted', { page: h.page }))}${comment}</p>
 `;
 }
@@ -274,15 +290,19 @@ export function renderCard(card: Recommendation, index: number, segmentId: strin
   const authors = card.authors && card.authors.length ? card.authors.join(', ') : t(strings, 'card.noAuthor');
   const year = card.year === null || card.year === undefined ? t(strings, 'card.noYear') : String(card.year);
   const page = pageText(strings, card.page, card.pageLabel);
-  const pageTitle = card.pageLabel && card.pageLabel.trim() && card.pageLabel.trim() !== String(card.page) ? ` title="${escapeHtml(t(strings, 'card.pdfPage', { page: card.page }))}"` : '';
+  const pageTitle =
+    card.pageLabel && card.pageLabel.trim() && card.pageLabel.trim() !== String(card.page)
+      ? ` title="${escapeHtml(t(strings, 'card.pdfPage', { page: card.page }))}"`
+      : '';
   const percent = formatPercent(card.similarity);
   const sim = Number.isFinite(card.similarity) ? Math.min(1, Math.max(0, card.similarity)) : 0;
   // The card's band (its model's cut-offs), else today's.
   const band = card.band ?? bandOf(sim);
   const common = `${data('segment-id', segmentId)}${data('source-id', card.sourceId)}${data('page', card.page)}`;
-  const duplicates = card.duplicates && card.duplicates.length
-    ? `<p class="duplicates">${escapeHtml(t(strings, 'card.duplicates', { files: card.duplicates.join(', ') }))}</p>`
-    : '';
+  const duplicates =
+    card.duplicates && card.duplicates.length
+      ? `<p class="duplicates">${escapeHtml(t(strings, 'card.duplicates', { files: card.duplicates.join(', ') }))}</p>`
+      : '';
   const citekey = card.citekey ? `<span class="citekey">@${escapeHtml(card.citekey)}</span>` : '';
   return `<article class="card${card.alreadyCited ? ' is-cited' : ''}" data-testid="card" aria-labelledby="${titleId}"${data('source-id', card.sourceId)}>
 <header class="card-head">
@@ -316,7 +336,10 @@ function renderSegmentList(state: ResultsState, strings: UiStrings): string {
   }
   const items = state.segments
     .map((s) => {
-      const status = s.status !== 'analysed' ? `<span class="seg-status seg-status-${escapeHtml(s.status)}">${escapeHtml(t(strings, `segment.status.${s.status}` as PanelStringKey))}</span>` : '';
+      const status =
+        s.status !== 'analysed'
+          ? `<span class="seg-status seg-status-${escapeHtml(s.status)}">${escapeHtml(t(strings, `segment.status.${s.status}` as PanelStringKey))}</span>`
+          : '';
       return `<li><button type="button" class="segment-item"${data('action', 'select-segment')}${data('segment-id', s.id)}${data('focus-key', `seg:${s.id}`)} data-testid="segment-item">
   <span class="seg-title">${escapeHtml(segmentTitle(strings, s.title))}</span>
   <span class="seg-lines">${escapeHtml(linesText(strings, s.startLine, s.endLine))}</span>${status}
@@ -354,8 +377,10 @@ function renderSegmentSelector(state: ResultsState, segment: SegmentView, string
 
 function renderSegment(state: ResultsState, segment: SegmentView, strings: UiStrings): string {
   let status = '';
-  if (segment.status === 'too-short') status = `<p class="banner banner-info" data-testid="segment-too-short">${escapeHtml(t(strings, 'results.tooShort'))}</p>`;
-  else if (segment.status === 'outdated') status = `<p class="banner banner-warning" data-testid="segment-outdated">${escapeHtml(t(strings, 'results.outdated'))}</p>`;
+  if (segment.status === 'too-short')
+    status = `<p class="banner banner-info" data-testid="segment-too-short">${escapeHtml(t(strings, 'results.tooShort'))}</p>`;
+  else if (segment.status === 'outdated')
+    status = `<p class="banner banner-warning" data-testid="segment-outdated">${escapeHtml(t(strings, 'results.outdated'))}</p>`;
 
   const cards = segment.cards ?? [];
   let body: string;
@@ -382,9 +407,10 @@ ${body}
 function progress(value: number, total: number, label: string, strings: UiStrings): string {
   const safeTotal = Number.isFinite(total) && total > 0 ? total : 0;
   const safeValue = Number.isFinite(value) ? Math.max(0, Math.min(value, safeTotal || value)) : 0;
-  const bar = safeTotal > 0
-    ? `<progress class="progress" data-testid="progress" max="${safeTotal}" value="${safeValue}" aria-label="${escapeHtml(t(strings, 'progress.label'))}" aria-valuetext="${escapeHtml(label)}"></progress>`
-    : `<progress class="progress" data-testid="progress" aria-label="${escapeHtml(t(strings, 'progress.label'))}"></progress>`;
+  const bar =
+    safeTotal > 0
+      ? `<progress class="progress" data-testid="progress" max="${safeTotal}" value="${safeValue}" aria-label="${escapeHtml(t(strings, 'progress.label'))}" aria-valuetext="${escapeHtml(label)}"></progress>`
+      : `<progress class="progress" data-testid="progress" aria-label="${escapeHtml(t(strings, 'progress.label'))}"></progress>`;
   return `${bar}<p class="progress-text" data-testid="progress-text">${escapeHtml(label)}</p>`;
 }
 

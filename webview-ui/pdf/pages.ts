@@ -205,7 +205,13 @@ export class PageList {
     const slots: Slot[] = [];
     const frag = document.createDocumentFragment();
     for (let num = 1; num <= count; num++) {
-      const pageEl = el('div', { class: 'page', 'data-page-number': String(num), role: 'region', 'aria-label': this.state.tr('pdf.pageLabel', { page: num }), 'data-testid': 'pdf-page' });
+      const pageEl = el('div', {
+        class: 'page',
+        'data-page-number': String(num),
+        role: 'region',
+        'aria-label': this.state.tr('pdf.pageLabel', { page: num }),
+        'data-testid': 'pdf-page',
+      });
       const canvas = el('canvas', { 'aria-hidden': 'true' });
       const textDiv = el('div', { class: 'textLayer' });
       pageEl.append(canvas, textDiv);

@@ -14,7 +14,11 @@ export function foldChar(ch: string): string {
 
 /** The search key of a passage: its first words, letters and digits only. */
 export function needleOf(text: string, words: number): string {
-  const parts = text.replace(/^[\s.…]+/, '').split(/\s+/).filter(Boolean).slice(0, words);
+  const parts = text
+    .replace(/^[\s.…]+/, '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, words);
   let out = '';
   for (const ch of parts.join(' ')) out += foldChar(ch);
   return out;
@@ -60,4 +64,3 @@ export function findPassage(items: string[], text: string): Map<number, [number,
   }
   return null;
 }
-

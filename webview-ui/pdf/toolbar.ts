@@ -20,7 +20,15 @@ export function buildUi() {
   prev.append(el('span', { 'aria-hidden': 'true', class: 'chevron chevron-up' }));
   next.append(el('span', { 'aria-hidden': 'true', class: 'chevron chevron-down' }));
   const pageLabel = el('label', { for: 'pdf-page-input', class: 'visually-hidden' });
-  const pageInput = el('input', { id: 'pdf-page-input', type: 'number', min: '1', value: '1', class: 'page-input', 'data-testid': 'pdf-page-input', inputmode: 'numeric' });
+  const pageInput = el('input', {
+    id: 'pdf-page-input',
+    type: 'number',
+    min: '1',
+    value: '1',
+    class: 'page-input',
+    'data-testid': 'pdf-page-input',
+    inputmode: 'numeric',
+  });
   const total = el('span', { class: 'page-total', 'data-testid': 'pdf-page-total' });
   const sep1 = el('span', { class: 'tb-sep', 'aria-hidden': 'true' });
   const zoomOut = el('button', { type: 'button', class: 'tb-btn', 'data-testid': 'pdf-zoom-out' }, '\u2212');

@@ -93,7 +93,13 @@ export async function analyzeDocument(document: string, partialOptions: Analysis
   // The Markdown parser's modules load while the index does (a first analysis in a fresh process).
   if (!ctx.segmenter) loadMarkdownParser().catch(() => undefined);
   const index = await loadIndex(ctx);
-  return (await analyzeOrRestore(document, partialOptions, ctx, { index, fingerprint: index.fingerprint, model: index.provider.key, queryKey: index.provider.queryKey, semantic: index.semantic }, started))!;
+  return (await analyzeOrRestore(
+    document,
+    partialOptions,
+    ctx,
+    { index, fingerprint: index.fingerprint, model: index.provider.key, queryKey: index.provider.queryKey, semantic: index.semantic },
+    started,
+  ))!;
 }
 
 /**
@@ -108,7 +114,13 @@ export function cachedAnalysis(
   partialOptions: AnalysisOptionsInput,
   ctx: Omit<AnalyzeContext, 'index' | 'onProgress'> & { fingerprint: string; model: string; queryKey?: string; semantic?: SemanticProgress },
 ): Promise<AnalysisResult | undefined> {
-  return analyzeOrRestore(document, partialOptions, ctx, { fingerprint: ctx.fingerprint, model: ctx.model, queryKey: ctx.queryKey, semantic: ctx.semantic }, Date.now());
+  return analyzeOrRestore(
+    document,
+    partialOptions,
+    ctx,
+    { fingerprint: ctx.fingerprint, model: ctx.model, queryKey: ctx.queryKey, semantic: ctx.semantic },
+    Date.now(),
+  );
 }
 
 /** Both of the above: without an index, only a complete cache hit gives a result. */
@@ -161,7 +173,10 @@ async function analyzeOrRestore(
     if (ctx.signal?.aborted) throw cancelled();
     const batch = toAnalyze.slice(b, b + SEARCH_BATCH);
     const hits = await cancellable(ctx, () =>
-      index!.searchMany(batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })), { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal }),
+      index!.searchMany(
+        batch.map((s) => ({ text: s.query, vectorText: contextOf(s) })),
+        { k: CANDIDATE_PASSAGES, filter, signal: ctx.signal },
+      ),
     );
     for (const [i, s] of batch.entries()) {
       if (ctx.signal?.aborted) throw cancelled();
@@ -205,7 +220,13 @@ async function analyzeOrRestore(
     model: from.model,
     options,
     segments: results,
-    reranking: { mode: options.useReranking, requested: options.useReranking === 'on', used: !!reranker, ...(rerankNote ? { note: rerankNote } : {}), ...(rerankHint ? { hint: rerankHint } : {}) },
+    reranking: {
+      mode: options.useReranking,
+      requested: options.useReranking === 'on',
+      used: !!reranker,
+      ...(rerankNote ? { note: rerankNote } : {}),
+      ...(rerankHint ? { hint: rerankHint } : {}),
+    },
     stats: { segments: segments.length, segmentsAnalyzed: current, segmentsFromCache: fromCache, ms: Date.now() - started },
     ...(from.semantic ? { semantic: from.semantic } : {}),
   };
@@ -324,7 +345,15 @@ async function recommend(
         preview: prev,
         highlights: wordsToHighlight(prev, terms, idf),
         citation: '',
-        passages: ps.map((p) => ({ page: p.page, pageLabel: p.pageLabel ?? null, ...(p.endPage > p.page ? { endPage: p.endPage } : {}), heading: p.heading ?? null, similarity: p.similarity, preview: preview(p.text, terms, idf), ...(p.ocr ? { ocr: true as const } : {}) })),
+        passages: ps.map((p) => ({
+          page: p.page,
+          pageLabel: p.pageLabel ?? null,
+          ...(p.endPage > p.page ? { endPage: p.endPage } : {}),
+          heading: p.heading ?? null,
+          similarity: p.similarity,
+          preview: preview(p.text, terms, idf),
+          ...(p.ocr ? { ocr: true as const } : {}),
+        })),
         duplicates: [...dups],
         ...(best.ocr ? { ocr: true as const } : {}),
         // Only when it differs from the segment's: an English paragraph finding a French passage, or the reverse.
@@ -340,7 +369,11 @@ async function recommend(
     try {
       // The LLM reads each card's best passage whole; results (and the cache) keep only excerpts.
       const bestText = new Map([...cards.values()].map((ps) => [ps[0].sourceRecord.id, ps[0].text]));
-      const order = await reranker.rerank(s.query, top.map((r) => ({ id: r.sourceId, text: `${r.title}: ${bestText.get(r.sourceId) ?? r.preview}` })), ctx.signal);
+      const order = await reranker.rerank(
+        s.query,
+        top.map((r) => ({ id: r.sourceId, text: `${r.title}: ${bestText.get(r.sourceId) ?? r.preview}` })),
+        ctx.signal,
+      );
       const byId = new Map(top.map((r) => [r.sourceId, r]));
       const reordered = order.map((id) => byId.get(id)!).filter(Boolean);
       for (const r of reordered) r.reranked = true;
@@ -380,10 +413,13 @@ function withCitations(recs: Recommendation[], s: Segment, template: string, cut
     ...r,
     band: bandOf(r.similarity, cuts),
     alreadyCited: !!r.citekey && cited.has(r.citekey),
-    citation: formatPassageCitation({ citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path }, { page: r.page, pageLabel: r.pageLabel ?? undefined, endPage: r.endPage }, template),
+    citation: formatPassageCitation(
+      { citekey: r.citekey ?? undefined, title: r.title, authors: r.authors, year: r.year ?? undefined, path: r.path },
+      { page: r.page, pageLabel: r.pageLabel ?? undefined, endPage: r.endPage },
+      template,
+    ),
   }));
 }
-
 
 /** How rare a term is in the library (BM25 idf); a term it does not hold counts as rarest. */
 export type IdfLookup = (term: string) => number;

@@ -97,7 +97,13 @@ export class AnalysisCache {
     return { complete, segments, layout };
   }
 
-  async save(docKey: string, key: CacheKey, segments: Record<string, CachedSegment>, log: (l: string) => void = () => undefined, layout?: CachedLayout): Promise<void> {
+  async save(
+    docKey: string,
+    key: CacheKey,
+    segments: Record<string, CachedSegment>,
+    log: (l: string) => void = () => undefined,
+    layout?: CachedLayout,
+  ): Promise<void> {
     const data: CacheFile = { version: VERSION, key, savedAt: Date.now(), segments, layout };
     try {
       // No fsync: a cache file lost in a crash is only recomputed (load ignores a damaged one).

@@ -8,8 +8,8 @@
  */
 import { foldText, stem } from '../text/tokenize';
 
-const EN = (
-  // time and quantity
+const EN = // time and quantity
+(
   'time times day days week weeks month months year years century centuries decade decades period periods moment moments ' +
   'age ages date dates hour hours minute minutes morning evening night today yesterday tomorrow ' +
   'one two three four five six seven eight nine ten hundred hundreds thousand thousands million millions ' +

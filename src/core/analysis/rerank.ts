@@ -26,9 +26,7 @@ export class OllamaReranker implements Reranker {
   readonly description: string;
   private checked?: Promise<string | undefined>;
 
-  constructor(
-    private readonly opts: { host?: string; model?: string; timeoutMs?: number; checkTimeoutMs?: number } = {},
-  ) {
+  constructor(private readonly opts: { host?: string; model?: string; timeoutMs?: number; checkTimeoutMs?: number } = {}) {
     this.description = `Ollama ${this.model} at ${this.host}`;
   }
 
@@ -63,8 +61,18 @@ export class OllamaReranker implements Reranker {
       `A scholar is writing this paragraph:\n"""${query}"""\n\n` +
       `Which of these passages from their library are most worth reading or citing for it?\n\n${list}\n\n` +
       `Answer with the passage numbers only, most useful first, separated by commas.`;
-    const answer = await ollamaGenerate({ host: this.host, model: this.model, prompt, timeoutMs: this.opts.timeoutMs ?? 60_000, signal, options: { temperature: 0 } });
-    return parseOrder(answer, candidates.map((c) => c.id));
+    const answer = await ollamaGenerate({
+      host: this.host,
+      model: this.model,
+      prompt,
+      timeoutMs: this.opts.timeoutMs ?? 60_000,
+      signal,
+      options: { temperature: 0 },
+    });
+    return parseOrder(
+      answer,
+      candidates.map((c) => c.id),
+    );
   }
 }
 

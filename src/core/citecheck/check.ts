@@ -90,7 +90,11 @@ export function newCheckMemo(): CheckMemo {
   return { sources: new Map(), verdicts: new Map() };
 }
 
-export async function checkCitationList(citations: DraftCitation[], sources: CheckSources, opts: { signal?: AbortSignal; memo?: CheckMemo } = {}): Promise<CheckedCitation[]> {
+export async function checkCitationList(
+  citations: DraftCitation[],
+  sources: CheckSources,
+  opts: { signal?: AbortSignal; memo?: CheckMemo } = {},
+): Promise<CheckedCitation[]> {
   const memo = opts.memo ?? newCheckMemo();
   const cache = memo.sources;
   const load = (key: string) => {
@@ -116,7 +120,14 @@ export async function checkCitationList(citations: DraftCitation[], sources: Che
     const seen = memo.verdicts.get(sig);
     if (seen) {
       const { file: _file, ...verdict } = seen;
-      out.push({ ...verdict, ...(c.file !== undefined ? { file: c.file } : {}), line: c.line, column: c.column, endColumn: c.endColumn, quoteRange: c.quoteRange ?? null });
+      out.push({
+        ...verdict,
+        ...(c.file !== undefined ? { file: c.file } : {}),
+        line: c.line,
+        column: c.column,
+        endColumn: c.endColumn,
+        quoteRange: c.quoteRange ?? null,
+      });
       continue;
     }
     const at = out.length;
@@ -176,7 +187,10 @@ export function closestKeys(key: string, keys: Iterable<string>): string[] {
     const d = levenshtein(k, other.toLowerCase(), max);
     if (d <= max) scored.push({ key: other, d });
   }
-  return scored.sort((a, b) => a.d - b.d || a.key.localeCompare(b.key)).slice(0, 3).map((x) => x.key);
+  return scored
+    .sort((a, b) => a.d - b.d || a.key.localeCompare(b.key))
+    .slice(0, 3)
+    .map((x) => x.key);
 }
 
 /** The pages (indexes into src.pages) a locator names; 'none' when it names a page the source lacks; undefined without a page locator. */
@@ -298,7 +312,13 @@ function pick(tried: Alignment[], src: SourceText, cited: Cited | undefined): { 
  * The status from the alignments found. `partly`: a long quotation of which only the ends were
  * compared; word for word there, it is `quote-partly-checked`, never `ok`, and every verdict says so.
  */
-function verdict(src: SourceText, base: CheckedCitation, cited: Cited | undefined, found: { best?: Alignment; bestCited?: Alignment }, partly: string | null = null): CheckedCitation {
+function verdict(
+  src: SourceText,
+  base: CheckedCitation,
+  cited: Cited | undefined,
+  found: { best?: Alignment; bestCited?: Alignment },
+  partly: string | null = null,
+): CheckedCitation {
   const { best, bestCited } = found;
   const ocrOf = (a: Alignment) => alignmentOcr(src, a);
   const close = (a: Alignment | undefined): a is Alignment =>
@@ -365,7 +385,9 @@ function judgeLong(src: SourceText, base: CheckedCitation, cited: Cited | undefi
       if (j) joined.push(j);
     }
   }
-  const partly = halves ? null : `a quotation of ${words} words: only its first and last ${MAX_QUOTE_WORDS} words were compared, not the ${middle} between them`;
+  const partly = halves
+    ? null
+    : `a quotation of ${words} words: only its first and last ${MAX_QUOTE_WORDS} words were compared, not the ${middle} between them`;
   return verdict(src, base, cited, pick(joined, src, cited), partly);
 }
 
@@ -382,7 +404,13 @@ function joinPieces(src: SourceText, a: Alignment, b: Alignment, middle: number,
     const differences = [...a.differences];
     if (between > 0) differences.push({ quote: '', source: src.textBetween(a.end + 1, b.start - 1) });
     if (between < 0) differences.push({ quote: src.textBetween(b.start, a.end), source: '' });
-    return { edits: a.edits + b.edits + Math.abs(between), words: a.words + b.words, start: a.start, end: b.end, differences: [...differences, ...b.differences] };
+    return {
+      edits: a.edits + b.edits + Math.abs(between),
+      words: a.words + b.words,
+      start: a.start,
+      end: b.end,
+      differences: [...differences, ...b.differences],
+    };
   }
   const slack = 8 + Math.ceil(middle * 0.3) + 300 * gaps;
   if (between < Math.max(0, middle - slack) || between > middle + slack) return undefined;

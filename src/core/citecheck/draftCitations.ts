@@ -180,7 +180,7 @@ function findQuotes(text: string): Quote[] {
     for (; j < text.length; j++) {
       if (!closers.includes(text[j])) continue;
       if (c === '‘' && /\p{L}/u.test(text[j + 1] ?? '')) continue; // it’s
-      if (c === '"' && /\p{L}/u.test(text[j + 1] ?? '') ) continue;
+      if (c === '"' && /\p{L}/u.test(text[j + 1] ?? '')) continue;
       found = j;
       break;
     }
@@ -361,7 +361,10 @@ function quotesBefore(p: Para, found: Found[], quotes: Quote[], claimed: Set<Quo
     } else if (p.blockQuote && prevAnchor < 0 && !text.slice(f.end).includes('\n') && fi === 0) {
       // A block quote whose last line carries the citation: the quotation is the text before it.
       let body = text.slice(0, f.anchor);
-      body = body.replace(/[\s—–-]+$/u, '').replace(/\(\s*$/, '').trimEnd();
+      body = body
+        .replace(/[\s—–-]+$/u, '')
+        .replace(/\(\s*$/, '')
+        .trimEnd();
       if (wordCount(body) >= MIN_QUOTE_WORDS) {
         quote = body;
         blockQuote = true;

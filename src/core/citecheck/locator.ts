@@ -15,7 +15,8 @@ export interface Locator {
   to?: string;
 }
 
-const LOCATOR_WORD = /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
+const LOCATOR_WORD =
+  /^(?:§|(?:chap(?:ter)?s?|ch|sec(?:tion)?s?|fig(?:ure)?s?|n|nn|notes?|vols?|para(?:graph)?s?|l|ll|lines?|col(?:umn)?s?|art|t|tome|livre|bk|book|fol|f|ff|no|nos|table|tab|app|appendix)\b\.?)/i;
 /** A range's dash between two page numbers: a hyphen, TeX's `--` and `---`, an en or em dash (or a run of them: no range is lost to a typo). */
 const DASH = '[-–—]+';
 const PAGE_RE = new RegExp(

@@ -62,7 +62,7 @@ function joinSpacedLetters(t: Tokens, text: string): Tokens {
   for (let k = 0; k + SPACED_RUN <= t.tokens.length && !any; k++) if (single(k) && single(k + 1) && single(k + 2)) any = true;
   if (!any) return t;
   const out: Tokens = { tokens: [], starts: [], ends: [] };
-  for (let k = 0; k < t.tokens.length; ) {
+  for (let k = 0; k < t.tokens.length;) {
     let e = k;
     while (e + 1 < t.tokens.length && single(e) && single(e + 1) && t.starts[e + 1] - t.ends[e] === 1 && text[t.ends[e]] === ' ') e++;
     if (e - k + 1 >= SPACED_RUN) {

@@ -165,4 +165,3 @@ function charGramBuckets(word: string, cfg: EncoderConfig): Int32Array {
   gramCache.set(word, out);
   return out;
 }
-

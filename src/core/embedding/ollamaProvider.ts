@@ -122,8 +122,7 @@ export function mapOllamaError(err: unknown, ctx: OllamaCallContext): ProviderEr
   if (ctx.timeoutSignal?.aborted || (err instanceof Error && err.name === 'TimeoutError')) {
     const secs = Math.round(ctx.timeoutMs / 100) / 10;
     return make(
-      `Ollama at ${host} did not answer within ${secs} s (model "${model}", timeout). ` +
-        'The model may still be loading: try again, or raise the timeout.',
+      `Ollama at ${host} did not answer within ${secs} s (model "${model}", timeout). ` + 'The model may still be loading: try again, or raise the timeout.',
       'timeout',
     );
   }
@@ -206,8 +205,7 @@ export class OllamaProvider implements EmbeddingProvider {
     // Servers that report capabilities tell us up front when a chat model was configured.
     if (Array.isArray(capabilities) && capabilities.length > 0 && !capabilities.includes('embedding')) {
       throw new ProviderError(
-        `Ollama model "${this.model}" at ${this.host} cannot produce embeddings. ` +
-          `Choose an embedding model such as "${DEFAULT_OLLAMA_MODEL}".`,
+        `Ollama model "${this.model}" at ${this.host} cannot produce embeddings. ` + `Choose an embedding model such as "${DEFAULT_OLLAMA_MODEL}".`,
         'ollama',
         this.model,
         this.host,

@@ -36,7 +36,14 @@ export class OpenAIProvider implements EmbeddingProvider {
   private dim: number | undefined;
 
   constructor(private readonly options: OpenAIProviderOptions) {
-    if (!options.model?.trim()) throw new ProviderError('No model set for the OpenAI-compatible server: give the embedding model its server knows it by.', 'openai', '', options.baseUrl, 'unknown-model');
+    if (!options.model?.trim())
+      throw new ProviderError(
+        'No model set for the OpenAI-compatible server: give the embedding model its server knows it by.',
+        'openai',
+        '',
+        options.baseUrl,
+        'unknown-model',
+      );
     this.model = options.model.trim();
     this.baseUrl = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
     // The host is part of the key: two servers may give one model name to different weights.
@@ -63,7 +70,12 @@ export class OpenAIProvider implements EmbeddingProvider {
     const prefix = options.kind === 'query' ? this.queryPrefix : this.passagePrefix;
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      out.push(...(await this.batch(texts.slice(i, i + this.batchSize).map((t) => prefix + t), options.signal)));
+      out.push(
+        ...(await this.batch(
+          texts.slice(i, i + this.batchSize).map((t) => prefix + t),
+          options.signal,
+        )),
+      );
     }
     return out;
   }
@@ -85,14 +97,28 @@ export class OpenAIProvider implements EmbeddingProvider {
       text = await res.text();
     } catch (err) {
       if (signal?.aborted) throw this.error(`Request to ${this.baseUrl} (model "${this.model}") was cancelled.`, 'aborted');
-      if (timeout.aborted) throw this.error(`${this.baseUrl} did not answer within ${Math.round(this.timeoutMs / 100) / 10} s (model "${this.model}"). The model may still be loading: try again, or raise the timeout.`, 'timeout');
+      if (timeout.aborted)
+        throw this.error(
+          `${this.baseUrl} did not answer within ${Math.round(this.timeoutMs / 100) / 10} s (model "${this.model}"). The model may still be loading: try again, or raise the timeout.`,
+          'timeout',
+        );
       const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-      throw this.error(`The embedding server is not reachable at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Start it, check the base URL, or switch the provider to "embedded".`, 'unreachable');
+      throw this.error(
+        `The embedding server is not reachable at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Start it, check the base URL, or switch the provider to "embedded".`,
+        'unreachable',
+      );
     }
     if (res.status === 401 || res.status === 403) {
-      throw this.error(`${this.baseUrl} refused the request (HTTP ${res.status}): the API key is missing or wrong. Set it again (it is kept in the editor's secret storage).`, 'bad-response');
+      throw this.error(
+        `${this.baseUrl} refused the request (HTTP ${res.status}): the API key is missing or wrong. Set it again (it is kept in the editor's secret storage).`,
+        'bad-response',
+      );
     }
-    if (res.status === 404) throw this.error(`${url} was not found or has no model "${this.model}" (HTTP 404). Check the base URL (it ends with /v1) and the model name.`, 'unknown-model');
+    if (res.status === 404)
+      throw this.error(
+        `${url} was not found or has no model "${this.model}" (HTTP 404). Check the base URL (it ends with /v1) and the model name.`,
+        'unknown-model',
+      );
     if (!res.ok) throw this.error(`${this.baseUrl} answered HTTP ${res.status} for model "${this.model}": ${text.slice(0, 200)}`, 'bad-response');
     let body: unknown;
     try {
@@ -108,7 +134,8 @@ export class OpenAIProvider implements EmbeddingProvider {
     return ordered.map((item, i) => {
       const e = (item as { embedding?: unknown })?.embedding;
       if (!Array.isArray(e) || e.length === 0) throw this.bad(`vector ${i} is missing or empty`);
-      if (!e.every((x) => typeof x === 'number' && Number.isFinite(x))) throw this.bad(`vector ${i} holds values that are not finite numbers (NaN, null or text)`);
+      if (!e.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        throw this.bad(`vector ${i} holds values that are not finite numbers (NaN, null or text)`);
       const expected = this.dim ?? e.length;
       if (e.length !== expected) throw this.bad(`a vector of ${e.length} values where the model gave ${expected} before (another model behind the same name?)`);
       this.dim = expected;

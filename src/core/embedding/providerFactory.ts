@@ -47,19 +47,40 @@ export interface CreateProviderOptions {
  * "no similar source" later. `auto` is the local model when it is installed, else the embedded
  * one; nothing is ever downloaded here (that takes the user's consent).
  */
-export async function createProvider(
-  config: ProviderConfig,
-  opts: CreateProviderOptions = {},
-): Promise<{ provider: EmbeddingProvider; warning?: string }> {
+export async function createProvider(config: ProviderConfig, opts: CreateProviderOptions = {}): Promise<{ provider: EmbeddingProvider; warning?: string }> {
   switch (config.provider) {
     case 'ollama':
-      return checked(new OllamaProvider({ host: config.ollamaHost, model: config.ollamaModel, timeoutMs: config.timeoutMs, queryPrefix: config.ollamaQueryPrefix, passagePrefix: config.ollamaPassagePrefix }), opts);
+      return checked(
+        new OllamaProvider({
+          host: config.ollamaHost,
+          model: config.ollamaModel,
+          timeoutMs: config.timeoutMs,
+          queryPrefix: config.ollamaQueryPrefix,
+          passagePrefix: config.ollamaPassagePrefix,
+        }),
+        opts,
+      );
     case 'openai':
-      return checked(() => new OpenAIProvider({ baseUrl: config.openaiBaseUrl, model: config.openaiModel ?? '', apiKey: config.openaiApiKey, timeoutMs: config.timeoutMs, queryPrefix: config.openaiQueryPrefix, passagePrefix: config.openaiPassagePrefix }), opts);
+      return checked(
+        () =>
+          new OpenAIProvider({
+            baseUrl: config.openaiBaseUrl,
+            model: config.openaiModel ?? '',
+            apiKey: config.openaiApiKey,
+            timeoutMs: config.timeoutMs,
+            queryPrefix: config.openaiQueryPrefix,
+            passagePrefix: config.openaiPassagePrefix,
+          }),
+        opts,
+      );
     case 'local':
       return checked(() => localProvider(config), opts);
     case 'auto': {
-      const status = await modelStatus(config.localModel ?? DEFAULT_LOCAL_MODEL, config.modelCacheDir ?? defaultModelCacheDir(), config.localModelOverrides).catch(() => undefined);
+      const status = await modelStatus(
+        config.localModel ?? DEFAULT_LOCAL_MODEL,
+        config.modelCacheDir ?? defaultModelCacheDir(),
+        config.localModelOverrides,
+      ).catch(() => undefined);
       if (!status?.installed) return { provider: new EmbeddedProvider() };
       return checked(() => localProvider(config), { ...opts, fallbackToEmbedded: true });
     }
@@ -75,8 +96,17 @@ async function localProvider(config: ProviderConfig): Promise<LocalProvider> {
   if (runtime && !runtime.available) throw new ProviderError(runtime.message!, 'local', model, undefined, 'unavailable');
   const status = await modelStatus(model, config.modelCacheDir ?? defaultModelCacheDir(), config.localModelOverrides);
   if (!status.installed) {
-    const where = status.location.kind === 'folder' ? `The folder ${status.location.dir} lacks ${status.missing.join(', ')}` : `The local model "${model}" is not downloaded`;
-    throw new ProviderError(`${where}. Download it ("similar-sources model download --model ${model}", or the download command in VS Code), or set the local model to a folder in the transformers.js layout.`, 'local', model, undefined, 'unknown-model');
+    const where =
+      status.location.kind === 'folder'
+        ? `The folder ${status.location.dir} lacks ${status.missing.join(', ')}`
+        : `The local model "${model}" is not downloaded`;
+    throw new ProviderError(
+      `${where}. Download it ("similar-sources model download --model ${model}", or the download command in VS Code), or set the local model to a folder in the transformers.js layout.`,
+      'local',
+      model,
+      undefined,
+      'unknown-model',
+    );
   }
   return new LocalProvider({
     model: status.location.label,
@@ -88,7 +118,10 @@ async function localProvider(config: ProviderConfig): Promise<LocalProvider> {
 
 type Checkable = EmbeddingProvider & { check(signal?: AbortSignal): Promise<void>; close?(): Promise<void> };
 
-async function checked(make: Checkable | (() => Checkable | Promise<Checkable>), opts: CreateProviderOptions): Promise<{ provider: EmbeddingProvider; warning?: string }> {
+async function checked(
+  make: Checkable | (() => Checkable | Promise<Checkable>),
+  opts: CreateProviderOptions,
+): Promise<{ provider: EmbeddingProvider; warning?: string }> {
   let provider: Checkable | undefined;
   try {
     provider = typeof make === 'function' ? await make() : make;

@@ -52,7 +52,7 @@ export function servedModelBase(name: string): string {
   let s = name.trim().toLowerCase().replace(/\\/g, '/');
   s = s.replace(/:[^/:]*$/, '');
   s = s.split('/').filter(Boolean).at(-1) ?? s;
-  for (let prev = ''; prev !== s; ) {
+  for (let prev = ''; prev !== s;) {
     prev = s;
     s = s.replace(FORMAT_SUFFIX, '');
   }
@@ -68,7 +68,10 @@ export function servedModelPrefixes(name: string): TaskPrefixes | undefined {
   const base = servedModelBase(name);
   if (!base) return undefined;
   const candidates: [string, TaskPrefixes][] = [
-    ...Object.entries(KNOWN_MODELS).map(([id, spec]): [string, TaskPrefixes] => [servedModelBase(id), { query: spec.queryPrefix, passage: spec.passagePrefix }]),
+    ...Object.entries(KNOWN_MODELS).map(([id, spec]): [string, TaskPrefixes] => [
+      servedModelBase(id),
+      { query: spec.queryPrefix, passage: spec.passagePrefix },
+    ]),
     ...Object.entries(SERVED_MODEL_PREFIXES),
   ];
   let best: [string, TaskPrefixes] | undefined;

@@ -60,12 +60,12 @@ async function readJsonl<T>(file: string): Promise<T[]> {
 }
 
 export async function loadBeir(dir: string, split: string) {
-  const corpus = (await readJsonl<{ _id: string; title?: string; text?: string }>(path.join(dir, 'corpus.jsonl'))).map(
-    (d): BeirDoc => ({ id: String(d._id), title: (d.title ?? '').trim(), text: (d.text ?? '').trim() }),
-  );
-  const queries = new Map(
-    (await readJsonl<{ _id: string; text: string }>(path.join(dir, 'queries.jsonl'))).map((q) => [String(q._id), q.text]),
-  );
+  const corpus = (await readJsonl<{ _id: string; title?: string; text?: string }>(path.join(dir, 'corpus.jsonl'))).map((d): BeirDoc => ({
+    id: String(d._id),
+    title: (d.title ?? '').trim(),
+    text: (d.text ?? '').trim(),
+  }));
+  const queries = new Map((await readJsonl<{ _id: string; text: string }>(path.join(dir, 'queries.jsonl'))).map((q) => [String(q._id), q.text]));
   const qrelsFile = path.join(dir, 'qrels', `${split}.tsv`);
   const qrels = parseQrels(
     (
@@ -119,7 +119,10 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
   const { corpus, queries, qrels } = await loadBeir(opts.dir, opts.split);
   const workspace = opts.workspace ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'similar-sources-eval-')));
   const cancelled = (what: string) =>
-    new EngineError('cancelled', `evaluation cancelled ${what}; no figures were computed${opts.workspace ? ` (what was committed stays in ${opts.workspace}: the next run goes on from there)` : ''}`);
+    new EngineError(
+      'cancelled',
+      `evaluation cancelled ${what}; no figures were computed${opts.workspace ? ` (what was committed stays in ${opts.workspace}: the next run goes on from there)` : ''}`,
+    );
   try {
     const t0 = Date.now();
     let last = 0;
@@ -159,9 +162,17 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
     const judged = [...qrels.keys()].filter((q) => queries.has(q));
     const t1 = Date.now();
     // The queries embedded in one call, as an analysis embeds its segments (searchMany).
-    const vectors = await opts.provider.embed(judged.map((q) => queries.get(q)!), { kind: 'query' });
+    const vectors = await opts.provider.embed(
+      judged.map((q) => queries.get(q)!),
+      { kind: 'query' },
+    );
     const fusion = fusionFor(opts.provider.id);
-    const runWith = (params: Partial<HybridParams>) => sourceRun(index, judged.map((q, i) => ({ id: q, text: queries.get(q)!, vector: vectors[i] })), params);
+    const runWith = (params: Partial<HybridParams>) =>
+      sourceRun(
+        index,
+        judged.map((q, i) => ({ id: q, text: queries.get(q)!, vector: vectors[i] })),
+        params,
+      );
     // As the product ranks (the provider's fusion), then each list alone.
     const run = runWith(fusion);
     const queryMs = Date.now() - t1;
@@ -191,12 +202,19 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
 }
 
 /** Each query's ranked document ids (top 100 sources) with the given fusion parameters. */
-export function sourceRun(index: LibraryIndex, qs: Array<{ id: string; text: string; vector: Float32Array }>, params: Partial<HybridParams>): Map<string, string[]> {
+export function sourceRun(
+  index: LibraryIndex,
+  qs: Array<{ id: string; text: string; vector: Float32Array }>,
+  params: Partial<HybridParams>,
+): Map<string, string[]> {
   const c = index.retrieval;
   const run = new Map<string, string[]>();
   for (const q of qs) {
     const hits = rankSources(c, { text: q.text, vector: q.vector }, { k: 100, params });
-    run.set(q.id, hits.map((h) => index.sources[h.source].path.slice(BEIR_SCHEME.length)));
+    run.set(
+      q.id,
+      hits.map((h) => index.sources[h.source].path.slice(BEIR_SCHEME.length)),
+    );
   }
   return run;
 }

@@ -18,7 +18,10 @@ export function ndcgAt(ranked: readonly string[], judged: ReadonlyMap<string, nu
     if (g > 0) dcg += g / Math.log2(r + 2);
     r++;
   }
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   let idcg = 0;
   ideal.forEach((g, i) => (idcg += g / Math.log2(i + 2)));
   return idcg > 0 ? dcg / idcg : 0;

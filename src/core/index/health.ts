@@ -67,7 +67,12 @@ function manifestHealth(dir: string, m: Manifest | undefined, modelKey: string |
     }
     for (const key of Object.keys(m.shards)) {
       if (set.shards[key]?.passagesGen !== m.shards[key].gen) {
-        return { state: 'incomplete', dir, model: modelKey, detail: `the index in ${dir} is not complete for the model ${modelKey} (an indexing run was interrupted)` };
+        return {
+          state: 'incomplete',
+          dir,
+          model: modelKey,
+          detail: `the index in ${dir} is not complete for the model ${modelKey} (an indexing run was interrupted)`,
+        };
       }
     }
   }
@@ -76,7 +81,14 @@ function manifestHealth(dir: string, m: Manifest | undefined, modelKey: string |
 
 function readyHealth(dir: string, m: Manifest): Extract<IndexHealth, { state: 'ready' }> {
   const passages = Object.values(m.shards).reduce((n, s) => n + s.passages, 0);
-  const ready: Extract<IndexHealth, { state: 'ready' }> = { state: 'ready', dir, sources: Object.keys(m.sources).length, passages, model: m.activeModel ?? '', skipped: Object.keys(m.skipped).length };
+  const ready: Extract<IndexHealth, { state: 'ready' }> = {
+    state: 'ready',
+    dir,
+    sources: Object.keys(m.sources).length,
+    passages,
+    model: m.activeModel ?? '',
+    skipped: Object.keys(m.skipped).length,
+  };
   const waiting = Object.values(m.sources).filter((s) => s.ocrPending);
   if (waiting.length) ready.ocr = { pending: waiting.reduce((n, s) => n + (s.ocrPending ?? 0), 0), files: waiting.length };
   return ready;

@@ -38,7 +38,10 @@ export interface Extracted {
    */
   ocr?: {
     pages: number[];
-    run(bytes: Uint8Array, ctx: OcrRunContext): Promise<{ pages: CleanPage[]; meta: SourceMetadata; ocrPages: number[]; recognised: number; fromCache: number; notes: string[] }>;
+    run(
+      bytes: Uint8Array,
+      ctx: OcrRunContext,
+    ): Promise<{ pages: CleanPage[]; meta: SourceMetadata; ocrPages: number[]; recognised: number; fromCache: number; notes: string[] }>;
   };
 }
 

@@ -14,7 +14,22 @@
  * commands take no argument, environments are those scan.ts paired, math ends at a blank line.
  * Positions are offsets in the whole draft.
  */
-import { type Arg, CITES, DROPPED, FLOATS, LISTS, MULTI_CITES, MATH_ENVS, type Node, PLAIN_ENVS, PLAIN_NO_ARGS, PLAIN_SIGNATURES, PLAIN_SYMBOLS, QUOTES, SKIPPED_ENVS } from './macros';
+import {
+  type Arg,
+  CITES,
+  DROPPED,
+  FLOATS,
+  LISTS,
+  MULTI_CITES,
+  MATH_ENVS,
+  type Node,
+  PLAIN_ENVS,
+  PLAIN_NO_ARGS,
+  PLAIN_SIGNATURES,
+  PLAIN_SYMBOLS,
+  QUOTES,
+  SKIPPED_ENVS,
+} from './macros';
 import { afterBreak, blankAfter, commandName, lineEnd, maskAt, Pair, type LatexScan } from './scan';
 
 /** Groups nested deeper than this: strict gives up, lenient reads their content flat. */
@@ -367,7 +382,11 @@ class Reader {
         return j + 2;
       }
       if (c === 92) {
-        if (!this.lenient && (s.startsWith('\\begin', j) || s.startsWith('\\end', j) || s.startsWith('\\verb', j) || s.startsWith('\\(', j) || s.startsWith('\\[', j))) this.fail();
+        if (
+          !this.lenient &&
+          (s.startsWith('\\begin', j) || s.startsWith('\\end', j) || s.startsWith('\\verb', j) || s.startsWith('\\(', j) || s.startsWith('\\[', j))
+        )
+          this.fail();
         j++;
       } else if (c === 123) depth++;
       else if (c === 125) depth--;

@@ -157,7 +157,14 @@ export function latexBibliographies(draft: string, draftPath: string): string[] 
       i++;
       continue;
     }
-    const names = m[1] === 'bibliography' ? m[2].split(',').map((n) => n.trim()).filter(Boolean).map((n) => (/\.bib$/i.test(n) ? n : `${n}.bib`)) : [m[2].trim()];
+    const names =
+      m[1] === 'bibliography'
+        ? m[2]
+            .split(',')
+            .map((n) => n.trim())
+            .filter(Boolean)
+            .map((n) => (/\.bib$/i.test(n) ? n : `${n}.bib`))
+        : [m[2].trim()];
     for (const n of names) {
       // biblatex's remote resources (`\addbibresource[location=remote]{http://…}`) are not files.
       if (/^[a-z]+:\/\//i.test(n)) continue;

@@ -90,7 +90,8 @@ export async function segmentLatex(source: string, granularity: Granularity = 'p
     return await segmentParsed(source, granularity, options);
   } catch (err) {
     // The parser and the walk recurse with the nesting: thousands of nested groups exhaust the stack.
-    if (err instanceof RangeError) throw new EngineError('unreadable', 'The LaTeX draft nests groups, commands or environments too deeply to be read (or leaves thousands of them open).');
+    if (err instanceof RangeError)
+      throw new EngineError('unreadable', 'The LaTeX draft nests groups, commands or environments too deeply to be read (or leaves thousands of them open).');
     throw err;
   }
 }
@@ -110,7 +111,10 @@ async function segmentParsed(source: string, granularity: Granularity, options: 
     const scan = scanLatex(source);
     if (scan.deepest.depth > MAX_LATEX_NESTING) {
       const line = lineOf(lineStarts(source), scan.deepest.at);
-      throw new EngineError('unreadable', `The LaTeX draft nests groups, commands or environments too deeply to be read: ${scan.deepest.depth} open at line ${line} (or left open before it), where LaTeX stops at ${MAX_LATEX_NESTING}.`);
+      throw new EngineError(
+        'unreadable',
+        `The LaTeX draft nests groups, commands or environments too deeply to be read: ${scan.deepest.depth} open at line ${line} (or left open before it), where LaTeX stops at ${MAX_LATEX_NESTING}.`,
+      );
     }
     title = await readPieces(source, scan, walker, warnings, options);
   }
@@ -123,7 +127,10 @@ async function segmentParsed(source: string, granularity: Granularity, options: 
   // Built as literals, their ids set after (tens of thousands of segments in a long draft).
   const segments: Segment[] = [];
   if (granularity === 'section') {
-    const bounds = [{ start: 0, title: undefined as string | undefined, path: [] as string[], headingStart: -1 }, ...headings.map((h) => ({ start: h.end, title: h.title, path: h.path, headingStart: h.start }))];
+    const bounds = [
+      { start: 0, title: undefined as string | undefined, path: [] as string[], headingStart: -1 },
+      ...headings.map((h) => ({ start: h.end, title: h.title, path: h.path, headingStart: h.start })),
+    ];
     // Blocks come in the order of the source: each section's are those from its heading to the next (one pass).
     let k = 0;
     bounds.forEach((b, i) => {
@@ -136,18 +143,49 @@ async function segmentParsed(source: string, granularity: Granularity, options: 
       const from = b.headingStart >= 0 ? b.headingStart : inside[0].start;
       const to = inside[inside.length - 1].end;
       const query = [b.title, inside.map((x) => x.query).join(' ')].filter(Boolean).join('. ');
-      segments.push({ id: '', type: 'section', startLine: lineAt(from), endLine: lineAt(to - 1), title: b.title ?? firstWords(query), text: source.slice(from, to), query, headingPath: b.path, searchable: hasWords(query, minWords) });
+      segments.push({
+        id: '',
+        type: 'section',
+        startLine: lineAt(from),
+        endLine: lineAt(to - 1),
+        title: b.title ?? firstWords(query),
+        text: source.slice(from, to),
+        query,
+        headingPath: b.path,
+        searchable: hasWords(query, minWords),
+      });
     });
   } else {
     for (const b of blocks) {
       const startLine = lineAt(b.start);
       const endLine = lineAt(b.end - 1);
       if (granularity === 'paragraph') {
-        segments.push({ id: '', startLine, endLine, headingPath: b.headingPath, type: b.type, title: firstWords(b.query), text: source.slice(b.start, b.end), query: b.query, searchable: hasWords(b.query, minWords) });
+        segments.push({
+          id: '',
+          startLine,
+          endLine,
+          headingPath: b.headingPath,
+          type: b.type,
+          title: firstWords(b.query),
+          text: source.slice(b.start, b.end),
+          query: b.query,
+          searchable: hasWords(b.query, minWords),
+        });
         continue;
       }
       // Sentences of the block's plain text (their lines are the block's).
-      for (const s of splitSentences(b.query)) segments.push({ id: '', startLine, endLine, headingPath: b.headingPath, type: 'sentence', title: firstWords(s.text), text: s.text, query: s.text, searchable: hasWords(s.text, minWords) });
+      for (const s of splitSentences(b.query))
+        segments.push({
+          id: '',
+          startLine,
+          endLine,
+          headingPath: b.headingPath,
+          type: 'sentence',
+          title: firstWords(s.text),
+          text: s.text,
+          query: s.text,
+          searchable: hasWords(s.text, minWords),
+        });
     }
   }
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
@@ -185,7 +223,11 @@ async function readPieces(source: string, scan: LatexScan, walker: Walker, warni
     if (to - from <= maxUnit) {
       over.bytes += to - from;
       if (over.at < 0) over.at = from;
-    } else warn(from, `${Math.round((to - from) / 1024)} KB with no paragraph break or space between words outside groups and environments: read without the LaTeX parser (commands it does not know take no argument)`);
+    } else
+      warn(
+        from,
+        `${Math.round((to - from) / 1024)} KB with no paragraph break or space between words outside groups and environments: read without the LaTeX parser (commands it does not know take no argument)`,
+      );
     return { nodes: readPlain(source, scan, from, to, true)!, base: 0 };
   };
   const lookForTitle = (nodes: Node[], from: number, to: number) => {
@@ -269,7 +311,11 @@ async function readPieces(source: string, scan: LatexScan, walker: Walker, warni
       }
     }
   }
-  if (over.at >= 0) warn(over.at, `the LaTeX parser reads ${PARSE_BUDGET / 1024} KB of a draft at most (of what is not plain prose); ${Math.ceil(over.bytes / 1024)} KB from here on were read without it (commands it does not know take no argument)`);
+  if (over.at >= 0)
+    warn(
+      over.at,
+      `the LaTeX parser reads ${PARSE_BUDGET / 1024} KB of a draft at most (of what is not plain prose); ${Math.ceil(over.bytes / 1024)} KB from here on were read without it (commands it does not know take no argument)`,
+    );
   return title;
 }
 

@@ -21,7 +21,10 @@ export function checkLatexSize(text: string, file?: string): void {
   if (text.length <= MAX_LATEX_BYTES) return;
   const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
   const what = file === undefined ? 'The LaTeX draft' : `The LaTeX file ${file}`;
-  throw new EngineError('unreadable', `${what} is ${mb(text.length)}, larger than the ${mb(MAX_LATEX_BYTES)} a LaTeX file may be: split it into files read through \\input or \\include.`);
+  throw new EngineError(
+    'unreadable',
+    `${what} is ${mb(text.length)}, larger than the ${mb(MAX_LATEX_BYTES)} a LaTeX file may be: split it into files read through \\input or \\include.`,
+  );
 }
 
 /** Bytes parsed at once, at most (the parser holds ~2.6 KB per byte: 32 KB parse in ~85 MB), unless no cut is found. */
@@ -69,7 +72,7 @@ export function paragraphs(s: string, scan: LatexScan, from: number, to: number,
 
 /** The document environment at the top level, when there is one: where it starts, where its content lies, where it ends. */
 export function documentEnv(s: string, scan: LatexScan): { from: number; contentFrom: number; contentTo: number; to: number } | undefined {
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const k = scan.kind[i];
     if (k === Pair.Env && scan.envs.get(i) === 'document') {
       const to = scan.close[i];

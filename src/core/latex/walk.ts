@@ -227,15 +227,17 @@ export function textOf(nodes: Node[]): string {
 
 /** Spaces and TeX's typography (`--`, `---`, ``` `` ``` and `''`) as plain text; the commas around dropped math or citations once. */
 export function clean(s: string): string {
-  return s
-    // Spaces made one first: the patterns below never run along a long stretch of them (a page of comments).
-    .replace(/\s+/g, ' ')
-    .replace(/---/g, '—')
-    .replace(/--/g, '–')
-    .replace(/``|''/g, '"')
-    .replace(/\s+([.,;:!?)])/g, '$1')
-    .replace(/([,;])(?:\s*[,;])+/g, '$1')
-    .replace(/\(\s+/g, '(')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    s
+      // Spaces made one first: the patterns below never run along a long stretch of them (a page of comments).
+      .replace(/\s+/g, ' ')
+      .replace(/---/g, '—')
+      .replace(/--/g, '–')
+      .replace(/``|''/g, '"')
+      .replace(/\s+([.,;:!?)])/g, '$1')
+      .replace(/([,;])(?:\s*[,;])+/g, '$1')
+      .replace(/\(\s+/g, '(')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }

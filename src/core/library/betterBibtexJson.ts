@@ -349,7 +349,10 @@ export function parseBetterBibtexJson(text: string, baseDir: string): ParsedBibl
   }
   if (top.csl) return finish(parseCslJson(top.csl, warnings, where), warnings);
   if (!top.items) {
-    if (!top.fault) warnings.push(top.itemsNotList ? `Not a Better BibTeX JSON export: "items" is ${top.itemsNotList}, not a list.` : 'Not a Better BibTeX JSON export: no "items" list.');
+    if (!top.fault)
+      warnings.push(
+        top.itemsNotList ? `Not a Better BibTeX JSON export: "items" is ${top.itemsNotList}, not a list.` : 'Not a Better BibTeX JSON export: no "items" list.',
+      );
     return finish({ entries: [], warnings }, warnings);
   }
 

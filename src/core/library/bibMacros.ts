@@ -27,7 +27,12 @@ export const MAX_TOTAL_GROWTH = 256 * 1024;
  */
 const PREDEFINED_CHARS = 80;
 /** The month macros (`month = mar`), in every Better BibTeX export: what they expand to. */
-const MONTHS = new Map(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].map((m) => [m.slice(0, 3).toUpperCase(), m.length]));
+const MONTHS = new Map(
+  ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'].map((m) => [
+    m.slice(0, 3).toUpperCase(),
+    m.length,
+  ]),
+);
 
 class Mismatch extends Error {}
 
@@ -65,7 +70,10 @@ export class MacroBudget {
   spentWarning(): string | undefined {
     if (!this.spentOn.size) return undefined;
     const names = [...this.spentOn];
-    const named = names.slice(0, 5).map((n) => `"${excerpt(n)}"`).join(', ');
+    const named = names
+      .slice(0, 5)
+      .map((n) => `"${excerpt(n)}"`)
+      .join(', ');
     const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
     return `The file's @string macros would add more than ${kb(this.totalLimit)} to it: from line ${this.spentFrom} on, the values using @string ${named}${more} were cut there.`;
   }
@@ -76,7 +84,6 @@ export class MacroBudget {
     this.growth += chars;
     return true;
   }
-
 }
 
 /** One part of a value: its span in the text and what it expands to. */
@@ -199,7 +206,10 @@ class PieceScan {
   }
 
   private matchGuard(): string {
-    for (const [open, close] of [['{', '}'], ['(', ')']]) {
+    for (const [open, close] of [
+      ['{', '}'],
+      ['(', ')'],
+    ]) {
       if (this.tryMatch(open)) {
         this.match(open);
         return close;

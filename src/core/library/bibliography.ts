@@ -111,8 +111,13 @@ async function readBibliography(file: string, cacheDir: string | undefined, rule
 /** The cached parse when it is this version's and of these bytes; undefined otherwise (missing, stale, damaged). */
 async function readParseCache(file: string, hash: string): Promise<ParsedBibliography | undefined> {
   try {
-    const c = JSON.parse((await readConfinedText(file, { kind: 'index', within: [path.dirname(file)] })).text) as { version?: unknown; hash?: unknown; parsed?: ParsedBibliography };
-    if (c.version !== BIBLIOGRAPHY_PARSE_VERSION || c.hash !== hash || !Array.isArray(c.parsed?.entries) || !Array.isArray(c.parsed?.warnings)) return undefined;
+    const c = JSON.parse((await readConfinedText(file, { kind: 'index', within: [path.dirname(file)] })).text) as {
+      version?: unknown;
+      hash?: unknown;
+      parsed?: ParsedBibliography;
+    };
+    if (c.version !== BIBLIOGRAPHY_PARSE_VERSION || c.hash !== hash || !Array.isArray(c.parsed?.entries) || !Array.isArray(c.parsed?.warnings))
+      return undefined;
     return c.parsed;
   } catch {
     return undefined;
@@ -130,7 +135,10 @@ function decodeUtf8(bytes: Uint8Array): { text: string; valid: boolean } {
 
 function invalidUtf8Warning(entries: BibEntry[]): string {
   const hit = entries.filter((e) => [e.title ?? '', ...e.authors, ...e.files].some((s) => s.includes('\uFFFD'))).map((e) => e.citekey);
-  const named = hit.slice(0, MAX_KEYS_NAMED).map((k) => `"${k}"`).join(', ');
+  const named = hit
+    .slice(0, MAX_KEYS_NAMED)
+    .map((k) => `"${k}"`)
+    .join(', ');
   const more = hit.length > MAX_KEYS_NAMED ? ` and ${hit.length - MAX_KEYS_NAMED} more` : '';
   return `The file is not valid UTF-8: the bytes that are not were replaced by \uFFFD${named ? ` (in ${named}${more})` : ''}.`;
 }
@@ -190,5 +198,10 @@ export function matchFile(entries: BibEntry[]): Map<string, BibEntry> {
 /** Looks a PDF up by full path, then "folder/file.pdf", then file name. */
 export function findEntryForFile(index: Map<string, BibEntry>, file: string): BibEntry | undefined {
   const full = normalizePathKey(path.resolve(file));
-  return index.get(full) ?? tailKeys(file).map((k) => index.get(k)).find(Boolean);
+  return (
+    index.get(full) ??
+    tailKeys(file)
+      .map((k) => index.get(k))
+      .find(Boolean)
+  );
 }

@@ -17,7 +17,18 @@ const loadParser = () => (parserModule ??= import('@retorquere/bibtex-parser'));
 
 /** Commands the parser does not know (French and German quotes, TeX's spacing commands): what they print. */
 const EXTRA_COMMANDS: Record<string, string> = {
-  og: '«\u00a0', fg: '\u00a0»', glqq: '„', grqq: '“', glq: '‚', grq: '‘', TeX: 'TeX', ' ': ' ', ',': '\u2009', '/': '', '-': '', '@': '',
+  og: '«\u00a0',
+  fg: '\u00a0»',
+  glqq: '„',
+  grqq: '“',
+  glq: '‚',
+  grq: '‘',
+  TeX: 'TeX',
+  ' ': ' ',
+  ',': '\u2009',
+  '/': '',
+  '-': '',
+  '@': '',
 };
 
 /**
@@ -63,7 +74,10 @@ export async function parseBibtex(text: string, baseDir: string, chunkChars = CH
   const entries = bibEntries(read.parsed, effective, baseDir, warnings);
   for (const [command, keys] of unknownCommands) {
     const named = [...keys].filter(Boolean);
-    const list = named.slice(0, MAX_KEYS_NAMED).map((k) => `"${k}"`).join(', ');
+    const list = named
+      .slice(0, MAX_KEYS_NAMED)
+      .map((k) => `"${k}"`)
+      .join(', ');
     const more = named.length > MAX_KEYS_NAMED ? ` and ${named.length - MAX_KEYS_NAMED} more` : '';
     warnings.push(`Unknown LaTeX command ${command} left out of the text${list ? ` of ${list}${more}` : ''}.`);
   }
@@ -109,7 +123,12 @@ interface ChunksRead {
  * between chunks; a chunk with a syntax error is read again entry by entry, so that only the
  * broken one is lost. `parse` is the parser with the options, given the @string values so far.
  */
-async function parseChunks(source: string, chunkChars: number, lines: LineFinder, parse: (input: string, strings: Record<string, string>) => Promise<Library>): Promise<ChunksRead> {
+async function parseChunks(
+  source: string,
+  chunkChars: number,
+  lines: LineFinder,
+  parse: (input: string, strings: Record<string, string>) => Promise<Library>,
+): Promise<ChunksRead> {
   const parsed: Entry[] = [];
   const errors: ParseError[] = [];
   const failed: string[] = [];
@@ -250,7 +269,11 @@ function creatorName(c: Creator): string {
 function cleanText(s: string): string {
   const plain = stripRichText(s.replace(/L\u1d2cT<sub>E<\/sub>X/g, 'LaTeX').replace(/T<sub>E<\/sub>X/g, 'TeX'));
   // \"{\i} gives a dotless ı followed by the accent; NFC only composes the dotted letter.
-  return plain.replace(/\u00ad/g, '').replace(/ı(?=[\u0300-\u036f])/g, 'i').replace(/ȷ(?=[\u0300-\u036f])/g, 'j').normalize('NFC');
+  return plain
+    .replace(/\u00ad/g, '')
+    .replace(/ı(?=[\u0300-\u036f])/g, 'i')
+    .replace(/ȷ(?=[\u0300-\u036f])/g, 'j')
+    .normalize('NFC');
 }
 
 /**
@@ -322,7 +345,11 @@ function describeTooLong(chunk: string, lines: LineFinder): string {
 
 function excerpt(message: string): string {
   // The parser's own "at line N, column M" counts within the piece it was given: left out.
-  const first = message.split('\n')[0].replace(/ at line \d+, column \d+/, '').trim().replace(/\.$/, '');
+  const first = message
+    .split('\n')[0]
+    .replace(/ at line \d+, column \d+/, '')
+    .trim()
+    .replace(/\.$/, '');
   return first.length > MAX_MESSAGE ? `${first.slice(0, MAX_MESSAGE)}…` : first;
 }
 
@@ -331,7 +358,8 @@ function excerpt(message: string): string {
  * an exception of its LaTeX conversion ("Maximum call stack size exceeded", "Cannot read
  * properties of undefined"), which says nothing to a user and is not quoted.
  */
-const PARSER_MESSAGE = /^(?:Token mismatch|Unterminated (?:brace|quote)-value|Runaway key|Unclosed math section|Unresolved @string reference|[^\n]{0,200} = value expected|[^\n]{0,200}unexpected \d+-part name|unhandled )/;
+const PARSER_MESSAGE =
+  /^(?:Token mismatch|Unterminated (?:brace|quote)-value|Runaway key|Unclosed math section|Unresolved @string reference|[^\n]{0,200} = value expected|[^\n]{0,200}unexpected \d+-part name|unhandled )/;
 
 function describeError(e: ParseError, lines: LineFinder): string {
   const input = e.input ?? '';

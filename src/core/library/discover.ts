@@ -11,7 +11,6 @@ import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { SourceType } from '../index/source';
 
-
 export interface LibraryConfig {
   folders: string[];
   include?: string[];

@@ -76,7 +76,10 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   const extraPaths = new Set(extra.map((f) => f.path));
   // A PDF found under the library folders is read only there (discovery follows no link out of them).
   const libraryRule: FileRule = { kind: 'pdf', within: cfg.folders.map((f) => path.resolve(cfg.baseDir ?? process.cwd(), f)), rootName: 'the library folders' };
-  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch; rule?: FileRule })[] = [...found.files.filter((f) => !extraPaths.has(f.path)), ...extra];
+  const files: (Omit<DiscoveredFile, 'root' | 'rel'> & { bib?: BibMatch; rule?: FileRule })[] = [
+    ...found.files.filter((f) => !extraPaths.has(f.path)),
+    ...extra,
+  ];
   const readPdf = async (f: (typeof files)[number]): Promise<Uint8Array> => {
     try {
       return (await readConfined(f.path, f.rule ?? libraryRule)).bytes;
@@ -97,13 +100,15 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
   }
   const inputs = files.map((f): SourceInput => {
     const entry = bibIndex && !f.bib ? findEntryForFile(bibIndex, f.path) : undefined;
-    const bib: BibMatch | undefined = f.bib ?? (entry && {
-      citekey: entry.citekey,
-      title: entry.title,
-      authors: entry.authors,
-      year: entry.year,
-      collections: entry.collections,
-    });
+    const bib: BibMatch | undefined =
+      f.bib ??
+      (entry && {
+        citekey: entry.citekey,
+        title: entry.title,
+        authors: entry.authors,
+        year: entry.year,
+        collections: entry.collections,
+      });
     return {
       path: f.path,
       size: f.size,
@@ -129,10 +134,11 @@ export async function libraryInputs(cfg: LibraryConfig & LibraryInputOptions): P
           damage: raw.damage,
           ocr: {
             pages: first,
-            run: (data: Uint8Array, ctx: OcrRunContext) => recognisePages(raw, data, ocrEngine, imager, ctx).then((r) => {
-              const done = cleanPages(r.texts, raw.pageLabels);
-              return { ...r, pages: done, meta: resolveMetadata(f.path, raw, done, bib) };
-            }),
+            run: (data: Uint8Array, ctx: OcrRunContext) =>
+              recognisePages(raw, data, ocrEngine, imager, ctx).then((r) => {
+                const done = cleanPages(r.texts, raw.pageLabels);
+                return { ...r, pages: done, meta: resolveMetadata(f.path, raw, done, bib) };
+              }),
           },
         };
       },
@@ -184,7 +190,13 @@ function languagesOf(spec: string | string[] | undefined): string[] | undefined 
  * from the cache, the others imaged (a few at a time) and recognised by the pool, each written to
  * the cache as soon as it is done.
  */
-async function recognisePages(raw: RawPdf, data: Uint8Array, engine: OcrPool, imager: (b: Uint8Array, p: number[]) => Promise<PageImage[]>, ctx: OcrRunContext) {
+async function recognisePages(
+  raw: RawPdf,
+  data: Uint8Array,
+  engine: OcrPool,
+  imager: (b: Uint8Array, p: number[]) => Promise<PageImage[]>,
+  ctx: OcrRunContext,
+) {
   const cache = await OcrCache.open(ctx.indexDir, ctx.hash, engine.languages);
   // What OCR read of each page ('' nothing); a page it failed on is left out and keeps its layer.
   const read = new Map<number, string>();
@@ -240,7 +252,10 @@ async function recognisePages(raw: RawPdf, data: Uint8Array, engine: OcrPool, im
     const rest = (raw.ocrDoubtful ?? []).filter((n) => n !== raw.ocrSample);
     const all = rest.length + 1;
     // Said when a layer that looked right is replaced: the user sees why OCR ran on a text PDF.
-    if (!verdict.garbageByRule) notes.push(`page ${raw.ocrSample}: the text layer holds ${Math.round(verdict.agreement * 100)}% of the ${verdict.words} words OCR reads there; it is wrong, and ${all === 1 ? 'that page is' : `the ${all} pages whose layer was in doubt are`} read by OCR`);
+    if (!verdict.garbageByRule)
+      notes.push(
+        `page ${raw.ocrSample}: the text layer holds ${Math.round(verdict.agreement * 100)}% of the ${verdict.words} words OCR reads there; it is wrong, and ${all === 1 ? 'that page is' : `the ${all} pages whose layer was in doubt are`} read by OCR`,
+      );
     ctx.onMorePages?.(rest.length);
     await recognise(rest);
   }

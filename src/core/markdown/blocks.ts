@@ -131,7 +131,8 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
   const endRegion = () => {
     const isDense =
       !regionTable &&
-      ((regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength) || (regionCode > CODE_FLOOR && regionCode * regionCode > CODE_DENSITY_LIMIT * regionLength));
+      ((regionMarks > MARK_FLOOR && regionMarks * regionMarks > MARK_DENSITY_LIMIT * regionLength) ||
+        (regionCode > CODE_FLOOR && regionCode * regionCode > CODE_DENSITY_LIMIT * regionLength));
     if (isDense) {
       // Its own block, from the last place one may start (the stretch's first line when it can be
       // cut at; else the line after an earlier blank line, as a parse block by block would have it):
@@ -214,10 +215,21 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
         blockLine = line;
         setext = 0;
         flat = true;
-      } else if (!noCuts && ((prevBlank && !isListMarker(source, i, eol)) || (prevUnderline && flat && !isUnderline(source, i, eol)) || (prevClosed && flat) || afterFront)) {
+      } else if (
+        !noCuts &&
+        ((prevBlank && !isListMarker(source, i, eol)) || (prevUnderline && flat && !isUnderline(source, i, eol)) || (prevClosed && flat) || afterFront)
+      ) {
         cuts.push(pos, line, 0);
       }
-    } else if (!noCuts && state.kind === 'normal' && pos > blockStart && !blank && indent === 0 && (prevBlank || (prevClosed && flat) || afterFront) && startsSpecial(source, pos)) {
+    } else if (
+      !noCuts &&
+      state.kind === 'normal' &&
+      pos > blockStart &&
+      !blank &&
+      indent === 0 &&
+      (prevBlank || (prevClosed && flat) || afterFront) &&
+      startsSpecial(source, pos)
+    ) {
       cuts.push(pos, line, 1);
     }
 
@@ -242,7 +254,13 @@ export function draftBlocks(source: string, maxBlock = BLOCK_BYTES): DraftBlock[
           }
           const html = htmlOpen(source, i, eol);
           if (html) {
-            if (!source.slice(i + 2, eol).toLowerCase().includes(html)) state = { kind: 'html', end: html };
+            if (
+              !source
+                .slice(i + 2, eol)
+                .toLowerCase()
+                .includes(html)
+            )
+              state = { kind: 'html', end: html };
             flat = false;
             break;
           }

@@ -54,7 +54,17 @@ export function pandocAsMarkdown(source: string): string {
 
 /** A cheap test that spares a draft with none of Pandoc's marks every pass. */
 function mayHavePandoc(s: string): boolean {
-  return s.includes(':::') || s.includes('{{') || s.includes('`') || s.includes(']{') || s.includes('){') || s.includes('{#') || s.includes('{.') || s.includes('\\@') || s.includes('(\\#');
+  return (
+    s.includes(':::') ||
+    s.includes('{{') ||
+    s.includes('`') ||
+    s.includes(']{') ||
+    s.includes('){') ||
+    s.includes('{#') ||
+    s.includes('{.') ||
+    s.includes('\\@') ||
+    s.includes('(\\#')
+  );
 }
 
 function blankInline(line: string): string {

@@ -117,8 +117,29 @@ function loadProcessors(): Promise<{ full: Processor; plain: Processor }> {
         const micromark = (data.micromarkExtensions ??= []);
         micromark.push(table.gfmTable(), footnote.gfmFootnote(), strike.gfmStrikethrough(), task.gfmTaskListItem(), { flowInitial: { null: [predefine] } });
         // Emphasis, strikethrough, links, images, footnote calls, code spans, inline HTML and autolinks off: the marks stay text.
-        if (plain) micromark.push({ disable: { null: ['attention', 'strikethrough', 'labelStartLink', 'labelStartImage', 'labelEnd', 'gfmFootnoteCall', 'gfmPotentialFootnoteCall', 'codeText', 'htmlText', 'autolink'] } });
-        (data.fromMarkdownExtensions ??= []).push(mdTable.gfmTableFromMarkdown(), mdFootnote.gfmFootnoteFromMarkdown(), mdStrike.gfmStrikethroughFromMarkdown(), mdTask.gfmTaskListItemFromMarkdown());
+        if (plain)
+          micromark.push({
+            disable: {
+              null: [
+                'attention',
+                'strikethrough',
+                'labelStartLink',
+                'labelStartImage',
+                'labelEnd',
+                'gfmFootnoteCall',
+                'gfmPotentialFootnoteCall',
+                'codeText',
+                'htmlText',
+                'autolink',
+              ],
+            },
+          });
+        (data.fromMarkdownExtensions ??= []).push(
+          mdTable.gfmTableFromMarkdown(),
+          mdFootnote.gfmFootnoteFromMarkdown(),
+          mdStrike.gfmStrikethroughFromMarkdown(),
+          mdTask.gfmTaskListItemFromMarkdown(),
+        );
       }
       return unified()
         .use(remarkParse.default)
@@ -206,14 +227,20 @@ export async function parseDraft(source: string, options: ParseDraftOptions = {}
       }
       const known = c.parsed.get(piece);
       // A piece that defined every label it could be handed was parsed as it is.
-      const r = known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size ? known : parsePiece(c, piece, linkList, footnoteList);
+      const r =
+        known && new Set(known.links).size === links.size && new Set(known.footnotes).size === footnotes.size
+          ? known
+          : parsePiece(c, piece, linkList, footnoteList);
       for (const n of r.children) root.children.push(n);
     }
     // A dense stretch that is an HTML block (`<div>` lines) has no inline Markdown to lose: no warning,
     // unless the block holds more (a paragraph above an indented HTML block, which cannot be cut at).
     if (b.dense && !root.children.slice(first).every((n) => n.type === 'html')) warnings.push(denseWarning(b.dense));
     if (b.quotedUnderlines) warnings.push(quotedWarning(b.quotedUnderlines));
-    if (b.splitsParagraph !== undefined) warnings.push(`line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`);
+    if (b.splitsParagraph !== undefined)
+      warnings.push(
+        `line ${(b.splitsParagraph + 1).toLocaleString('en')}: a paragraph longer than ${MAX_PARAGRAPH / 1024} KB was cut at this line break into two paragraphs`,
+      );
   }
   if (warnings.length > MAX_WARNINGS) warnings.splice(MAX_WARNINGS, Infinity, `and ${(warnings.length - MAX_WARNINGS).toLocaleString('en')} more such places`);
   return { tree: root, warnings };
@@ -282,7 +309,7 @@ function foldShortRuns(pieces: Piece[]): Piece[] {
     if (last && !last.nodes && (p.weak || last.end - last.start < PIECE_BYTES)) last.end = p.end;
     else out.push({ start: p.start, end: p.end, line: p.line, weak: p.weak });
   };
-  for (let i = 0; i < pieces.length; ) {
+  for (let i = 0; i < pieces.length;) {
     if (!pieces[i].nodes) {
       parse(pieces[i++]);
       continue;
@@ -291,7 +318,8 @@ function foldShortRuns(pieces: Piece[]): Piece[] {
     while (j < pieces.length && pieces[j].nodes) j++;
     const afterParse = out.length > 0 && !out[out.length - 1].nodes;
     // A parse may not start at a weak cut: a run there joins only the parse before it.
-    if (j - i <= 2 && pieces[j - 1].end - pieces[i].start <= FOLD_BYTES && (afterParse || (j < pieces.length && !pieces[i].weak))) parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
+    if (j - i <= 2 && pieces[j - 1].end - pieces[i].start <= FOLD_BYTES && (afterParse || (j < pieces.length && !pieces[i].weak)))
+      parse({ start: pieces[i].start, end: pieces[j - 1].end, line: pieces[i].line, weak: pieces[i].weak });
     else for (let k = i; k < j; k++) out.push(pieces[k]);
     i = j;
   }

@@ -17,7 +17,22 @@
  * characters that can open inline Markdown here (`\`, backtick, `*`, `_`, `~`, `[`, `]`, `<`,
  * `&`, `$`, `|`, `!`).
  */
-import type { Blockquote, Code, Definition, FootnoteDefinition, Heading, List, ListItem, Paragraph, RootContent, Table, TableCell, TableRow, Text, ThematicBreak } from 'mdast';
+import type {
+  Blockquote,
+  Code,
+  Definition,
+  FootnoteDefinition,
+  Heading,
+  List,
+  ListItem,
+  Paragraph,
+  RootContent,
+  Table,
+  TableCell,
+  TableRow,
+  Text,
+  ThematicBreak,
+} from 'mdast';
 
 interface Point {
   line: number;
@@ -82,7 +97,7 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
     open = NONE;
   };
 
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     let eol = pos;
     while (eol < end) {
       const c = text.charCodeAt(eol);
@@ -130,7 +145,15 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
       } else if (c === 124 /* | */) {
         const cells = tableCells(text, pos, eol);
         if (open.kind !== 'none' || was || !cells || !cellsPlain(text, cells)) return undefined;
-        open = { kind: 'table', cells: cells.length / 2, align: [], start: pt(pos, pos, ln, offset), rows: [tableRow(text, cells, pos, eol, ln, offset)], end: pt(eol, pos, ln, offset), delimiter: false };
+        open = {
+          kind: 'table',
+          cells: cells.length / 2,
+          align: [],
+          start: pt(pos, pos, ln, offset),
+          rows: [tableRow(text, cells, pos, eol, ln, offset)],
+          end: pt(eol, pos, ln, offset),
+          delimiter: false,
+        };
       } else if (c === SP) {
         // Indented code: four spaces, then anything but a control character, no space at the end.
         if ((open.kind !== 'none' && open.kind !== 'code') || was || !codeLine(text, pos, eol)) return undefined;
@@ -141,16 +164,35 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
         } else open = { kind: 'code', start: pt(pos, pos, ln, offset), lines: [pos + 4, eol], ends: [], end: pt(eol, pos, ln, offset) };
       } else if (c === 91 /* [ */) {
         const def = definitionLine(text, pos, eol);
-        if (!def || (was === 'footnote' && !def.footnote) || (was === 'definition' && def.footnote) || (was === 0 && open.kind !== 'none' && open.kind !== 'code')) return undefined;
+        if (
+          !def ||
+          (was === 'footnote' && !def.footnote) ||
+          (was === 'definition' && def.footnote) ||
+          (was === 0 && open.kind !== 'none' && open.kind !== 'code')
+        )
+          return undefined;
         close();
         const s0 = pt(pos, pos, ln, offset);
         const e0 = pt(eol, pos, ln, offset);
         if (def.footnote) {
           const t: Text = { type: 'text', value: text.slice(def.value, eol), position: { start: pt(def.value, pos, ln, offset), end: e0 } };
           const p: Paragraph = { type: 'paragraph', children: [t], position: { start: pt(def.value, pos, ln, offset), end: e0 } };
-          out.push({ type: 'footnoteDefinition', identifier: def.label.toLowerCase(), label: def.label, children: [p], position: { start: s0, end: e0 } } satisfies FootnoteDefinition);
+          out.push({
+            type: 'footnoteDefinition',
+            identifier: def.label.toLowerCase(),
+            label: def.label,
+            children: [p],
+            position: { start: s0, end: e0 },
+          } satisfies FootnoteDefinition);
         } else {
-          out.push({ type: 'definition', identifier: def.label.toLowerCase(), label: def.label, title: null, url: text.slice(def.value, eol), position: { start: s0, end: e0 } } satisfies Definition);
+          out.push({
+            type: 'definition',
+            identifier: def.label.toLowerCase(),
+            label: def.label,
+            title: null,
+            url: text.slice(def.value, eol),
+            position: { start: s0, end: e0 },
+          } satisfies Definition);
         }
         after = def.footnote ? 'footnote' : 'definition';
       } else if (was === 'footnote' || (was === 'definition' && c !== 35)) {
@@ -159,10 +201,16 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
         let j = pos;
         while (j < eol && text.charCodeAt(j) === 35) j++;
         const depth = j - pos;
-        if (depth > 6 || text.charCodeAt(j) !== SP || !plainRun(text, j + 1, eol) || text.charCodeAt(j + 1) === SP || text.slice(j + 1, eol).includes('#')) return undefined;
+        if (depth > 6 || text.charCodeAt(j) !== SP || !plainRun(text, j + 1, eol) || text.charCodeAt(j + 1) === SP || text.slice(j + 1, eol).includes('#'))
+          return undefined;
         close();
         const t: Text = { type: 'text', value: text.slice(j + 1, eol), position: { start: pt(j + 1, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
-        const h: Heading = { type: 'heading', depth: depth as Heading['depth'], children: [t], position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
+        const h: Heading = {
+          type: 'heading',
+          depth: depth as Heading['depth'],
+          children: [t],
+          position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) },
+        };
         out.push(h);
       } else if ((c === 61 || c === 45) && runOf(text, pos, eol, c)) {
         // An underline: of the paragraph above (a setext heading), or, for `---` with none, a thematic break.
@@ -199,7 +247,16 @@ export function plainBlocks(text: string, start: number, end: number, offset: nu
           open.textEnd = open.end = pt(eol, pos, ln, offset);
         } else if (open.kind === 'none') {
           const e0 = pt(eol, pos, ln, offset);
-          open = { kind: 'quote', start: pt(pos, pos, ln, offset), paras: [], textStart: pt(pos + 2, pos, ln, offset), lines: [pos + 2, eol], ends: [], textEnd: e0, end: e0 };
+          open = {
+            kind: 'quote',
+            start: pt(pos, pos, ln, offset),
+            paras: [],
+            textStart: pt(pos + 2, pos, ln, offset),
+            lines: [pos + 2, eol],
+            ends: [],
+            textEnd: e0,
+            end: e0,
+          };
         } else return undefined;
       } else if (c === 62 && eol === pos + 1 && open.kind === 'quote') {
         // `>` alone: a blank line inside the quote, between its paragraphs.
@@ -245,8 +302,10 @@ function closed(text: string, open: Exclude<Open, { kind: 'none' }>, lastPoint: 
     return { type: 'paragraph', children: [t], position: { start: open.start, end: lastPoint } } satisfies Paragraph;
   }
   if (open.kind === 'table') return { type: 'table', align: open.align, children: open.rows, position: { start: open.start, end: open.end } } satisfies Table;
-  if (open.kind === 'code') return { type: 'code', lang: null, meta: null, value: joined(text, open.lines, open.ends), position: { start: open.start, end: open.end } } satisfies Code;
-  if (open.kind === 'list') return { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } } satisfies List;
+  if (open.kind === 'code')
+    return { type: 'code', lang: null, meta: null, value: joined(text, open.lines, open.ends), position: { start: open.start, end: open.end } } satisfies Code;
+  if (open.kind === 'list')
+    return { type: 'list', ordered: false, start: null, spread: false, children: open.items, position: { start: open.start, end: open.end } } satisfies List;
   const children = open.lines.length ? [...open.paras, quoteParagraph(text, open)] : open.paras;
   return { type: 'blockquote', children, position: { start: open.start, end: open.end } } satisfies Blockquote;
 }
@@ -267,7 +326,8 @@ function tableCells(s: string, pos: number, eol: number): number[] | undefined {
   for (let j = pos + 1; j < eol; j++) {
     if (s.charCodeAt(j) !== 124) continue;
     // `| text |`: a space after the bar, a space before the next.
-    if (s.charCodeAt(bar + 1) !== SP || s.charCodeAt(j - 1) !== SP || j - bar < 4 || s.charCodeAt(bar + 2) === SP || s.charCodeAt(j - 2) === SP) return undefined;
+    if (s.charCodeAt(bar + 1) !== SP || s.charCodeAt(j - 1) !== SP || j - bar < 4 || s.charCodeAt(bar + 2) === SP || s.charCodeAt(j - 2) === SP)
+      return undefined;
     out.push(bar, j - 1);
     bar = j;
   }
@@ -298,7 +358,11 @@ function tableRow(s: string, cells: number[], pos: number, eol: number, ln: numb
   for (let k = 0; k < cells.length; k += 2) {
     const from = cells[k];
     const to = k + 2 < cells.length ? cells[k + 2] : eol;
-    const t: Text = { type: 'text', value: s.slice(from + 2, cells[k + 1]), position: { start: pt(from + 2, pos, ln, offset), end: pt(cells[k + 1], pos, ln, offset) } };
+    const t: Text = {
+      type: 'text',
+      value: s.slice(from + 2, cells[k + 1]),
+      position: { start: pt(from + 2, pos, ln, offset), end: pt(cells[k + 1], pos, ln, offset) },
+    };
     children.push({ type: 'tableCell', children: [t], position: { start: pt(from, pos, ln, offset), end: pt(to, pos, ln, offset) } });
   }
   return { type: 'tableRow', children, position: { start: pt(pos, pos, ln, offset), end: pt(eol, pos, ln, offset) } };
@@ -306,7 +370,8 @@ function tableRow(s: string, cells: number[], pos: number, eol: number, ln: numb
 
 /** A line of indented code: four spaces, then no control character and no space at the end. */
 function codeLine(s: string, pos: number, eol: number): boolean {
-  if (eol - pos < 5 || s.charCodeAt(pos + 1) !== SP || s.charCodeAt(pos + 2) !== SP || s.charCodeAt(pos + 3) !== SP || s.charCodeAt(eol - 1) === SP) return false;
+  if (eol - pos < 5 || s.charCodeAt(pos + 1) !== SP || s.charCodeAt(pos + 2) !== SP || s.charCodeAt(pos + 3) !== SP || s.charCodeAt(eol - 1) === SP)
+    return false;
   for (let j = pos + 4; j < eol; j++) {
     const c = s.charCodeAt(j);
     if (c < 32 || c === 127) return false;
@@ -328,7 +393,8 @@ function definitionLine(s: string, pos: number, eol: number): { footnote: boolea
     const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
     if (!alnum && !(c === SP && !footnote && j > from && s.charCodeAt(j - 1) !== SP)) break;
   }
-  if (j === from || j - from > 100 || s.charCodeAt(j) !== 93 || s.charCodeAt(j - 1) === SP || s.charCodeAt(j + 1) !== 58 || s.charCodeAt(j + 2) !== SP) return undefined;
+  if (j === from || j - from > 100 || s.charCodeAt(j) !== 93 || s.charCodeAt(j - 1) === SP || s.charCodeAt(j + 1) !== 58 || s.charCodeAt(j + 2) !== SP)
+    return undefined;
   const label = s.slice(from, j);
   const value = j + 3;
   if (footnote) return plainLine(s, value, eol) ? { footnote, label, value } : undefined;

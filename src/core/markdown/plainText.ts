@@ -67,7 +67,7 @@ export function stripCitationMarkup(text: string): string {
 function removeFootnoteMarks(text: string): string {
   let out = '';
   let from = 0;
-  for (let at = text.indexOf('[^'); at >= 0; ) {
+  for (let at = text.indexOf('[^'); at >= 0;) {
     const close = text.indexOf(']', at + 2);
     if (close < 0) break; // no `]` after: no mark from here on
     if (close === at + 2) {

@@ -131,7 +131,7 @@ export async function segmentMarkdown(source: string, granularity: Granularity =
  */
 function checkNesting(source: string): void {
   let line = 0;
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     line++;
     let quotes = 0;
     let markers = 0;
@@ -164,7 +164,10 @@ function checkNesting(source: string): void {
     // A nested list item is indented at least two columns per level.
     if (!onlyMarks && (quotes > MAX_NESTING || quotes + markers > MAX_NESTING || columns > 2 * MAX_NESTING)) {
       const what = quotes > MAX_NESTING ? 'block quotes' : markers > 0 && columns <= 2 * MAX_NESTING ? 'lists (written on one line)' : 'lists or indentation';
-      throw new EngineError('unreadable', `The draft nests ${what} more than ${MAX_NESTING} levels deep (line ${line}); Similar Sources does not segment a document nested this deeply.`);
+      throw new EngineError(
+        'unreadable',
+        `The draft nests ${what} more than ${MAX_NESTING} levels deep (line ${line}); Similar Sources does not segment a document nested this deeply.`,
+      );
     }
     const nl = lineEnd;
     if (nl >= source.length) return;
@@ -294,14 +297,19 @@ function sections(tree: Root, source: string): Array<Omit<Segment, 'id' | 'searc
   let current: { heading?: Heading; nodes: RootContent[]; path: string[] } = { nodes: [], path: [] };
   const flush = () => {
     const content = current.nodes;
-    const prose = content.filter((n) => n.type !== 'code' && n.type !== 'html' && n.type !== 'math' && n.type !== 'table' && n.type !== 'definition' && n.type !== 'thematicBreak');
+    const prose = content.filter(
+      (n) => n.type !== 'code' && n.type !== 'html' && n.type !== 'math' && n.type !== 'table' && n.type !== 'definition' && n.type !== 'thematicBreak',
+    );
     if (prose.length === 0) return; // a heading with no content is not a segment
     const first = current.heading ?? content[0];
     const last = content[content.length - 1];
     const start = first.position!.start.offset!;
     const end = last.position!.end.offset!;
     const headingText = current.heading ? plainInline(current.heading.children) : undefined;
-    const bodyQuery = prose.map((n) => blockPlain(n)).filter(Boolean).join(' ');
+    const bodyQuery = prose
+      .map((n) => blockPlain(n))
+      .filter(Boolean)
+      .join(' ');
     const query = stripCitationMarkup([headingText, bodyQuery].filter(Boolean).join('. ').replace(/\s+/g, ' ').trim());
     out.push({
       type: 'section',
@@ -351,7 +359,11 @@ function inlineMarkdownToText(s: string): string {
     const c = s.charCodeAt(i);
     if (c === 91 || c === 60 || c === 96 || c === 42 || c === 95 || c === 126 || c === 36) starts++;
   }
-  if (starts > MAX_INLINE_STARTS) return s.replace(/[*_~`<>$]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (starts > MAX_INLINE_STARTS)
+    return s
+      .replace(/[*_~`<>$]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   // None of the expressions below can match (each needs one of these marks): only the spaces change.
   if (starts === 0) return s.replace(/\s+/g, ' ').trim();
   return s
@@ -385,4 +397,3 @@ export function firstWords(text: string, n = 8): string {
   const words = text.split(/\s+/).filter(Boolean);
   return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
 }
-

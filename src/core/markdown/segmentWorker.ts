@@ -23,7 +23,13 @@ if (port) {
   port.on('message', (req: SegmentRequest) => {
     segmentMarkdown(req.text, req.granularity, req.options).then(
       (document) => port.postMessage({ id: req.id, ok: true, document } satisfies SegmentReply),
-      (err: unknown) => port.postMessage({ id: req.id, ok: false, message: (err as Error)?.message ?? String(err), code: (err as { code?: string })?.code } satisfies SegmentReply),
+      (err: unknown) =>
+        port.postMessage({
+          id: req.id,
+          ok: false,
+          message: (err as Error)?.message ?? String(err),
+          code: (err as { code?: string })?.code,
+        } satisfies SegmentReply),
     );
   });
 }

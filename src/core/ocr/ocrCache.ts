@@ -27,7 +27,11 @@ export class OcrCache {
   private pages: Record<string, CachedPage> = {};
   private readonly file: string;
 
-  private constructor(dir: string, hash: string, private readonly languages: string) {
+  private constructor(
+    dir: string,
+    hash: string,
+    private readonly languages: string,
+  ) {
     this.file = path.join(dir, 'ocr', `${hash.slice(0, 32)}.${languages.replace(/[^A-Za-z0-9_+]/g, '_')}.json`);
   }
 
@@ -49,11 +53,13 @@ export class OcrCache {
   /** Records a page and saves the file; saves are serialised so a later one never loses an earlier page. */
   put(page: number, value: CachedPage): Promise<void> {
     this.pages[String(page)] = value;
-    this.saving = this.saving.catch(() => undefined).then(async () => {
-      await fs.mkdir(path.dirname(this.file), { recursive: true });
-      const data: CacheFile = { format: 1, languages: this.languages, pages: this.pages };
-      await writeFileAtomic(this.file, JSON.stringify(data));
-    });
+    this.saving = this.saving
+      .catch(() => undefined)
+      .then(async () => {
+        await fs.mkdir(path.dirname(this.file), { recursive: true });
+        const data: CacheFile = { format: 1, languages: this.languages, pages: this.pages };
+        await writeFileAtomic(this.file, JSON.stringify(data));
+      });
     return this.saving;
   }
 

@@ -20,7 +20,9 @@ export const OCR_PAGE_BUDGET_MS = 60_000;
 /** A page whose recognition ran past its budget (its worker was stopped). */
 export class OcrBudgetError extends Error {
   constructor(ms: number) {
-    super(`took longer than ${ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`} to recognise: stopped; it will be tried again when the file is next indexed`);
+    super(
+      `took longer than ${ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`} to recognise: stopped; it will be tried again when the file is next indexed`,
+    );
     this.name = 'OcrBudgetError';
   }
 }

@@ -81,7 +81,9 @@ export function languageFolder(langs: string[], extraDir?: string): string {
     if (!file) {
       throw new OcrSetupError(
         `no trained data for OCR language "${lang}"` +
-          (extraDir ? ` (looked in ${extraDir} and the bundled languages ${BUNDLED_LANGUAGES.join(', ')})` : ` (bundled: ${BUNDLED_LANGUAGES.join(', ')}; put ${lang}.traineddata in the OCR languages folder)`),
+          (extraDir
+            ? ` (looked in ${extraDir} and the bundled languages ${BUNDLED_LANGUAGES.join(', ')})`
+            : ` (bundled: ${BUNDLED_LANGUAGES.join(', ')}; put ${lang}.traineddata in the OCR languages folder)`),
       );
     }
     return { lang, file };

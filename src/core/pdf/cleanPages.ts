@@ -39,13 +39,7 @@ export function cleanPages(pages: string[], labels?: (string | undefined)[]): Cl
 
 /** Key that makes "Journal of History 12" and "Journal of History 13" equal. */
 function edgeKey(line: string): string {
-  return line
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/\d+/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return line.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
 }
 
 function edgeIndexes(lines: string[]): number[] {
@@ -108,7 +102,10 @@ function isHeadingLine(line: string, next: string | undefined, typicalLength: nu
 }
 
 function typicalLineLength(lines: string[]): number {
-  const lengths = lines.filter((l) => l.length > 0).map((l) => l.length).sort((a, b) => a - b);
+  const lengths = lines
+    .filter((l) => l.length > 0)
+    .map((l) => l.length)
+    .sort((a, b) => a - b);
   return lengths.length ? lengths[Math.floor(lengths.length * 0.75)] : 0;
 }
 

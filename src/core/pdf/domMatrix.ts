@@ -23,13 +23,27 @@ export class DOMMatrixShim {
     }
   }
 
-  get m11() { return this.a; }
-  get m12() { return this.b; }
-  get m21() { return this.c; }
-  get m22() { return this.d; }
-  get m41() { return this.e; }
-  get m42() { return this.f; }
-  get is2D() { return true; }
+  get m11() {
+    return this.a;
+  }
+  get m12() {
+    return this.b;
+  }
+  get m21() {
+    return this.c;
+  }
+  get m22() {
+    return this.d;
+  }
+  get m41() {
+    return this.e;
+  }
+  get m42() {
+    return this.f;
+  }
+  get is2D() {
+    return true;
+  }
   get isIdentity() {
     return this.a === 1 && this.b === 0 && this.c === 0 && this.d === 1 && this.e === 0 && this.f === 0;
   }
@@ -85,7 +99,14 @@ export class DOMMatrixShim {
   invertSelf(): this {
     const det = this.a * this.d - this.b * this.c;
     if (!det) return this.set6(NaN, NaN, NaN, NaN, NaN, NaN);
-    return this.set6(this.d / det, -this.b / det, -this.c / det, this.a / det, (this.c * this.f - this.d * this.e) / det, (this.b * this.e - this.a * this.f) / det);
+    return this.set6(
+      this.d / det,
+      -this.b / det,
+      -this.c / det,
+      this.a / det,
+      (this.c * this.f - this.d * this.e) / det,
+      (this.b * this.e - this.a * this.f) / det,
+    );
   }
 
   inverse(): DOMMatrixShim {

@@ -105,10 +105,7 @@ export async function extractPdf(data: Uint8Array, hooks: ExtractHooks = {}): Pr
     if (failed.length >= declaredTotal) throw new PdfSkipError(`not a valid PDF (${damaged ?? 'damaged'}: no page could be read)`, 'invalid');
     // pdf-parse's own per-page label is off by one (it indexes a 0-based array
     // with 1-based page numbers), so read labels and Info from pdf.js directly.
-    const [labels, meta] = await Promise.all([
-      doc.getPageLabels().catch(() => null),
-      doc.getMetadata().catch(() => ({ info: undefined })),
-    ]);
+    const [labels, meta] = await Promise.all([doc.getPageLabels().catch(() => null), doc.getMetadata().catch(() => ({ info: undefined }))]);
     const info = meta.info ?? {};
     return {
       pageCount: total,

@@ -227,19 +227,25 @@ export class PdfExtractPool {
     const elapsed = Date.now() - slot.startedAt!;
     // A budget of twice the base or more (60 pages and up, by default) is given in full only if the pages read by the base say it will do.
     const checkpoint = elapsed < base && budget >= 2 * base ? base : budget;
-    slot.timer = setTimeout(() => {
-      const spent = Date.now() - slot.startedAt!;
-      const total = job.pageCount ?? 0;
-      if (checkpoint < budget) {
-        const done = job.pagesDone ?? 0;
-        const projected = done > 0 ? (spent / done) * total : Infinity;
-        if (projected <= budget) return this.arm(slot);
-        const pages = `${done.toLocaleString('en')} of ${total.toLocaleString('en')} pages in ${seconds(spent)}`;
-        return this.fail(slot, new PdfSkipError(`too slow to read within ${seconds(budget)} (${pages}): skipped; it will be retried when it changes`, 'unreadable'));
-      }
-      const pages = total ? ` (${total.toLocaleString('en')} page${total > 1 ? 's' : ''})` : '';
-      this.fail(slot, new PdfSkipError(`took longer than ${seconds(budget)} to read${pages}: skipped; it will be retried when it changes`, 'unreadable'));
-    }, Math.max(0, slot.startedAt! + checkpoint - Date.now()));
+    slot.timer = setTimeout(
+      () => {
+        const spent = Date.now() - slot.startedAt!;
+        const total = job.pageCount ?? 0;
+        if (checkpoint < budget) {
+          const done = job.pagesDone ?? 0;
+          const projected = done > 0 ? (spent / done) * total : Infinity;
+          if (projected <= budget) return this.arm(slot);
+          const pages = `${done.toLocaleString('en')} of ${total.toLocaleString('en')} pages in ${seconds(spent)}`;
+          return this.fail(
+            slot,
+            new PdfSkipError(`too slow to read within ${seconds(budget)} (${pages}): skipped; it will be retried when it changes`, 'unreadable'),
+          );
+        }
+        const pages = total ? ` (${total.toLocaleString('en')} page${total > 1 ? 's' : ''})` : '';
+        this.fail(slot, new PdfSkipError(`took longer than ${seconds(budget)} to read${pages}: skipped; it will be retried when it changes`, 'unreadable'));
+      },
+      Math.max(0, slot.startedAt! + checkpoint - Date.now()),
+    );
   }
 
   private start(slot: Slot, job: Job): void {

@@ -37,7 +37,10 @@ function layerVerdict(raw: RawPdf, page: number, text: string): { wrong: boolean
  * and so whether the file's other doubtful pages are worth reading. Not read (no sample,
  * recognition failed): every layer stays.
  */
-export function sampleVerdict(raw: RawPdf, read: (page: number) => string | undefined): { wrong: boolean; agreement: number; words: number; garbageByRule: boolean } {
+export function sampleVerdict(
+  raw: RawPdf,
+  read: (page: number) => string | undefined,
+): { wrong: boolean; agreement: number; words: number; garbageByRule: boolean } {
   const page = raw.ocrSample;
   const text = page ? read(page) : undefined;
   if (!page || text === undefined) return { wrong: false, agreement: NaN, words: 0, garbageByRule: page !== undefined && raw.setAside?.[page] !== undefined };
@@ -51,7 +54,11 @@ export function sampleVerdict(raw: RawPdf, read: (page: number) => string | unde
  * has it) says so, and each keeps its own layer unless its own reading proves that layer wrong.
  * `ocr`: the pages whose text is OCR's.
  */
-export function pagesWithOcr(raw: RawPdf, read: (page: number) => string | undefined, wrong = sampleVerdict(raw, read).wrong): { texts: string[]; ocr: Set<number> } {
+export function pagesWithOcr(
+  raw: RawPdf,
+  read: (page: number) => string | undefined,
+  wrong = sampleVerdict(raw, read).wrong,
+): { texts: string[]; ocr: Set<number> } {
   const texts = [...raw.pages];
   const ocr = new Set<number>();
   // OCR's text where it is taken and read something, the page's own layer otherwise.

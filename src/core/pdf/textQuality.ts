@@ -183,7 +183,12 @@ export function agreementWithOcr(layer: string, ocr: string): { agreement: numbe
   for (const w of read) if (inLayer.has(w)) shared++;
   const agreement = read.length ? shared / read.length : 0;
   const enough = read.length >= MIN_SAMPLE_WORDS;
-  return { agreement, words: read.length, right: enough && agreement >= MAX_AGREEMENT, wrong: enough && agreement < MAX_AGREEMENT && pageTextQuality(ocr).verdict === 'ok' };
+  return {
+    agreement,
+    words: read.length,
+    right: enough && agreement >= MAX_AGREEMENT,
+    wrong: enough && agreement < MAX_AGREEMENT && pageTextQuality(ocr).verdict === 'ok',
+  };
 }
 export const MIN_SAMPLE_WORDS = 20;
 /** Below this agreement OCR proves a layer wrong; at or above it, right. */

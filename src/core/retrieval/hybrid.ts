@@ -176,7 +176,15 @@ export const DEFAULT_HYBRID: HybridParams = {
  * paragraph, English, and Dubreuil's French article: first for the vectors, fourth fused; first with
  * it). One factor for every passage where all are in the other language: the xling rows do not move.
  */
-export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = { fusion: 'convex', vectorWeight: 0.6, lexicalWeight: 0.4, crossLanguageLexical: 0.25, crossLanguageRescale: true, highlightBoost: NEURAL_HIGHLIGHT_BOOST, vectorScanAbove: undefined };
+export const NEURAL_FUSION: Readonly<Partial<HybridParams>> = {
+  fusion: 'convex',
+  vectorWeight: 0.6,
+  lexicalWeight: 0.4,
+  crossLanguageLexical: 0.25,
+  crossLanguageRescale: true,
+  highlightBoost: NEURAL_HIGHLIGHT_BOOST,
+  vectorScanAbove: undefined,
+};
 
 /** The fusion parameters for an index's provider ('embedded' = the offline hashed vectors). */
 export function fusionFor(providerId: string): Partial<HybridParams> {
@@ -206,17 +214,20 @@ export interface RankOptions {
  * back as RankOptions.vectorHits. Undefined where a query takes no vector list
  * (vector weight 0, vector of another dimension). Not for weightedQueryVector.
  */
-export function vectorHitsMany(
-  c: PassageCollection,
-  vectors: Float32Array[],
-  opts: Pick<RankOptions, 'accept' | 'params'>,
-): Array<ScoredId[] | undefined> {
+export function vectorHitsMany(c: PassageCollection, vectors: Float32Array[], opts: Pick<RankOptions, 'accept' | 'params'>): Array<ScoredId[] | undefined> {
   const p = { ...DEFAULT_HYBRID, ...opts.params };
   // Above vectorScanAbove each query ranks its BM25 candidates instead (fuse), or scans alone
   // when BM25 finds fewer than its depth: a batched scan would be wasted.
   const large = candidatesMayStandIn(c, p);
   const scanned = vectors.map((v) => !large && p.vectorWeight > 0 && c.count > 0 && v.length === c.dim);
-  const lists = topKDotMany(c.vectors, c.dim, c.count, vectors.filter((_, i) => scanned[i]), p.vectorDepth, vectorAccept(c, opts.accept));
+  const lists = topKDotMany(
+    c.vectors,
+    c.dim,
+    c.count,
+    vectors.filter((_, i) => scanned[i]),
+    p.vectorDepth,
+    vectorAccept(c, opts.accept),
+  );
   let next = 0;
   return scanned.map((yes) => (yes ? lists[next++] : undefined));
 }
@@ -227,11 +238,7 @@ export function rankPassages(c: PassageCollection, query: HybridQuery, opts: Ran
   return fused.slice(0, opts.k);
 }
 
-export function rankSources(
-  c: PassageCollection,
-  query: HybridQuery,
-  opts: RankOptions,
-): Array<{ source: number; score: number; passages: RankedPassage[] }> {
+export function rankSources(c: PassageCollection, query: HybridQuery, opts: RankOptions): Array<{ source: number; score: number; passages: RankedPassage[] }> {
   const p = { ...DEFAULT_HYBRID, ...opts.params };
   const fused = fuse(c, query, opts, p);
   const bySource = new Map<number, RankedPassage[]>();
@@ -260,7 +267,9 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
   if (hasVector) {
     const accept = vectorAccept(c, opts.accept);
     const qv = opts.weightedQueryVector ? opts.weightedQueryVector((t) => c.lexical.idf(t)) : query.vector;
-    vector = scansCandidatesOnly(c, p, lexical) ? rankCandidates(c, lexical, qv, p.vectorDepth, accept) : (opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept));
+    vector = scansCandidatesOnly(c, p, lexical)
+      ? rankCandidates(c, lexical, qv, p.vectorDepth, accept)
+      : (opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept));
     if (p.prfRows > 0 && p.prfWeight > 0) {
       // Rocchio in vector space: the first fused ranking's top rows pull the query toward their topic.
       const first = reciprocalRankFusion(

@@ -101,7 +101,11 @@ export class PostingsIndex implements LexicalIndex {
    * build, one step per part and pass: a loader runs it in slices (util/timeSlices.ts), so that
    * at a million passages its seconds never hold the thread at once (an editor's extension host).
    */
-  static *building(parts: readonly PostingsPart[], termsOf: (docId: number) => readonly string[], params: Partial<Bm25Params> = {}): Generator<void, PostingsIndex> {
+  static *building(
+    parts: readonly PostingsPart[],
+    termsOf: (docId: number) => readonly string[],
+    params: Partial<Bm25Params> = {},
+  ): Generator<void, PostingsIndex> {
     const k1 = params.k1 ?? 1.2;
     const b = params.b ?? 0.75;
     const termIds = new Map<string, number>();

@@ -12,14 +12,7 @@
 import { TopK, type ScoredId } from './bm25';
 import { int8For, kernelFor, KERNEL_BLOCK_ROWS, type KernelMemory } from './simd/vectorStore';
 
-export function topKDot(
-  matrix: Float32Array,
-  dim: number,
-  count: number,
-  query: Float32Array,
-  k: number,
-  accept?: (row: number) => boolean,
-): ScoredId[] {
+export function topKDot(matrix: Float32Array, dim: number, count: number, query: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
   return topKDotMany(matrix, dim, count, [query], k, accept)[0];
 }
 
@@ -156,7 +149,15 @@ function kernelTopK(
  * query's heap threshold: the same rows enter each heap with the same scores, in the
  * same order, and `accept` sees the same rows, as in jsTopK.
  */
-function int8TopK(mem: KernelMemory, matrix: Float32Array, dim: number, count: number, group: Float32Array[], k: number, accept?: (row: number) => boolean): ScoredId[][] {
+function int8TopK(
+  mem: KernelMemory,
+  matrix: Float32Array,
+  dim: number,
+  count: number,
+  group: Float32Array[],
+  k: number,
+  accept?: (row: number) => boolean,
+): ScoredId[][] {
   const { kernel } = mem;
   const { ptr, queryPtr, query, out, inv, absSum } = mem.int8!;
   // dot8 reads one query packed; dot8x8 eight, chunk c of query i at 128c + 16i (int16 units).

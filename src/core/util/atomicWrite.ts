@@ -57,5 +57,8 @@ const WHY: Record<string, string> = {
 export function writeFailure(err: unknown, file: string): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (!code || !WHY[code]) return err;
-  return new EngineError('unwritable', `Cannot write ${file}: ${WHY[code]} (${code}). The index keeps its last complete state; free space or choose a writable folder, then run again.`);
+  return new EngineError(
+    'unwritable',
+    `Cannot write ${file}: ${WHY[code]} (${code}). The index keeps its last complete state; free space or choose a writable folder, then run again.`,
+  );
 }

@@ -127,7 +127,8 @@ function tooLarge(file: string, rule: FileRule): FileRefused {
   return new FileRefused('too-large', file, `is larger than ${sizeText(cap)}, the most a ${FILE_KINDS[rule.kind].name} may be: not read`);
 }
 
-const timeout = (file: string, rule: FileRule) => new FileRefused('timeout', file, `could not be read within ${Math.round(deadlineOf(rule) / 1000)} s, given up`);
+const timeout = (file: string, rule: FileRule) =>
+  new FileRefused('timeout', file, `could not be read within ${Math.round(deadlineOf(rule) / 1000)} s, given up`);
 const cancelled = (file: string) => new FileRefused('cancelled', file, 'was not read: cancelled');
 
 function failure(file: string, e: unknown): FileRefused {
@@ -313,7 +314,7 @@ export function readConfined(asked: string, rule: FileRule): Promise<{ path: str
     const { real, handle, st } = await opened(asked, rule);
     try {
       const into = new Intake(asked, rule, st.size);
-      for (let n; (n = (await handle.read(...into.space())).bytesRead) > 0; ) into.took(n);
+      for (let n; (n = (await handle.read(...into.space())).bytesRead) > 0;) into.took(n);
       return { path: real, bytes: into.bytes() };
     } finally {
       await handle.close();
@@ -434,7 +435,7 @@ export function readConfinedSync(asked: string, rule: FileRule): { path: string;
   const { path: real, fd, size } = openConfinedSync(asked, { ...rule, maxBytes: Number.MAX_SAFE_INTEGER });
   try {
     const into = new Intake(asked, rule, size);
-    for (let n; (n = readSync(fd, ...into.space())) > 0; ) into.took(n);
+    for (let n; (n = readSync(fd, ...into.space())) > 0;) into.took(n);
     return { path: real, bytes: into.bytes() };
   } catch (e) {
     throw failure(asked, e);

@@ -110,17 +110,14 @@ export class FieldCuts {
  * parent cycle (a damaged library) ends the walk, and a chain deeper than the limit keeps its
  * last levels after "…". `trashed` collections have no path (nor do those below them).
  */
-export function collectionPaths<K>(
-  cols: Map<K, { name: string; parent?: K }>,
-  trashed: (k: K) => boolean = () => false,
-): Map<K, string> {
+export function collectionPaths<K>(cols: Map<K, { name: string; parent?: K }>, trashed: (k: K) => boolean = () => false): Map<K, string> {
   const out = new Map<K, string>();
   for (const key of cols.keys()) {
     const names: string[] = [];
     const seen = new Set<K>();
     let cut = false;
     let gone = false;
-    for (let cur: K | undefined = key; cur !== undefined; ) {
+    for (let cur: K | undefined = key; cur !== undefined;) {
       const c = cols.get(cur);
       if (!c || seen.has(cur)) break;
       if (trashed(cur)) {

@@ -19,7 +19,9 @@ export interface CitekeySources {
 
 /** Words Better BibTeX's shorttitle skips (the common English function words). */
 const SKIP = new Set(
-  'a about above across after against along among an and around as at before behind below beneath beside between beyond but by despite down during except for from in inside into like near nor of off on onto or out outside over past since so than the through throughout till to toward towards under underneath until up upon via with within without yet'.split(' '),
+  'a about above across after against along among an and around as at before behind below beneath beside between beyond but by despite down during except for from in inside into like near nor of off on onto or out outside over past since so than the through throughout till to toward towards under underneath until up upon via with within without yet'.split(
+    ' ',
+  ),
 );
 
 /** Sets `citekey` and `citekeyFrom` of every item that has no Zotero key, pinned keys first so generated ones never take theirs. */
@@ -77,14 +79,21 @@ function exportEntry(item: ZoteroItem, index: Map<string, BibEntry> | undefined,
 }
 
 function titleYearKey(title: string | undefined, year: number | undefined): string | undefined {
-  const t = title && fold(title).toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  const t =
+    title &&
+    fold(title)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
   return t ? `${t}|${year ?? ''}` : undefined;
 }
 
 /** `auth.lower + year + shorttitle`: "smith2020DeepLearningMachine"; the item key when there is nothing to make one of. */
 export function generatedKeyBase(item: Pick<ZoteroItem, 'creators' | 'year' | 'title' | 'key'>): string {
   const first = item.creators.find((c) => c.creatorType === 'author') ?? item.creators[0];
-  const auth = fold(first?.lastName ?? first?.name?.split(/\s+/)[0] ?? '').toLowerCase().replace(/[^a-z0-9]/g, '');
+  const auth = fold(first?.lastName ?? first?.name?.split(/\s+/)[0] ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
   const words = fold(item.title ?? '')
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w && !SKIP.has(w.toLowerCase()))

@@ -68,7 +68,10 @@ export async function locateZotero(opts: LocateOptions = {}): Promise<ZoteroLoca
     from = 'default';
   }
   // A stat, never an open: something other than a file there (a FIFO) is the reader's to refuse, by name.
-  const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then((s) => !s.isDirectory(), () => false);
+  const exists = await fs.stat(path.join(dataDir, 'zotero.sqlite')).then(
+    (s) => !s.isDirectory(),
+    () => false,
+  );
   return { dataDir, from, prefsFile, baseAttachmentPath, exists, ...(warnings.length ? { warnings } : {}) };
 }
 

@@ -29,7 +29,18 @@ export const KNOWN_USERDATA_VERSION = 129;
 /** Tables without which nothing sensible can be read. */
 const REQUIRED = ['items', 'itemData', 'itemDataValues', 'itemAttachments', 'libraries'];
 /** Tables whose absence costs one kind of metadata (said once). */
-const OPTIONAL = ['creators', 'itemCreators', 'creatorTypes', 'collections', 'collectionItems', 'tags', 'itemTags', 'deletedItems', 'itemAnnotations', 'groups'];
+const OPTIONAL = [
+  'creators',
+  'itemCreators',
+  'creatorTypes',
+  'collections',
+  'collectionItems',
+  'tags',
+  'itemTags',
+  'deletedItems',
+  'itemAnnotations',
+  'groups',
+];
 
 export interface DatabaseReaderOptions {
   dataDir: string;
@@ -136,7 +147,8 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
   }
 
   const files = await readAttachments(db, opts, { byId, badKeys, deleted, cuts, warnings });
-  if (badKeys.size) warnings.push(named('items whose key is not a Zotero key (8 characters of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ) were left out', [...badKeys.values()]));
+  if (badKeys.size)
+    warnings.push(named('items whose key is not a Zotero key (8 characters of 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ) were left out', [...badKeys.values()]));
 
   const items: ZoteroItem[] = [];
   for (const raw of byId.values()) {
@@ -154,7 +166,9 @@ async function readSnapshot(db: Database, opts: DatabaseReaderOptions, warnings:
 /** The database's tables checked: a ZoteroUnavailable without the required ones, a warning for a newer schema or missing optional ones. */
 function checkTables(db: Database, opts: DatabaseReaderOptions, warnings: string[]): (table: string) => boolean {
   const tables = new Set(rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
-  const version = tables.has('version') ? Number(rows<{ version: number }>(db, "SELECT version FROM version WHERE schema = 'userdata'")[0]?.version ?? NaN) : NaN;
+  const version = tables.has('version')
+    ? Number(rows<{ version: number }>(db, "SELECT version FROM version WHERE schema = 'userdata'")[0]?.version ?? NaN)
+    : NaN;
   const missing = REQUIRED.filter((t) => !tables.has(t));
   if (!tables.has('fields') && !tables.has('fieldsCombined')) missing.push('fields');
   if (!tables.has('itemTypes') && !tables.has('itemTypesCombined')) missing.push('itemTypes');
@@ -165,19 +179,30 @@ function checkTables(db: Database, opts: DatabaseReaderOptions, warnings: string
     );
   }
   if (Number.isFinite(version) && version > KNOWN_USERDATA_VERSION) {
-    warnings.push(`Zotero's database is from a newer Zotero (schema ${version}; this reader knows up to ${KNOWN_USERDATA_VERSION}): what it reads is read, anything new is left out.`);
+    warnings.push(
+      `Zotero's database is from a newer Zotero (schema ${version}; this reader knows up to ${KNOWN_USERDATA_VERSION}): what it reads is read, anything new is left out.`,
+    );
   }
   const absent = OPTIONAL.filter((t) => !tables.has(t));
-  if (absent.length) warnings.push(`Zotero's database has no ${absent.join(', ')} table${absent.length > 1 ? 's' : ''}: what they hold (creators, collections, tags, trash, annotations, groups) is left out.`);
+  if (absent.length)
+    warnings.push(
+      `Zotero's database has no ${absent.join(', ')} table${absent.length > 1 ? 's' : ''}: what they hold (creators, collections, tags, trash, annotations, groups) is left out.`,
+    );
   return (t: string) => tables.has(t);
 }
 
 /** The user's library and the groups (feeds are not read). */
 function readLibraries(db: Database, has: (table: string) => boolean, cuts: FieldCuts): ZoteroLibraryInfo[] {
-  return rows<Row>(db, `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? `, g.groupID AS groupID, ${cutSql('g.name', L.libraryName)} AS name` : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`).map((r) => ({
+  return rows<Row>(
+    db,
+    `SELECT l.libraryID AS id, l.type AS type, l.version AS version${has('groups') ? `, g.groupID AS groupID, ${cutSql('g.name', L.libraryName)} AS name` : ''} FROM libraries l${has('groups') ? ' LEFT JOIN groups g ON g.libraryID = l.libraryID' : ''} WHERE l.type IN ('user', 'group')`,
+  ).map((r) => ({
     id: String(r.id),
     type: r.type === 'group' ? 'group' : 'user',
-    name: r.type === 'group' ? (cuts.text(str(r.name), L.libraryName, `group ${str(r.groupID) ?? r.id}`, 'name') ?? `Group ${str(r.groupID) ?? r.id}`) : 'My Library',
+    name:
+      r.type === 'group'
+        ? (cuts.text(str(r.name), L.libraryName, `group ${str(r.groupID) ?? r.id}`, 'name') ?? `Group ${str(r.groupID) ?? r.id}`)
+        : 'My Library',
     groupId: r.groupID == null ? undefined : Number(r.groupID),
     version: Number(r.version ?? 0),
   }));
@@ -186,9 +211,16 @@ function readLibraries(db: Database, has: (table: string) => boolean, cuts: Fiel
 /** Item type names by id, and the fields read (title, date, DOI, citation key, Extra) by field id. */
 function fieldRoles(db: Database, has: (table: string) => boolean): { typeNames: Map<number, string>; roleOf: Map<number, Role> } {
   const typeTable = has('itemTypesCombined') ? 'itemTypesCombined' : 'itemTypes';
-  const typeNames = new Map(rows<Row>(db, `SELECT itemTypeID AS id, ${cutSql('typeName', L.itemType)} AS name FROM ${typeTable}`).map((r) => [Number(r.id), String(r.name).slice(0, L.itemType)]));
+  const typeNames = new Map(
+    rows<Row>(db, `SELECT itemTypeID AS id, ${cutSql('typeName', L.itemType)} AS name FROM ${typeTable}`).map((r) => [
+      Number(r.id),
+      String(r.name).slice(0, L.itemType),
+    ]),
+  );
   const fieldTable = has('fieldsCombined') ? 'fieldsCombined' : 'fields';
-  const fieldIds = new Map(rows<Row>(db, `SELECT fieldID AS id, ${cutSql('fieldName', 64)} AS name FROM ${fieldTable}`).map((r) => [String(r.name), Number(r.id)]));
+  const fieldIds = new Map(
+    rows<Row>(db, `SELECT fieldID AS id, ${cutSql('fieldName', 64)} AS name FROM ${fieldTable}`).map((r) => [String(r.name), Number(r.id)]),
+  );
   // Type-specific fields standing for title and date (caseName, nameOfAct, dateDecided, issueDate…).
   const mapped = (base: string): number[] => {
     const id = fieldIds.get(base);
@@ -199,7 +231,11 @@ function fieldRoles(db: Database, has: (table: string) => boolean): { typeNames:
   const roleOf = new Map<number, Role>();
   for (const id of mapped('title')) roleOf.set(id, 'title');
   for (const id of mapped('date')) roleOf.set(id, 'date');
-  for (const [name, role] of [['DOI', 'doi'], ['citationKey', 'citekey'], ['extra', 'extra']] as const) {
+  for (const [name, role] of [
+    ['DOI', 'doi'],
+    ['citationKey', 'citekey'],
+    ['extra', 'extra'],
+  ] as const) {
     const id = fieldIds.get(name);
     if (id !== undefined) roleOf.set(id, role);
   }
@@ -207,11 +243,20 @@ function fieldRoles(db: Database, has: (table: string) => boolean): { typeNames:
 }
 
 /** The items of the libraries read, by id, with their fields of a role; `badKeys`: those left out for their key. */
-function readItems(db: Database, libraryIds: Set<string>, typeNames: Map<number, string>, roleOf: Map<number, Role>, cuts: FieldCuts): { byId: Map<number, Raw>; badKeys: Map<number, string> } {
+function readItems(
+  db: Database,
+  libraryIds: Set<string>,
+  typeNames: Map<number, string>,
+  roleOf: Map<number, Role>,
+  cuts: FieldCuts,
+): { byId: Map<number, Raw>; badKeys: Map<number, string> } {
   const byId = new Map<number, Raw>();
   // Keys Zotero never gives ("../x"): the item is left out, and so are its attachments and annotations.
   const badKeys = new Map<number, string>();
-  for (const r of rows<Row>(db, `SELECT itemID AS id, itemTypeID AS t, libraryID AS lib, ${cutSql('key', 40)} AS key, ${cutSql('dateModified', L.timestamp)} AS dm FROM items`)) {
+  for (const r of rows<Row>(
+    db,
+    `SELECT itemID AS id, itemTypeID AS t, libraryID AS lib, ${cutSql('key', 40)} AS key, ${cutSql('dateModified', L.timestamp)} AS dm FROM items`,
+  )) {
     const lib = String(r.lib);
     if (!libraryIds.has(lib)) continue; // feeds
     if (!isZoteroKey(r.key)) {
@@ -219,10 +264,19 @@ function readItems(db: Database, libraryIds: Set<string>, typeNames: Map<number,
       continue;
     }
     const dm = str(r.dm);
-    byId.set(Number(r.id), { id: Number(r.id), key: r.key, libraryId: lib, type: typeNames.get(Number(r.t)) ?? `itemType${r.t}`, dateModified: dm?.slice(0, L.timestamp), fields: {} });
+    byId.set(Number(r.id), {
+      id: Number(r.id),
+      key: r.key,
+      libraryId: lib,
+      type: typeNames.get(Number(r.t)) ?? `itemType${r.t}`,
+      dateModified: dm?.slice(0, L.timestamp),
+      fields: {},
+    });
   }
   if (roleOf.size) {
-    const stmt = db.prepare(`SELECT d.itemID, d.fieldID, ${cutSql('v.value', L.extra)} FROM itemData d JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.fieldID IN (${[...roleOf.keys()].join(',')})`);
+    const stmt = db.prepare(
+      `SELECT d.itemID, d.fieldID, ${cutSql('v.value', L.extra)} FROM itemData d JOIN itemDataValues v ON v.valueID = d.valueID WHERE d.fieldID IN (${[...roleOf.keys()].join(',')})`,
+    );
     try {
       while (stmt.step()) {
         const [itemId, fieldId, value] = stmt.get() as [number, number, unknown];
@@ -231,7 +285,8 @@ function readItems(db: Database, libraryIds: Set<string>, typeNames: Map<number,
         if (!raw || !role) continue;
         const v = role === 'citekey' ? str(value) : cuts.text(str(value), ITEM_FIELDS[role], `item ${raw.key}`, role);
         if (v === undefined) continue;
-        if (role === 'citekey' && v.trim().length > L.citekey) cuts.note(`item ${raw.key}`, `citation key (over ${L.citekey} characters: left out, one is made)`);
+        if (role === 'citekey' && v.trim().length > L.citekey)
+          cuts.note(`item ${raw.key}`, `citation key (over ${L.citekey} characters: left out, one is made)`);
         else raw.fields[role] = v;
       }
     } finally {
@@ -242,11 +297,19 @@ function readItems(db: Database, libraryIds: Set<string>, typeNames: Map<number,
 }
 
 /** Each item's creators, in order (up to the bound; `over` counts the rest). */
-function readCreators(db: Database, has: (table: string) => boolean, byId: Map<number, Raw>, cuts: FieldCuts, over: Map<number, number>): Map<number, ZoteroCreator[]> {
+function readCreators(
+  db: Database,
+  has: (table: string) => boolean,
+  byId: Map<number, Raw>,
+  cuts: FieldCuts,
+  over: Map<number, number>,
+): Map<number, ZoteroCreator[]> {
   const creators = new Map<number, ZoteroCreator[]>();
   if (has('creators') && has('itemCreators')) {
     const join = has('creatorTypes') ? 'LEFT JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID' : '';
-    const stmt = db.prepare(`SELECT ic.itemID, ${cutSql('c.firstName', L.name)}, ${cutSql('c.lastName', L.name)}, c.fieldMode, ${join ? cutSql('ct.creatorType', L.itemType) : "'author'"} FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID ${join} ORDER BY ic.itemID, ic.orderIndex`);
+    const stmt = db.prepare(
+      `SELECT ic.itemID, ${cutSql('c.firstName', L.name)}, ${cutSql('c.lastName', L.name)}, c.fieldMode, ${join ? cutSql('ct.creatorType', L.itemType) : "'author'"} FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID ${join} ORDER BY ic.itemID, ic.orderIndex`,
+    );
     try {
       while (stmt.step()) {
         const [itemId, first, last, mode, type] = stmt.get() as [number, unknown, unknown, unknown, unknown];
@@ -255,7 +318,13 @@ function readCreators(db: Database, has: (table: string) => boolean, byId: Map<n
         const creatorType = str(type)?.slice(0, L.itemType) ?? 'author';
         const name = (v: unknown) => cuts.text(str(v), L.name, `item ${raw.key}`, 'creator name');
         // fieldMode 1: a single-field name (an institution), kept in lastName.
-        append(creators, over, itemId, () => (Number(mode) === 1 ? { creatorType, name: name(last) } : { creatorType, firstName: name(first), lastName: name(last) }), L.creators);
+        append(
+          creators,
+          over,
+          itemId,
+          () => (Number(mode) === 1 ? { creatorType, name: name(last) } : { creatorType, firstName: name(first), lastName: name(last) }),
+          L.creators,
+        );
       }
     } finally {
       stmt.free();
@@ -278,8 +347,20 @@ function readCollections(
   let collectionPath = new Map<number, string>();
   if (has('collections')) {
     const trashed = new Set(has('deletedCollections') ? rows<Row>(db, 'SELECT collectionID AS id FROM deletedCollections').map((r) => Number(r.id)) : []);
-    const all = rows<Row>(db, `SELECT collectionID AS id, ${cutSql('collectionName', L.collectionName)} AS name, parentCollectionID AS parent, libraryID AS lib, ${cutSql('key', 40)} AS key FROM collections`);
-    const byCid = new Map(all.map((c) => [Number(c.id), { row: c, name: cuts.text(String(c.name ?? ''), L.collectionName, `collection ${shownKey(c.key)}`, 'collection name')!, parent: c.parent == null ? undefined : Number(c.parent) }]));
+    const all = rows<Row>(
+      db,
+      `SELECT collectionID AS id, ${cutSql('collectionName', L.collectionName)} AS name, parentCollectionID AS parent, libraryID AS lib, ${cutSql('key', 40)} AS key FROM collections`,
+    );
+    const byCid = new Map(
+      all.map((c) => [
+        Number(c.id),
+        {
+          row: c,
+          name: cuts.text(String(c.name ?? ''), L.collectionName, `collection ${shownKey(c.key)}`, 'collection name')!,
+          parent: c.parent == null ? undefined : Number(c.parent),
+        },
+      ]),
+    );
     collectionPath = collectionPaths(byCid, (id) => trashed.has(id));
     for (const [id, c] of byCid) {
       const p = collectionPath.get(id);

@@ -55,7 +55,10 @@ export async function readAttachments(
   const checks: Promise<void>[] = [];
   // 'attachments:' + the longest path: a longer one is no file's, and is refused whole (a cut path is another file).
   const pathCut = L.path + 'attachments:'.length;
-  for (const r of rows<Row>(db, `SELECT itemID AS id, parentItemID AS parent, linkMode AS mode, ${cutSql('contentType', 100)} AS ct, ${cutSql('path', pathCut)} AS path FROM itemAttachments ORDER BY itemID`)) {
+  for (const r of rows<Row>(
+    db,
+    `SELECT itemID AS id, parentItemID AS parent, linkMode AS mode, ${cutSql('contentType', 100)} AS ct, ${cutSql('path', pathCut)} AS path FROM itemAttachments ORDER BY itemID`,
+  )) {
     const raw = byId.get(Number(r.id));
     if (!raw || deleted.has(raw.id)) {
       if (!raw && c.badKeys.has(Number(r.id)) && r.path) c.badKeys.set(Number(r.id), `${c.badKeys.get(Number(r.id))} (an attachment, not read)`);
@@ -113,7 +116,8 @@ export async function readAttachments(
   await Promise.all(checks);
   if (missingFiles.length) warnings.push(named('attachment files not found (not indexed; in Zotero, "Show File" or sync the library)', missingFiles));
   if (refused.length) warnings.push(named("attachment files refused (not indexed): a stored file must lie in its item's folder in Zotero's storage", refused));
-  if (unresolved.length) warnings.push(named("linked files relative to the linked-attachment base directory, which Zotero's prefs.js does not name (not indexed)", unresolved));
+  if (unresolved.length)
+    warnings.push(named("linked files relative to the linked-attachment base directory, which Zotero's prefs.js does not name (not indexed)", unresolved));
   return { attachmentsOf, standalone, annotations: readAnnotations(db, byId, deleted, attachmentById, cuts) };
 }
 
@@ -131,7 +135,13 @@ async function lookAt(att: ZoteroAttachment, named: string, out: { missingFiles:
   }
 }
 
-function readAnnotations(db: Database, byId: Map<number, Raw>, deleted: Set<number>, attachmentById: Map<number, ZoteroAttachment>, cuts: FieldCuts): ZoteroAnnotation[] {
+function readAnnotations(
+  db: Database,
+  byId: Map<number, Raw>,
+  deleted: Set<number>,
+  attachmentById: Map<number, ZoteroAttachment>,
+  cuts: FieldCuts,
+): ZoteroAnnotation[] {
   const annotations: ZoteroAnnotation[] = [];
   const tables = new Set(rows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
   if (!tables.has('itemAnnotations')) return annotations;

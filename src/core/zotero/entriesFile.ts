@@ -27,7 +27,10 @@ export async function readZoteroEntries(indexDir: string): Promise<{ entries: Bi
   const file = path.join(indexDir, ZOTERO_ENTRIES_FILE);
   try {
     const st = await fs.stat(file);
-    const data = JSON.parse((await readConfinedText(file, { kind: 'index', within: [indexDir], rootName: 'the index folder' })).text) as { version?: unknown; entries?: unknown };
+    const data = JSON.parse((await readConfinedText(file, { kind: 'index', within: [indexDir], rootName: 'the index folder' })).text) as {
+      version?: unknown;
+      entries?: unknown;
+    };
     if (data.version !== VERSION || !Array.isArray(data.entries)) return undefined;
     const entries = (data.entries as BibEntry[]).filter((e) => e && typeof e.citekey === 'string' && e.citekey);
     return { entries, stamp: `${st.size}:${st.mtimeMs}` };

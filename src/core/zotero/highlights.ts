@@ -24,7 +24,6 @@ import type { ZoteroAnnotation } from './model';
 const MAX_TEXT = 2000;
 const MAX_COMMENT = 1000;
 
-
 /** A passage as matching needs it (the index's stored passage, or the chunker's). */
 export interface MatchPassage {
   index: number;

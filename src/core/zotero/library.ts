@@ -43,7 +43,11 @@ export function authorName(c: ZoteroCreator): string | undefined {
 
 /** Authors, else editors, else whoever is named: a card never lacks a name when Zotero has one. */
 function authorsOf(item: ZoteroItem): string[] {
-  const names = (type?: string) => item.creators.filter((c) => !type || c.creatorType === type).map(authorName).filter((n): n is string => !!n);
+  const names = (type?: string) =>
+    item.creators
+      .filter((c) => !type || c.creatorType === type)
+      .map(authorName)
+      .filter((n): n is string => !!n);
   const authors = names('author');
   if (authors.length) return authors;
   const editors = names('editor');
@@ -66,7 +70,15 @@ export function zoteroLibraryContent(snapshot: ZoteroSnapshot): ZoteroLibraryCon
       ...zoteroMeta(item),
     };
     const pdfs = item.attachments.filter((a) => a.path && !a.missing);
-    entries.push({ citekey: item.citekey, title: item.title, authors: bib.authors, year: item.year, collections: bib.collections, files: pdfs.map((a) => a.path!), type: item.itemType });
+    entries.push({
+      citekey: item.citekey,
+      title: item.title,
+      authors: bib.authors,
+      year: item.year,
+      collections: bib.collections,
+      files: pdfs.map((a) => a.path!),
+      type: item.itemType,
+    });
     for (const { path: p, within } of pdfs) {
       // One file attached to two items (a PDF linked twice) is indexed once, under the first.
       if (seen.has(p!)) continue;
@@ -110,7 +122,12 @@ export async function loadZoteroLibrary(req: ZoteroRequest, opts: LoadZoteroOpti
   if (!location.exists) {
     if (location.from === 'default') return { warnings: profile };
     const from = location.from === 'setting' ? 'the folder set for Zotero' : `Zotero's profile (${location.prefsFile})`;
-    return { warnings: [...profile, `Zotero: no zotero.sqlite in ${location.dataDir}, ${from}. Set similarSources.zoteroDataDir (or --zotero <dir>) to the folder Zotero shows in Settings → Advanced → Files and Folders.`] };
+    return {
+      warnings: [
+        ...profile,
+        `Zotero: no zotero.sqlite in ${location.dataDir}, ${from}. Set similarSources.zoteroDataDir (or --zotero <dir>) to the folder Zotero shows in Settings → Advanced → Files and Folders.`,
+      ],
+    };
   }
   // The local API first (Zotero running, with it enabled: incremental, nothing copied), then the
   // database copy; Better BibTeX's keys, then the export's and generated ones, fill what is empty.
@@ -127,7 +144,10 @@ export async function loadZoteroLibrary(req: ZoteroRequest, opts: LoadZoteroOpti
     });
     lastSnapshot.set(location.dataDir, read.snapshot);
     const content = zoteroLibraryContent(read.snapshot);
-    return { loaded: { location, snapshot: read.snapshot, content }, warnings: [...profile, ...read.hints.map((h) => `Zotero: ${h}`), ...content.warnings.map((w) => `Zotero: ${w}`)] };
+    return {
+      loaded: { location, snapshot: read.snapshot, content },
+      warnings: [...profile, ...read.hints.map((h) => `Zotero: ${h}`), ...content.warnings.map((w) => `Zotero: ${w}`)],
+    };
   } catch (err) {
     if (!(err instanceof ZoteroUnavailable)) throw err;
     return { warnings: [...profile, `Zotero: ${err.message}${err.hint ? ` ${err.hint}` : ''}`] };

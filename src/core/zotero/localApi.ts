@@ -138,7 +138,10 @@ export class LocalApiReader implements ZoteroReader {
     }
     const cut = cuts.warning();
     if (cut) warnings.push(cut);
-    if (badKeys.length) warnings.push(`objects whose key is not a Zotero key were left out: ${badKeys.slice(0, 20).join('; ')}${badKeys.length > 20 ? `; and ${badKeys.length - 20} more` : ''}`);
+    if (badKeys.length)
+      warnings.push(
+        `objects whose key is not a Zotero key were left out: ${badKeys.slice(0, 20).join('; ')}${badKeys.length > 20 ? `; and ${badKeys.length - 20} more` : ''}`,
+      );
     const snapshot = assemble(next, warnings);
     snapshot.dataDir = dataDirOf(snapshot.items);
     if (this.o.dataDir && snapshot.dataDir && path.resolve(snapshot.dataDir) !== path.resolve(this.o.dataDir)) {
@@ -148,7 +151,12 @@ export class LocalApiReader implements ZoteroReader {
     return snapshot;
   }
 
-  private async readLibrary(info: ZoteroLibraryInfo, prev: LibraryState | undefined, seen: { cuts: FieldCuts; badKeys: string[] }, signal?: AbortSignal): Promise<LibraryState> {
+  private async readLibrary(
+    info: ZoteroLibraryInfo,
+    prev: LibraryState | undefined,
+    seen: { cuts: FieldCuts; badKeys: string[] },
+    signal?: AbortSignal,
+  ): Promise<LibraryState> {
     const prefix = info.id;
     const entries = new Map<string, Entry>();
     let version: number | undefined;
@@ -210,7 +218,7 @@ export class LocalApiReader implements ZoteroReader {
     const objects: ApiObject[] = [];
     let version: number | undefined;
     const sep = pathAndQuery.includes('?') ? '&' : '?';
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const res = await this.get(`${pathAndQuery}${sep}start=${start}&limit=${limit}`, signal, true);
       if (start === 0) version = Number(res.headers.get('last-modified-version'));
       const page = parseArray(res, pathAndQuery);
@@ -226,7 +234,11 @@ export class LocalApiReader implements ZoteroReader {
     const url = `${this.base}/api/${pathAndQuery}`;
     let res: ZoteroHttpResponse;
     try {
-      res = await zoteroRequest(url, { headers: { 'Zotero-API-Version': '3', ...headers } }, { timeoutMs: this.o.timeoutMs, maxBytes: this.o.maxBytes, signal });
+      res = await zoteroRequest(
+        url,
+        { headers: { 'Zotero-API-Version': '3', ...headers } },
+        { timeoutMs: this.o.timeoutMs, maxBytes: this.o.maxBytes, signal },
+      );
     } catch (err) {
       if (!(err instanceof ZoteroHttpError)) throw err;
       if (err.reason === 'aborted') throw err;
@@ -312,9 +324,17 @@ function toEntry(obj: ApiObject, libraryId: string, cuts: FieldCuts): Entry | un
     if (typeof href === 'string' && href.startsWith('file:') && href.length <= 3 * L.path) {
       attachment.path = filePath(href);
       onDisk = typeof obj.links?.enclosure?.length === 'number';
-    } else if (linkMode === 'linked_file' && str(d.path) && String(d.path).length <= L.path && path.isAbsolute(String(d.path))) attachment.path = String(d.path);
+    } else if (linkMode === 'linked_file' && str(d.path) && String(d.path).length <= L.path && path.isAbsolute(String(d.path)))
+      attachment.path = String(d.path);
     const parentKey = str(d.parentItem);
-    return { kind: 'attachment', parentKey: isZoteroKey(parentKey) ? parentKey : undefined, attachment, dateAdded: str(d.dateAdded)?.slice(0, L.timestamp), dateModified, onDisk };
+    return {
+      kind: 'attachment',
+      parentKey: isZoteroKey(parentKey) ? parentKey : undefined,
+      attachment,
+      dateAdded: str(d.dateAdded)?.slice(0, L.timestamp),
+      dateModified,
+      onDisk,
+    };
   }
   const list = (v: unknown, max: number, field: string): unknown[] => (Array.isArray(v) ? cuts.list(v, max, `item ${obj.key}`, field) : []);
   const creators: ZoteroCreator[] = list(d.creators, L.creators, 'creators')
@@ -383,7 +403,8 @@ function assemble(state: ServerState, warnings: string[]): ZoteroSnapshot {
   for (const lib of state.libraries.values()) {
     libraries.push(lib.info);
     const paths = collectionPaths(lib.collections);
-    for (const c of lib.collections.values()) collections.push({ key: c.key, libraryId: lib.info.id, name: c.name, parentKey: c.parentKey, path: paths.get(c.key) ?? c.name });
+    for (const c of lib.collections.values())
+      collections.push({ key: c.key, libraryId: lib.info.id, name: c.name, parentKey: c.parentKey, path: paths.get(c.key) ?? c.name });
     const byKey = new Map<string, ZoteroItem>();
     for (const e of lib.entries.values()) {
       if (e.kind !== 'item') continue;
@@ -407,15 +428,27 @@ function assemble(state: ServerState, warnings: string[]): ZoteroSnapshot {
       if (!a.path || (!onDisk && !existsSync(a.path))) {
         a.missing = true;
         const owner = parent?.title ? ` of "${parent.title}"` : '';
-        warnings.push(`Zotero attachment ${a.key}${a.title ? ` ("${a.title}")` : ''}${owner}: ${a.path ? `file not found: ${a.path}` : 'no local file (not downloaded?)'}`);
+        warnings.push(
+          `Zotero attachment ${a.key}${a.title ? ` ("${a.title}")` : ''}${owner}: ${a.path ? `file not found: ${a.path}` : 'no local file (not downloaded?)'}`,
+        );
       }
       if (parent) {
         parent.attachments.push(a);
       } else {
         // A PDF on its own in the library: an item of itself.
         items.push({
-          key: a.key, libraryId: lib.info.id, itemType: 'attachment', title: a.title, creators: [], citekey: '', citekeyFrom: 'generated',
-          collections: [], tags: [], deleted: false, attachments: [a], dateModified: e.dateModified,
+          key: a.key,
+          libraryId: lib.info.id,
+          itemType: 'attachment',
+          title: a.title,
+          creators: [],
+          citekey: '',
+          citekeyFrom: 'generated',
+          collections: [],
+          tags: [],
+          deleted: false,
+          attachments: [a],
+          dateModified: e.dateModified,
         });
       }
       pdfKeys.add(a.key);
@@ -458,7 +491,12 @@ function fromSnapshot(prev: ZoteroSnapshot | undefined, serverId: string): Serve
     for (const item of prev.items.filter((i) => i.libraryId === info.id)) {
       const standalone = item.itemType === 'attachment' && item.attachments.length === 1 && item.attachments[0].key === item.key;
       for (const a of item.attachments) {
-        entries.set(a.key, { kind: 'attachment', parentKey: standalone ? undefined : item.key, attachment: { ...a }, dateModified: standalone ? item.dateModified : undefined });
+        entries.set(a.key, {
+          kind: 'attachment',
+          parentKey: standalone ? undefined : item.key,
+          attachment: { ...a },
+          dateModified: standalone ? item.dateModified : undefined,
+        });
         attachmentKeys.add(a.key);
       }
       if (standalone) continue;

@@ -118,7 +118,10 @@ export interface ZoteroReader {
 
 /** This path cannot answer now (API off or 403, Zotero not running, no database): the message says what to do. */
 export class ZoteroUnavailable extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'ZoteroUnavailable';
   }

@@ -69,10 +69,15 @@ export function applyWal(db: Uint8Array, wal: Uint8Array | undefined): WalResult
   // Only the commit applied is held to it: an earlier one may have been larger than a database
   // since truncated by a checkpoint (its frames still in the log), and allocates nothing here.
   if (commitSize > dbPages + frames) {
-    return { db: asRollback(db), frames: 0, note: `the WAL was ignored: its last commit gives the database ${commitSize} pages, more than the database file (${dbPages} pages) and the log's ${frames} frames can hold` };
+    return {
+      db: asRollback(db),
+      frames: 0,
+      note: `the WAL was ignored: its last commit gives the database ${commitSize} pages, more than the database file (${dbPages} pages) and the log's ${frames} frames can hold`,
+    };
   }
   const dbPageSize = db.length >= 100 ? decodePageSize((db[16] << 8) | db[17]) : undefined;
-  if (dbPageSize && dbPageSize !== pageSize) return { db: asRollback(db), frames: 0, note: `the WAL's page size (${pageSize}) is not the database's (${dbPageSize})` };
+  if (dbPageSize && dbPageSize !== pageSize)
+    return { db: asRollback(db), frames: 0, note: `the WAL's page size (${pageSize}) is not the database's (${dbPageSize})` };
 
   // Pass 2: the database as the last commit left it (its size is the commit frame's page count).
   const out = new Uint8Array(commitSize * pageSize);

@@ -12,7 +12,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runSuite } from '../suite/runner';
-import { DRAFT, FEEDING_PARAGRAPH, PRODUCT_ID, SAMPLE_PDF, commandLinkArgs, findLine, hoverText, setExtensionLogDir, withTimeout, workspaceRoot } from '../suite/helpers';
+import {
+  DRAFT,
+  FEEDING_PARAGRAPH,
+  PRODUCT_ID,
+  SAMPLE_PDF,
+  commandLinkArgs,
+  findLine,
+  hoverText,
+  setExtensionLogDir,
+  withTimeout,
+  workspaceRoot,
+} from '../suite/helpers';
 
 function appendLog(line: string): void {
   const file = process.env.SIMILAR_SOURCES_IT_LOG;
@@ -165,7 +176,8 @@ export function activate(context: vscode.ExtensionContext): void {
     controlCommand('similarSourcesIt.revertQuarto', async () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.qmd')));
       const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
-      if (quartoBefore !== undefined && doc.getText() !== quartoBefore) await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), quartoBefore!));
+      if (quartoBefore !== undefined && doc.getText() !== quartoBefore)
+        await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), quartoBefore!));
       await doc.save();
       return { restored: doc.getText() === quartoBefore };
     }),
@@ -198,7 +210,10 @@ export function activate(context: vscode.ExtensionContext): void {
       const text = editor.document.lineAt(line).text;
       const at = text.indexOf('\\autocites');
       editor.revealRange(new vscode.Range(line, Math.max(0, at), line, Math.max(0, at)), vscode.TextEditorRevealType.InCenter);
-      return { citation: at >= 0 ? /^\\autocites(?:\[[^\]]*\]\{[^}]*\})+/.exec(text.slice(at))?.[0] : undefined, selected: editor.document.getText(editor.selection) };
+      return {
+        citation: at >= 0 ? /^\\autocites(?:\[[^\]]*\]\{[^}]*\})+/.exec(text.slice(at))?.[0] : undefined,
+        selected: editor.document.getText(editor.selection),
+      };
     }),
     controlCommand('similarSourcesIt.typeLatexCitekey', async () => {
       // "\autocite{" typed in a new paragraph under the Feeding one: the suggestions open.
@@ -217,7 +232,8 @@ export function activate(context: vscode.ExtensionContext): void {
     controlCommand('similarSourcesIt.revertLatex', async () => {
       const editor = await openLatex();
       const doc = editor.document;
-      if (latexBefore !== undefined && doc.getText() !== latexBefore) await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), latexBefore!));
+      if (latexBefore !== undefined && doc.getText() !== latexBefore)
+        await editor.edit((b) => b.replace(new vscode.Range(0, 0, doc.lineCount, 0), latexBefore!));
       await doc.save();
       const restored = doc.getText() === latexBefore;
       latexBefore = undefined;
@@ -242,7 +258,8 @@ export function activate(context: vscode.ExtensionContext): void {
       await config.update('localModel', model, vscode.ConfigurationTarget.Workspace);
       await config.update('provider', 'local', vscode.ConfigurationTarget.Workspace);
       // Rebuilt: the API suite left this model's vectors complete, and they are all to compute again.
-      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.rebuildIndex'), 280_000, 'similarSources.rebuildIndex')) as { passages?: number } | undefined;
+      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.rebuildIndex'), 280_000, 'similarSources.rebuildIndex')) as
+        { passages?: number } | undefined;
       return { passages: report?.passages ?? null };
     }),
     controlCommand('similarSourcesIt.useDefaultProvider', async () => {
@@ -254,9 +271,18 @@ export function activate(context: vscode.ExtensionContext): void {
     controlCommand('similarSourcesIt.indexLibrary', async () => {
       // Index Library as a user runs it, while another window may hold the index (the two-window check).
       const r = (await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), 120_000, 'similarSources.indexLibrary')) as
-        | { files: string[]; sources: number; added: number; updated: number; removed: number; cancelled?: boolean }
-        | undefined;
-      return r && { pid: process.pid, files: r.files.length, sources: r.sources, added: r.added, updated: r.updated, removed: r.removed, cancelled: r.cancelled ?? false };
+        { files: string[]; sources: number; added: number; updated: number; removed: number; cancelled?: boolean } | undefined;
+      return (
+        r && {
+          pid: process.pid,
+          files: r.files.length,
+          sources: r.sources,
+          added: r.added,
+          updated: r.updated,
+          removed: r.removed,
+          cancelled: r.cancelled ?? false,
+        }
+      );
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
@@ -282,7 +308,17 @@ export function activate(context: vscode.ExtensionContext): void {
       results = await runSuite(vscode.version, { log: appendLog, grep: process.env.SIMILAR_SOURCES_IT_GREP });
     } catch (err) {
       const now = new Date().toISOString();
-      results = { startedAt: now, finishedAt: now, vscodeVersion: vscode.version, specFiles: [], passes: 0, failures: 1, pending: 0, tests: [], fatal: err instanceof Error ? err.stack ?? err.message : String(err) };
+      results = {
+        startedAt: now,
+        finishedAt: now,
+        vscodeVersion: vscode.version,
+        specFiles: [],
+        passes: 0,
+        failures: 1,
+        pending: 0,
+        tests: [],
+        fatal: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      };
     }
     writeJsonAtomic(resultsFile, results);
     appendLog(`suite finished: ${results.passes} passed, ${results.failures} failed`);

@@ -77,14 +77,34 @@ async function ourLenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
 }
 
 /** The product's services (its activate() returns them), to read the results the views show. */
-interface ProductCard { sourceId: string; citekey: string | null; page: number; citedIn?: string[] }
-interface ProductSegment { id: string; title: string; start: number; end: number; status: string; cards: ProductCard[] }
-interface ProductHealth { state: string; passages?: number; semantic?: { model: string; embedded: number; total: number }; embedding?: string; embeddingError?: string }
+interface ProductCard {
+  sourceId: string;
+  citekey: string | null;
+  page: number;
+  citedIn?: string[];
+}
+interface ProductSegment {
+  id: string;
+  title: string;
+  start: number;
+  end: number;
+  status: string;
+  cards: ProductCard[];
+}
+interface ProductHealth {
+  state: string;
+  passages?: number;
+  semantic?: { model: string; embedded: number; total: number };
+  embedding?: string;
+  embeddingError?: string;
+}
 function productLibrary(): { health: ProductHealth; onDidChangeHealth: vscode.Event<ProductHealth>; isEmbedding(): boolean } {
   return (productServices() as unknown as { library: ReturnType<typeof productLibrary> }).library;
 }
 
-function productServices(): { results: { get(uri: vscode.Uri): { segments: ProductSegment[] } | undefined; segmentAt(uri: vscode.Uri, line: number): ProductSegment | undefined } } {
+function productServices(): {
+  results: { get(uri: vscode.Uri): { segments: ProductSegment[] } | undefined; segmentAt(uri: vscode.Uri, line: number): ProductSegment | undefined };
+} {
   const ext = vscode.extensions.getExtension(PRODUCT_ID);
   assert.ok(ext?.isActive && ext.exports?.services, 'the product is active and exports its services');
   return ext.exports.services;
@@ -123,7 +143,10 @@ async function cliHoldingTheLock(cli: string, workspace: string): Promise<{ chil
   for (let attempt = 1; attempt <= 5; attempt++) {
     const m = JSON.parse(await fs.readFile(manifest, 'utf8'));
     await fs.writeFile(manifest, JSON.stringify({ ...m, lexical: 'lex-0' }));
-    const child = spawn(process.execPath, [cli, 'index', '--workspace', workspace, '--json'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'index', '--workspace', workspace, '--json'], {
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -146,7 +169,10 @@ async function cliHoldingTheLock(cli: string, workspace: string): Promise<{ chil
       });
     });
     if (stopped) {
-      const holder = await fs.readFile(path.join(dir, 'index.lock'), 'utf8').then((t) => (JSON.parse(t) as { pid: number }).pid, () => undefined);
+      const holder = await fs.readFile(path.join(dir, 'index.lock'), 'utf8').then(
+        (t) => (JSON.parse(t) as { pid: number }).pid,
+        () => undefined,
+      );
       if (holder === child.pid) return { child, done };
       process.kill(child.pid!, 'SIGCONT');
     }
@@ -218,24 +244,50 @@ describe('Similar Sources in a real VS Code extension host', function () {
       'Similar Sources CodeLenses on draft.md',
     );
     const titles = lenses.map((l) => l.command?.title ?? '');
-    assert.equal(lenses.length, analysis.analysed, `expected one lens per analysed segment (${analysis.analysed}), got ${lenses.length}:\n${titles.join('\n')}`);
+    assert.equal(
+      lenses.length,
+      analysis.analysed,
+      `expected one lens per analysed segment (${analysis.analysed}), got ${lenses.length}:\n${titles.join('\n')}`,
+    );
     // Signal, not a count of cards: "$(book) 2 strong · Whitfield 2019, p. 214", or, dimmer, "no strong or related source".
     const SIGNAL = /^\$\(book\) \d+ (strong|related) · .+, p\. \S+$/;
     const NONE = /^\$\(circle-outline\) no (strong or related )?source/;
-    for (const t of titles) assert.ok(SIGNAL.test(t) || NONE.test(t), `lens title should read "$(book) 2 strong · Whitfield 2019, p. 214" or "$(circle-outline) no strong or related source": "${t}"`);
+    for (const t of titles)
+      assert.ok(
+        SIGNAL.test(t) || NONE.test(t),
+        `lens title should read "$(book) 2 strong · Whitfield 2019, p. 214" or "$(circle-outline) no strong or related source": "${t}"`,
+      );
     const signals = lenses.filter((l) => SIGNAL.test(l.command?.title ?? ''));
     assert.ok(signals.length >= 2, `at least two paragraphs of the example have a strong or related source:\n${titles.join('\n')}`);
-    assert.ok(titles.some((t) => NONE.test(t)), `the note on method draws on no source, and its lens should say so:\n${titles.join('\n')}`);
+    assert.ok(
+      titles.some((t) => NONE.test(t)),
+      `the note on method draws on no source, and its lens should say so:\n${titles.join('\n')}`,
+    );
     for (const l of signals) {
       const band = /\d+ (strong|related)/.exec(l.command!.title)![1];
-      assert.match(l.command?.tooltip ?? '', new RegExp(`^${band === 'strong' ? 'Strong' : 'Related'} \\(\\d+%\\): .*held-out paragraphs`), `the tooltip says the band, the number and what it estimates: ${l.command?.tooltip}`);
+      assert.match(
+        l.command?.tooltip ?? '',
+        new RegExp(`^${band === 'strong' ? 'Strong' : 'Related'} \\(\\d+%\\): .*held-out paragraphs`),
+        `the tooltip says the band, the number and what it estimates: ${l.command?.tooltip}`,
+      );
     }
-    assert.ok(titles.every((t) => !/[\u{1F300}-\u{1FAFF}]/u.test(t)), 'lens titles should use codicons, not emoji');
+    assert.ok(
+      titles.every((t) => !/[\u{1F300}-\u{1FAFF}]/u.test(t)),
+      'lens titles should use codicons, not emoji',
+    );
 
     const feedingLine = findLine(editor.document, FEEDING_PARAGRAPH);
-    const feeding = lenses.find((l) => l.range.start.line <= feedingLine && l.range.end.line >= feedingLine) ?? lenses.find((l) => l.range.start.line === feedingLine);
-    assert.ok(feeding, `no lens on the "Feeding cities from the sea" paragraph (line ${feedingLine + 1}); lenses on lines ${lenses.map((l) => l.range.start.line + 1).join(', ')}`);
-    assert.match(feeding.command?.title ?? '', /^\$\(book\) \d+ (strong|related) · Whitfield 2019, p\. \S+$/, `the Feeding-cities lens should name its expected source (Whitfield, grain-trade.pdf): "${feeding.command?.title}"`);
+    const feeding =
+      lenses.find((l) => l.range.start.line <= feedingLine && l.range.end.line >= feedingLine) ?? lenses.find((l) => l.range.start.line === feedingLine);
+    assert.ok(
+      feeding,
+      `no lens on the "Feeding cities from the sea" paragraph (line ${feedingLine + 1}); lenses on lines ${lenses.map((l) => l.range.start.line + 1).join(', ')}`,
+    );
+    assert.match(
+      feeding.command?.title ?? '',
+      /^\$\(book\) \d+ (strong|related) · Whitfield 2019, p\. \S+$/,
+      `the Feeding-cities lens should name its expected source (Whitfield, grain-trade.pdf): "${feeding.command?.title}"`,
+    );
   });
 
   it('lets the codeLensMinBand setting choose the weakest band that counts', async () => {
@@ -251,7 +303,10 @@ describe('Similar Sources in a real VS Code extension host', function () {
         10_000,
         'lenses that count weak sources too',
       );
-      assert.ok(weak.some((t) => /^\$\(book\) \d+ weak · /.test(t) || /^\$\(circle-outline\) no source/.test(t)), `with "weak", a paragraph without a strong or related source counts its weak ones:\n${weak.join('\n')}`);
+      assert.ok(
+        weak.some((t) => /^\$\(book\) \d+ weak · /.test(t) || /^\$\(circle-outline\) no source/.test(t)),
+        `with "weak", a paragraph without a strong or related source counts its weak ones:\n${weak.join('\n')}`,
+      );
     } finally {
       await config.update('codeLensMinBand', undefined, vscode.ConfigurationTarget.Workspace);
     }
@@ -305,7 +360,11 @@ describe('Similar Sources in a real VS Code extension host', function () {
 
     // A snippet: the page locator is the first tab stop, selected, ready to adjust.
     const locator = /, pp?\. ([^\]]+)\]/.exec(inserted)![1];
-    assert.equal(editor.document.getText(editor.selection), locator, `the page locator "${locator}" should be selected after insertion (a tab stop), selection: "${editor.document.getText(editor.selection)}"`);
+    assert.equal(
+      editor.document.getText(editor.selection),
+      locator,
+      `the page locator "${locator}" should be selected after insertion (a tab stop), selection: "${editor.document.getText(editor.selection)}"`,
+    );
     assert.equal(editor.document.offsetAt(editor.selection.start), p + inserted.indexOf(locator), 'the selection is the locator of the inserted citation');
 
     await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
@@ -329,8 +388,21 @@ describe('Similar Sources in a real VS Code extension host', function () {
     const cursor = new vscode.Position(line, at + existing.length);
     editor.selection = new vscode.Selection(cursor, cursor);
     const before = editor.document.getText();
-    assert.notEqual(store.segmentAt(editor.document.uri, line)?.status, 'outdated', 'a citation inserted and undone (the test before) leaves the results current');
-    await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', { uri: editor.document.uri.toString(), segmentId: segment.id, sourceId: other.sourceId, page: other.page }), 20_000, 'similarSources.insertCitation');
+    assert.notEqual(
+      store.segmentAt(editor.document.uri, line)?.status,
+      'outdated',
+      'a citation inserted and undone (the test before) leaves the results current',
+    );
+    await withTimeout(
+      vscode.commands.executeCommand('similarSources.insertCitation', {
+        uri: editor.document.uri.toString(),
+        segmentId: segment.id,
+        sourceId: other.sourceId,
+        page: other.page,
+      }),
+      20_000,
+      'similarSources.insertCitation',
+    );
     try {
       const merged = editor.document.lineAt(line).text;
       const m = new RegExp(`\\[@whitfield2019grain, p\\. 214; @${other.citekey}, pp?\\. ([^\\]]+)\\]`).exec(merged);
@@ -359,7 +431,11 @@ describe('Similar Sources in a real VS Code extension host', function () {
     );
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
-    const problems = await withTimeout(vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations'), 2 * 60_000, 'similarSources.checkCitations');
+    const problems = await withTimeout(
+      vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations'),
+      2 * 60_000,
+      'similarSources.checkCitations',
+    );
     assert.equal(problems, 2, `Check Citations found ${problems} problem(s)`);
     const diags = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source !== undefined && /Similar Sources/i.test(d.source));
     const byCode = new Map(diags.map((d) => [String(d.code), d]));
@@ -376,19 +452,36 @@ describe('Similar Sources in a real VS Code extension host', function () {
     assert.equal(hint.severity, vscode.DiagnosticSeverity.Information);
     assert.equal(hint.range.start.line, 6);
     assert.match(hint.message, /p\. 214/);
-    const hintFixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, hint.range, vscode.CodeActionKind.QuickFix.value);
+    const hintFixes = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      hint.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     assert.ok(
       hintFixes.some((a) => /p\. 214/.test(a.title)),
       `Quick Fixes for the hint: ${JSON.stringify(hintFixes.map((a) => a.title))}`,
     );
 
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, wrong.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      wrong.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => /216/.test(a.title));
     assert.ok(fix?.edit, `Quick Fixes offered: ${JSON.stringify(actions.map((a) => a.title))}`);
     const before = doc.getText();
     assert.ok(await vscode.workspace.applyEdit(fix.edit), 'the Quick Fix applied');
     assert.match(doc.lineAt(2).text, /\[@whitfield2019grain, p\. 216\]\.$/, `after the fix: ${doc.lineAt(2).text}`);
-    const keyFix = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, unknown.range, vscode.CodeActionKind.QuickFix.value)).find((a) => /Use @whitfield2019grain/.test(a.title));
+    const keyFix = (
+      await vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        doc.uri,
+        unknown.range,
+        vscode.CodeActionKind.QuickFix.value,
+      )
+    ).find((a) => /Use @whitfield2019grain/.test(a.title));
     assert.ok(keyFix, 'a Quick Fix proposes the closest key');
     await vscode.window.showTextDocument(doc, { viewColumn: editor.viewColumn, preserveFocus: false });
     await vscode.commands.executeCommand('undo');
@@ -433,10 +526,16 @@ describe('Similar Sources in a real VS Code extension host', function () {
     await editor.edit((b) => b.insert(new vscode.Position(line + 1, 0), `\n${typed}\n`));
     try {
       const at = new vscode.Position(line + 2, typed.length);
-      const list = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, at, '@')), 30_000, 'completion');
+      const list = await withTimeout(
+        Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, at, '@')),
+        30_000,
+        'completion',
+      );
       const ours = list.items.filter((i) => i.kind === vscode.CompletionItemKind.Reference);
       const labels = ours.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
-      const sorted = [...ours].sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? '')).map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+      const sorted = [...ours]
+        .sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''))
+        .map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
       assert.equal(sorted[0], 'whitfield2019grain', `the paragraph is about Whitfield's grain permits: ${sorted.join(', ')}`);
       for (const key of bibliographyKeys()) assert.ok(labels.includes(key), `every key of library.bib is offered: ${key} missing from ${labels.join(', ')}`);
       const top = ours.find((i) => (typeof i.label === 'string' ? i.label : i.label.label) === 'whitfield2019grain')!;
@@ -445,7 +544,11 @@ describe('Similar Sources in a real VS Code extension host', function () {
       assert.ok(top.detail && /grain|bread|ship/i.test(top.detail), `the title in the detail: ${top.detail}`);
       const docs = top.documentation instanceof vscode.MarkdownString ? top.documentation.value : String(top.documentation ?? '');
       assert.match(docs, /> .{40,}/, `the best passage in the documentation:\n${docs}`);
-      assert.equal(top.range && 'start' in top.range ? top.range.start.character : (top.range as { inserting: vscode.Range } | undefined)?.inserting.start.character, typed.length, 'the key replaces what follows the @');
+      assert.equal(
+        top.range && 'start' in top.range ? top.range.start.character : (top.range as { inserting: vscode.Range } | undefined)?.inserting.start.character,
+        typed.length,
+        'the key replaces what follows the @',
+      );
     } finally {
       await editor.edit((b) => b.replace(new vscode.Range(0, 0, editor.document.lineCount, 0), before));
       await editor.document.save();
@@ -535,9 +638,13 @@ describe('Similar Sources in a real VS Code extension host', function () {
     await config.update('exclude', ['broken/**'], vscode.ConfigurationTarget.Workspace);
     await config.update('include', ['**/*.pdf', '**/*.PDF'], vscode.ConfigurationTarget.Workspace);
     try {
-      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), FIRST_ANALYSIS_MS, 'similarSources.indexLibrary')) as { files?: string[] } | undefined;
+      const report = (await withTimeout(vscode.commands.executeCommand('similarSources.indexLibrary'), FIRST_ANALYSIS_MS, 'similarSources.indexLibrary')) as
+        { files?: string[] } | undefined;
       assert.ok(report?.files, `indexLibrary reports the files it indexed: ${JSON.stringify(report)?.slice(0, 200)}`);
-      const run = spawnSync(process.execPath, [cli, 'index', '--workspace', folder.uri.fsPath, '--json', '--jobs', '0'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      const run = spawnSync(process.execPath, [cli, 'index', '--workspace', folder.uri.fsPath, '--json', '--jobs', '0'], {
+        encoding: 'utf8',
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
       assert.equal(run.status, 0, run.stderr);
       const byCli: string[] = JSON.parse(run.stdout).files;
       assert.ok(!report.files.some((f) => f.includes(`${path.sep}broken${path.sep}`)), 'the extension applies the exclude glob');
@@ -570,13 +677,20 @@ describe('Similar Sources in a real VS Code extension host', function () {
         200,
       );
       const running = seen.filter((h) => h.state === 'ready' && h.embedding === 'running' && h.semantic);
-      assert.ok(running.length > 0, `the status bar was told "Semantic index N%" while embedding: ${JSON.stringify(seen.map((h) => [h.state, h.embedding, h.semantic?.embedded]))}`);
-      assert.ok(running.some((h) => h.semantic!.embedded < h.semantic!.total), 'with a partial count');
+      assert.ok(
+        running.length > 0,
+        `the status bar was told "Semantic index N%" while embedding: ${JSON.stringify(seen.map((h) => [h.state, h.embedding, h.semantic?.embedded]))}`,
+      );
+      assert.ok(
+        running.some((h) => h.semantic!.embedded < h.semantic!.total),
+        'with a partial count',
+      );
       assert.equal(done.embeddingError, undefined);
       const m = JSON.parse(await fs.readFile(path.join(folder.uri.fsPath, '.similar-sources', 'manifest.json'), 'utf8'));
       const key = Object.keys(m.vectors).find((k) => k.startsWith('local-'));
       assert.ok(key, `vectors of the local model are stored: ${Object.keys(m.vectors).join(', ')}`);
-      for (const [shard, rec] of Object.entries(m.shards) as Array<[string, { gen: number }]>) assert.equal(m.vectors[key].shards[shard]?.passagesGen, rec.gen, `shard ${shard} complete for ${key}`);
+      for (const [shard, rec] of Object.entries(m.shards) as Array<[string, { gen: number }]>)
+        assert.equal(m.vectors[key].shards[shard]?.passagesGen, rec.gen, `shard ${shard} complete for ${key}`);
       const result = await analyzeDraft(ANALYSIS_MS);
       assert.ok(result.analysed > 0, `the local model's index serves an analysis: ${JSON.stringify(result)}`);
     } finally {
@@ -618,7 +732,8 @@ describe('Similar Sources in a real VS Code extension host', function () {
       if (productLogFile) {
         const log = productLogFile;
         await waitFor(
-          async () => (await fs.readFile(log, 'utf8').catch(() => '')).includes(`waiting for another process to finish updating the index (pid ${child.pid} on `),
+          async () =>
+            (await fs.readFile(log, 'utf8').catch(() => '')).includes(`waiting for another process to finish updating the index (pid ${child.pid} on `),
           10_000,
           `the product's log (${log}) to say which process it waits for`,
         );
@@ -638,9 +753,15 @@ describe('Similar Sources in a real VS Code extension host', function () {
       await assert.rejects(fs.stat(lockFile), 'no lock is left behind');
       const after = (await vscode.commands.executeCommand('similarSources.showIndexStatus')) as { state: string; sources?: number };
       assert.deepEqual({ state: after.state, sources: after.sources }, { state: 'ready', sources: cliReport.sources });
-      const status = spawnSync(process.execPath, [cli, 'status', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      const status = spawnSync(process.execPath, [cli, 'status', '--workspace', ws, '--json'], {
+        encoding: 'utf8',
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
       assert.equal(JSON.parse(status.stdout).state, 'ready', status.stdout + status.stderr);
-      const search = spawnSync(process.execPath, [cli, 'search', 'grain trade licences', '--workspace', ws, '--json'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      const search = spawnSync(process.execPath, [cli, 'search', 'grain trade licences', '--workspace', ws, '--json'], {
+        encoding: 'utf8',
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
       assert.equal(search.status, 0, search.stderr);
       assert.ok(JSON.parse(search.stdout).results.length > 0, 'the index the two wrote answers a search');
     } finally {

@@ -53,7 +53,12 @@ export function withTimeout<T>(work: Thenable<T> | Promise<T>, ms: number, what:
 }
 
 /** Polls `probe` until it returns a truthy value or `ms` passes. */
-export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms: number, what: string, everyMs = 250): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  ms: number,
+  what: string,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + ms;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -116,13 +121,26 @@ export function bibliographyTitles(): string[] {
   const bib = fs.readFileSync(path.join(workspaceRoot(), 'library', 'library.bib'), 'utf8');
   const titles: string[] = [];
   for (const m of bib.matchAll(/^\s*(?:short)?title\s*=\s*\{(.*)\},?\s*$/gm)) {
-    titles.push(fold(m[1].replace(/\\[`'^"~=.]\{?([a-zA-Z])\}?/g, '$1').replace(/[{}]/g, '').replace(/--/g, '-').replace(/~/g, ' ')));
+    titles.push(
+      fold(
+        m[1]
+          .replace(/\\[`'^"~=.]\{?([a-zA-Z])\}?/g, '$1')
+          .replace(/[{}]/g, '')
+          .replace(/--/g, '-')
+          .replace(/~/g, ' '),
+      ),
+    );
   }
   return titles;
 }
 
 export function fold(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 /** Citation keys of library/library.bib. */
@@ -146,7 +164,8 @@ export async function openExampleDraft(name: string): Promise<vscode.TextEditor>
 
 /** Find Similar Sources on the active editor: how many segments it analysed (asserted > 0). */
 export async function findSimilarSourcesOn(name: string, ms: number): Promise<number> {
-  const result = (await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ms, `Find Similar Sources on ${name}`)) as { segments: number; analysed: number } | undefined;
+  const result = (await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), ms, `Find Similar Sources on ${name}`)) as
+    { segments: number; analysed: number } | undefined;
   if (!result || !(result.analysed > 0)) throw new Error(`${name} analysed: ${JSON.stringify(result)}`);
   return result.analysed;
 }
@@ -180,7 +199,11 @@ export async function hoverInsertLinks(editor: vscode.TextEditor, line: number):
 }
 
 /** Runs Insert citation with the cursor at `at`; what it changed: the replaced text and what replaced it, and where. */
-export async function insertCitationAt(editor: vscode.TextEditor, at: vscode.Position, link: unknown[]): Promise<{ removed: string; inserted: string; offset: number; before: string }> {
+export async function insertCitationAt(
+  editor: vscode.TextEditor,
+  at: vscode.Position,
+  link: unknown[],
+): Promise<{ removed: string; inserted: string; offset: number; before: string }> {
   const before = editor.document.getText();
   editor.selection = new vscode.Selection(at, at);
   await withTimeout(vscode.commands.executeCommand('similarSources.insertCitation', ...link), 20_000, 'similarSources.insertCitation');
@@ -202,7 +225,11 @@ export async function undoOnceTo(editor: vscode.TextEditor, before: string): Pro
 
 /** The citekeys citation completion offers at `at`, best first. */
 export async function citekeyCompletions(doc: vscode.TextDocument, at: vscode.Position, trigger?: string): Promise<string[]> {
-  const list = await withTimeout(Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, at, trigger)), 30_000, 'completion');
+  const list = await withTimeout(
+    Promise.resolve(vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, at, trigger)),
+    30_000,
+    'completion',
+  );
   return list.items
     .filter((i) => i.kind === vscode.CompletionItemKind.Reference)
     .sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''))

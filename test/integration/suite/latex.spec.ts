@@ -150,7 +150,11 @@ describe('A LaTeX draft (draft.tex)', function () {
       const doc = await vscode.workspace.openTextDocument(file);
       await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
       assert.equal(doc.languageId, 'latex');
-      const problems = await withTimeout(Promise.resolve(vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations')), 60_000, 'Check Citations on a .tex draft');
+      const problems = await withTimeout(
+        Promise.resolve(vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations')),
+        60_000,
+        'Check Citations on a .tex draft',
+      );
       const ours = vscode.languages.getDiagnostics(file).filter((d) => d.source === 'Similar Sources');
       assert.ok(problems !== undefined && problems >= 2, `problems: ${problems}; ${ours.map((d) => `${d.code}: ${d.message}`).join(' | ')}`);
       const unknown = ours.find((d) => d.code === 'unknown-key');
@@ -159,7 +163,8 @@ describe('A LaTeX draft (draft.tex)', function () {
       const wrong = ours.find((d) => d.code === 'wrong-page');
       assert.ok(wrong, `a wrong-page diagnostic: ${ours.map((d) => `${d.code}: ${d.message}`).join(' | ')}`);
       const fixes = async (d: vscode.Diagnostic) =>
-        (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, d.range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+        (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, d.range, vscode.CodeActionKind.QuickFix.value)) ??
+        [];
       const keyFixes = await fixes(unknown);
       const useKey = keyFixes.find((a) => /Use @whitfield2019grain/.test(a.title));
       assert.ok(useKey?.edit, `a Quick Fix using the closest key: ${JSON.stringify(keyFixes.map((a) => a.title))}`);

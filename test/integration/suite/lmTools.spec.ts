@@ -27,14 +27,24 @@ describe('Similar Sources as language-model tools (vscode.lm)', function () {
   });
 
   it('declares the three tools (vscode.lm.tools lists none in code-server without a chat model, so the manifest is read)', () => {
-    const tools = (vscode.extensions.getExtension(PRODUCT_ID)!.packageJSON as { contributes: { languageModelTools: Array<{ name: string; inputSchema: { required: string[] } }> } }).contributes.languageModelTools;
+    const tools = (
+      vscode.extensions.getExtension(PRODUCT_ID)!.packageJSON as {
+        contributes: { languageModelTools: Array<{ name: string; inputSchema: { required: string[] } }> };
+      }
+    ).contributes.languageModelTools;
     assert.deepEqual(tools.map((t) => t.name).sort(), ['similarSources_checkCitations', 'similarSources_search', 'similarSources_sourcesFor']);
     assert.deepEqual(tools.find((t) => t.name === 'similarSources_search')!.inputSchema.required, ['query']);
   });
 
   it('similarSources_search: a paragraph of the draft finds whitfield2019grain with its page, as a LanguageModelTextPart', async () => {
-    const draft = fs.readFileSync(draftUri().fsPath, 'utf8').split('\n').find((l) => l.startsWith(FEEDING_PARAGRAPH))!;
-    const result = await vscode.lm.invokeTool('similarSources_search', { input: { query: draft.replace(/\s*\[@[^\]]*\]/g, ''), k: 3 }, toolInvocationToken: undefined });
+    const draft = fs
+      .readFileSync(draftUri().fsPath, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(FEEDING_PARAGRAPH))!;
+    const result = await vscode.lm.invokeTool('similarSources_search', {
+      input: { query: draft.replace(/\s*\[@[^\]]*\]/g, ''), k: 3 },
+      toolInvocationToken: undefined,
+    });
     assert.ok(result.content.length >= 1 && result.content.every((p) => p instanceof vscode.LanguageModelTextPart));
     const text = textOf(result);
     const passages = dataOf(text).passages as Array<{ citekey: string; pageLabel: string; citation: string }>;
@@ -51,18 +61,30 @@ describe('Similar Sources as language-model tools (vscode.lm)', function () {
   });
 
   it('similarSources_sourcesFor gives the cards with their band; checkCitations checks a draft; a bad call fails with a message a model can act on', async () => {
-    const sources = await vscode.lm.invokeTool('similarSources_sourcesFor', { input: { text: 'The Sicilian crown sold export permits for grain, and Genoese houses speculated on them before the reaping.' }, toolInvocationToken: undefined });
+    const sources = await vscode.lm.invokeTool('similarSources_sourcesFor', {
+      input: { text: 'The Sicilian crown sold export permits for grain, and Genoese houses speculated on them before the reaping.' },
+      toolInvocationToken: undefined,
+    });
     const cards = (dataOf(textOf(sources)).segments as Array<{ sources: Array<{ citekey: string; band: string }> }>)[0].sources;
     assert.equal(cards[0].citekey, 'whitfield2019grain');
     assert.ok(['strong', 'related', 'weak'].includes(cards[0].band));
     const chapter = path.join(workspaceRoot(), 'lm-tools-chapter.md');
     fs.writeFileSync(chapter, 'See [@whitfeld2019grain, p. 3].\n');
     try {
-      const check = await vscode.lm.invokeTool('similarSources_checkCitations', { input: { uri: vscode.Uri.file(chapter).toString() }, toolInvocationToken: undefined });
-      assert.deepEqual((dataOf(textOf(check)).citations as Array<{ status: string }>).map((c) => c.status), ['unknown-key']);
+      const check = await vscode.lm.invokeTool('similarSources_checkCitations', {
+        input: { uri: vscode.Uri.file(chapter).toString() },
+        toolInvocationToken: undefined,
+      });
+      assert.deepEqual(
+        (dataOf(textOf(check)).citations as Array<{ status: string }>).map((c) => c.status),
+        ['unknown-key'],
+      );
     } finally {
       fs.rmSync(chapter, { force: true });
     }
-    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('similarSources_search', { input: { query: 'grain', k: 500 }, toolInvocationToken: undefined })), /"k" must be between 1 and 20|must be <= 20/i);
+    await assert.rejects(
+      Promise.resolve(vscode.lm.invokeTool('similarSources_search', { input: { query: 'grain', k: 500 }, toolInvocationToken: undefined })),
+      /"k" must be between 1 and 20|must be <= 20/i,
+    );
   });
 });

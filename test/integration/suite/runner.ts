@@ -57,7 +57,17 @@ export async function runSuite(vscodeVersion: string, options: RunOptions = {}):
     loadSpecs();
   } catch (err) {
     const e = errorOf(err);
-    return { startedAt, finishedAt: new Date().toISOString(), vscodeVersion, specFiles, passes: 0, failures: 1, pending: 0, tests, fatal: `could not load the specs: ${e.stack ?? e.message}` };
+    return {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      vscodeVersion,
+      specFiles,
+      passes: 0,
+      failures: 1,
+      pending: 0,
+      tests,
+      fatal: `could not load the specs: ${e.stack ?? e.message}`,
+    };
   }
 
   await new Promise<void>((resolve) => {

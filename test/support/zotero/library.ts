@@ -25,15 +25,30 @@ export interface GeneratedLibrary {
 
 export function zoteroRef(): string {
   for (const f of ['userdata.sql', 'system.sql', 'triggers.sql', 'schema.json']) {
-    assert.ok(existsSync(path.join(ZOTERO_REF, f)), `Zotero's schema files are needed to build test libraries: ${path.join(ZOTERO_REF, f)} is missing. Set SIMILAR_SOURCES_ZOTERO_REF to a folder with Zotero's resource/schema/{userdata,system,triggers}.sql and zotero-schema's schema.json.`);
+    assert.ok(
+      existsSync(path.join(ZOTERO_REF, f)),
+      `Zotero's schema files are needed to build test libraries: ${path.join(ZOTERO_REF, f)} is missing. Set SIMILAR_SOURCES_ZOTERO_REF to a folder with Zotero's resource/schema/{userdata,system,triggers}.sql and zotero-schema's schema.json.`,
+    );
   }
   return ZOTERO_REF;
 }
 
 /** A data directory in `root`/Zotero with `items` filler items; linked files in `root`/linked, relative ones under `root`/base. */
 export function makeZoteroLibrary(root: string, o: { items?: number; schemaVersion?: number } = {}): GeneratedLibrary {
-  const pdfs = Object.fromEntries(readdirSync(EXAMPLES).filter((f) => f.endsWith('.pdf')).map((f) => [f, path.join(EXAMPLES, f)]));
-  const opts = { out: path.join(root, 'Zotero'), ref: zoteroRef(), items: o.items ?? 0, pdfs, linkedDir: path.join(root, 'linked'), baseDir: path.join(root, 'base'), schemaVersion: o.schemaVersion };
+  const pdfs = Object.fromEntries(
+    readdirSync(EXAMPLES)
+      .filter((f) => f.endsWith('.pdf'))
+      .map((f) => [f, path.join(EXAMPLES, f)]),
+  );
+  const opts = {
+    out: path.join(root, 'Zotero'),
+    ref: zoteroRef(),
+    items: o.items ?? 0,
+    pdfs,
+    linkedDir: path.join(root, 'linked'),
+    baseDir: path.join(root, 'base'),
+    schemaVersion: o.schemaVersion,
+  };
   const r = spawnSync('python3', [path.join(HERE, 'make_library.py'), JSON.stringify(opts)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   assert.equal(r.status, 0, `make_library.py failed: ${r.stderr || r.error?.message}`);
   return { dataDir: opts.out, ...(JSON.parse(r.stdout) as Omit<GeneratedLibrary, 'dataDir'>) };

@@ -19,8 +19,22 @@ export type DownloadFailure = 'not-found' | 'unreachable' | 'http' | 'checksum' 
 
 /** A download failure with a message that says what to do. `failure` tells the cases apart (`code` is the engine's error code). */
 export class ModelDownloadError extends ProviderError {
-  constructor(message: string, model: string, host: string, readonly failure: DownloadFailure) {
-    const reason: ProviderError['reason'] = failure === 'not-found' ? 'unknown-model' : failure === 'unreachable' ? 'unreachable' : failure === 'timeout' ? 'timeout' : failure === 'aborted' ? 'aborted' : 'bad-response';
+  constructor(
+    message: string,
+    model: string,
+    host: string,
+    readonly failure: DownloadFailure,
+  ) {
+    const reason: ProviderError['reason'] =
+      failure === 'not-found'
+        ? 'unknown-model'
+        : failure === 'unreachable'
+          ? 'unreachable'
+          : failure === 'timeout'
+            ? 'timeout'
+            : failure === 'aborted'
+              ? 'aborted'
+              : 'bad-response';
     super(message, 'local', model, host, reason);
     this.name = 'ModelDownloadError';
   }
@@ -93,7 +107,8 @@ function hashFile(file: string): Promise<string> {
 export async function downloadModel(opts: DownloadOptions): Promise<string> {
   const spec = resolveModelSpec(opts.model, opts.overrides);
   const location = locateModel(opts.model, opts.cacheDir, spec);
-  if (location.kind === 'folder') throw new ModelDownloadError(`"${opts.model}" is a folder: it is used as it is, nothing to download.`, opts.model, '', 'not-found');
+  if (location.kind === 'folder')
+    throw new ModelDownloadError(`"${opts.model}" is a folder: it is used as it is, nothing to download.`, opts.model, '', 'not-found');
   const endpoint = hubEndpoint(opts.endpoint);
   const ctx = new Ctx(opts, location.repo, location.revision, endpoint);
   const { required, optional } = modelFiles(spec);
@@ -138,7 +153,8 @@ class Ctx {
 
   private mapNetwork(err: unknown, file: string, timeout?: AbortSignal): ModelDownloadError {
     if (err instanceof ModelDownloadError) return err;
-    if (this.opts.signal?.aborted) return this.fail(`Download of ${this.repo} was cancelled; what was fetched is kept and the next download resumes it.`, 'aborted');
+    if (this.opts.signal?.aborted)
+      return this.fail(`Download of ${this.repo} was cancelled; what was fetched is kept and the next download resumes it.`, 'aborted');
     if (timeout?.aborted) {
       return this.fail(
         `${this.endpoint} stopped sending ${file} of ${this.repo} (nothing for ${Math.round((this.opts.stallTimeoutMs ?? 30_000) / 1000)} s). What was fetched is kept: run the download again to resume it.`,
@@ -156,10 +172,16 @@ class Ctx {
 
   private httpError(status: number, file: string): ModelDownloadError {
     if (status === 404) {
-      return this.fail(`${this.endpoint} has no ${file} in ${this.repo} at revision "${this.revision}" (HTTP 404). Check the model id, or use a folder in the transformers.js layout (config.json, tokenizer.json, onnx/model_quantized.onnx).`, 'not-found');
+      return this.fail(
+        `${this.endpoint} has no ${file} in ${this.repo} at revision "${this.revision}" (HTTP 404). Check the model id, or use a folder in the transformers.js layout (config.json, tokenizer.json, onnx/model_quantized.onnx).`,
+        'not-found',
+      );
     }
     if (status === 401 || status === 403) {
-      return this.fail(`${this.endpoint} refused ${file} of ${this.repo} (HTTP ${status}): the repository is private or gated. Download it yourself and set the local model to the folder.`, 'http');
+      return this.fail(
+        `${this.endpoint} refused ${file} of ${this.repo} (HTTP ${status}): the repository is private or gated. Download it yourself and set the local model to the folder.`,
+        'http',
+      );
     }
     return this.fail(`${this.endpoint} answered HTTP ${status} for ${file} of ${this.repo}. Try again later.`, 'http');
   }
@@ -260,7 +282,10 @@ class Ctx {
       const mapped = this.mapNetwork(err, r.file, stall.signal);
       if (mapped.failure !== 'unreachable') throw mapped;
       const why = (err as { cause?: { code?: string } })?.cause?.code ?? (err as Error).message;
-      throw this.fail(`The transfer of ${r.file} of ${this.repo} from ${this.endpoint} was interrupted (${why}) after ${(have / 1e6).toFixed(1)} MB. What was fetched is kept: run the download again to resume it.`, 'unreachable');
+      throw this.fail(
+        `The transfer of ${r.file} of ${this.repo} from ${this.endpoint} was interrupted (${why}) after ${(have / 1e6).toFixed(1)} MB. What was fetched is kept: run the download again to resume it.`,
+        'unreachable',
+      );
     } finally {
       clearTimeout(timer);
       await out.close();

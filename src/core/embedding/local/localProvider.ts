@@ -34,7 +34,6 @@ export interface LocalProviderOptions {
   requestSize?: number;
 }
 
-
 interface Pending {
   resolve(v: Float32Array[]): void;
   reject(e: Error): void;
@@ -135,10 +134,12 @@ export class LocalProvider implements EmbeddingProvider {
         this.idle();
         reject(this.aborted());
       };
-      const done = <T>(f: (v: T) => void) => (v: T) => {
-        signal?.removeEventListener('abort', onAbort);
-        f(v);
-      };
+      const done =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          f(v);
+        };
       this.pending.set(id, { resolve: done(resolve), reject: done(reject), count: texts.length });
       signal?.addEventListener('abort', onAbort, { once: true });
       worker.ref();
@@ -160,7 +161,15 @@ export class LocalProvider implements EmbeddingProvider {
   private start(): Promise<number> {
     if (this.ready) return this.ready;
     if (!existsSync(this.workerFile)) {
-      return Promise.reject(new ProviderError(`The local model runner (${this.workerFile}) is missing: rebuild with "npm run build".`, 'local', this.model, undefined, 'unknown-model'));
+      return Promise.reject(
+        new ProviderError(
+          `The local model runner (${this.workerFile}) is missing: rebuild with "npm run build".`,
+          'local',
+          this.model,
+          undefined,
+          'unknown-model',
+        ),
+      );
     }
     // A build without ONNX Runtime for this platform: said before the model (none can run), and before a worker starts for nothing.
     const runtime = localRuntime(dirname(this.workerFile));
@@ -214,7 +223,8 @@ export class LocalProvider implements EmbeddingProvider {
     this.pending.delete(m.id);
     this.idle();
     if (m.type === 'cancelled') return p.reject(this.aborted());
-    if (m.type === 'error') return p.reject(new ProviderError(`The local model "${this.model}" failed to embed: ${m.message}`, 'local', this.model, undefined, 'bad-response'));
+    if (m.type === 'error')
+      return p.reject(new ProviderError(`The local model "${this.model}" failed to embed: ${m.message}`, 'local', this.model, undefined, 'bad-response'));
     const vectors: Float32Array[] = [];
     for (let i = 0; i < p.count; i++) vectors.push(m.data.slice(i * m.dimension, (i + 1) * m.dimension));
     p.resolve(vectors);

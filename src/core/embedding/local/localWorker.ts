@@ -75,9 +75,13 @@ async function load(data: LocalWorkerData): Promise<{ session: Ort.InferenceSess
     executionProviders: ['cpu'],
   });
   for (const name of ['input_ids', 'attention_mask']) {
-    if (!session.inputNames.includes(name)) throw new Error(`${data.onnxFile} has no "${name}" input (inputs: ${session.inputNames.join(', ')}): not a sentence encoder in the transformers.js layout`);
+    if (!session.inputNames.includes(name))
+      throw new Error(
+        `${data.onnxFile} has no "${name}" input (inputs: ${session.inputNames.join(', ')}): not a sentence encoder in the transformers.js layout`,
+      );
   }
-  if (!session.outputNames.includes('last_hidden_state')) throw new Error(`${data.onnxFile} has no "last_hidden_state" output (outputs: ${session.outputNames.join(', ')})`);
+  if (!session.outputNames.includes('last_hidden_state'))
+    throw new Error(`${data.onnxFile} has no "last_hidden_state" output (outputs: ${session.outputNames.join(', ')})`);
   // One probe run: gives the vector length and warms the session up.
   const probe = await runBatch(session, [tokenizer.encode('probe', 16)], tokenizer.padId);
   const perText = quantizesActivations(join(data.modelDir, data.onnxFile));
@@ -106,7 +110,8 @@ async function runBatch(session: Ort.InferenceSession, encoded: { ids: number[];
   if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [batch, seq]);
   const out = (await session.run(feeds)).last_hidden_state;
   const dims = out.dims as number[];
-  if (dims.length !== 3 || dims[0] !== batch || dims[1] !== seq) throw new Error(`last_hidden_state has shape [${dims.join(', ')}], expected [${batch}, ${seq}, dim]`);
+  if (dims.length !== 3 || dims[0] !== batch || dims[1] !== seq)
+    throw new Error(`last_hidden_state has shape [${dims.join(', ')}], expected [${batch}, ${seq}, dim]`);
   return { hidden: out.data as Float32Array, mask, dims };
 }
 
@@ -116,7 +121,7 @@ async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorke
   const order = encoded.map((_, i) => i).sort((a, b) => encoded[b].ids.length - encoded[a].ids.length || a - b);
   const dim = model.dimension;
   const data = new Float32Array(m.texts.length * dim);
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     // Let a cancel message in between batches.
     await new Promise<void>((r) => setImmediate(r));
     if (cancelled.delete(m.id)) return post({ type: 'cancelled', id: m.id });
@@ -126,7 +131,11 @@ async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorke
     const size = model.perText ? 1 : Math.max(1, Math.min(m.maxBatch, Math.floor(m.tokenBudget / longest)));
     const idx = order.slice(start, start + size);
     start += size;
-    const { hidden, mask, dims } = await runBatch(model.session, idx.map((i) => encoded[i]), model.tokenizer.padId);
+    const { hidden, mask, dims } = await runBatch(
+      model.session,
+      idx.map((i) => encoded[i]),
+      model.tokenizer.padId,
+    );
     const vectors = poolBatch(hidden, mask, dims[0], dims[1], dims[2], m.pooling, m.normalize);
     idx.forEach((i, j) => data.set(vectors[j], i * dim));
   }
@@ -135,7 +144,13 @@ async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorke
 }
 
 const ready = load(workerData as LocalWorkerData);
-ready.catch((err: unknown) => post({ type: 'load-error', message: err instanceof Error ? err.message : String(err), ...((err as { runtime?: 'missing' | 'unloadable' }).runtime ? { runtime: (err as { runtime: 'missing' | 'unloadable' }).runtime } : {}) }));
+ready.catch((err: unknown) =>
+  post({
+    type: 'load-error',
+    message: err instanceof Error ? err.message : String(err),
+    ...((err as { runtime?: 'missing' | 'unloadable' }).runtime ? { runtime: (err as { runtime: 'missing' | 'unloadable' }).runtime } : {}),
+  }),
+);
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'cancel') {

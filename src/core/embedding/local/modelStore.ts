@@ -20,9 +20,7 @@ export function defaultModelCacheDir(): string {
 
 const REPO_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 
-export type ModelLocation =
-  | { kind: 'folder'; dir: string; label: string }
-  | { kind: 'repo'; repo: string; revision: string; dir: string; label: string };
+export type ModelLocation = { kind: 'folder'; dir: string; label: string } | { kind: 'repo'; repo: string; revision: string; dir: string; label: string };
 
 /**
  * A folder when the value is a path that exists (or looks like one: absolute, ./, ~/), else a
@@ -90,7 +88,9 @@ export async function modelStatus(model: string, cacheDir: string, overrides: Lo
   let commit: string | undefined;
   if (location.kind === 'repo') {
     try {
-      const marker = JSON.parse((await readConfinedText(join(location.dir, COMPLETE_MARKER), { kind: 'model', maxBytes: 1 << 20 })).text) as { commit?: string };
+      const marker = JSON.parse((await readConfinedText(join(location.dir, COMPLETE_MARKER), { kind: 'model', maxBytes: 1 << 20 })).text) as {
+        commit?: string;
+      };
       commit = marker.commit;
     } catch {
       if (!missing.length) missing.push(COMPLETE_MARKER);
@@ -99,7 +99,10 @@ export async function modelStatus(model: string, cacheDir: string, overrides: Lo
   return { location, installed: missing.length === 0, missing, bytes, commit, onnxFile: spec.onnxFile };
 }
 
-export async function writeCompleteMarker(dir: string, info: { repo: string; revision: string; commit?: string; files: Record<string, { size: number; sha256?: string }> }): Promise<void> {
+export async function writeCompleteMarker(
+  dir: string,
+  info: { repo: string; revision: string; commit?: string; files: Record<string, { size: number; sha256?: string }> },
+): Promise<void> {
   await writeFileAtomic(join(dir, COMPLETE_MARKER), JSON.stringify({ ...info, downloadedAt: new Date().toISOString() }, null, 2) + '\n');
 }
 

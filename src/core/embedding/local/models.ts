@@ -46,27 +46,83 @@ export const KNOWN_MODELS: Record<string, LocalModelSpec> = {
   // BENCHMARKS.md, "Queries embedded twice"): xling fr2en 0.826 → 0.858, en2fr 0.853 → 0.864,
   // SciFact train claims 0.807 → 0.812 (1,662-abstract part); e5-small-v2 lost 0.03 on SciFact with
   // passage-prefixed queries, so the English models keep one query vector.
-  'Xenova/multilingual-e5-small': { pooling: 'mean', normalize: true, queryPrefix: 'query: ', passagePrefix: 'passage: ', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX, queryAlsoAsPassage: true },
+  'Xenova/multilingual-e5-small': {
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
+    maxTokens: 512,
+    dimension: 384,
+    revision: 'main',
+    onnxFile: QUANTIZED_ONNX,
+    queryAlsoAsPassage: true,
+  },
   // English; the card mandates "query: " / "passage: " (even for symmetric tasks).
-  'Xenova/e5-small-v2': { pooling: 'mean', normalize: true, queryPrefix: 'query: ', passagePrefix: 'passage: ', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
-  'Xenova/bge-small-en-v1.5': { pooling: 'cls', normalize: true, queryPrefix: BGE_QUERY, passagePrefix: '', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
-  'Xenova/gte-small': { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
+  'Xenova/e5-small-v2': {
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
+    maxTokens: 512,
+    dimension: 384,
+    revision: 'main',
+    onnxFile: QUANTIZED_ONNX,
+  },
+  'Xenova/bge-small-en-v1.5': {
+    pooling: 'cls',
+    normalize: true,
+    queryPrefix: BGE_QUERY,
+    passagePrefix: '',
+    maxTokens: 512,
+    dimension: 384,
+    revision: 'main',
+    onnxFile: QUANTIZED_ONNX,
+  },
+  'Xenova/gte-small': {
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: '',
+    passagePrefix: '',
+    maxTokens: 512,
+    dimension: 384,
+    revision: 'main',
+    onnxFile: QUANTIZED_ONNX,
+  },
   // sentence-transformers trained it on 256-token inputs (max_seq_length 256).
-  'Xenova/all-MiniLM-L6-v2': { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 256, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX },
+  'Xenova/all-MiniLM-L6-v2': {
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: '',
+    passagePrefix: '',
+    maxTokens: 256,
+    dimension: 384,
+    revision: 'main',
+    onnxFile: QUANTIZED_ONNX,
+  },
 };
 
 /** A folder named like a known repository (`…/Xenova/gte-small`, or just `…/gte-small`) gets its entry. */
 function knownByFolderName(path: string): LocalModelSpec | undefined {
   const parts = path.replace(/\\/g, '/').replace(/\/+$/, '').split('/');
   const name = parts.at(-1)?.toLowerCase();
-  const key = Object.keys(KNOWN_MODELS).find((k) => k.toLowerCase() === parts.slice(-2).join('/').toLowerCase()) ?? Object.keys(KNOWN_MODELS).find((k) => k.split('/')[1].toLowerCase() === name);
+  const key =
+    Object.keys(KNOWN_MODELS).find((k) => k.toLowerCase() === parts.slice(-2).join('/').toLowerCase()) ??
+    Object.keys(KNOWN_MODELS).find((k) => k.split('/')[1].toLowerCase() === name);
   return key ? KNOWN_MODELS[key] : undefined;
 }
 
 /** Settings a user may give for a model the table does not know (or to override it). */
 export type LocalModelOverrides = Partial<LocalModelSpec>;
 
-const GENERIC: LocalModelSpec = { pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxTokens: 512, revision: 'main', onnxFile: QUANTIZED_ONNX };
+const GENERIC: LocalModelSpec = {
+  pooling: 'mean',
+  normalize: true,
+  queryPrefix: '',
+  passagePrefix: '',
+  maxTokens: 512,
+  revision: 'main',
+  onnxFile: QUANTIZED_ONNX,
+};
 
 /** The table entry for a repository id (case-insensitive), or undefined. */
 export function knownModel(id: string): LocalModelSpec | undefined {
@@ -83,6 +139,7 @@ export function resolveModelSpec(model: string, overrides: LocalModelOverrides =
   const spec: LocalModelSpec = { ...base };
   for (const [k, v] of Object.entries(overrides)) if (v !== undefined) (spec as unknown as Record<string, unknown>)[k] = v;
   if (spec.pooling !== 'mean' && spec.pooling !== 'cls') throw new Error(`pooling must be "mean" or "cls" (got "${String(spec.pooling)}")`);
-  if (!Number.isInteger(spec.maxTokens) || spec.maxTokens < 8 || spec.maxTokens > 8192) throw new Error(`maxTokens must be a whole number from 8 to 8192 (got ${spec.maxTokens})`);
+  if (!Number.isInteger(spec.maxTokens) || spec.maxTokens < 8 || spec.maxTokens > 8192)
+    throw new Error(`maxTokens must be a whole number from 8 to 8192 (got ${spec.maxTokens})`);
   return spec;
 }

@@ -4,7 +4,15 @@
  */
 import type { Pooling } from './models';
 
-export function poolBatch(hidden: Float32Array, mask: ArrayLike<number | bigint>, batch: number, seq: number, dim: number, pooling: Pooling, normalize: boolean): Float32Array[] {
+export function poolBatch(
+  hidden: Float32Array,
+  mask: ArrayLike<number | bigint>,
+  batch: number,
+  seq: number,
+  dim: number,
+  pooling: Pooling,
+  normalize: boolean,
+): Float32Array[] {
   const out: Float32Array[] = [];
   for (let b = 0; b < batch; b++) {
     const v = new Float32Array(dim);

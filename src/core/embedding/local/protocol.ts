@@ -11,7 +11,17 @@ export interface LocalWorkerData {
 
 export type ToWorker =
   /** `urgent`: a query, served before waiting passages (background embedding must not delay a search). */
-  | { type: 'embed'; id: number; texts: string[]; maxTokens: number; pooling: Pooling; normalize: boolean; maxBatch: number; tokenBudget: number; urgent?: boolean }
+  | {
+      type: 'embed';
+      id: number;
+      texts: string[];
+      maxTokens: number;
+      pooling: Pooling;
+      normalize: boolean;
+      maxBatch: number;
+      tokenBudget: number;
+      urgent?: boolean;
+    }
   | { type: 'cancel'; id: number };
 
 export type FromWorker =

@@ -14,7 +14,16 @@ import { languageHint, type Lang } from '../../text/tokenize';
 import { runInSlices } from '../../util/timeSlices';
 import { dotRow, sampledDots } from '../../retrieval/vectorScan';
 import { corruptError, healthOf, notReadyError } from '../health';
-import { IndexCorruptError, IndexGenerationGone, indexDir, readManifest, type Manifest, type SourceRecord, type SourceType, type VectorSetRecord } from '../store/manifest';
+import {
+  IndexCorruptError,
+  IndexGenerationGone,
+  indexDir,
+  readManifest,
+  type Manifest,
+  type SourceRecord,
+  type SourceType,
+  type VectorSetRecord,
+} from '../store/manifest';
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import type { PassageReader } from '../store/passageReader';
@@ -270,7 +279,14 @@ export class LibraryIndex {
         return k ? k.split(' ') : [];
       }),
     );
-    const collection: PassageCollection = { lexical, vectors: rows.vectors, dim, count, sourceOfRow: rows.sourceOfRow, ...(rows.embedded ? { embedded: rows.embedded } : {}) };
+    const collection: PassageCollection = {
+      lexical,
+      vectors: rows.vectors,
+      dim,
+      count,
+      sourceOfRow: rows.sourceOfRow,
+      ...(rows.embedded ? { embedded: rows.embedded } : {}),
+    };
     const index = new LibraryIndex(workspace, m, provider, rows.sources, reader, rows.passageIndex, collection, rows.firstRows, health.semantic);
     collection.languageOfRow = rowLanguages(count, (r) => index.passage(r).text);
     await index.reloadHighlights();
@@ -295,7 +311,10 @@ export class LibraryIndex {
    */
   async searchMany(items: SearchItem[], opts: Omit<SearchOptions, 'vectorText'>): Promise<SearchHit[][]> {
     if (!items.length) return [];
-    const vectors = await this.provider.embed(items.map((it) => it.vectorText ?? it.text), { kind: 'query', signal: opts.signal });
+    const vectors = await this.provider.embed(
+      items.map((it) => it.vectorText ?? it.text),
+      { kind: 'query', signal: opts.signal },
+    );
     const accept = this.acceptor(opts.filter);
     const lists = vectorHitsMany(this.collection, vectors, { accept, params: this.fusion });
     const stats = this.cosineStats(vectors);
@@ -382,18 +401,24 @@ export class LibraryIndex {
     const p = this.passage(r.row);
     const standout = (r.cosine - stats.mean) / stats.sd;
     const highlight = this.highlightOfRow.get(r.row);
-    return { ...p, row: r.row, sourceRecord: this.sources[p.source], score: r.score, cosine: r.cosine, standout, lexicalRank: r.lexicalRank, vectorRank: r.vectorRank, ...(highlight ? { highlight } : {}) };
+    return {
+      ...p,
+      row: r.row,
+      sourceRecord: this.sources[p.source],
+      score: r.score,
+      cosine: r.cosine,
+      standout,
+      lexicalRank: r.lexicalRank,
+      vectorRank: r.vectorRank,
+      ...(highlight ? { highlight } : {}),
+    };
   }
 
   private acceptor(filter?: SearchFilter): ((row: number) => boolean) | undefined {
     const type = filter?.sourceType && filter.sourceType !== 'both' ? filter.sourceType : undefined;
     const wanted = filter?.collections?.filter(Boolean).map((c) => c.toLowerCase());
     if (!type && !wanted?.length) return undefined;
-    const ok = this.sources.map(
-      (s) =>
-        (!type || s.sourceType === type) &&
-        (!wanted?.length || s.collections.some((c) => wanted.includes(c.toLowerCase()))),
-    );
+    const ok = this.sources.map((s) => (!type || s.sourceType === type) && (!wanted?.length || s.collections.some((c) => wanted.includes(c.toLowerCase()))));
     const sourceOfRow = this.collection.sourceOfRow;
     return (row) => ok[sourceOfRow[row]];
   }

@@ -124,7 +124,10 @@ export async function loadRows(dir: string, m: Manifest, set: VectorSetRecord | 
   let row = 0;
   for (const [si, key] of shardKeys.entries()) {
     const vectorShard = set?.shards[key];
-    const [layout, vectorFile] = await Promise.all([shardLayout(dir, key, m, checks), vectorShard ? readVectorShardBytes(dir, vectorShard, scratch, checks) : undefined]);
+    const [layout, vectorFile] = await Promise.all([
+      shardLayout(dir, key, m, checks),
+      vectorShard ? readVectorShardBytes(dir, vectorShard, scratch, checks) : undefined,
+    ]);
     const { postings } = layout;
     if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
     const vectorsOf = vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined;

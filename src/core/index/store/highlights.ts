@@ -74,13 +74,19 @@ export async function readHighlights(dir: string): Promise<IndexHighlights> {
   if (!f || typeof f !== 'object' || f.format !== HIGHLIGHTS_FORMAT || typeof f.sources !== 'object' || f.sources === null) {
     return { byHash, problem: `${HIGHLIGHTS_FILE} has an unknown or damaged format: Zotero's highlights are left out until it is rebuilt` };
   }
-  if (f.chunker !== CHUNKER_VERSION) return { byHash, problem: `${HIGHLIGHTS_FILE} was written for other passages (v${f.chunker}): it is rebuilt with the index` };
+  if (f.chunker !== CHUNKER_VERSION)
+    return { byHash, problem: `${HIGHLIGHTS_FILE} was written for other passages (v${f.chunker}): it is rebuilt with the index` };
   for (const [hash, entry] of Object.entries(f.sources)) {
     if (!entry || !Array.isArray(entry.highlights)) continue;
     const map = new Map<number, PassageHighlight>();
     for (const h of entry.highlights) {
       if (!h || !isStr(h.page) || !isStr(h.text) || !Array.isArray(h.passages)) continue;
-      const shown: PassageHighlight = { page: h.page, text: h.text, ...(isStr(h.comment) ? { comment: h.comment } : {}), ...(safeColor(h.color) ? { color: safeColor(h.color) } : {}) };
+      const shown: PassageHighlight = {
+        page: h.page,
+        text: h.text,
+        ...(isStr(h.comment) ? { comment: h.comment } : {}),
+        ...(safeColor(h.color) ? { color: safeColor(h.color) } : {}),
+      };
       for (const i of h.passages) if (Number.isInteger(i) && i >= 0 && !map.has(i)) map.set(i, shown);
     }
     if (map.size) byHash.set(hash, map);

@@ -58,7 +58,13 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
     throw writeFailure(err, dir);
   });
   const file = path.join(dir, LOCK_FILE);
-  const info: LockInfo = { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), what: opts.what ?? 'index', token: randomBytes(8).toString('hex') };
+  const info: LockInfo = {
+    pid: process.pid,
+    host: os.hostname(),
+    since: new Date().toISOString(),
+    what: opts.what ?? 'index',
+    token: randomBytes(8).toString('hex'),
+  };
   const content = JSON.stringify(info);
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   let told = false;
@@ -80,9 +86,7 @@ export async function acquireLock(dir: string, opts: LockOptions = {}): Promise<
       told = true;
     }
     if (Date.now() >= deadline) {
-      throw new IndexBusyError(
-        `The index in ${dir} is being updated by another process (${holder}). Try again when it has finished.`,
-      );
+      throw new IndexBusyError(`The index in ${dir} is being updated by another process (${holder}). Try again when it has finished.`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -175,7 +179,8 @@ async function withGuard(dir: string, fn: () => Promise<void>): Promise<void> {
       if ((await readLock(guard).catch(() => undefined)) === seen) await fs.rm(guard, { force: true });
       continue;
     }
-    if (Date.now() >= deadline) throw new IndexBusyError(`The lock of the index in ${dir} could not be checked: ${guard} has been held for ${GUARD_WAIT_MS / 1000} s.`);
+    if (Date.now() >= deadline)
+      throw new IndexBusyError(`The lock of the index in ${dir} could not be checked: ${guard} has been held for ${GUARD_WAIT_MS / 1000} s.`);
     await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
   }
   try {

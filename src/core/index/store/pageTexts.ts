@@ -49,7 +49,12 @@ export async function writePageTexts(indexDir: string, hash: string, pages: Clea
     format: 1,
     chunker: CHUNKER_VERSION,
     hash,
-    pages: pages.map((p) => ({ n: p.page, ...(p.label !== undefined ? { l: p.label } : {}), ...(ocrPages.has(p.page) ? { o: 1 as const } : {}), t: pageText(p) })),
+    pages: pages.map((p) => ({
+      n: p.page,
+      ...(p.label !== undefined ? { l: p.label } : {}),
+      ...(ocrPages.has(p.page) ? { o: 1 as const } : {}),
+      t: pageText(p),
+    })),
   };
   // Derived data, rebuilt from the PDF when lost: no fsync.
   await writeFileAtomic(fileOf(indexDir, hash), JSON.stringify(data), { durable: false });
@@ -60,7 +65,12 @@ export async function readPageTexts(indexDir: string, hash: string): Promise<Pag
   try {
     const d = JSON.parse((await readConfinedText(fileOf(indexDir, hash), { kind: 'index', within: [indexDir] })).text) as PagesFile;
     if (d.format !== 1 || d.chunker !== CHUNKER_VERSION || d.hash !== hash || !Array.isArray(d.pages)) return undefined;
-    return d.pages.map((p) => ({ page: p.n, label: typeof p.l === 'string' && p.l.trim() ? p.l.trim() : String(p.n), ocr: p.o === 1, text: String(p.t ?? '') }));
+    return d.pages.map((p) => ({
+      page: p.n,
+      label: typeof p.l === 'string' && p.l.trim() ? p.l.trim() : String(p.n),
+      ocr: p.o === 1,
+      text: String(p.t ?? ''),
+    }));
   } catch {
     return undefined;
   }

@@ -117,7 +117,14 @@ export function encodeShard(shard: number, gen: number, sources: readonly ShardS
   const T = postDocs.length;
   const N = postDocs.reduce((n, d) => n + d.length, 0);
   const termBytes = Buffer.from([...termIds.keys()].join('\n'), 'utf8');
-  const header: PostingsHeader = { passages: P, terms: T, postings: N, jsonBytes: json.length, termBytes: termBytes.length, sources: sources.map((s) => ({ id: s.id, contentHash: s.contentHash, passages: s.passages.length })) };
+  const header: PostingsHeader = {
+    passages: P,
+    terms: T,
+    postings: N,
+    jsonBytes: json.length,
+    termBytes: termBytes.length,
+    sources: sources.map((s) => ({ id: s.id, contentHash: s.contentHash, passages: s.passages.length })),
+  };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const layout = sections(headerBytes.length, P, T, N);
   const out = new Uint8Array(layout.termsAt + termBytes.length);
@@ -181,10 +188,12 @@ export function decodePostings(input: Uint8Array): ShardPostings {
     throw new PostingsFileError('damaged header');
   }
   const { passages: P, terms: T, postings: N } = header;
-  if (![P, T, N, header.jsonBytes, header.termBytes].every((x) => Number.isInteger(x) && x >= 0) || !Array.isArray(header.sources)) throw new PostingsFileError('damaged header');
+  if (![P, T, N, header.jsonBytes, header.termBytes].every((x) => Number.isInteger(x) && x >= 0) || !Array.isArray(header.sources))
+    throw new PostingsFileError('damaged header');
   if (header.sources.reduce((n, s) => n + s.passages, 0) !== P) throw new PostingsFileError('the sources do not add up to the passages');
   const layout = sections(headerLen, P, T, N);
-  if (layout.termsAt + header.termBytes !== buf.length) throw new PostingsFileError(`${buf.length} bytes, the header says ${layout.termsAt + header.termBytes}`);
+  if (layout.termsAt + header.termBytes !== buf.length)
+    throw new PostingsFileError(`${buf.length} bytes, the header says ${layout.termsAt + header.termBytes}`);
   const u32 = (at: number, n: number) => new Uint32Array(buf.buffer, buf.byteOffset + at, n);
   const postOff = u32(layout.postOff, T + 1);
   if (postOff[0] !== 0 || postOff[T] !== N) throw new PostingsFileError('damaged postings offsets');

@@ -124,7 +124,10 @@ export const VECTOR_FILE = 'index.pb';
  * The vectors `have` holds for a shard's passages, in passage order, and whether every
  * passage has one (a complete shard is marked synced with its passage generation).
  */
-export function shardVectorItems(sources: ShardSource[], have: Map<string, Float32Array>): { items: Array<{ id: string; vector: Float32Array }>; complete: boolean } {
+export function shardVectorItems(
+  sources: ShardSource[],
+  have: Map<string, Float32Array>,
+): { items: Array<{ id: string; vector: Float32Array }>; complete: boolean } {
   const items: Array<{ id: string; vector: Float32Array }> = [];
   let complete = true;
   for (const src of sources) {
@@ -176,7 +179,13 @@ export async function readVectorShardBytes(dir: string, rec: VectorShardRecord, 
  * An index file's bytes (into `scratch`'s buffer when given), and whether `checks` vouches for
  * them: the size and time read with them are those of a file a writer hashed to `sha`.
  */
-async function readChecked(dir: string, rel: string, sha: string, checks: ShardChecks | undefined, scratch?: { buf: Buffer }): Promise<{ buf: Buffer; known: boolean }> {
+async function readChecked(
+  dir: string,
+  rel: string,
+  sha: string,
+  checks: ShardChecks | undefined,
+  scratch?: { buf: Buffer },
+): Promise<{ buf: Buffer; known: boolean }> {
   const { handle: fh } = await openConfined(path.join(dir, rel), { kind: 'index', within: [dir] });
   try {
     const st = await fh.stat();

@@ -153,7 +153,10 @@ class PendingEmbedder {
       const part = missing.slice(i, i + batch);
       let got: Float32Array[];
       try {
-        got = await this.o.provider.embed(part.map((x) => x.text), { kind: 'passage', signal: this.o.signal });
+        got = await this.o.provider.embed(
+          part.map((x) => x.text),
+          { kind: 'passage', signal: this.o.signal },
+        );
         this.check(m, got, part.length);
       } catch (err) {
         if (this.o.signal?.aborted) cancelled = true;

@@ -11,8 +11,27 @@ import { lexicalTerms, embeddingText } from '../../retrieval/representation';
 import { LEXICAL_VERSION, READER_VERSION } from '../store/versions';
 import type { Extracted, SourceInput } from '../source';
 import { writePageTexts } from '../store/pageTexts';
-import { emptyManifest, IndexCorruptError, outdatedReason, readManifest, writeManifest, type Manifest, type ShardRecord, type SourceRecord } from '../store/manifest';
-import { readPassageShard, readVectorShard, shardVectorItems, upgradeShardPostings, VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import {
+  emptyManifest,
+  IndexCorruptError,
+  outdatedReason,
+  readManifest,
+  writeManifest,
+  type Manifest,
+  type ShardRecord,
+  type SourceRecord,
+} from '../store/manifest';
+import {
+  readPassageShard,
+  readVectorShard,
+  shardVectorItems,
+  upgradeShardPostings,
+  VECTOR_FILE,
+  writePassageShard,
+  writeVectorShard,
+  type ShardSource,
+  type StoredPassage,
+} from '../store/shards';
 import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from '../store/shardChecks';
 import type { IndexRunOptions } from './options';
@@ -228,12 +247,7 @@ export class IndexRun {
     old.sourceType = input.sourceType;
   }
 
-  async indexOne(
-    input: SourceInput,
-    old: SourceRecord | undefined,
-    gone: Map<string, Gone>,
-    pre: Early,
-  ): Promise<FileOutcome> {
+  async indexOne(input: SourceInput, old: SourceRecord | undefined, gone: Map<string, Gone>, pre: Early): Promise<FileOutcome> {
     if (pre.readError !== undefined) return this.skip(input, `cannot read the file: ${pre.readError}`);
     const { bytes, hash } = pre;
     if (!hash) throw new Error(`no content hash for ${input.path}`);

@@ -135,7 +135,11 @@ async function execute(run: IndexRun, inputs: SourceInput[], started: number, wa
   if (!report.cancelled && !opts.deferEmbedding) await run.syncVectors(report);
   await run.commit();
   await collectGarbage(run.dir, liveFiles(run.m));
-  if (!report.cancelled && opts.keepPageTexts) await prunePageTexts(run.dir, Object.values(run.m.sources).map((s) => s.contentHash));
+  if (!report.cancelled && opts.keepPageTexts)
+    await prunePageTexts(
+      run.dir,
+      Object.values(run.m.sources).map((s) => s.contentHash),
+    );
   opts.onProgress?.({ phase: 'save', done: 1, total: 1 });
 
   const sources = Object.values(run.m.sources);

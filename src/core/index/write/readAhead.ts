@@ -41,9 +41,16 @@ export class ReadAhead {
       const j = this.next++;
       const early = this.start(todo[j]);
       const entry: Pending = { early, settled: false, since: Date.now(), ready: Promise.resolve() };
-      entry.ready = early.then((e) => e.extracted?.then(() => undefined, () => undefined)).then(() => {
-        entry.settled = true;
-      });
+      entry.ready = early
+        .then((e) =>
+          e.extracted?.then(
+            () => undefined,
+            () => undefined,
+          ),
+        )
+        .then(() => {
+          entry.settled = true;
+        });
       pending.set(j, entry);
     }
   }

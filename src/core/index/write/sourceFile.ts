@@ -64,7 +64,14 @@ export function storedPassages(chunks: Passage[], sourceTitle: string, ocrPages:
 }
 
 /** The record of an extracted file of `passages` passages, not yet in a shard (`shard` -1). */
-export function newSourceRecord(input: SourceInput, hash: string, extracted: Extracted, passages: number, ocrPages: Set<number>, ocrPending: number): SourceRecord {
+export function newSourceRecord(
+  input: SourceInput,
+  hash: string,
+  extracted: Extracted,
+  passages: number,
+  ocrPages: Set<number>,
+  ocrPending: number,
+): SourceRecord {
   const meta = extracted.meta;
   return {
     id: sourceId(input.path),

@@ -38,7 +38,17 @@ export interface KernelMemory {
    * says how many rows it covers, with each row's scale and sum of |codes|; and
    * room for eight int16 queries, `out` for eight int32 scores per row of a block.
    */
-  readonly int8?: { ptr: number; codes: Int8Array; invPtr: number; inv: Float32Array; absPtr: number; absSum: Int32Array; queryPtr: number; query: Int16Array; out: Int32Array };
+  readonly int8?: {
+    ptr: number;
+    codes: Int8Array;
+    invPtr: number;
+    inv: Float32Array;
+    absPtr: number;
+    absSum: Int32Array;
+    queryPtr: number;
+    query: Int16Array;
+    out: Int32Array;
+  };
   /** Rows the int8 copy covers (quantizeVectors). */
   quantRows?: number;
   /**
@@ -64,7 +74,20 @@ export function kernelLayout(
   rows: number,
   dim: number,
   opts: { floatInside?: boolean } = {},
-): { matrixBytes: number; queryPtr: number; outPtr: number; normsPtr: number; stagingPtr?: number; int8Ptr?: number; invPtr?: number; absPtr?: number; query16Ptr?: number; pages: number } | undefined {
+):
+  | {
+      matrixBytes: number;
+      queryPtr: number;
+      outPtr: number;
+      normsPtr: number;
+      stagingPtr?: number;
+      int8Ptr?: number;
+      invPtr?: number;
+      absPtr?: number;
+      query16Ptr?: number;
+      pages: number;
+    }
+  | undefined {
   if (!Number.isInteger(rows) || !Number.isInteger(dim) || rows <= 0 || dim <= 0 || dim % 4 !== 0) return undefined;
   const inside = opts.floatInside !== false;
   const matrixBytes = inside ? rows * dim * 4 : 0; // a multiple of 16: what follows stays aligned
@@ -127,7 +150,10 @@ export function allocateVectors(rows: number, dim: number, opts: { floatInside?:
             out: new Int32Array(buffer, layout.outPtr, KERNEL_BLOCK_ROWS * 8),
           }
         : undefined,
-    staging: outside && layout.stagingPtr !== undefined ? { ptr: layout.stagingPtr, rows: new Float32Array(buffer, layout.stagingPtr, Math.min(rows, QUANTIZE_STEP_ROWS) * dim) } : undefined,
+    staging:
+      outside && layout.stagingPtr !== undefined
+        ? { ptr: layout.stagingPtr, rows: new Float32Array(buffer, layout.stagingPtr, Math.min(rows, QUANTIZE_STEP_ROWS) * dim) }
+        : undefined,
   });
   return outside ?? new Float32Array(buffer, 0, rows * dim);
 }
