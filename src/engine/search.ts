@@ -2,7 +2,7 @@
  * The loaded index and what is asked of it directly: passages for a text,
  * citekeys for a paragraph, the library's citekeys and collections.
  */
-import { preview } from '../core/analysis/analyze';
+import { preview } from '../core/analysis/preview';
 import type { EmbeddingProvider } from '../core/embedding/provider';
 import { LibraryIndex, type PassageRecord, type SearchFilter, type SearchHit } from '../core/index/search/libraryIndex';
 import { indexDir, IndexGenerationGone, type SourceRecord } from '../core/index/store/manifest';

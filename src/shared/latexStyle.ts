@@ -7,7 +7,8 @@
  * user's own LaTeX form and wins.
  */
 import type { DraftFormat } from './draftLanguages';
-import { latexCiteStyle, type LatexCiteStyle } from './latexCite';
+import type { LatexCiteStyle } from './latexCite';
+import { latexCiteStyle } from './latexCiteFormat';
 
 export type LatexCitationStyle = LatexCiteStyle;
 

@@ -10,7 +10,8 @@
  */
 import * as vscode from 'vscode';
 import { citationSnippet, formatPassageCitation, mergeInsertion, pageRangeLocator, type CitableSource, type PassagePages } from '../shared/citation';
-import { adjacentLatexCite, formatLatexCitation, mergeLatexCitation, type LatexCiteStyle } from '../shared/latexCite';
+import { adjacentLatexCite, type LatexCiteStyle } from '../shared/latexCite';
+import { formatLatexCitation, mergeLatexCitation } from '../shared/latexCiteFormat';
 import { isLatexTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../shared/latexStyle';
 import { checkCitationArgs } from '../shared/messages';
 import { readSettings } from './config';

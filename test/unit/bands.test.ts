@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { agreeingWithOrder, analyzeDocument, wordsToHighlight, preview } from '../../src/core/analysis/analyze';
+import { agreeingWithOrder, analyzeDocument } from '../../src/core/analysis/analyze';
+import { preview, wordsToHighlight } from '../../src/core/analysis/preview';
 import {
   BAND_DESCRIPTIONS,
   BANDS,

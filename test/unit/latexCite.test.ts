@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
-import {
-  adjacentLatexCite,
-  citeAtOffset,
-  formatLatexCitation,
-  latexCiteStyle,
-  mergeLatexCitation,
-  parseCiteAt,
-  scanLatexCites,
-} from '../../src/shared/latexCite';
+import { adjacentLatexCite, citeAtOffset, parseCiteAt, scanLatexCites } from '../../src/shared/latexCite';
+import { formatLatexCitation, latexCiteStyle, mergeLatexCitation } from '../../src/shared/latexCiteFormat';
 
 /** The offset of the `|` in a text, and the text without it. */
 function cursor(s: string): { text: string; at: number } {

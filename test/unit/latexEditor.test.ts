@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { citedElsewhere, latexDraftCitations, latexDraftSections as latexSections, sectionName } from '../../src/shared/citedIn';
 import { latexParagraphAround } from '../../src/shared/citekeyCompletion';
-import { formatLatexCitation, mergeLatexCitation } from '../../src/shared/latexCite';
+import { formatLatexCitation, mergeLatexCitation } from '../../src/shared/latexCiteFormat';
 import { isLatexCitationText } from '../../src/shared/latexEdits';
 import { draftCitationTemplate, LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../../src/shared/latexStyle';
 import { latexCitationTemplate } from '../../src/core/latex/segment';

@@ -9,36 +9,36 @@
 import { foldText, stem } from '../text/tokenize';
 
 const EN = // time and quantity
-(
-  'time times day days week weeks month months year years century centuries decade decades period periods moment moments ' +
-  'age ages date dates hour hours minute minutes morning evening night today yesterday tomorrow ' +
-  'one two three four five six seven eight nine ten hundred hundreds thousand thousands million millions ' +
-  'first second third last next previous half number numbers many much several few lot lots ' +
-  // general nouns
-  'history histories work works part parts way ways case cases fact facts point points thing things example examples kind kinds ' +
-  'sort form forms place places world man men woman women people person persons life lives hand hands side sides end ' +
-  'question questions problem problems matter matters reason reasons result results level levels order use uses study studies ' +
-  'word words name names idea ideas view views sense interest account accounts course area areas line lines term terms ' +
-  'side aspect aspects feature features role roles attention effect effects chapter chapters page pages note notes ' +
-  // general verbs
-  'make makes made making take takes took taken give gives gave given work worked working use used using find finds found ' +
-  'say says said come comes came go goes went gone see sees saw seen know knows knew known think thought become became ' +
-  'begin began begun seem seems seemed show shows showed shown call called keep kept hold held bring brought leave left ' +
-  'put set turn turned move moved live lived stand stood meet met include included continue continued change changed ' +
-  'lead led follow followed stop stopped create created speak spoke read allow allowed add added grow grew open opened ' +
-  'offer offered remember consider considered appear appeared wait serve served send sent expect expected build built ' +
-  'stay stayed fall fell reach reached remain remained suggest suggested raise raised pass passed require required ' +
-  'report reported decide decided get gets got let lets try tried ask asked need needed feel felt tell told mean meant ' +
-  'write wrote written provide provided describe described explain explained note noted argue argued ' +
-  // general adjectives and adverbs
-  'new old good better best bad worse worst great greater greatest small smaller large larger long longer little high higher ' +
-  'low lower different same early earlier late later young important few certain clear full real main possible general ' +
-  'common simple single whole right particular recent short major minor own able likely various similar ' +
-  'almost often still even ever never always already perhaps quite rather really indeed soon less least far well back ' +
-  'away together again instead especially simply largely mostly usually certainly probably finally already every ' +
-  'many much something nothing anything everything someone everyone anyone ' +
-  'around along among across beyond toward towards whatever whenever wherever'
-).split(/\s+/);
+  (
+    'time times day days week weeks month months year years century centuries decade decades period periods moment moments ' +
+    'age ages date dates hour hours minute minutes morning evening night today yesterday tomorrow ' +
+    'one two three four five six seven eight nine ten hundred hundreds thousand thousands million millions ' +
+    'first second third last next previous half number numbers many much several few lot lots ' +
+    // general nouns
+    'history histories work works part parts way ways case cases fact facts point points thing things example examples kind kinds ' +
+    'sort form forms place places world man men woman women people person persons life lives hand hands side sides end ' +
+    'question questions problem problems matter matters reason reasons result results level levels order use uses study studies ' +
+    'word words name names idea ideas view views sense interest account accounts course area areas line lines term terms ' +
+    'side aspect aspects feature features role roles attention effect effects chapter chapters page pages note notes ' +
+    // general verbs
+    'make makes made making take takes took taken give gives gave given work worked working use used using find finds found ' +
+    'say says said come comes came go goes went gone see sees saw seen know knows knew known think thought become became ' +
+    'begin began begun seem seems seemed show shows showed shown call called keep kept hold held bring brought leave left ' +
+    'put set turn turned move moved live lived stand stood meet met include included continue continued change changed ' +
+    'lead led follow followed stop stopped create created speak spoke read allow allowed add added grow grew open opened ' +
+    'offer offered remember consider considered appear appeared wait serve served send sent expect expected build built ' +
+    'stay stayed fall fell reach reached remain remained suggest suggested raise raised pass passed require required ' +
+    'report reported decide decided get gets got let lets try tried ask asked need needed feel felt tell told mean meant ' +
+    'write wrote written provide provided describe described explain explained note noted argue argued ' +
+    // general adjectives and adverbs
+    'new old good better best bad worse worst great greater greatest small smaller large larger long longer little high higher ' +
+    'low lower different same early earlier late later young important few certain clear full real main possible general ' +
+    'common simple single whole right particular recent short major minor own able likely various similar ' +
+    'almost often still even ever never always already perhaps quite rather really indeed soon less least far well back ' +
+    'away together again instead especially simply largely mostly usually certainly probably finally already every ' +
+    'many much something nothing anything everything someone everyone anyone ' +
+    'around along among across beyond toward towards whatever whenever wherever'
+  ).split(/\s+/);
 
 const FR = (
   'temps jour jours semaine semaines mois annee annees an ans siecle siecles decennie periode moment moments epoque date heure ' +

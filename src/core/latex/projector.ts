@@ -24,105 +24,29 @@ import {
 
 const SECTIONS = new Set(['part', 'chapter', 'section', 'subsection', 'subsubsection', 'paragraph', 'subparagraph']);
 /** Commands whose arguments are no prose. */
+// prettier-ignore
 const DROPPED = new Set([
-  'label',
-  'ref',
-  'eqref',
-  'pageref',
-  'autoref',
-  'cref',
-  'Cref',
-  'nameref',
-  'url',
-  'input',
-  'include',
-  'subfile',
-  'includegraphics',
-  'addbibresource',
-  'bibliography',
-  'bibliographystyle',
-  'printbibliography',
-  'vspace',
-  'hspace',
-  'index',
-  'glossary',
-  'usepackage',
-  'documentclass',
-  'newcommand',
-  'renewcommand',
-  'setlength',
-  'setcounter',
-  'addtocounter',
-  'hyphenation',
-  'pagestyle',
-  'thispagestyle',
-  'bibitem',
-  'nocite',
-  'maketitle',
-  'tableofcontents',
+  'label', 'ref', 'eqref', 'pageref', 'autoref', 'cref', 'Cref', 'nameref', 'url', 'input', 'include', 'subfile', 'includegraphics', 'addbibresource',
+  'bibliography', 'bibliographystyle', 'printbibliography', 'vspace', 'hspace', 'index', 'glossary', 'usepackage', 'documentclass', 'newcommand',
+  'renewcommand', 'setlength', 'setcounter', 'addtocounter', 'hyphenation', 'pagestyle', 'thispagestyle', 'bibitem', 'nocite', 'maketitle', 'tableofcontents',
 ]);
 /** Quotation commands of csquotes: `\textquote[cite][punct]{text}`; the foreign ones take a language first. */
-const QUOTE_COMMANDS = new Set([
-  'enquote',
-  'textquote',
-  'blockquote',
-  'foreignquote',
-  'foreignblockquote',
-  'hyphenquote',
-  'hyphenblockquote',
-  'hybridblockquote',
-]);
+// prettier-ignore
+const QUOTE_COMMANDS = new Set(['enquote', 'textquote', 'blockquote', 'foreignquote', 'foreignblockquote', 'hyphenquote', 'hyphenblockquote', 'hybridblockquote']);
 const QUOTE_ENVS = new Set(['quote', 'quotation', 'displayquote', 'verse', 'foreigndisplayquote', 'hyphendisplayquote']);
 /** Environments and how many braced arguments (not prose) they take. */
 const ARG_ENVS: Record<string, number> = { tabular: 1, 'tabular*': 2, tabularx: 2, longtable: 1, minipage: 1, wrapfigure: 2, multicols: 1, tabulary: 2 };
+// prettier-ignore
 const SYMBOLS: Record<string, string> = {
-  ldots: '…',
-  dots: '…',
-  textellipsis: '…',
-  textendash: '–',
-  textemdash: '—',
-  og: '«',
-  fg: '»',
-  guillemotleft: '«',
-  guillemotright: '»',
-  guillemetleft: '«',
-  guillemetright: '»',
-  textquoteleft: '‘',
-  textquoteright: '’',
-  textquotedblleft: '“',
-  textquotedblright: '”',
-  S: '§',
-  oe: 'œ',
-  OE: 'Œ',
-  ae: 'æ',
-  AE: 'Æ',
-  ss: 'ß',
-  o: 'ø',
-  O: 'Ø',
-  aa: 'å',
-  AA: 'Å',
-  l: 'ł',
-  L: 'Ł',
-  i: 'ı',
-  textasciitilde: '~',
+  ldots: '…', dots: '…', textellipsis: '…', textendash: '–', textemdash: '—', og: '«', fg: '»', guillemotleft: '«', guillemotright: '»',
+  guillemetleft: '«', guillemetright: '»', textquoteleft: '‘', textquoteright: '’', textquotedblleft: '“', textquotedblright: '”', S: '§',
+  oe: 'œ', OE: 'Œ', ae: 'æ', AE: 'Æ', ss: 'ß', o: 'ø', O: 'Ø', aa: 'å', AA: 'Å', l: 'ł', L: 'Ł', i: 'ı', textasciitilde: '~',
 };
 /** Accent commands and their combining marks (`\'e` → é, `\c{c}` → ç). */
+// prettier-ignore
 const ACCENTS: Record<string, string> = {
-  "'": '\u0301',
-  '`': '\u0300',
-  '^': '\u0302',
-  '"': '\u0308',
-  '~': '\u0303',
-  '=': '\u0304',
-  '.': '\u0307',
-  c: '\u0327',
-  v: '\u030c',
-  u: '\u0306',
-  H: '\u030b',
-  r: '\u030a',
-  k: '\u0328',
-  d: '\u0323',
-  b: '\u0331',
+  "'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u0303', '=': '\u0304', '.': '\u0307',
+  c: '\u0327', v: '\u030c', u: '\u0306', H: '\u030b', r: '\u030a', k: '\u0328', d: '\u0323', b: '\u0331',
 };
 
 /** A post-note as plain text for the locator reader: `p.~12--14` → "p. 12–14"; no `[`, `]`, `;` or `@` to confuse it. */

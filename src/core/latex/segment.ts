@@ -15,7 +15,7 @@
  */
 import type { getParser } from '@unified-latex/unified-latex-util-parse';
 import { EngineError } from '../../shared/errors';
-import { latexCiteStyle } from '../../shared/latexCite';
+import { latexCiteStyle } from '../../shared/latexCiteFormat';
 import { sha256 } from '../util/hash';
 import { lineOf, lineStarts } from '../../shared/lines';
 import { splitSentences } from '../text/sentences';
