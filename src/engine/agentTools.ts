@@ -40,6 +40,11 @@ export interface ToolSchema {
   additionalProperties: false;
 }
 
+/** An object of these properties, `required` of them, no other: each tool's input, as both hosts publish it. */
+function toolSchema(properties: Record<string, PropertySchema>, required: readonly string[]): ToolSchema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
 /** How much a call may ask, and how much an answer says. */
 export const TOOL_LIMITS = {
   query: 2000,
@@ -57,9 +62,8 @@ export const TOOL_LIMITS = {
   draftBytes: 5_000_000,
 } as const;
 
-const SEARCH: ToolSchema = {
-  type: 'object',
-  properties: {
+const SEARCH = toolSchema(
+  {
     query: {
       type: 'string',
       minLength: 1,
@@ -75,22 +79,18 @@ const SEARCH: ToolSchema = {
     collection: { type: 'string', minLength: 1, maxLength: 200, description: 'Only sources in this Zotero collection (full path or leaf name).' },
     sourceType: { type: 'string', enum: ['secondary', 'primary', 'both'], description: 'Secondary literature, primary sources (archives), or both (default).' },
   },
-  required: ['query'],
-  additionalProperties: false,
-};
+  ['query'],
+);
 
-const SOURCES_FOR: ToolSchema = {
-  type: 'object',
-  properties: {
+const SOURCES_FOR = toolSchema(
+  {
     text: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.text, description: 'A paragraph of the draft (Markdown), as written.' },
   },
-  required: ['text'],
-  additionalProperties: false,
-};
+  ['text'],
+);
 
-const CHECK_PATH: ToolSchema = {
-  type: 'object',
-  properties: {
+const CHECK_PATH = toolSchema(
+  {
     path: {
       type: 'string',
       minLength: 1,
@@ -98,18 +98,15 @@ const CHECK_PATH: ToolSchema = {
       description: 'The Markdown draft to check, relative to the workspace (or absolute, inside it).',
     },
   },
-  required: ['path'],
-  additionalProperties: false,
-};
+  ['path'],
+);
 
-const CHECK_URI: ToolSchema = {
-  type: 'object',
-  properties: {
+const CHECK_URI = toolSchema(
+  {
     uri: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.path, description: "The draft's URI; default: the Markdown file in the active editor." },
   },
-  required: [],
-  additionalProperties: false,
-};
+  [],
+);
 
 /**
  * The tools' input schemas. `checkCitations` names its draft as each host can: a path in the

@@ -12,78 +12,28 @@
 export type LatexCiteStyle = 'biblatex' | 'natbib' | 'plain';
 
 /** Commands with one key list: biblatex's and natbib's (starred and capitalised forms included). */
+// prettier-ignore
 export const LATEX_CITE_COMMANDS: ReadonlySet<string> = new Set([
-  'cite',
-  'Cite',
-  'parencite',
-  'Parencite',
-  'footcite',
-  'footcitetext',
-  'textcite',
-  'Textcite',
-  'smartcite',
-  'Smartcite',
-  'autocite',
-  'Autocite',
-  'supercite',
-  'fullcite',
-  'footfullcite',
-  'citeauthor',
-  'Citeauthor',
-  'citetitle',
-  'Citetitle',
-  'citeyear',
-  'citedate',
-  'citeurl',
-  'nocite',
-  'volcite',
-  'Volcite',
-  'pvolcite',
-  'Pvolcite',
-  'fvolcite',
-  'tvolcite',
-  'avolcite',
-  'citep',
-  'citet',
-  'Citep',
-  'Citet',
-  'citealp',
-  'citealt',
-  'Citealp',
-  'Citealt',
-  'citeyearpar',
-  'citenum',
+  'cite', 'Cite', 'parencite', 'Parencite', 'footcite', 'footcitetext', 'textcite', 'Textcite', 'smartcite', 'Smartcite',
+  'autocite', 'Autocite', 'supercite', 'fullcite', 'footfullcite', 'citeauthor', 'Citeauthor', 'citetitle', 'Citetitle',
+  'citeyear', 'citedate', 'citeurl', 'nocite', 'volcite', 'Volcite', 'pvolcite', 'Pvolcite', 'fvolcite', 'tvolcite', 'avolcite',
+  'citep', 'citet', 'Citep', 'Citet', 'citealp', 'citealt', 'Citealp', 'Citealt', 'citeyearpar', 'citenum',
 ]);
 
 /**
  * csquotes' quotations with their citation, `\textcquote[pre][post]{key}[punct]{text}` (the foreign and
  * hyphen ones take a language first): read as citation commands, the quoted text after them.
  */
+// prettier-ignore
 export const LATEX_CQUOTE_COMMANDS: ReadonlySet<string> = new Set([
-  'textcquote',
-  'blockcquote',
-  'foreigntextcquote',
-  'foreignblockcquote',
-  'hyphentextcquote',
-  'hyphenblockcquote',
-  'hybridblockcquote',
+  'textcquote', 'blockcquote', 'foreigntextcquote', 'foreignblockcquote', 'hyphentextcquote', 'hyphenblockcquote', 'hybridblockcquote',
 ]);
 
 /** Multicite commands of biblatex: `\cites(pre)(post)[pre][post]{a}[pre][post]{b}…`. */
+// prettier-ignore
 export const LATEX_MULTICITE_COMMANDS: ReadonlySet<string> = new Set([
-  'cites',
-  'Cites',
-  'parencites',
-  'Parencites',
-  'footcites',
-  'footcitetexts',
-  'textcites',
-  'Textcites',
-  'smartcites',
-  'Smartcites',
-  'autocites',
-  'Autocites',
-  'supercites',
+  'cites', 'Cites', 'parencites', 'Parencites', 'footcites', 'footcitetexts', 'textcites', 'Textcites', 'smartcites', 'Smartcites',
+  'autocites', 'Autocites', 'supercites',
 ]);
 
 /** The multicite form of a biblatex command, for merging. */
@@ -163,30 +113,10 @@ export interface LatexCite {
 }
 
 /** Math and verbatim environments: no citation in them. */
+// prettier-ignore
 const OPAQUE_ENVS = new Set([
-  'verbatim',
-  'verbatim*',
-  'Verbatim',
-  'lstlisting',
-  'minted',
-  'comment',
-  'equation',
-  'equation*',
-  'align',
-  'align*',
-  'gather',
-  'gather*',
-  'multline',
-  'multline*',
-  'eqnarray',
-  'eqnarray*',
-  'displaymath',
-  'math',
-  'flalign',
-  'flalign*',
-  'alignat',
-  'alignat*',
-  'tikzpicture',
+  'verbatim', 'verbatim*', 'Verbatim', 'lstlisting', 'minted', 'comment', 'equation', 'equation*', 'align', 'align*', 'gather', 'gather*',
+  'multline', 'multline*', 'eqnarray', 'eqnarray*', 'displaymath', 'math', 'flalign', 'flalign*', 'alignat', 'alignat*', 'tikzpicture',
 ]);
 
 /**

@@ -114,8 +114,8 @@ function envName(s: string, j: number): { name: string; end: number } | undefine
   return undefined;
 }
 
-/** The mask at offset `at` (binary search), if any. */
-export function maskAt(scan: LatexScan, at: number): string | undefined {
+/** The index of the first mask at or after offset `at` (binary search; masks are in offset order). */
+export function firstMaskFrom(scan: LatexScan, at: number): number {
   const m = scan.masks;
   let lo = 0;
   let hi = m.length;
@@ -124,7 +124,13 @@ export function maskAt(scan: LatexScan, at: number): string | undefined {
     if (m[mid].at < at) lo = mid + 1;
     else hi = mid;
   }
-  return m[lo]?.at === at ? m[lo].text : undefined;
+  return lo;
+}
+
+/** The mask at offset `at`, if any. */
+export function maskAt(scan: LatexScan, at: number): string | undefined {
+  const m = scan.masks[firstMaskFrom(scan, at)];
+  return m?.at === at ? m.text : undefined;
 }
 
 const E_OPEN = 1;

@@ -22,7 +22,7 @@ import { splitSentences } from '../text/sentences';
 import type { Granularity, Segment, SegmentedDocument, SegmentOptions } from '../markdown/segment';
 import { FLOATS, MATH_ENVS, type Node, PARSER_ENVIRONMENTS, PARSER_MACROS, SKIPPED_ENVS } from './macros';
 import { type Known, readPlain } from './plain';
-import { scanLatex, VERBATIM_ENVS, type LatexScan } from './scan';
+import { firstMaskFrom, scanLatex, VERBATIM_ENVS, type LatexScan } from './scan';
 import { checkLatexSize, documentEnv, firstLineEnd, type Item, MAX_UNIT, paragraphs, pieces } from './units';
 import { clean, findMacro, lastArg, textOf, Walker } from './walk';
 
@@ -322,13 +322,7 @@ async function readPieces(source: string, scan: LatexScan, walker: Walker, warni
 /** The source of `from`–`to` for the parser, with what scan.ts masks there; and whether a `{` was masked. */
 function masked(source: string, scan: LatexScan, from: number, to: number): { text: string; braces: boolean } {
   const masks = scan.masks;
-  let lo = 0;
-  let hi = masks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (masks[mid].at < from) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstMaskFrom(scan, from);
   if (lo >= masks.length || masks[lo].at >= to) return { text: source.slice(from, to), braces: false };
   const parts: string[] = [];
   let at = from;

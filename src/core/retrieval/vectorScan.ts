@@ -37,11 +37,21 @@ export function topKDotMany(
   const mem = int8 ?? kernelFor(matrix, dim, count);
   if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept));
   const out: ScoredId[][] = [];
+  const scan: Scan = { matrix, dim, count, k, accept };
   for (let g = 0; g < queries.length; g += 8) {
     const group = queries.slice(g, g + 8);
-    out.push(...(int8 ? int8TopK(mem, matrix, dim, count, group, k, accept) : kernelTopK(mem, matrix, dim, count, group, k, accept)));
+    out.push(...(int8 ? int8TopK(mem, scan, group) : kernelTopK(mem, scan, group)));
   }
   return out;
+}
+
+/** A scan's rows (`count` of `dim` floats), how many to keep per query, and which rows may be kept. */
+interface Scan {
+  matrix: Float32Array;
+  dim: number;
+  count: number;
+  k: number;
+  accept?: (row: number) => boolean;
 }
 
 /**
@@ -106,15 +116,8 @@ function errorBound(dim: number): { gamma: number; normScale: number; tiny: numb
  * rescored here and enters the same heap with the same score, in the same
  * order (rows ascending per query). The rest, nearly all rows, cost float32 work.
  */
-function kernelTopK(
-  mem: KernelMemory,
-  matrix: Float32Array,
-  dim: number,
-  count: number,
-  group: Float32Array[],
-  k: number,
-  accept?: (row: number) => boolean,
-): ScoredId[][] {
+function kernelTopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredId[][] {
+  const { matrix, dim, count, k, accept } = scan;
   const { kernel, queries32, out32, norms } = mem;
   const { gamma, normScale, tiny } = errorBound(dim);
   queries32.fill(0);
@@ -149,15 +152,8 @@ function kernelTopK(
  * query's heap threshold: the same rows enter each heap with the same scores, in the
  * same order, and `accept` sees the same rows, as in jsTopK.
  */
-function int8TopK(
-  mem: KernelMemory,
-  matrix: Float32Array,
-  dim: number,
-  count: number,
-  group: Float32Array[],
-  k: number,
-  accept?: (row: number) => boolean,
-): ScoredId[][] {
+function int8TopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredId[][] {
+  const { matrix, dim, count, k, accept } = scan;
   const { kernel } = mem;
   const { ptr, queryPtr, query, out, inv, absSum } = mem.int8!;
   // dot8 reads one query packed; dot8x8 eight, chunk c of query i at 128c + 16i (int16 units).
@@ -242,30 +238,15 @@ function selectRows(
 
 function jsTopK(matrix: Float32Array, dim: number, count: number, query: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
   const heap = new TopK(Math.min(k, count));
-  const d4 = dim - (dim & 3);
-  let base = 0;
-  for (let r = 0; r < count; r++, base += dim) {
-    // Four accumulators break the add dependency chain; JIT keeps them in registers.
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j < d4; j += 4) {
-      s0 += matrix[base + j] * query[j];
-      s1 += matrix[base + j + 1] * query[j + 1];
-      s2 += matrix[base + j + 2] * query[j + 2];
-      s3 += matrix[base + j + 3] * query[j + 3];
-    }
-    for (; j < dim; j++) s0 += matrix[base + j] * query[j];
-    const s = s0 + s1 + s2 + s3;
+  for (let r = 0; r < count; r++) {
+    const s = dotRow(matrix, dim, r, query);
     // The filter runs only for rows that would enter the top k.
     if (s > heap.threshold() && (!accept || accept(r))) heap.push(r, s);
   }
   return heap.sorted();
 }
 
-/** Dot product of one row with a vector; four accumulators, as in topKDot. */
+/** Dot product of one row with a vector; four accumulators break the add dependency chain (the JIT keeps them in registers). */
 export function dotRow(matrix: Float32Array, dim: number, row: number, v: Float32Array): number {
   let d0 = 0;
   let d1 = 0;

@@ -34,6 +34,13 @@ export const DEFAULT_LOCAL_MODEL = 'Xenova/multilingual-e5-small';
 export const QUANTIZED_ONNX = 'onnx/model_quantized.onnx';
 export const FP32_ONNX = 'onnx/model.onnx';
 const BGE_QUERY = 'Represent this sentence for searching relevant passages: ';
+const E5_QUERY = 'query: ';
+const E5_PASSAGE = 'passage: ';
+
+/** What the known models share: small (384 dimensions, 512 tokens), normalised, int8, from `main`; their pooling and prefixes differ. */
+function small(pooling: LocalModelSpec['pooling'], queryPrefix: string, passagePrefix: string): LocalModelSpec {
+  return { pooling, normalize: true, queryPrefix, passagePrefix, maxTokens: 512, dimension: 384, revision: 'main', onnxFile: QUANTIZED_ONNX };
+}
 
 /**
  * Revisions are `main`: no commit of these repositories could be looked up from these machines
@@ -46,59 +53,13 @@ export const KNOWN_MODELS: Record<string, LocalModelSpec> = {
   // BENCHMARKS.md, "Queries embedded twice"): xling fr2en 0.826 → 0.858, en2fr 0.853 → 0.864,
   // SciFact train claims 0.807 → 0.812 (1,662-abstract part); e5-small-v2 lost 0.03 on SciFact with
   // passage-prefixed queries, so the English models keep one query vector.
-  'Xenova/multilingual-e5-small': {
-    pooling: 'mean',
-    normalize: true,
-    queryPrefix: 'query: ',
-    passagePrefix: 'passage: ',
-    maxTokens: 512,
-    dimension: 384,
-    revision: 'main',
-    onnxFile: QUANTIZED_ONNX,
-    queryAlsoAsPassage: true,
-  },
+  'Xenova/multilingual-e5-small': { ...small('mean', E5_QUERY, E5_PASSAGE), queryAlsoAsPassage: true },
   // English; the card mandates "query: " / "passage: " (even for symmetric tasks).
-  'Xenova/e5-small-v2': {
-    pooling: 'mean',
-    normalize: true,
-    queryPrefix: 'query: ',
-    passagePrefix: 'passage: ',
-    maxTokens: 512,
-    dimension: 384,
-    revision: 'main',
-    onnxFile: QUANTIZED_ONNX,
-  },
-  'Xenova/bge-small-en-v1.5': {
-    pooling: 'cls',
-    normalize: true,
-    queryPrefix: BGE_QUERY,
-    passagePrefix: '',
-    maxTokens: 512,
-    dimension: 384,
-    revision: 'main',
-    onnxFile: QUANTIZED_ONNX,
-  },
-  'Xenova/gte-small': {
-    pooling: 'mean',
-    normalize: true,
-    queryPrefix: '',
-    passagePrefix: '',
-    maxTokens: 512,
-    dimension: 384,
-    revision: 'main',
-    onnxFile: QUANTIZED_ONNX,
-  },
+  'Xenova/e5-small-v2': small('mean', E5_QUERY, E5_PASSAGE),
+  'Xenova/bge-small-en-v1.5': small('cls', BGE_QUERY, ''),
+  'Xenova/gte-small': small('mean', '', ''),
   // sentence-transformers trained it on 256-token inputs (max_seq_length 256).
-  'Xenova/all-MiniLM-L6-v2': {
-    pooling: 'mean',
-    normalize: true,
-    queryPrefix: '',
-    passagePrefix: '',
-    maxTokens: 256,
-    dimension: 384,
-    revision: 'main',
-    onnxFile: QUANTIZED_ONNX,
-  },
+  'Xenova/all-MiniLM-L6-v2': { ...small('mean', '', ''), maxTokens: 256 },
 };
 
 /** A folder named like a known repository (`…/Xenova/gte-small`, or just `…/gte-small`) gets its entry. */
