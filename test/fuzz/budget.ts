@@ -28,3 +28,9 @@ export function seededRandom(salt = 0): () => number {
 }
 
 console.log(`fuzz: seed ${FUZZ_SEED} (replay with FUZZ_SEED=${FUZZ_SEED}), ${FUZZ_BUDGET_MS / 1000} s per harness`);
+
+/** CPU milliseconds this process spent since `c0` (a harness's per-input guard: CPU, not wall time, on a shared machine). */
+export function cpuMs(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}

@@ -14,7 +14,7 @@ import { adjacentCitation, citationSnippet, citationSpans, formatPassageCitation
 import { draftCitations, draftSections } from '../../src/shared/citedIn';
 import { citedKeys, stripCitationMarkup } from '../../src/core/markdown/plainText';
 import { splitSentences } from '../../src/core/text/sentences';
-import { FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
+import { cpuMs, FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
 
 // ------------------------------------------------------------------ oracles: the former code
 function oldAdjacent(line: string, col: number) {
@@ -57,11 +57,6 @@ interface Tally {
   bytes: number;
   compared: number;
   worst: { msPerKb: number; ms: number; bytes: number; what: string };
-}
-
-function cpuMs(c0: NodeJS.CpuUsage) {
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
 }
 
 function checkLine(line: string, col: number, tally: Tally, what: string) {

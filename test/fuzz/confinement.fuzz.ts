@@ -18,13 +18,9 @@ import fc from 'fast-check';
 import { createEngine, type WorkspaceEngine } from '../../src/engine';
 import { readDraft } from '../../src/engine/agentTools';
 import { defaultSettings } from '../../src/shared/settings';
-import { FUZZ_BUDGET_MS, fuzzParams } from './budget';
+import { cpuMs, FUZZ_BUDGET_MS, fuzzParams } from './budget';
 
 const CANARY = /CANARYWORD|CANARYTITLE|canarytexkey|ENVCANARY/;
-const cpuMs = (c0: NodeJS.CpuUsage) => {
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
-};
 
 interface Tally {
   tried: number;

@@ -16,14 +16,10 @@ import { segmentLatex } from '../../src/core/latex/segment';
 import type { Granularity } from '../../src/core/markdown/segment';
 import { errorCode } from '../../src/shared/errors';
 import { latexDraft } from '../support/latexDrafts';
-import { FUZZ_BUDGET_MS, seededRandom } from './budget';
+import { cpuMs, FUZZ_BUDGET_MS, seededRandom } from './budget';
 
 /** CPU milliseconds allowed per input: a hang guard, not a benchmark (the machine may be shared). */
 const allowedMs = (bytes: number) => 3_000 + 30 * (bytes / 1024);
-const cpuMs = (c0: NodeJS.CpuUsage) => {
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
-};
 
 interface Tally {
   tried: number;

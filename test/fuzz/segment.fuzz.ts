@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { segmentMarkdown, type Granularity } from '../../src/core/markdown/segment';
 import { errorCode } from '../../src/shared/errors';
-import { FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
+import { cpuMs, FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
 
 /** CPU milliseconds allowed per input: a hang guard, not a benchmark (the machine may be shared). */
 const allowedMs = (bytes: number) => 3_000 + 30 * (bytes / 1024);
@@ -24,11 +24,6 @@ interface Tally {
   worst: { msPerKb: number; ms: number; bytes: number; shape: string };
 }
 const newTally = (): Tally => ({ tried: 0, refused: 0, bytes: 0, worst: { msPerKb: 0, ms: 0, bytes: 0, shape: '' } });
-
-function cpuMs(c0: NodeJS.CpuUsage): number {
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
-}
 
 /** Segments `source`, checks every property, and counts it in `tally`. */
 async function check(source: string, granularity: Granularity, tally: Tally, shape: string, compareBlocks: boolean): Promise<void> {

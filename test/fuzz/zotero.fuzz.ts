@@ -24,12 +24,7 @@ import { ZoteroUnavailable, type ZoteroSnapshot } from '../../src/core/zotero/mo
 import { applyWal } from '../../src/core/zotero/wal';
 import { craftWal, pageSizeOf } from '../support/zotero/craftWal';
 import { editZoteroLibrary, makeZoteroLibrary, type GeneratedLibrary } from '../support/zotero/library';
-import { FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
-
-const cpuMs = (c0: NodeJS.CpuUsage) => {
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
-};
+import { cpuMs, FUZZ_BUDGET_MS, fuzzParams, seededRandom } from './budget';
 
 /** What a snapshot may hold, whatever the library held. */
 function checkSnapshot(s: ZoteroSnapshot, storage: string, what: string): void {
