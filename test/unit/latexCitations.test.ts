@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findLatexCitations } from '../../src/core/latex/citations';
@@ -179,6 +179,38 @@ describe('LaTeX projects: \\input, "cited in", bibliographies', () => {
       p.parts.map((x) => x.file ?? '(main)'),
       ['(main)', 'chapters/grain.tex', '(main)', 'chapters/hanse.tex', '(main)', 'chapters/loop.tex', '(main)'],
     );
+  });
+
+  it("an editor's unsaved buffers are read in place of the files, which still pass the workspace's rule", () => {
+    const root = mkdtempSync(join(tmpdir(), 'ss-texbuf-'));
+    try {
+      const ws = join(root, 'ws');
+      mkdirSync(ws);
+      mkdirSync(join(root, 'out'));
+      writeFileSync(join(root, 'out', 'secret.tex'), 'SECRET');
+      writeFileSync(join(ws, 'two.tex'), 'on disk');
+      symlinkSync(join(root, 'out', 'secret.tex'), join(ws, 'leak.tex'));
+      const buffers: Record<string, string> = {
+        [join(ws, 'two.tex')]: 'in the editor',
+        [join(ws, 'new.tex')]: 'never saved',
+        [join(ws, 'leak.tex')]: 'a buffer of the link',
+      };
+      const p = readLatexProject(join(ws, 'main.tex'), '\\input{two}\\input{new}\\input{leak}\\input{gone}', ws, (f) => buffers[f]);
+      assert.deepEqual(
+        p.files.map((f) => [f.name, f.text]),
+        [
+          ['main.tex', '\\input{two}\\input{new}\\input{leak}\\input{gone}'],
+          ['two.tex', 'in the editor'],
+          ['new.tex', 'never saved'],
+        ],
+      );
+      assert.deepEqual(p.warnings, [
+        '\\input{leak} in main.tex: leak.tex is a link to a file outside the workspace, not read; a LaTeX draft may not name a file elsewhere',
+        '\\input{gone} in main.tex: gone.tex does not exist',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('a cycle through two files and an include of an include are read once each', () => {

@@ -70,14 +70,16 @@ export function readLatexProject(mainPath: string, mainText: string, workspace: 
   const rule: FileRule = { kind: 'latex-input', within: [root], rootName: 'the workspace', namedBy: 'a LaTeX draft', maxBytes: MAX_LATEX_BYTES };
   let bytes = mainText.length;
   const read = (file: string): string => {
-    let text: string | undefined;
+    // An editor's buffer is taken as it is (its file still passes the rule); else the file on disk.
+    const buffer = opened?.(file);
+    let text: string;
     try {
-      text = readInput(file, rule);
+      text = buffer === undefined ? readInput(file, rule) : (statConfinedSync(file, rule), buffer);
     } catch (e) {
-      text = (e as FileRefused).code === 'missing' ? opened?.(file) : undefined;
-      if (text === undefined) throw e;
+      // A new file, open but never saved, is not on disk yet.
+      if ((e as FileRefused).code !== 'missing' || buffer === undefined) throw e;
+      text = buffer;
     }
-    text = opened?.(file) ?? text;
     bytes += text.length;
     if (bytes > MAX_PROJECT_BYTES) throw new Error(`the project's files hold more than ${MAX_PROJECT_BYTES / 1048576} MB of text together`);
     return text;

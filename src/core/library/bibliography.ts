@@ -61,7 +61,7 @@ export interface LoadBibliographyOptions {
 }
 
 /** How a bibliography is read: anywhere when the user's settings name it; inside the workspace when a draft does. */
-export function bibliographyRule(draftWorkspace: string | undefined): FileRule {
+function bibliographyRule(draftWorkspace: string | undefined): FileRule {
   return draftWorkspace === undefined
     ? { kind: 'bibliography' }
     : { kind: 'bibliography', within: [draftWorkspace], rootName: 'the workspace', namedBy: 'a draft', widenedBy: 'similarSources.bibliographyFile' };

@@ -140,29 +140,24 @@ function failure(file: string, e: unknown): FileRefused {
 }
 
 /** Roots as given and as the file system has them (a workspace reached through a link lies at both). */
-function rootForms(roots: readonly string[], real: (p: string) => string | undefined): string[] {
+function rootForms(roots: readonly string[]): string[] {
   const out = new Set<string>();
   for (const r of roots) {
     const abs = path.resolve(r);
     out.add(abs);
-    const resolved = real(abs);
-    if (resolved) out.add(resolved);
+    try {
+      out.add(realpathSync.native(abs));
+    } catch {
+      // A root that does not exist holds nothing: its name as given is enough.
+    }
   }
   return [...out];
 }
 
-const realOrNothing = (p: string) => {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return undefined;
-  }
-};
-
 /** The name as given, inside its roots before the file system is asked anything about it. */
 function nameInside(asked: string, rule: FileRule): { abs: string; roots?: string[] } {
   const abs = path.resolve(asked);
-  const roots = rule.within && rootForms(rule.within, realOrNothing);
+  const roots = rule.within && rootForms(rule.within);
   if (roots && !roots.some((r) => inside(abs, r))) throw outsideError(asked, rule, false);
   return { abs, roots };
 }
