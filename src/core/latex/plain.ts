@@ -83,6 +83,13 @@ class Reader {
   i = 0;
   /** The depth of the list content being read (strict): `\item` is read there only, not in a group or an argument in it. */
   private listDepth = -1;
+  /**
+   * Lenient: the closing mark of the optional argument the last command left open (0 if none), and
+   * the arguments found open, by offset, end and mark: each is looked for once (issue 35's second
+   * round: `\cite[` repeated without its `]` cost time exponential in their number).
+   */
+  private leftOpen = 0;
+  private readonly open = new Set<string>();
   constructor(
     private readonly s: string,
     private readonly scan: LatexScan,
@@ -174,10 +181,20 @@ class Reader {
           endText();
           i = this.math(i, to, out);
           continue;
-        case 92: // \
+        case 92: {
+          // \
           endText();
           i = this.command(i, to, out, depth);
+          const open = this.leftOpen;
+          this.leftOpen = 0;
+          // An argument in this one, closed by the same mark, was never closed: read from there on,
+          // this one would not be either (the reading is the same), so it ends here.
+          if (bracket && open === close) {
+            this.i = -1;
+            return out;
+          }
           continue;
+        }
         case 125: // } not closing a group: text, as the parser reads it
         case 38:
         case 35:
@@ -281,8 +298,18 @@ class Reader {
         // An optional argument `[…]`, or `(…)` (a multicite's notes).
         const [open, shut] = spec === 'o' ? ['[', 93] : ['(', 41];
         if (c === open) {
+          const key = `${k}:${to}`;
+          if (this.open.has(key)) {
+            this.leftOpen = shut;
+            break;
+          }
           const content = this.seq(k + 1, to, shut, depth + 1);
-          if (this.i < 0) break; // lenient: a `[` never closed is text
+          if (this.i < 0) {
+            // Lenient: a `[` never closed is text.
+            this.open.add(key);
+            this.leftOpen = shut;
+            break;
+          }
           args.push({ type: 'argument', content, openMark: open, closeMark: String.fromCharCode(shut) });
           j = this.i + 1;
         }
