@@ -97,6 +97,27 @@ describe('LaTeX read in pieces (issue 35)', () => {
       );
     });
 
+    it('\\verb: its line end and delimiter found once for many (a long line of them once cost a scan of the line each), paired as before', () => {
+      const src = 'a \\verb|x| b \\verb+y c \\verb|z| d\nnext \\verb+w+ e \\verb|v\nlast \\verb|u|';
+      const scan = scanLatex(src);
+      const at = (s: string) => src.indexOf(s);
+      assert.deepEqual(
+        [at('\\verb|x'), at('\\verb+y'), at('\\verb|z'), at('\\verb+w'), at('\\verb|v'), at('\\verb|u')].map((i) => [scan.kind[i], scan.close[i]]),
+        [
+          [Pair.Verb, at('| b') + 1],
+          [Pair.OpenVerb, at('\nnext')],
+          [0, 0], // inside the \\verb left open before it
+          [Pair.Verb, at('+ e') + 1],
+          [Pair.OpenVerb, at('\nlast')],
+          [Pair.Verb, src.length],
+        ],
+      );
+      // 30,001 of them on one 240 KB line: each pairs with the `|` of the next, the last is left open.
+      const line = 'w \\verb|'.repeat(30_001);
+      const kinds = Array.from(scanLatex(line).kind.filter((k) => k !== 0));
+      assert.deepEqual([kinds.length, kinds.filter((k) => k === Pair.Verb).length, kinds.at(-1)], [15_001, 15_000, Pair.OpenVerb]);
+    });
+
     it('a \\begin with no \\end of its name after it is masked; one closed elsewhere is left to the parser', () => {
       const scan = scanLatex('\\begin{a} x \\begin{b} {y \\end{b} z}');
       assert.deepEqual(

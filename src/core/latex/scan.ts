@@ -173,6 +173,26 @@ export function scanLatex(s: string): LatexScan {
   const ends: number[] = []; // per event: the offset after it
   // A verbatim environment with no end after some offset has none after any later one either.
   const noEnd = new Map<string, number>();
+  // `\verb`'s line end and delimiter, found once for all the offsets they serve (offsets only grow):
+  // thousands of `\verb|` on one long line once cost a scan of the line each.
+  let eolFrom = -1;
+  let eolAt = -1;
+  const lineEndFrom = (q: number) => {
+    if (q < eolFrom || q > eolAt) {
+      eolFrom = q;
+      eolAt = lineEnd(s, q);
+    }
+    return eolAt;
+  };
+  const found = new Map<string, { from: number; at: number }>();
+  const nextOf = (ch: string, q: number) => {
+    const f = found.get(ch);
+    // None between `from` and `at`: none between q and `at` either.
+    if (f && f.from <= q && (f.at < 0 || f.at >= q)) return f.at;
+    const at = s.indexOf(ch, q);
+    found.set(ch, { from: q, at });
+    return at;
+  };
   let i = 0;
   while (i < n) {
     const c = s.charCodeAt(i);
@@ -205,8 +225,8 @@ export function scanLatex(s: string): LatexScan {
       if (s[d] === '*') d++;
       const delim = s.charCodeAt(d);
       if (d < n && !isLetter(delim) && delim !== 32 && delim !== 9 && delim !== NL && delim !== CR && delim !== 42) {
-        const eol = lineEnd(s, d + 1);
-        const e = s.indexOf(s[d], d + 1);
+        const eol = lineEndFrom(d + 1);
+        const e = nextOf(s[d], d + 1);
         if (e >= 0 && e < eol) {
           kind[i] = Pair.Verb;
           close[i] = e + 1;
