@@ -18,6 +18,17 @@ function cites(body: string): Array<[string, string | null, string | null]> {
 }
 
 describe('LaTeX citations (core/latex/citations)', () => {
+  it('a quotation in a quotation’s citation argument: its citations projected once, where the quotation closes (never the draft walked again)', () => {
+    const doc = (body: string) => `\\begin{document}\n${body}\n\\end{document}\n`;
+    const nested = findLatexCitations(doc('\\textquote[\\textquote[\\cite[1]{b}]{x}]{y} '.repeat(2_000)));
+    assert.equal(nested.length, 2_000);
+    assert.ok(nested.every((c) => c.key === 'b' && c.locator?.from === '1'));
+    // Left open, and closed by the draft's braces far after: each once (this shape once made 18 MB of text from 218 KB).
+    const open = findLatexCitations(doc('\\textquote[\\textquote[\\cite{b}]{'.repeat(300) + '}'.repeat(600)));
+    assert.equal(new Set(open.map((c) => c.keyStart)).size, open.length);
+    assert.equal(open.length, 300);
+  });
+
   it('reads every command, its notes and keys, with the key’s line and columns', () => {
     const src = 'A \\cite[12]{a,b} B.\n\\Textcite*[see][xii]{c} and \\citep[p.~3]{d}\n\\autocites(cf.)()[3]{e}[see][14--16]{f}.';
     const found = findLatexCitations(src);

@@ -151,7 +151,10 @@ describe('OCR of scanned pages (tesseract.js, offline)', function () {
     assert.equal(r.sources, 0, 'a half-recognised file is not indexed');
     const next = await index(workspace, lib);
     assert.equal(next.cancelled, false);
-    assert.deepEqual([next.sources, next.ocr.recognised, next.ocr.fromCache], [1, 1, 1]);
+    // Pages are recognised two at a time: the second may have finished before the cancel was heard.
+    assert.equal(next.sources, 1);
+    assert.ok(next.ocr.fromCache >= 1, 'the page recognised before the cancel comes from the cache');
+    assert.equal(next.ocr.recognised + next.ocr.fromCache, 2);
   });
 
   it('a file with a text layer is searchable before its OCR; a run stopped in OCR leaves it pending, in the status, and the next run finishes it', async () => {
