@@ -138,7 +138,8 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
     const health = errorHealth(e);
     if (health) {
       err(`error: ${(e as Error).message}`);
-      if (health.state === 'missing') err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
+      if (health.state === 'missing' && !health.server)
+        err('hint: pass --library <folder of PDFs>, or set similarSources.libraryFolders in .vscode/settings.json');
       return 1;
     }
     if (errorCode(e) === 'cancelled') {

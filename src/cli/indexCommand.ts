@@ -3,19 +3,30 @@
  * `status` (what the index holds, a run that was interrupted, damaged files).
  */
 import * as os from 'node:os';
-import { createEngine, type IndexRunReport } from '../engine';
+import { createEngine, type IndexRunReport, type PublishReport } from '../engine';
 import { describeHealth, semanticPercent } from '../shared/health';
 import { defaultSettings } from '../shared/settings';
 import { terminalText } from '../shared/untrusted';
 import { checkKnown, one, UsageError, type ParsedArgs } from './args';
-import { listed, out, outJson, warnings } from './output';
-import { cliEngine, runIndex, workspaceOf } from './workspace';
+import { cancelOnInterrupt } from './interrupt';
+import { err, listed, out, outJson, warnings } from './output';
+import { cliEngine, runIndex, workspaceOf, type CliEngine } from './workspace';
+
+/** A lab's library server: index publishes to it, search and analyze read from it (docs/team-library.md). */
+export const SERVER_OPTS = ['server', 'schema'];
+export const SERVER_USAGE = `Library server (a lab's shared library on PostgreSQL + pgvector; docs/team-library.md):
+  --server <postgres://user@host:port/db> [--schema <name>] (default similar_sources; the password from
+  PGPASSWORD or ~/.pgpass, or in the URL): index indexes here, then publishes the index to the server as its
+  next generation (atomic; two publishers take turns); search and analyze read the library from the server,
+  with no PDF, index or model weights here. Also the settings similarSources.libraryServer and libraryServerSchema.`;
 
 /** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */
 export const OCR_OPTS = ['ocr', 'ocr-lang', 'ocr-lang-dir'];
 
 export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
   checkKnown(args, ['library', 'workspace', 'bib', 'zotero', 'include', 'exclude', 'primary', 'json', 'jobs', 'defer-embedding', ...OCR_OPTS, ...providerOpts]);
+  if (args.options.has('server') && args.flags.has('defer-embedding'))
+    throw new UsageError('--defer-embedding cannot be used with --server: a publication carries every vector');
   const cli = await cliEngine(args, { library: true });
   // Like the extension, an unconfigured workspace is searched itself, but only one named on purpose.
   if (!cli.library.fromSettings && !args.options.has('zotero') && one(args, 'workspace') === undefined) {
@@ -25,9 +36,39 @@ export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]
   }
   // The run's warnings are all in its report (--json: "warnings"); stderr shows 20 of a kind.
   const report = await runIndex(args, cli).finally(() => warnings.flush(' (index --json lists them in "warnings")'));
-  if (args.flags.has('json')) outJson(JSON.stringify(report, null, 2));
-  else printIndexReport(report);
+  const server = cli.engine.server();
+  const published = server && !report.cancelled ? await publishIndex(cli) : undefined;
+  if (args.flags.has('json')) outJson(JSON.stringify(published ? { ...report, published } : report, null, 2));
+  else {
+    printIndexReport(report);
+    if (published) printPublished(published, serverLabel(cli));
+  }
   return report.cancelled ? 130 : 0;
+}
+
+/** The server as the CLI names it: its URL without a password. */
+function serverLabel(cli: CliEngine): string {
+  const s = cli.engine.server()!;
+  const url = URL.canParse(s.url) ? new URL(s.url) : undefined;
+  if (url) url.password = '';
+  return `${url ? url.toString() : 'the library server'} (schema ${s.schema || 'similar_sources'})`;
+}
+
+async function publishIndex(cli: CliEngine): Promise<PublishReport> {
+  err(`publishing the index to ${serverLabel(cli)}`);
+  const interrupt = cancelOnInterrupt('cancelling the publication: the server keeps its previous generation', { secondExits: true });
+  try {
+    return await cli.engine.publish({ publisher: `${os.userInfo().username}@${os.hostname()} pid ${process.pid}`, signal: interrupt.signal });
+  } finally {
+    interrupt.stop();
+  }
+}
+
+function printPublished(p: PublishReport, where: string) {
+  out(
+    `Published generation ${p.generation} to ${where}: ${p.sources} sources, ${p.passages} passages ` +
+      `(${p.sent} PDFs sent, ${p.kept} already there${p.removed ? `, ${p.removed} no longer used removed` : ''}); models: ${p.models.join(', ') || 'none complete'}.`,
+  );
 }
 
 function printIndexReport(r: IndexRunReport) {

@@ -8,7 +8,7 @@ import { errorCode } from '../engine';
 import { parseArgs, UsageError, type ParsedArgs } from './args';
 import { cmdAnalyze, cmdSegment } from './analyzeCommand';
 import { CHECK_USAGE, cmdCheck } from './checkCommand';
-import { cmdIndex, cmdStatus } from './indexCommand';
+import { cmdIndex, cmdStatus, SERVER_OPTS, SERVER_USAGE } from './indexCommand';
 import { cmdModel, LOCAL_MODEL_OPTS, LOCAL_PROVIDER_USAGE, MODEL_USAGE } from './modelCommand';
 import { cmdEval, cmdSearch } from './searchCommand';
 import { err, lines, out, warnings } from './output';
@@ -60,6 +60,8 @@ Neural models: with a neural model (local, ollama, openai), search, analyze and 
   figures are the model's. --partial scores with the vectors there are instead, and the output
   (text and --json: semantic: { embedded, total }) says how many.
 
+${SERVER_USAGE}
+
 Provider options: --provider embedded (default, offline) | ollama | local | auto | openai, --ollama-host <url>
   (default $OLLAMA_HOST or http://127.0.0.1:11434), --ollama-model <name>
   (default nomic-embed-text), --fallback (use the embedded model if the provider fails).
@@ -86,6 +88,7 @@ const OPTIONS = {
       'format',
     ],
     ...['provider', 'ollama-host', 'ollama-model', ...LOCAL_MODEL_OPTS],
+    ...SERVER_OPTS,
   ],
 };
 const PROVIDER_OPTS = ['provider', 'ollama-host', 'ollama-model', 'fallback', ...LOCAL_MODEL_OPTS];
@@ -100,9 +103,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     switch (args.command) {
       case 'index':
-        return await cmdIndex(args, PROVIDER_OPTS);
+        return await cmdIndex(args, [...PROVIDER_OPTS, ...SERVER_OPTS]);
       case 'search':
-        return await cmdSearch(args, PROVIDER_OPTS);
+        return await cmdSearch(args, [...PROVIDER_OPTS, ...SERVER_OPTS]);
       case 'eval':
         return await cmdEval(args, PROVIDER_OPTS);
       case 'status':
@@ -111,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdSegment(args);
       case 'analyze':
       case 'analyse':
-        return await cmdAnalyze(args, PROVIDER_OPTS);
+        return await cmdAnalyze(args, [...PROVIDER_OPTS, ...SERVER_OPTS]);
       case 'model':
         return await cmdModel(args);
       case 'mcp':

@@ -108,6 +108,11 @@ export interface CliEngine {
 export async function cliEngine(args: ParsedArgs, opts: { library: boolean; providerFromIndex?: boolean }): Promise<CliEngine> {
   const workspace = workspaceOf(args);
   const settings = opts.library ? await settingsOf(args, workspace) : defaultSettings();
+  // A lab's library server: read from there (search, analyze), or published to (index).
+  const server = one(args, 'server');
+  if (server !== undefined) settings.libraryServer = server;
+  const schema = one(args, 'schema');
+  if (schema !== undefined) settings.libraryServerSchema = schema;
   // `providerFromIndex`: the settings count, and the index's model too (mcp: it reads, never indexes).
   const config = providerConfigFrom(args, opts.library && !opts.providerFromIndex ? undefined : await indexedModel(workspace));
   let current: EmbeddingProvider | undefined;

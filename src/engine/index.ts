@@ -35,6 +35,7 @@ export type {
   VectorsReport,
 } from './engineTypes';
 export type { LibrarySpec } from './library';
+export type { LibraryServer, PublishReport, PublishRequest } from './libraryServer';
 export type { LibraryIndexReport } from './indexLibrary';
 export type { IndexProgress } from '../core/index/write/indexer';
 export type { AbandonedLock } from '../core/index/store/lock';

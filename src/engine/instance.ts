@@ -28,23 +28,10 @@ import type { EngineOptions, EngineProgress, IndexRunOptions, IndexRunReport, In
 import { indexLibrary, type LibraryIndexReport } from './indexLibrary';
 import { draftBibliographies, resolveLibrary, type LibrarySpec } from './library';
 import { createProvider, embedsInBackground, providerConfigOf, type EmbeddingProvider } from './provider';
+import * as server from './libraryServer';
 import { ensureReady } from './readiness';
-import {
-  closeIndex,
-  indexCitekeys,
-  indexCollections,
-  isGenerationGone,
-  openIndex,
-  rankCitekeys,
-  refreshHighlights,
-  search,
-  zoteroCitekeys,
-  type CitekeyEntry,
-  type CitekeyHit,
-  type PassageHit,
-  type SearchIndex,
-  type SearchOptions,
-} from './search';
+import { closeIndex, indexCitekeys, indexCollections, isGenerationGone, openIndex, rankCitekeys, refreshHighlights, search, zoteroCitekeys } from './search';
+import type { CitekeyEntry, CitekeyHit, PassageHit, SearchIndex, SearchOptions } from './search';
 import { damagedFiles, indexHealth, indexState, interruptedRun, providerHealth } from './status';
 import { warmUp } from './warmUp';
 
@@ -122,8 +109,20 @@ export class WorkspaceEngine {
   }
 
   /** The index's health: for `provider` (one that embeds in the background serves before its vectors are complete), or whether it is readable at all. */
-  health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
+  async health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
+    const at = this.server();
+    if (at) return (await server.serverState(at, provider ?? (await this.provider()))).health;
     return provider ? providerHealth(this.workspace, provider) : indexHealth(this.workspace);
+  }
+
+  /** The lab's library server the settings name: the library is then read from it, never indexed here. */
+  server(): server.LibraryServer | undefined {
+    return server.serverOf(this.settings());
+  }
+
+  /** Publishes this workspace's index to the server the settings name, as its next generation (libraryServer.ts). */
+  publish(opts: server.PublishRequest): Promise<server.PublishReport> {
+    return server.publishWorkspace(this, opts);
   }
 
   /** What the index is, from its manifest and lock: its health (for `provider`, or whether it is readable), damaged files, a run that ended without finishing. */
@@ -174,7 +173,7 @@ export class WorkspaceEngine {
    * of a neural model, or says why it cannot (readiness.ts).
    */
   ready(opts: ReadyOptions = {}): Promise<Readiness> {
-    return ensureReady(this, opts);
+    return this.server() ? server.serverReadiness(this, opts.provider) : ensureReady(this, opts);
   }
 
   private async runIndex(opts: IndexRunOptions, run: { committed: boolean }, afterRun: (then: () => void) => void): Promise<IndexRunReport> {
@@ -281,7 +280,9 @@ export class WorkspaceEngine {
     // Whoever asks for the index goes first: a preload's warm-up would only share the thread with it.
     this.warming?.abort();
     const p = provider ?? (await this.provider());
-    const state = await indexState(this.workspace);
+    const at = this.server();
+    // A server's library is the same while its generation is.
+    const state = at ? await server.serverStamp(at, p) : await indexState(this.workspace);
     const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
     if (this.loaded?.key === key) {
       // New Zotero highlights need no reload of the passages.
@@ -294,7 +295,8 @@ export class WorkspaceEngine {
 
   private async load(key: string, p: EmbeddingProvider): Promise<SearchIndex> {
     try {
-      const index = await openIndex(this.workspace, p);
+      const at = this.server();
+      const index = await (at ? server.openServerIndex(this.workspace, at, p) : openIndex(this.workspace, p));
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
       if (this.loaded) closeIndex(this.loaded.index);
       this.loaded = { key, index };
@@ -317,9 +319,10 @@ export class WorkspaceEngine {
   async preload(opts: { segmentInWorker?: boolean } = {}): Promise<{ loadMs: number; warmMs?: number } | undefined> {
     // Indexing, or computing vectors in the background, makes a new index at each commit: loaded when asked.
     const busy = () => !!this.run || this.embedding.key !== undefined;
-    if (busy() || (await indexHealth(this.workspace)).state !== 'ready') return undefined;
+    // A library server's health is its current generation's (this.health).
+    if (busy() || (this.server() ? false : (await indexHealth(this.workspace)).state !== 'ready')) return undefined;
     const p = await this.provider();
-    if (busy() || (await providerHealth(this.workspace, p)).state !== 'ready') return undefined;
+    if (busy() || (await this.health(p)).state !== 'ready') return undefined;
     const t = performance.now();
     const index = await this.open(p);
     const loadMs = Math.round(performance.now() - t);

@@ -52,7 +52,11 @@ export function coreIndex(index: SearchIndex): LibraryIndex {
 /** The index loaded for searching; `index-not-ready` (with its health) when it cannot serve `provider`. */
 export async function openIndex(workspace: string, provider: EmbeddingProvider): Promise<SearchIndex> {
   // A model whose vectors are being computed serves already: passages without one match by their words.
-  const core = await LibraryIndex.open(workspace, provider, { partial: embedsInBackground(provider) });
+  return servedIndex(await LibraryIndex.open(workspace, provider, { partial: embedsInBackground(provider) }));
+}
+
+/** A core index handed out as a SearchIndex (a workspace's, or a library server's: libraryServer.ts). */
+export function servedIndex(core: LibraryIndex): SearchIndex {
   loaded.set(core, core);
   return core;
 }

@@ -23,7 +23,9 @@ export type EngineErrorCode =
   /** A file the caller named cannot be read. */
   | 'unreadable'
   /** The index (or cache) cannot be written: full disk, read-only folder, no rights. */
-  | 'unwritable';
+  | 'unwritable'
+  /** The lab's library server (PostgreSQL) cannot be reached, or a query on it failed. */
+  | 'server-unreachable';
 
 export class EngineError extends Error {
   constructor(

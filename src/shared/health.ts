@@ -4,8 +4,8 @@
  * view (status bar, panel, notifications, the CLI's status line).
  */
 export type IndexHealth =
-  /** Never indexed. */
-  | { state: 'missing'; dir: string }
+  /** Never indexed (`server`: `dir` names a lab's library server where nothing is published). */
+  | { state: 'missing'; dir: string; server?: true }
   /** Built by another version of Similar Sources: the next indexing run brings it up to date. */
   | { state: 'outdated'; dir: string; detail: string }
   /** Holds no complete set of vectors for the configured model (another model, or an interrupted run). */
@@ -70,7 +70,7 @@ export function needsIndexing(h: IndexHealth): boolean {
 export function describeHealth(h: IndexHealth): string {
   switch (h.state) {
     case 'missing':
-      return `missing: not indexed yet (${h.dir})`;
+      return h.server ? `missing: nothing is published on ${h.dir}` : `missing: not indexed yet (${h.dir})`;
     case 'outdated':
       return `outdated: the index in ${h.dir} was ${h.detail}; the next indexing run brings it up to date`;
     case 'incomplete':

@@ -55,6 +55,9 @@ export const SETTINGS = {
   openaiQueryPrefix: { type: 'string', default: 'auto' },
   openaiPassagePrefix: { type: 'string', default: 'auto' },
   ollamaHost: { type: 'string', default: 'http://127.0.0.1:11434', restricted: true },
+  /** A lab's library on PostgreSQL + pgvector (postgres://user@host/db, no password): read from there, never indexed here. */
+  libraryServer: { type: 'string', default: '', restricted: true },
+  libraryServerSchema: { type: 'string', default: 'similar_sources', restricted: true },
   ollamaModel: { type: 'string', default: 'nomic-embed-text' },
   ollamaQueryPrefix: { type: 'string', default: 'auto' },
   ollamaPassagePrefix: { type: 'string', default: 'auto' },

@@ -112,6 +112,7 @@ export function notReadyError(h: IndexHealth): EngineError {
 export function notReadyMessage(h: IndexHealth): string {
   switch (h.state) {
     case 'missing':
+      if (h.server) return `Nothing is published on ${h.dir}. Publish the library there first (similar-sources index --server <url>).`;
       return `No library index in ${h.dir}. Index the library first (similar-sources index --library <folder>).`;
     case 'outdated':
       return `The index in ${h.dir} was ${h.detail}. Index the library again to bring it up to date.`;

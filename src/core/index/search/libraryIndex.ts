@@ -27,8 +27,8 @@ import {
 import type { SemanticProgress } from '../../../shared/health';
 import type { Passage } from '../../passages/chunker';
 import type { PassageReader } from '../store/passageReader';
-import { HIGHLIGHTS_FILE, highlightsFingerprint, readHighlights, type PassageHighlight } from '../store/highlights';
-import { loadRows } from './loadRows';
+import { HIGHLIGHTS_FILE, highlightsFingerprint, parseHighlights, readHighlights, type PassageHighlight } from '../store/highlights';
+import { loadRows, type LoadedRows } from './loadRows';
 
 /** A passage as the loaded index holds it: the chunker's passage, with its source's number. */
 export interface PassageRecord extends Passage {
@@ -143,10 +143,15 @@ export class LibraryIndex {
 
   /** Reads the highlights sidecar again when the file changed since it was read; says whether it did. */
   async refreshHighlights(): Promise<boolean> {
+    // A server's generation carries its highlights: a new publication is a new index.
+    if (this.publishedHighlights !== undefined) return false;
     if ((await highlightsFileStamp(indexDir(this.workspace))) === this.highlightsFile) return false;
     await this.reloadHighlights();
     return true;
   }
+
+  /** The highlights sidecar's text as a library server published it (undefined: the local sidecar is read). */
+  private publishedHighlights?: string;
 
   /** Passages the user highlighted. */
   get highlightedPassages(): number {
@@ -159,8 +164,14 @@ export class LibraryIndex {
    */
   async reloadHighlights(): Promise<void> {
     const dir = indexDir(this.workspace);
-    const file = await highlightsFileStamp(dir);
-    const h = await readHighlights(dir);
+    const published = this.publishedHighlights;
+    const file = published === undefined ? await highlightsFileStamp(dir) : 'published';
+    const h =
+      published === undefined
+        ? await readHighlights(dir)
+        : published
+          ? parseHighlights(published)
+          : { byHash: new Map(), problem: undefined, stamp: undefined };
     const rows = new Map<number, PassageHighlight>();
     // Rows by their source number and passage index only: no passage text is read.
     const { sourceOfRow } = this.collection;
@@ -272,6 +283,25 @@ export class LibraryIndex {
     // No vector of this model yet (embedding has just started): the model says its size.
     const dim = set && Object.keys(set.shards).length ? set.dim : await provider.dimension(opts.signal);
     const rows = await loadRows(dir, m, set, dim, !!health.semantic);
+    return LibraryIndex.fromRows(workspace, m, provider, rows, dim, health.semantic);
+  }
+
+  /** The library server's generation this index was read from (server/open.ts; undefined for a local index). */
+  generation?: number;
+
+  /**
+   * The index made of `rows` (loadRows, or a library server's: server/open.ts). `highlights`: the
+   * sidecar's text (a server's); undefined: the sidecar beside the index in `workspace`.
+   */
+  static async fromRows(
+    workspace: string,
+    m: Manifest,
+    provider: EmbeddingProvider,
+    rows: LoadedRows,
+    dim: number,
+    semantic: SemanticProgress | undefined,
+    highlights?: string,
+  ): Promise<LibraryIndex> {
     const { reader, count } = rows;
     const lexical = await runInSlices(
       PostingsIndex.building(rows.parts, (r) => {
@@ -287,8 +317,9 @@ export class LibraryIndex {
       sourceOfRow: rows.sourceOfRow,
       ...(rows.embedded ? { embedded: rows.embedded } : {}),
     };
-    const index = new LibraryIndex(workspace, m, provider, rows.sources, reader, rows.passageIndex, collection, rows.firstRows, health.semantic);
+    const index = new LibraryIndex(workspace, m, provider, rows.sources, reader, rows.passageIndex, collection, rows.firstRows, semantic);
     collection.languageOfRow = rowLanguages(count, (r) => index.passage(r).text);
+    index.publishedHighlights = highlights;
     await index.reloadHighlights();
     return index;
   }

@@ -55,7 +55,7 @@ async function shardLayout(dir: string, key: string, m: Manifest, checks: ShardC
 }
 
 /** A vector shard's items: found by id (the usual case, items in passage order, without a lookup), and each one's bytes. */
-interface ShardVectors {
+export interface ShardVectors {
   dim: number;
   /** The item whose id is `${contentHash}:${index}`; `hint`, the item expected there, is tried first. */
   find(contentHash: string, index: number, hint: number): number | undefined;
@@ -93,6 +93,15 @@ function shardVectors(buf: Buffer, what: string): ShardVectors {
   }
 }
 
+/** A shard as rows are assembled from it: its postings, where its texts are, and its vectors of the model (if any). */
+export interface RowShard {
+  postings: ShardPostings;
+  texts: ShardTexts;
+  vectors?: ShardVectors;
+  /** Names the shard's vectors in messages. */
+  what?: string;
+}
+
 /**
  * Reads every shard of `m` with `set`'s vectors of size `dim`. `pending`: the model's vectors are
  * being computed, so a passage without one is a row without a vector, not a damaged index.
@@ -100,6 +109,37 @@ function shardVectors(buf: Buffer, what: string): ShardVectors {
 export async function loadRows(dir: string, m: Manifest, set: VectorSetRecord | undefined, dim: number, pending: boolean): Promise<LoadedRows> {
   const shardKeys = Object.keys(m.shards).sort((a, b) => Number(a) - Number(b));
   const total = shardKeys.reduce((n, k) => n + m.shards[k].passages, 0);
+  // One buffer for every vector file in turn: its vectors are copied out before the next is read.
+  const scratch = { buf: Buffer.alloc(0) };
+  // Files a writer hashed and nothing has touched since are not hashed again (at 1M passages,
+  // 2.2 GB of vectors and postings: 1.4 s of the load); any other is.
+  const checks = await ShardChecks.read(dir);
+  async function* shards(): AsyncGenerator<RowShard> {
+    for (const key of shardKeys) {
+      const vectorShard = set?.shards[key];
+      const [layout, vectorFile] = await Promise.all([
+        shardLayout(dir, key, m, checks),
+        vectorShard ? readVectorShardBytes(dir, vectorShard, scratch, checks) : undefined,
+      ]);
+      yield { ...layout, vectors: vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined, what: key };
+    }
+  }
+  return assembleRows(dir, shards(), total, m.sources, dim, pending);
+}
+
+/**
+ * The rows of `shards`, in order (a source's passages consecutive), with `sources`' records, and
+ * vectors of size `dim` copied where the SIMD scan reads them: the local index's shards
+ * (loadRows) and a library server's generation (server/read.ts) are assembled alike.
+ */
+export async function assembleRows(
+  dir: string,
+  shards: AsyncIterable<RowShard>,
+  total: number,
+  sourcesById: Record<string, SourceRecord>,
+  dim: number,
+  pending: boolean,
+): Promise<LoadedRows> {
   const vectors = allocateVectors(total, dim);
   const vectorBytes = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength);
   // Which rows have a vector, while the model's vectors are being computed (undefined: all do).
@@ -110,29 +150,19 @@ export async function loadRows(dir: string, m: Manifest, set: VectorSetRecord | 
   const jsonStart = new Uint32Array(total);
   const jsonEnd = new Uint32Array(total);
   const hash = new Uint32Array(total);
-  const shardBase = new Int32Array(shardKeys.length);
+  const shardBase: number[] = [];
   const texts: ShardTexts[] = [];
   const parts: PostingsPart[] = [];
   const sources: SourceRecord[] = [];
   const sourceNo = new Map<string, number>();
   const firstRows = new Map<string, number[]>();
-  // One buffer for every vector file in turn: its vectors are copied out before the next is read.
-  const scratch = { buf: Buffer.alloc(0) };
-  // Files a writer hashed and nothing has touched since are not hashed again (at 1M passages,
-  // 2.2 GB of vectors and postings: 1.4 s of the load); any other is.
-  const checks = await ShardChecks.read(dir);
   let row = 0;
-  for (const [si, key] of shardKeys.entries()) {
-    const vectorShard = set?.shards[key];
-    const [layout, vectorFile] = await Promise.all([
-      shardLayout(dir, key, m, checks),
-      vectorShard ? readVectorShardBytes(dir, vectorShard, scratch, checks) : undefined,
-    ]);
-    const { postings } = layout;
-    if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${key} holds more passages than the manifest says`);
-    const vectorsOf = vectorFile ? shardVectors(vectorFile, vectorShard!.dir) : undefined;
-    shardBase[si] = row;
-    texts.push(layout.texts);
+  let si = 0;
+  for await (const shard of shards) {
+    const { postings, vectors: vectorsOf } = shard;
+    if (row + postings.header.passages > total) throw new IndexCorruptError(`shard ${shard.what ?? si} holds more passages than the manifest says`);
+    shardBase.push(row);
+    texts.push(shard.texts);
     parts.push(postings);
     jsonStart.set(postings.jsonStart, row);
     jsonEnd.set(postings.jsonEnd, row);
@@ -142,7 +172,7 @@ export async function loadRows(dir: string, m: Manifest, set: VectorSetRecord | 
     for (const s of postings.header.sources) {
       let no = sourceNo.get(s.id);
       if (no === undefined) {
-        no = sources.push(m.sources[s.id]) - 1;
+        no = sources.push(sourcesById[s.id]) - 1;
         sourceNo.set(s.id, no);
       }
       if (s.passages) firstRows.set(s.contentHash, [...(firstRows.get(s.contentHash) ?? []), row]);
@@ -154,14 +184,15 @@ export async function loadRows(dir: string, m: Manifest, set: VectorSetRecord | 
           vectorsOf!.copy(at, vectorBytes, row * dim * 4);
           if (embedded) embedded[row] = 1;
           item = at + 1;
-        } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${m.sources[s.id].path}; run the index command again`);
+        } else if (!embedded) throw new IndexCorruptError(`vectors are missing for ${sourcesById[s.id].path}; run the index command again`);
       }
     }
+    si++;
   }
   // In slices (~25 ms): at a million passages these take seconds, which an editor's extension
   // host, loading the index in the background, must not be held for at once.
   await runInSlices(quantizing(vectors, dim, row));
-  const reader = new PassageReader(dir, texts, shardBase, shardOfRow.subarray(0, row), jsonStart, jsonEnd, hash);
+  const reader = new PassageReader(dir, texts, Int32Array.from(shardBase), shardOfRow.subarray(0, row), jsonStart, jsonEnd, hash);
   return {
     count: row,
     vectors: row === total ? vectors : vectors.subarray(0, row * dim),

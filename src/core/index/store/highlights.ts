@@ -65,6 +65,12 @@ export async function readHighlights(dir: string): Promise<IndexHighlights> {
     if (isMissing(err)) return { byHash };
     return { byHash, problem: `${HIGHLIGHTS_FILE} cannot be read (${(err as Error).message})` };
   }
+  return parseHighlights(text);
+}
+
+/** The highlights of a sidecar's text (highlights.json as a library server holds it, too). */
+export function parseHighlights(text: string): IndexHighlights {
+  const byHash = new Map<string, Map<number, PassageHighlight>>();
   let f: HighlightsFile;
   try {
     f = JSON.parse(text) as HighlightsFile;

@@ -1,0 +1,67 @@
+/**
+ * The lab's library server (issue 37): a PostgreSQL database with pgvector where one member
+ * publishes the index and every member reads it. This module opens a connection and names
+ * things; `schema.ts` says what is stored, `publish.ts` writes a generation, `read.ts` reads one.
+ * Credentials never come from settings: the URL may carry them (the CLI), or libpq's own
+ * PGPASSWORD and ~/.pgpass (which `pg` reads); TLS follows the URL's `sslmode`.
+ */
+import pg from 'pg';
+import { EngineError } from '../../../shared/errors';
+
+/** Where a library is published: the server's URL and the schema that holds it. */
+export interface LibraryServer {
+  url: string;
+  /** Default `similar_sources`. */
+  schema?: string;
+}
+
+export const DEFAULT_SCHEMA = 'similar_sources';
+
+/** The schema's name, checked: a plain lower-case identifier, never quoted text from elsewhere. */
+export function schemaOf(server: LibraryServer): string {
+  const s = server.schema || DEFAULT_SCHEMA;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(s))
+    throw new EngineError('invalid-options', `the library server's schema must be a lower-case name of letters, digits and _ (got ${JSON.stringify(s)})`);
+  return s;
+}
+
+/** The server as messages name it: host, port, database and schema, never a password. */
+export function serverName(server: LibraryServer): string {
+  let where = 'the library server';
+  try {
+    const u = new URL(server.url);
+    where = `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    // Not a URL: a libpq keyword string, named without it (it may hold a password).
+  }
+  return `${where} (schema ${server.schema || DEFAULT_SCHEMA})`;
+}
+
+/** An open connection to the server; `server-unreachable` when it cannot be made. */
+export async function connectServer(server: LibraryServer, purpose: string): Promise<pg.Client> {
+  if (!/^postgres(ql)?:\/\//.test(server.url))
+    throw new EngineError(
+      'invalid-options',
+      `the library server must be a postgres:// or postgresql:// URL (got one starting ${JSON.stringify(server.url.slice(0, 12))})`,
+    );
+  const client = new pg.Client({ connectionString: server.url, application_name: `similar-sources ${purpose}`, connectionTimeoutMillis: 15_000 });
+  // A connection dropped later surfaces as the failing query's error; without a listener it would crash the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new EngineError('server-unreachable', `${serverName(server)} cannot be reached: ${(err as Error).message}`);
+  }
+  return client;
+}
+
+/** A query's failure, with what was being done and where. */
+export function serverError(server: LibraryServer, doing: string, err: unknown): EngineError {
+  if (err instanceof EngineError) return err;
+  const e = err as { message?: string; code?: string };
+  // 42501: insufficient privilege (a read-only role asked to publish).
+  const code = e.code === '42501' ? 'invalid-options' : 'server-unreachable';
+  const hint = e.code === '42501' ? ' (this role lacks that right: docs/team-library.md gives the publisher and reader roles)' : '';
+  return new EngineError(code, `${doing} on ${serverName(server)} failed: ${e.message ?? String(err)}${hint}`);
+}

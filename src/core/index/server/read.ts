@@ -1,0 +1,227 @@
+/**
+ * Reading the library server's current generation (issue 37): its health for a model, and its
+ * rows, assembled as a local index's are (loadRows.ts), so that the loaded index, its ranking and
+ * its cards are the same code and the same answers as on the publisher's machine. One read-only
+ * transaction (repeatable read) sees one generation whole, whatever a publisher commits meanwhile.
+ * A member's machine needs neither the PDFs nor the model's weights for the passages.
+ */
+import type pg from 'pg';
+import type { IndexHealth } from '../../../shared/health';
+import { EngineError } from '../../../shared/errors';
+import { CHUNKER_VERSION } from '../../passages/chunker';
+import { assembleRows, type LoadedRows, type RowShard, type ShardVectors } from '../search/loadRows';
+import { decodePostings, encodeShard } from '../store/postingsFile';
+import type { ShardSource, StoredPassage } from '../store/shards';
+import { LEXICAL_VERSION } from '../store/versions';
+import type { PageText } from '../store/pageTexts';
+import { connectServer, schemaOf, serverError, serverName, type LibraryServer } from './connection';
+import type { PublishedLibrary } from './publish';
+import { SERVER_FORMAT } from './schema';
+
+/** The generation readers read now. */
+export interface ServerGeneration {
+  id: number;
+  publishedAt: string;
+  publisher: string;
+  library: PublishedLibrary;
+  /** The Zotero highlights sidecar as published (highlights.json's text). */
+  highlights?: string;
+}
+
+/** Passages per assembled shard: a shard's JSON is laid out in one string (V8 caps a string near 512 MB). */
+const ROWS_PER_SHARD = 20_000;
+
+async function current(client: pg.Client, s: string, server: LibraryServer): Promise<ServerGeneration | undefined> {
+  const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
+  if (!exists.rows[0].t) return undefined;
+  const format = await client.query<{ value: unknown }>(`SELECT value FROM ${s}.meta WHERE key = 'format'`);
+  if (Number(format.rows[0]?.value) !== SERVER_FORMAT)
+    throw new EngineError(
+      'invalid-options',
+      `${serverName(server)} holds a library of format ${String(format.rows[0]?.value)}; this version reads format ${SERVER_FORMAT}`,
+    );
+  const r = await client.query<{ id: string; published_at: Date; publisher: string; library: PublishedLibrary; highlights: string | null }>(
+    `SELECT g.id, g.published_at, g.publisher, g.library, g.highlights FROM ${s}.current c JOIN ${s}.generations g ON g.id = c.generation`,
+  );
+  const g = r.rows[0];
+  if (!g) return undefined;
+  return {
+    id: Number(g.id),
+    publishedAt: g.published_at.toISOString(),
+    publisher: g.publisher,
+    library: g.library,
+    ...(g.highlights ? { highlights: g.highlights } : {}),
+  };
+}
+
+/** Runs `f` in one read-only snapshot of the server. */
+async function snapshot<T>(server: LibraryServer, doing: string, f: (client: pg.Client, s: string) => Promise<T>): Promise<T> {
+  const s = schemaOf(server);
+  const client = await connectServer(server, 'reader');
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return await f(client, s);
+  } catch (err) {
+    throw serverError(server, doing, err);
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The generation readers get now; undefined when nothing is published. */
+export function currentGeneration(server: LibraryServer): Promise<ServerGeneration | undefined> {
+  return snapshot(server, 'reading the library', (client, s) => current(client, s, server));
+}
+
+/** The published library's health for `modelKey`, as a local index's (`dir` names the server). */
+export function generationHealth(server: LibraryServer, g: ServerGeneration | undefined, modelKey: string): IndexHealth {
+  const dir = serverName(server);
+  if (!g) return { state: 'missing', dir, server: true };
+  const lib = g.library;
+  if (lib.chunker !== CHUNKER_VERSION || lib.lexical !== LEXICAL_VERSION)
+    return {
+      state: 'outdated',
+      dir,
+      detail: `published by another version of Similar Sources (passages v${lib.chunker}, terms ${lib.lexical}; this version reads v${CHUNKER_VERSION}, ${LEXICAL_VERSION})`,
+    };
+  if (!lib.vectors[modelKey]) {
+    const offered = Object.keys(lib.vectors);
+    return {
+      state: 'incomplete',
+      dir,
+      model: modelKey,
+      detail: `the library on ${dir} has no vectors of the model ${modelKey}${offered.length ? ` (it offers ${offered.join(', ')})` : ''}: publish it with that model, or choose one it offers`,
+    };
+  }
+  const passages = lib.sources.reduce((n, r) => n + r.passages, 0);
+  return { state: 'ready', dir, sources: lib.sources.length, passages, model: modelKey, skipped: 0 };
+}
+
+interface PassageRow {
+  h: string;
+  page: number;
+  page_label: string | null;
+  end_page: number;
+  heading: string | null;
+  body: string;
+  terms: string;
+  ocr: boolean;
+}
+
+/** Parses pgvector's text output ("[0.1,-2e-05,…]") into `target` at `at`. */
+function parseVector(text: string, target: Float32Array, at: number): number {
+  let n = 0;
+  let start = 1;
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 44 || c === 93) {
+      target[at + n++] = Number(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return n;
+}
+
+/** Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that generation. */
+export function readGenerationRows(server: LibraryServer, modelKey: string, dim: number): Promise<{ g: ServerGeneration; rows: LoadedRows }> {
+  return snapshot(server, 'reading the library', async (client, s) => {
+    const g = await current(client, s, server);
+    // A publisher committed since the caller looked: this snapshot reads the newer one, whole.
+    if (!g)
+      throw new EngineError('index-not-ready', `nothing is published on ${serverName(server)}`, { state: 'missing', dir: serverName(server), server: true });
+    const lib = g.library;
+    const v = [lib.chunker, lib.lexical] as const;
+    const hashes = [...new Set(lib.sources.map((r) => r.contentHash))];
+    const passagesOf = new Map<string, StoredPassage[]>();
+    const vectorsOf = new Map<string, { at: number; count: number }>();
+    const counts = await client.query<{ h: string; passages: number }>(
+      `SELECT content_hash AS h, passages FROM ${s}.contents WHERE chunker = $1 AND lexical = $2 AND content_hash = ANY($3)`,
+      [...v, hashes],
+    );
+    const total = lib.sources.reduce((n, r) => n + (counts.rows.find((x) => x.h === r.contentHash)?.passages ?? 0), 0);
+    const flat = new Float32Array(total * dim);
+    let filled = 0;
+    for (let i = 0; i < hashes.length; i += 500) {
+      const some = hashes.slice(i, i + 500);
+      const p = await client.query<PassageRow>(
+        `SELECT content_hash AS h, page, page_label, end_page, heading, body, terms, ocr FROM ${s}.passages
+         WHERE chunker = $1 AND lexical = $2 AND content_hash = ANY($3) ORDER BY content_hash, ordinal`,
+        [...v, some],
+      );
+      for (const r of p.rows) {
+        let list = passagesOf.get(r.h);
+        if (!list) passagesOf.set(r.h, (list = []));
+        list.push({
+          p: r.page,
+          ...(r.page_label !== null ? { l: r.page_label } : {}),
+          e: r.end_page,
+          ...(r.heading !== null ? { h: r.heading } : {}),
+          t: r.body,
+          k: r.terms,
+          ...(r.ocr ? { o: 1 as const } : {}),
+        });
+      }
+      const vec = await client.query<{ h: string; e: string }>(
+        `SELECT content_hash AS h, embedding::text AS e FROM ${s}.vectors
+         WHERE model_key = $1 AND chunker = $2 AND lexical = $3 AND content_hash = ANY($4) ORDER BY content_hash, ordinal`,
+        [modelKey, ...v, some],
+      );
+      for (const r of vec.rows) {
+        const seen = vectorsOf.get(r.h);
+        if (seen) seen.count++;
+        else vectorsOf.set(r.h, { at: filled, count: 1 });
+        if (filled + dim > flat.length || parseVector(r.e, flat, filled) !== dim)
+          throw new EngineError('index-not-ready', `the vectors of ${modelKey} on ${serverName(server)} do not have ${dim} dimensions`, {
+            state: 'corrupt',
+            dir: serverName(server),
+            detail: `vectors of ${modelKey} of another size`,
+          });
+        filled += dim;
+      }
+    }
+    const bytes = new Uint8Array(flat.buffer);
+    const vectors: ShardVectors = {
+      dim,
+      find(h, index) {
+        const at = vectorsOf.get(h);
+        return at && index < at.count ? at.at / dim + index : undefined;
+      },
+      copy: (n, target, at) => target.set(bytes.subarray(n * dim * 4, (n + 1) * dim * 4), at),
+    };
+    async function* shards(): AsyncGenerator<RowShard> {
+      let batch: ShardSource[] = [];
+      let rows = 0;
+      let no = 0;
+      const emit = () => {
+        const { postings } = encodeShard(no, g!.id, batch);
+        const shard: RowShard = { postings: decodePostings(postings), texts: { passages: batch.flatMap((x) => x.passages) }, vectors, what: `${no}` };
+        batch = [];
+        rows = 0;
+        no++;
+        return shard;
+      };
+      for (const r of lib.sources) {
+        const passages = passagesOf.get(r.contentHash) ?? [];
+        batch.push({ id: r.id, contentHash: r.contentHash, passages });
+        rows += passages.length;
+        if (rows >= ROWS_PER_SHARD) yield emit();
+      }
+      if (batch.length) yield emit();
+    }
+    const rows = await assembleRows('', shards(), total, Object.fromEntries(lib.sources.map((r) => [r.id, r])), dim, false);
+    return { g, rows };
+  });
+}
+
+/** The page texts of the published PDF with `contentHash` (what the citation check compares with); undefined when the server has none. */
+export function serverPageTexts(server: LibraryServer, contentHash: string): Promise<PageText[] | undefined> {
+  return snapshot(server, 'reading page texts', async (client, s) => {
+    const r = await client.query<{ pages: PageText[] | null }>(`SELECT pages FROM ${s}.contents WHERE content_hash = $1 AND chunker = $2 AND lexical = $3`, [
+      contentHash,
+      CHUNKER_VERSION,
+      LEXICAL_VERSION,
+    ]);
+    return r.rows[0]?.pages ?? undefined;
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * The engine's side of a lab's library server (issue 37): which server the settings name, its
+ * health for a model, the index read from it, and publishing the workspace's index to it. The
+ * instance (instance.ts) asks these where it would ask the workspace's index: with
+ * `similarSources.libraryServer` set, the library is read from the server and never indexed here.
+ */
+import { openServerLibrary } from '../core/index/server/open';
+import type { LibraryServer } from '../core/index/server/connection';
+import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
+import { currentGeneration, generationHealth } from '../core/index/server/read';
+import type { IndexHealth } from '../shared/health';
+import type { Settings } from '../shared/settings';
+import { EngineError } from '../shared/errors';
+import type { Readiness, VectorsReport } from './engineTypes';
+import { embedsInBackground, type EmbeddingProvider } from './provider';
+import { servedIndex, type SearchIndex } from './search';
+
+export type { LibraryServer, PublishReport };
+
+/** The server the settings name (a URL without its password: PGPASSWORD or ~/.pgpass give it), or undefined. */
+export function serverOf(s: Pick<Settings, 'libraryServer' | 'libraryServerSchema'>): LibraryServer | undefined {
+  return s.libraryServer ? { url: s.libraryServer, ...(s.libraryServerSchema ? { schema: s.libraryServerSchema } : {}) } : undefined;
+}
+
+/** The server's library as the health of an index for `provider`, and the generation it would be read from. */
+export async function serverState(server: LibraryServer, provider: Pick<EmbeddingProvider, 'key'>): Promise<{ health: IndexHealth; generation?: number }> {
+  const g = await currentGeneration(server);
+  return { health: generationHealth(server, g, provider.key), ...(g ? { generation: g.id } : {}) };
+}
+
+/** What names the server's library as a loaded index is kept for: the server and its current generation. */
+export async function serverStamp(server: LibraryServer, provider: Pick<EmbeddingProvider, 'key'>): Promise<{ fingerprint: string; updatedAt: string }> {
+  return { fingerprint: `${server.url} ${server.schema ?? ''}`, updatedAt: String((await serverState(server, provider)).generation) };
+}
+
+/** The library read from the server for `provider` (index-not-ready with the server's health when it cannot serve it). */
+export async function openServerIndex(workspace: string, server: LibraryServer, provider: EmbeddingProvider): Promise<SearchIndex> {
+  return servedIndex(await openServerLibrary(workspace, server, provider));
+}
+
+/** What publishing needs of the engine instance. */
+export interface PublishOwner {
+  readonly indexDir: string;
+  server(): LibraryServer | undefined;
+  provider(): Promise<EmbeddingProvider>;
+  health(provider: EmbeddingProvider): Promise<IndexHealth>;
+  completeVectors(provider: EmbeddingProvider, signal?: AbortSignal): Promise<VectorsReport>;
+  stopEmbedding(): Promise<void>;
+}
+
+export type PublishRequest = Omit<PublishOptions, 'onProgress'> & { onProgress?: (shardsDone: number, shards: number) => void };
+
+/**
+ * Publishes the workspace's index to the server the settings name, as its next generation: the
+ * configured model's vectors are computed first (every member's query is embedded by that model),
+ * and the background embedding, which writes the index, waits meanwhile.
+ */
+export async function publishWorkspace(engine: PublishOwner, o: PublishRequest): Promise<PublishReport> {
+  const server = engine.server();
+  if (!server) throw new EngineError('invalid-options', 'no library server to publish to: set similarSources.libraryServer (the CLI: --server <postgres-url>)');
+  const provider = await engine.provider();
+  if (embedsInBackground(provider)) {
+    const v = await engine.completeVectors(provider, o.signal);
+    if (v.cancelled) throw new EngineError('cancelled', 'publication cancelled while the vectors were computed');
+  }
+  await engine.stopEmbedding();
+  return publishIndex(engine.indexDir, server, o);
+}
+
+/** Whether the server's library can serve `provider` (a reader never indexes: the publisher does). */
+export async function serverReadiness(engine: Pick<PublishOwner, 'provider' | 'health'>, p?: EmbeddingProvider): Promise<Readiness> {
+  const provider = p ?? (await engine.provider());
+  const health = await engine.health(provider);
+  return health.state === 'ready' ? { ready: true, provider, health } : { ready: false, why: 'not-ready', provider, health };
+}

@@ -1,0 +1,239 @@
+/**
+ * A lab's library on a real PostgreSQL + pgvector server (issue 37), started by
+ * scripts/server/dev-server.mjs: the example library published by the CLI, then analysed from a
+ * second, empty workspace (the same cards as the local index); a publisher killed with -9 halfway
+ * (readers keep the previous generation, the next publisher goes on); two publishers at once; a
+ * read-only role that reads and is refused a publication.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
+import { openServerLibrary } from '../../src/core/index/server/open';
+import { publishIndex } from '../../src/core/index/server/publish';
+import { currentGeneration } from '../../src/core/index/server/read';
+import type { SourceInput } from '../../src/core/index/source';
+import { indexDir } from '../../src/core/index/store/manifest';
+import { updateIndex } from '../../src/core/index/write/indexer';
+import { errorCode } from '../../src/shared/errors';
+import { syntheticSource } from '../../scripts/bench/corpus';
+import { devServerUrl, freshSchema } from '../support/pgServer';
+
+const CLI = resolve('dist/cli.js');
+const ROOT = resolve('.');
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** A workspace indexed with `sources` synthetic sources of `words` words each (a library that takes seconds to publish). */
+async function syntheticWorkspace(root: string, sources: number, words: number): Promise<string> {
+  const ws = mkdtempSync(join(root, 'synthetic-'));
+  const inputs: SourceInput[] = Array.from({ length: sources }, (_, i) => ({
+    path: join(ws, 'library', `source-${i}.pdf`),
+    size: 1000 + i,
+    mtimeMs: 1_600_000_000_000,
+    sourceType: 'secondary',
+    contentHash: `synthetic-server-${i}-${words}`,
+    extract: async () => {
+      const g = syntheticSource(i, words);
+      return {
+        pages: g.pages,
+        pageCount: g.pages.length,
+        meta: { title: g.title, authors: [g.author], year: g.year, citekey: `source${i}`, collections: [], titleFrom: 'pdf-info' as const },
+      };
+    },
+  }));
+  await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
+  return ws;
+}
+
+describe('a library on PostgreSQL + pgvector (issue 37)', function () {
+  this.timeout(600_000);
+  let url: string;
+  let schema: { schema: string; drop(): Promise<void> };
+  const root = mkdtempSync(join(tmpdir(), 'ss-server-'));
+  const publisher = join(root, 'publisher');
+  const member = join(root, 'member');
+
+  before(async () => {
+    if (!existsSync(CLI)) assert.equal(spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' }).status, 0);
+    url = await devServerUrl();
+    schema = await freshSchema(url, 'library');
+    // The example as a publisher has it (its settings name the library); the member has the draft only.
+    cpSync(join(ROOT, 'examples'), publisher, { recursive: true, filter: (f) => !f.includes('.similar-sources') });
+    mkdirSync(member);
+    cpSync(join(ROOT, 'examples', 'draft.md'), join(member, 'draft.md'));
+    // The first publication, which every test reads.
+    published = cli(['index', '--workspace', publisher, '--provider', 'embedded', '--server', url, '--schema', schema.schema, '--json']);
+  });
+  let published: ReturnType<typeof cli>;
+
+  after(async () => {
+    await schema?.drop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const server = () => ({ url, schema: schema.schema });
+
+  it('index --server publishes the example library; a second, empty workspace analyses the draft from the server: the same cards as the local index', () => {
+    const pub = published;
+    assert.equal(pub.code, 0, pub.stderr);
+    const report = JSON.parse(pub.stdout);
+    assert.equal(report.published.generation, 1);
+    assert.equal(report.published.sources, report.sources);
+    assert.equal(report.published.sent, report.published.sources, 'every PDF sent the first time');
+    assert.deepEqual(report.published.models, ['embedded-hashgram-v2']);
+    assert.ok(!pub.stderr.includes(new URL(url).password), 'the password is never printed');
+
+    const local = cli(['analyze', join(publisher, 'draft.md'), '--workspace', publisher, '--provider', 'embedded', '--json', '--no-cache']);
+    assert.equal(local.code, 0, local.stderr);
+    const remote = cli(['analyze', join(member, 'draft.md'), '--workspace', member, '--server', url, '--schema', schema.schema, '--json', '--no-cache']);
+    assert.equal(remote.code, 0, remote.stderr);
+    const cards = (out: string) => (JSON.parse(out) as { segments: Array<{ recommendations: unknown[] }> }).segments.map((s) => s.recommendations);
+    const a = cards(local.stdout);
+    assert.ok(a.flat().length > 20, 'the example draft gets cards');
+    assert.deepEqual(cards(remote.stdout), a);
+    // The member's workspace holds no index: neither PDFs nor passages were needed there.
+    assert.deepEqual(readdirSync(member), ['draft.md']);
+
+    // search too, and a second publication of an unchanged library sends nothing again.
+    const q = ['search', 'grain prices and the famine of the 1690s', '--k', '5', '--json'];
+    const s1 = cli([...q, '--workspace', publisher, '--provider', 'embedded']);
+    const s2 = cli([...q, '--workspace', member, '--server', url, '--schema', schema.schema]);
+    assert.equal(s2.code, 0, s2.stderr);
+    assert.deepEqual(JSON.parse(s2.stdout).hits, JSON.parse(s1.stdout).hits);
+    const again = cli(['index', '--workspace', publisher, '--provider', 'embedded', '--server', url, '--schema', schema.schema, '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    const second = JSON.parse(again.stdout).published;
+    assert.deepEqual([second.sent, second.kept], [0, report.published.sources]);
+  });
+
+  it('a workspace reading an empty schema is told nothing is published there, not "no result"', () => {
+    const r = cli(['search', 'grain', '--workspace', member, '--server', url, '--schema', `${schema.schema}_none`, '--json']);
+    assert.notEqual(r.code, 0);
+    assert.match(
+      r.stderr,
+      /Nothing is published on postgres:\/\/similar_sources@127\.0\.0\.1:\d+\/similar_sources \(schema \w+_none\)\. Publish the library there first/,
+    );
+  });
+
+  it('a publisher killed with -9 halfway: readers keep the previous generation, nothing of it stays, and the next publication goes through', async () => {
+    const before = await currentGeneration(server());
+    const contents = async () => Number((await query<{ n: string }>(url, `SELECT count(*) AS n FROM ${schema.schema}.contents`))[0].n);
+    const contentsBefore = await contents();
+    const big = await syntheticWorkspace(root, 1_500, 2_000);
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import('${resolve('src/core/index/server/publish.ts')}').then((m) => (m.publishIndex ?? m.default.publishIndex)(${JSON.stringify(indexDir(big))}, ${JSON.stringify(server())}, { publisher: 'doomed' }))`,
+      ],
+      { stdio: 'ignore' },
+    );
+    // Killed once it holds the lock and has sent some of its contents (invisible to others until it commits).
+    const holder = async () => (await query<{ holder: string }>(url, `SELECT holder FROM ${schema.schema}.publisher`)).map((r) => r.holder);
+    for (let i = 0; i < 600 && !(await holder()).includes('doomed'); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await holder(), ['doomed'], 'the publisher took the lock');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(child.exitCode, null, 'the publication was still under way when it was killed');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+
+    const after = await currentGeneration(server());
+    assert.equal(after?.id, before?.id, 'readers still get the previous generation');
+    assert.equal(await contents(), contentsBefore, 'nothing of the killed publication is left');
+    const index = await openServerLibrary(member, server(), new EmbeddedProvider());
+    assert.equal(index.generation, before?.id);
+    assert.ok(index.size > 50);
+    // The server released the dead publisher's lock: the next one publishes at once.
+    const t0 = Date.now();
+    const next = await publishIndex(indexDir(big), server(), { publisher: 'next', waitMs: 5_000 });
+    console.log(
+      `      ${next.passages.toLocaleString('en')} passages published in ${((Date.now() - t0) / 1000).toFixed(1)} s (the killed publisher was stopped 0.5 s after taking the lock)`,
+    );
+    assert.equal(next.generation, (before?.id ?? 0) + 1);
+    assert.equal(next.sources, 1_500);
+    const reread = await openServerLibrary(member, server(), new EmbeddedProvider());
+    assert.equal(reread.generation, next.generation);
+    assert.equal(reread.size, next.passages);
+  });
+
+  it('two publishers at once take turns; one that cannot wait is told who holds the lock', async () => {
+    const dir = indexDir(publisher);
+    const before = (await currentGeneration(server()))!.id;
+    const both = await Promise.all([publishIndex(dir, server(), { publisher: 'first' }), publishIndex(dir, server(), { publisher: 'second' })]);
+    assert.deepEqual(both.map((r) => r.generation).sort(), [before + 1, before + 2]);
+
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtext('similar-sources:' || $1::text))", [schema.schema]);
+      await holder.query(
+        `INSERT INTO ${schema.schema}.publisher (holder) VALUES ('alice@lab pid 42') ON CONFLICT (one) DO UPDATE SET holder = 'alice@lab pid 42'`,
+      );
+      await assert.rejects(publishIndex(dir, server(), { publisher: 'bob', waitMs: 500 }), (err: Error) => {
+        assert.equal(errorCode(err), 'locked');
+        assert.match(err.message, /another publication .* under way \(alice@lab pid 42, since /);
+        return true;
+      });
+    } finally {
+      await holder.end();
+    }
+    assert.equal((await currentGeneration(server()))!.id, before + 2);
+  });
+
+  it('the roles of docs/team-library.md: the publisher publishes into its schema, the reader reads and is refused a publication', async () => {
+    const sql = /```sql\n([\s\S]*?)```/.exec(readFileSync('docs/team-library.md', 'utf8'))![1];
+    const tag = `${process.pid}`;
+    const names = { library_publisher: `ss_pub_${tag}`, library_reader: `ss_read_${tag}`, similar_sources: `roles_${tag}` };
+    const statements = sql
+      .split(';')
+      .map((x) => x.replace(/--.*$/gm, '').trim())
+      .filter(Boolean)
+      .map((x) => x.replace(/\b(library_publisher|library_reader|similar_sources)\b/g, (n) => names[n as keyof typeof names]).replace("'…'", "'secret'"));
+    assert.equal(statements.length, 7, statements.join('\n'));
+    const as = (role: string) => {
+      const u = new URL(url);
+      u.username = role;
+      u.password = 'secret';
+      return { url: u.toString(), schema: names.similar_sources };
+    };
+    try {
+      for (const x of statements) await query(url, x);
+      const published = await publishIndex(indexDir(publisher), as(names.library_publisher), { publisher: 'the lab' });
+      assert.equal(published.generation, 1);
+      const index = await openServerLibrary(member, as(names.library_reader), new EmbeddedProvider());
+      assert.equal(index.size, published.passages);
+      assert.equal((await index.search('grain prices', { k: 3 })).length, 3);
+      await assert.rejects(publishIndex(indexDir(publisher), as(names.library_reader), { publisher: 'reader', waitMs: 500 }), (err: Error) => {
+        assert.match(err.message, /permission denied/);
+        return true;
+      });
+      assert.equal((await currentGeneration(as(names.library_reader)))!.id, 1);
+    } finally {
+      await query(url, `DROP SCHEMA IF EXISTS ${names.similar_sources} CASCADE`);
+      for (const role of [names.library_reader, names.library_publisher]) {
+        await query(url, `DROP OWNED BY ${role}`).catch(() => undefined);
+        await query(url, `DROP ROLE IF EXISTS ${role}`);
+      }
+    }
+  });
+});
