@@ -14,6 +14,8 @@ import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/index/store/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
+import type { LibraryServer } from '../core/index/server/connection';
+import { currentGeneration, generationHealth, serverPageTexts } from '../core/index/server/read';
 import { loadBibliography } from '../core/library/bibliography';
 import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { OcrCache } from '../core/ocr/ocrCache';
@@ -50,6 +52,8 @@ export interface CheckCitationsOptions {
   workerDir?: string;
   /** OCR languages of the cache to read scanned pages from (default eng+fra). */
   ocrLanguages?: string;
+  /** A lab's library server: the sources and their page texts are its current generation's (issue 37). */
+  server?: LibraryServer;
   signal?: AbortSignal;
   onWarning?: (w: string) => void;
 }
@@ -73,7 +77,8 @@ export interface CitationCheckResult {
 export async function checkCitations(draft: string, opts: CheckCitationsOptions): Promise<CitationCheckResult> {
   const started = Date.now();
   const dir = indexDir(opts.workspace);
-  const manifest = await readManifest(dir).catch(() => undefined);
+  const { server } = opts;
+  const manifest = server ? await publishedSources(server) : await readManifest(dir).catch(() => undefined);
   if (!manifest) throw notReadyError(await indexHealth(opts.workspace));
   const byKey = new Map<string, SourceRecord[]>();
   for (const s of Object.values(manifest.sources)) {
@@ -137,7 +142,7 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     pdfs: (key) =>
       (byKey.get(key) ?? []).map((s) => ({
         path: s.path,
-        pages: async () => (await readPageTexts(dir, s.contentHash)) ?? (await readAgain(s)),
+        pages: async () => (server ? await publishedPages(server, s, opts) : ((await readPageTexts(dir, s.contentHash)) ?? (await readAgain(s)))),
       })),
   };
   try {
@@ -164,6 +169,20 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     await pool?.close();
     if (memo.verdicts.size > 20000) memo.verdicts.clear();
   }
+}
+
+/** The server's current generation as the check reads a manifest: its sources, and what names it (`index-not-ready` when none). */
+async function publishedSources(server: LibraryServer): Promise<{ sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string }> {
+  const g = await currentGeneration(server);
+  if (!g) throw notReadyError(generationHealth(server, g, ''));
+  return { sources: Object.fromEntries(g.library.sources.map((r) => [r.id, r])), fingerprint: g.library.fingerprint, updatedAt: `generation ${g.id}` };
+}
+
+/** A published source's page texts, from the server (its PDF is the publisher's: never read here). */
+async function publishedPages(server: LibraryServer, s: SourceRecord, opts: Pick<CheckCitationsOptions, 'onWarning'>): Promise<PageText[] | undefined> {
+  const pages = await serverPageTexts(server, s.contentHash);
+  if (!pages) opts.onWarning?.(`${s.path}: the library server has no page texts for it; publish the library again to check citations of it`);
+  return pages;
 }
 
 /**

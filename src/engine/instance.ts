@@ -455,6 +455,7 @@ export class WorkspaceEngine {
       ocrLanguages: library.ocr.languages,
       // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
       workerDir: bundleDir,
+      server: this.server(),
       signal: opts.signal,
       onWarning: (w) => this.warn(w),
     });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -116,11 +116,45 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     const s1 = cli([...q, '--workspace', publisher, '--provider', 'embedded']);
     const s2 = cli([...q, '--workspace', member, '--server', url, '--schema', schema.schema]);
     assert.equal(s2.code, 0, s2.stderr);
-    assert.deepEqual(JSON.parse(s2.stdout).hits, JSON.parse(s1.stdout).hits);
+    const hits = JSON.parse(s1.stdout).results;
+    assert.equal(hits.length, 5);
+    assert.deepEqual(JSON.parse(s2.stdout).results, hits);
     const again = cli(['index', '--workspace', publisher, '--provider', 'embedded', '--server', url, '--schema', schema.schema, '--json']);
     assert.equal(again.code, 0, again.stderr);
     const second = JSON.parse(again.stdout).published;
     assert.deepEqual([second.sent, second.kept], [0, report.published.sources]);
+  });
+
+  it('check --server from the empty workspace: the same verdicts as on the publisher’s index, from the page texts on the server', () => {
+    const hit = (
+      JSON.parse(cli(['search', 'grain licences in Sicily', '--k', '5', '--json', '--workspace', publisher, '--provider', 'embedded']).stdout)
+        .results as Array<{
+        citekey: string | null;
+        pageLabel: string | null;
+        text: string;
+      }>
+    ).find((h) => h.citekey && h.pageLabel)!;
+    const quote = hit.text.split(/\s+/).slice(0, 9).join(' ');
+    const draft = [
+      `As the study shows, "${quote}" [@${hit.citekey}, p. ${hit.pageLabel}].`,
+      '',
+      `The same words at another page: "${quote}" [@${hit.citekey}, p. ${Number(hit.pageLabel) + 2}].`,
+      '',
+      `A key nobody has [@${hit.citekey}x, p. 3].`,
+      '',
+    ].join('\n');
+    for (const ws of [publisher, member]) writeFileSync(join(ws, 'check.md'), draft);
+    const local = cli(['check', join(publisher, 'check.md'), '--workspace', publisher, '--json']);
+    const remote = cli(['check', join(member, 'check.md'), '--workspace', member, '--server', url, '--schema', schema.schema, '--json']);
+    assert.equal(remote.code, local.code, remote.stderr);
+    const verdicts = (out: string) => (JSON.parse(out).citations as Array<{ key: string; status: string }>).map((c) => [c.key, c.status]);
+    assert.deepEqual(verdicts(local.stdout), [
+      [hit.citekey, 'ok'],
+      [hit.citekey, 'wrong-page'],
+      [`${hit.citekey}x`, 'unknown-key'],
+    ]);
+    assert.deepEqual(verdicts(remote.stdout), verdicts(local.stdout));
+    rmSync(join(member, 'check.md'));
   });
 
   it('a workspace reading an empty schema is told nothing is published there, not "no result"', () => {
