@@ -17,7 +17,7 @@ export const SERVER_OPTS = ['server', 'schema'];
 export const SERVER_USAGE = `Library server (a lab's shared library on PostgreSQL + pgvector; docs/team-library.md):
   --server <postgres://user@host:port/db> [--schema <name>] (default similar_sources; the password from
   PGPASSWORD or ~/.pgpass, or in the URL): index indexes here, then publishes the index to the server as its
-  next generation (atomic; two publishers take turns); search, analyze and check read the library from the server,
+  next generation (atomic; two publishers take turns); search, analyze, check and mcp read the library from the server,
   with no PDF, index or model weights here. Also the settings similarSources.libraryServer and libraryServerSchema.`;
 
 /** OCR of scanned pages: --ocr auto|off, --ocr-lang eng+fra, --ocr-lang-dir <folder of .traineddata>. */

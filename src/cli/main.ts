@@ -119,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdModel(args);
       case 'mcp':
         // Loaded on demand: the MCP SDK adds a fifth to the bundle, which other commands need not parse.
-        return await (await import('./mcpCommand')).cmdMcp(args, PROVIDER_OPTS);
+        return await (await import('./mcpCommand')).cmdMcp(args, [...PROVIDER_OPTS, ...SERVER_OPTS]);
       case 'check':
         return await cmdCheck(args, [...PROVIDER_OPTS, ...SERVER_OPTS]);
       default:

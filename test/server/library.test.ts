@@ -10,6 +10,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { openServerLibrary } from '../../src/core/index/server/open';
@@ -155,6 +157,36 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     ]);
     assert.deepEqual(verdicts(remote.stdout), verdicts(local.stdout));
     rmSync(join(member, 'check.md'));
+  });
+
+  it('mcp --server: an agent in the empty workspace gets the publisher’s passages, sources and verdicts', async () => {
+    writeFileSync(join(member, 'chapter.md'), readFileSync(join(publisher, 'draft.md'), 'utf8'));
+    writeFileSync(join(publisher, 'chapter.md'), readFileSync(join(publisher, 'draft.md'), 'utf8'));
+    const agent = async (ws: string, extra: string[]) => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--workspace', ws, ...extra], stderr: 'pipe' });
+      const client = new Client({ name: 'similar-sources-server-test', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        const text = (r: object) => ((r as { content?: Array<{ text: string }> }).content ?? []).map((c) => c.text).join('\n');
+        const call = async (name: string, args: Record<string, unknown>) => {
+          const r = await client.callTool({ name, arguments: args });
+          assert.notEqual(r.isError, true, text(r));
+          return text(r);
+        };
+        return [
+          await call('search', { query: 'grain licences in Sicily', k: 3 }),
+          await call('sources_for', { text: 'Grain could not leave a Sicilian port without a licence bought from the crown.' }),
+          await call('check_citations', { path: 'chapter.md' }),
+        ];
+      } finally {
+        await client.close();
+      }
+    };
+    const local = await agent(publisher, ['--provider', 'embedded']);
+    const remote = await agent(member, ['--server', url, '--schema', schema.schema]);
+    assert.match(local[0], /whitfield2019grain/);
+    assert.deepEqual(remote, local);
+    rmSync(join(member, 'chapter.md'));
   });
 
   it('a workspace reading an empty schema is told nothing is published there, not "no result"', () => {
