@@ -108,10 +108,12 @@ function printIndexReport(r: IndexRunReport) {
 }
 
 export async function cmdStatus(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['workspace', 'json']);
+  checkKnown(args, ['workspace', 'json', ...SERVER_OPTS]);
   // Damaged files stay listed until they change (the next index run replaces their record); a lock
   // left by a run that was killed is not "indexing" (nobody is), and the next run takes it over.
-  const engine = createEngine({ workspace: workspaceOf(args), settings: defaultSettings() });
+  // With --server: what the server's current generation holds, for the embedded model's readers.
+  const settings = { ...defaultSettings(), libraryServer: one(args, 'server') ?? '', libraryServerSchema: one(args, 'schema') ?? 'similar_sources' };
+  const engine = createEngine({ workspace: workspaceOf(args), settings, provider: { provider: 'embedded' } });
   const { health, damaged, interrupted: left } = await engine.status();
   const interrupted =
     left &&
@@ -120,6 +122,7 @@ export async function cmdStatus(args: ParsedArgs): Promise<number> {
     outJson(JSON.stringify({ ...health, detail: describeHealth(health), damaged, ...(left ? { interrupted: { ...left, detail: interrupted } } : {}) }));
   else {
     out(describeHealth(health));
+    if (settings.libraryServer && health.state === 'ready') out(`  published on ${health.dir}`);
     if (interrupted) out(`  note: ${interrupted}`);
     listed(
       out,

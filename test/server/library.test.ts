@@ -196,6 +196,12 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       r.stderr,
       /Nothing is published on postgres:\/\/similar_sources@127\.0\.0\.1:\d+\/similar_sources \(schema \w+_none\)\. Publish the library there first/,
     );
+    const status = cli(['status', '--workspace', member, '--server', url, '--schema', `${schema.schema}_none`]);
+    assert.equal(status.code, 1);
+    assert.match(status.stdout, /^missing: nothing is published on postgres:\/\/similar_sources@127\.0\.0\.1:\d+\/similar_sources/);
+    const published = cli(['status', '--workspace', member, '--server', url, '--schema', schema.schema]);
+    assert.equal(published.code, 0, published.stderr);
+    assert.match(published.stdout, /^ready: \d+ sources, \d+ passages, model embedded-hashgram-v2\n {2}published on postgres:/);
   });
 
   it('a publisher killed with -9 halfway: readers keep the previous generation, nothing of it stays, and the next publication goes through', async () => {
