@@ -27,6 +27,8 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
     case 'unknown':
       return undefined;
     case 'missing':
+      if (h.server)
+        return { text: `$(library) ${t('Nothing published')}`, tooltip: t('Similar Sources: nothing is published on the library server {0}.', h.dir) };
       return { text: `$(library) ${t('Library not indexed')}`, tooltip: t('Similar Sources: the PDF library has not been indexed. Click for details.') };
     case 'outdated':
       return {
@@ -102,6 +104,7 @@ export function semanticNote(p: SemanticProgress): string {
 export function panelStateOf(h: HostHealth): PanelState | undefined {
   switch (h.state) {
     case 'missing':
+      if (h.server) return { kind: 'not-indexed', message: t('Nothing is published on the library server yet.') };
       return { kind: 'not-indexed', message: t('The library has not been indexed yet.') };
     case 'outdated':
     case 'incomplete':
@@ -128,6 +131,7 @@ export function statusMessage(h: HostHealth): string {
         (h.embeddingError ? ` ${h.embeddingError}` : '')
       );
     case 'missing':
+      if (h.server) return t('Nothing is published on the library server {0}: a member publishes it with similar-sources index --server.', h.dir);
       return t('The library has not been indexed yet ({0}).', h.dir);
     case 'outdated':
       return t('The index in {0} was built by another version of Similar Sources; indexing the library rebuilds it.', h.dir);
