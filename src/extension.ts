@@ -170,6 +170,7 @@ function libraryCommands(s: Services): vscode.Disposable[] {
       }),
     ),
     vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
+    vscode.commands.registerCommand('similarSources.setLibraryServerPassword', () => localModel.setServerPassword()),
   ];
 }
 

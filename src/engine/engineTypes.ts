@@ -43,6 +43,8 @@ export interface EngineHost {
   onEmbedding?(e: EmbeddingChange): void;
   /** Where models are kept, where the workers lie, the secret key: asked at each provider creation, so a key set meanwhile counts. */
   providerContext?(): ProviderContext | Promise<ProviderContext>;
+  /** The library server's password, from the host's secret storage (never settings): asked at each connection. */
+  serverPassword?(): string | undefined | Promise<string | undefined>;
 }
 
 export interface EngineOptions {

@@ -110,7 +110,7 @@ export class WorkspaceEngine {
 
   /** The index's health: for `provider` (one that embeds in the background serves before its vectors are complete), or whether it is readable at all. */
   async health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
-    const at = this.server();
+    const at = await this.libraryServer();
     if (at) return (await server.serverState(at, provider ?? (await this.provider()))).health;
     return provider ? providerHealth(this.workspace, provider) : indexHealth(this.workspace);
   }
@@ -118,6 +118,13 @@ export class WorkspaceEngine {
   /** The lab's library server the settings name: the library is then read from it, never indexed here. */
   server(): server.LibraryServer | undefined {
     return server.serverOf(this.settings());
+  }
+
+  /** That server with the password the host keeps for it (its secret storage), to connect with. */
+  async libraryServer(): Promise<server.LibraryServer | undefined> {
+    const at = this.server();
+    const password = at && (await this.o.host?.serverPassword?.());
+    return at && password ? { ...at, password } : at;
   }
 
   /** Publishes this workspace's index to the server the settings name, as its next generation (libraryServer.ts). */
@@ -280,7 +287,7 @@ export class WorkspaceEngine {
     // Whoever asks for the index goes first: a preload's warm-up would only share the thread with it.
     this.warming?.abort();
     const p = provider ?? (await this.provider());
-    const at = this.server();
+    const at = await this.libraryServer();
     // A server's library is the same while its generation is.
     const state = at ? await server.serverStamp(at, p) : await indexState(this.workspace);
     const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
@@ -295,7 +302,7 @@ export class WorkspaceEngine {
 
   private async load(key: string, p: EmbeddingProvider): Promise<SearchIndex> {
     try {
-      const at = this.server();
+      const at = await this.libraryServer();
       const index = await (at ? server.openServerIndex(this.workspace, at, p) : openIndex(this.workspace, p));
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
       if (this.loaded) closeIndex(this.loaded.index);
@@ -436,7 +443,7 @@ export class WorkspaceEngine {
    * its extension (shared/draftLanguages.ts), or as `format` says (the CLI's `--format`);
    * `offThread`: matched in the citation-check worker beside the bundle (an editor's thread stays free).
    */
-  checkCitations(
+  async checkCitations(
     draft: string,
     opts: { signal?: AbortSignal; draftPath?: string; format?: DraftFormat; offThread?: boolean } = {},
   ): Promise<CitationCheckResult> {
@@ -455,7 +462,7 @@ export class WorkspaceEngine {
       ocrLanguages: library.ocr.languages,
       // A PDF whose page texts are missing is read again in the PDF workers, never on the calling thread.
       workerDir: bundleDir,
-      server: this.server(),
+      server: await this.libraryServer(),
       signal: opts.signal,
       onWarning: (w) => this.warn(w),
     });

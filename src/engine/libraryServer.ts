@@ -41,7 +41,7 @@ export async function openServerIndex(workspace: string, server: LibraryServer, 
 /** What publishing needs of the engine instance. */
 export interface PublishOwner {
   readonly indexDir: string;
-  server(): LibraryServer | undefined;
+  libraryServer(): Promise<LibraryServer | undefined>;
   provider(): Promise<EmbeddingProvider>;
   health(provider: EmbeddingProvider): Promise<IndexHealth>;
   completeVectors(provider: EmbeddingProvider, signal?: AbortSignal): Promise<VectorsReport>;
@@ -56,7 +56,7 @@ export type PublishRequest = Omit<PublishOptions, 'onProgress'> & { onProgress?:
  * and the background embedding, which writes the index, waits meanwhile.
  */
 export async function publishWorkspace(engine: PublishOwner, o: PublishRequest): Promise<PublishReport> {
-  const server = engine.server();
+  const server = await engine.libraryServer();
   if (!server) throw new EngineError('invalid-options', 'no library server to publish to: set similarSources.libraryServer (the CLI: --server <postgres-url>)');
   const provider = await engine.provider();
   if (embedsInBackground(provider)) {

@@ -14,6 +14,8 @@ import type { HostHealth } from './healthText';
 
 /** The OpenAI-compatible server's key, in VS Code's secret storage (never in settings). */
 export const OPENAI_KEY_SECRET = 'similarSources.openaiApiKey';
+/** The library server's password (similarSources.libraryServer), in VS Code's secret storage. */
+export const SERVER_PASSWORD_SECRET = 'similarSources.libraryServerPassword';
 
 type Progress = vscode.Progress<{ message?: string; increment?: number }>;
 
@@ -81,6 +83,7 @@ export class LibraryService implements vscode.Disposable {
             else void this.refresh(folder, e.provider).catch((err: Error) => this.log.warn(err.message));
           },
           providerContext: async () => ({ modelCacheDir: this.modelCacheDir, openaiApiKey: (await this.secrets.get(OPENAI_KEY_SECRET)) ?? undefined }),
+          serverPassword: async () => (await this.secrets.get(SERVER_PASSWORD_SECRET)) ?? undefined,
         },
       });
       engine = made;

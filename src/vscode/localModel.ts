@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { errorCode } from '../shared/errors';
 import { readSettings } from './config';
 import { loadEngine } from './engine';
-import { OPENAI_KEY_SECRET, type LibraryService } from './library';
+import { OPENAI_KEY_SECRET, SERVER_PASSWORD_SECRET, type LibraryService } from './library';
 
 const OFFERED = 'localModel.offered';
 /** Published download sizes of the known models (int8), for the consent question. */
@@ -154,6 +154,20 @@ export class LocalModelCommands {
     if (key) await this.secrets.store(OPENAI_KEY_SECRET, key);
     else await this.secrets.delete(OPENAI_KEY_SECRET);
     void vscode.window.setStatusBarMessage(key ? vscode.l10n.t('API key saved') : vscode.l10n.t('API key removed'), 3000);
+    return true;
+  }
+
+  /** Asks for the library server's password and keeps it in the secret storage (empty: forget it). */
+  async setServerPassword(): Promise<boolean> {
+    const password = await vscode.window.showInputBox({
+      prompt: vscode.l10n.t("Password of the library server (similarSources.libraryServer), kept in VS Code's secret storage; empty to remove it"),
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (password === undefined) return false;
+    if (password) await this.secrets.store(SERVER_PASSWORD_SECRET, password);
+    else await this.secrets.delete(SERVER_PASSWORD_SECRET);
+    void vscode.window.setStatusBarMessage(password ? vscode.l10n.t('Password saved') : vscode.l10n.t('Password removed'), 3000);
     return true;
   }
 

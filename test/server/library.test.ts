@@ -20,7 +20,9 @@ import { currentGeneration } from '../../src/core/index/server/read';
 import type { SourceInput } from '../../src/core/index/source';
 import { indexDir } from '../../src/core/index/store/manifest';
 import { updateIndex } from '../../src/core/index/write/indexer';
+import { createEngine } from '../../src/engine/instance';
 import { errorCode } from '../../src/shared/errors';
+import { defaultSettings } from '../../src/shared/settings';
 import { syntheticSource } from '../../scripts/bench/corpus';
 import { devServerUrl, freshSchema } from '../support/pgServer';
 
@@ -187,6 +189,32 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.match(local[0], /whitfield2019grain/);
     assert.deepEqual(remote, local);
     rmSync(join(member, 'chapter.md'));
+  });
+
+  it('the password from the host’s secret storage (VS Code’s), never from settings: without it the server refuses, with it the engine reads', async () => {
+    const env = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    delete process.env.PGPASSWORD;
+    process.env.PGPASSFILE = join(root, 'no-such-pgpass');
+    try {
+      const bare = new URL(url);
+      const password = decodeURIComponent(bare.password);
+      bare.password = '';
+      const settings = { ...defaultSettings(), libraryServer: bare.toString(), libraryServerSchema: schema.schema };
+      const engine = (secret?: string) =>
+        createEngine({ workspace: member, settings, provider: { provider: 'embedded' }, host: { serverPassword: async () => secret } });
+      await assert.rejects(engine().search('grain licences', { k: 3 }), (err: Error) => {
+        assert.equal(errorCode(err), 'server-unreachable');
+        assert.match(err.message, /asks for a password and none was given \(VS Code: Set Library Server Password/);
+        assert.ok(!err.message.includes(password));
+        return true;
+      });
+      const { hits } = await engine(password).search('grain licences', { k: 3 });
+      assert.equal(hits.length, 3);
+    } finally {
+      for (const [k, v] of Object.entries(env))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
   });
 
   it('a workspace reading an empty schema is told nothing is published there, not "no result"', () => {

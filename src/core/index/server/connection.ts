@@ -13,6 +13,8 @@ export interface LibraryServer {
   url: string;
   /** Default `similar_sources`. */
   schema?: string;
+  /** The password, when the host keeps it (VS Code's secret storage); else the URL's, PGPASSWORD or ~/.pgpass. */
+  password?: string;
 }
 
 export const DEFAULT_SCHEMA = 'similar_sources';
@@ -37,6 +39,21 @@ export function serverName(server: LibraryServer): string {
   return `${where} (schema ${server.schema || DEFAULT_SCHEMA})`;
 }
 
+/** The URL with the host's password in it (pg lets a connection string's fields override the others). */
+function withPassword(server: LibraryServer): string {
+  if (!server.password) return server.url;
+  const u = new URL(server.url);
+  u.password = encodeURIComponent(server.password);
+  return u.toString();
+}
+
+/** Why a connection was refused, said for a scholar: pg's words for a missing password are a protocol's. */
+function connectProblem(message: string): string {
+  if (/client password must be a string|no password supplied/i.test(message))
+    return 'the server asks for a password and none was given (VS Code: Set Library Server Password; the CLI: PGPASSWORD or ~/.pgpass)';
+  return message;
+}
+
 /** An open connection to the server; `server-unreachable` when it cannot be made. */
 export async function connectServer(server: LibraryServer, purpose: string): Promise<pg.Client> {
   if (!/^postgres(ql)?:\/\//.test(server.url))
@@ -44,14 +61,14 @@ export async function connectServer(server: LibraryServer, purpose: string): Pro
       'invalid-options',
       `the library server must be a postgres:// or postgresql:// URL (got one starting ${JSON.stringify(server.url.slice(0, 12))})`,
     );
-  const client = new pg.Client({ connectionString: server.url, application_name: `similar-sources ${purpose}`, connectionTimeoutMillis: 15_000 });
+  const client = new pg.Client({ connectionString: withPassword(server), application_name: `similar-sources ${purpose}`, connectionTimeoutMillis: 15_000 });
   // A connection dropped later surfaces as the failing query's error; without a listener it would crash the process.
   client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new EngineError('server-unreachable', `${serverName(server)} cannot be reached: ${(err as Error).message}`);
+    throw new EngineError('server-unreachable', `${serverName(server)} cannot be reached: ${connectProblem((err as Error).message)}`);
   }
   return client;
 }
