@@ -1,164 +1,430 @@
 /**
- * A lab's library server against the local index (issue 37), on a throwaway PostgreSQL + pgvector
- * (scripts/server/dev-server.mjs) on this machine's loopback: a generated library indexed locally,
- * then published; published again unchanged and with 1 % of its PDFs changed; loaded from the
- * workspace and from the server; a 100-paragraph draft analysed warm on each (and the results
- * compared); ten readers at once. Figures are ratios against the local index measured in the same
- * run, never assertions. `npx tsx scripts/bench-server.ts [--sources N] [--words W] [--json]`.
+ * The library server's benchmark (issue 37): `npm run bench:server [-- --sources N] [--words W] [--big] [--clients C] [--runs R] [--url postgres://…] [--keep]`.
+ *
+ * Builds a deterministic synthetic library (scripts/bench/corpus.ts; default 1,000 sources of
+ * 2,000 words, ≈ 15k passages; `--big`: 6,700 sources of 2,000 words, ≈ 100k passages), indexes it
+ * locally with the embedded provider, publishes it into a fresh schema of the PostgreSQL + pgvector
+ * dev server (scripts/server/dev-server.mjs, or `--url`), and prints a Markdown table of figures,
+ * each beside its local counterpart measured in the same run: publication vs local indexing
+ * throughput, re-publication (unchanged, 1 % changed), load (local vs server), warm analysis of a
+ * draft of 100 paragraphs on both (and whether the recommendations are identical), C members
+ * (default 10) loading and analysing at once in child processes vs one alone, peak RSS and the
+ * schema's size on the server. It never asserts a timing: the targets are stated beside the ratios.
+ * The schema is dropped at the end (`--keep` keeps it and the temp folder).
+ *
+ * The dev server's state lives in the checkout's `.cache/pg-server/`; in a git worktree, point
+ * SIMILAR_SOURCES_PG_DIR at the main checkout's to reuse its server, or pass `--url`.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import pg from 'pg';
-import { analyzeDocument } from '../src/core/analysis/analyze';
+import { analyzeDocument, type AnalysisResult } from '../src/core/analysis/analyze';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
-import type { SourceInput } from '../src/core/index/source';
-import { LibraryIndex } from '../src/core/index/search/libraryIndex';
+import type { LibraryServer } from '../src/core/index/server/connection';
 import { openServerLibrary } from '../src/core/index/server/open';
 import { publishIndex } from '../src/core/index/server/publish';
+import { LibraryIndex } from '../src/core/index/search/libraryIndex';
+import type { SourceInput } from '../src/core/index/source';
 import { indexDir } from '../src/core/index/store/manifest';
 import { updateIndex } from '../src/core/index/write/indexer';
+import { devServerUrl, freshSchema } from '../test/support/pgServer';
 import { draftMarkdown, syntheticDraft, syntheticSource } from './bench/corpus';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const SOURCES = arg('sources', 1_000);
-const WORDS = arg('words', 2_000);
-const json = process.argv.includes('--json');
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const ms = async <T>(f: () => Promise<T>): Promise<[number, T]> => {
-  const t = performance.now();
-  const r = await f();
-  return [performance.now() - t, r];
-};
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ANALYSIS = { useReranking: false } as const;
+const DRAFT_PARAGRAPHS = 100;
+const MB = 1024 * 1024;
 
-function inputs(ws: string, changed = new Set<number>()): SourceInput[] {
-  return Array.from({ length: SOURCES }, (_, i) => {
-    const variant = changed.has(i) ? 1 : 0;
-    return {
-      path: join(ws, 'library', `source-${i}.pdf`),
-      size: 1000 + i + variant,
-      mtimeMs: 1_600_000_000_000 + variant,
-      sourceType: 'secondary',
-      contentHash: `bench-server-${i}-${WORDS}${variant ? '-v1' : ''}`,
-      extract: async () => {
-        const g = syntheticSource(i + variant * 1_000_003, WORDS);
-        return {
-          pages: g.pages,
-          pageCount: g.pages.length,
-          meta: { title: g.title, authors: [g.author], year: g.year, citekey: `source${i}`, collections: [], titleFrom: 'pdf-info' as const },
-        };
-      },
-    };
+const log = (s: string) => process.stderr.write(s + '\n');
+
+async function timed<T>(f: () => Promise<T> | T): Promise<[number, T]> {
+  const t0 = performance.now();
+  const v = await f();
+  return [performance.now() - t0, v];
+}
+
+/** The peak resident set while `f` runs, sampled every 50 ms. */
+async function peakRss<T>(f: () => Promise<T>): Promise<[number, T]> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
+  try {
+    const v = await f();
+    return [Math.max(peak, process.memoryUsage.rss()), v];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function fmt(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  return a >= 100 ? Math.round(v).toLocaleString('en-US') : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+
+async function dirSize(p: string): Promise<number> {
+  let n = 0;
+  for (const e of await fs.readdir(p, { withFileTypes: true })) {
+    const f = path.join(p, e.name);
+    if (e.isDirectory()) n += await dirSize(f);
+    else if (e.isFile()) n += (await fs.stat(f)).size;
+  }
+  return n;
+}
+
+/** What is compared between the local and the server analyses: everything but timings and cache flags. */
+function recommendationsJson(r: AnalysisResult): string {
+  return JSON.stringify(r.segments.map((s) => ({ ...s, fromCache: undefined })));
+}
+
+// ---------------------------------------------------------------- a member (child process)
+/** `--client <url> <schema> <workspace> <draft file>`: loads the server's library, analyses the draft once, prints its figures as JSON. */
+async function client(args: string[]) {
+  const [url, schema, ws, draftFile] = args;
+  const draft = await fs.readFile(draftFile, 'utf8');
+  const server: LibraryServer = { url, schema };
+  const t0 = performance.now();
+  const index = await openServerLibrary(ws, server, new EmbeddedProvider());
+  const t1 = performance.now();
+  const r = await analyzeDocument(draft, ANALYSIS, { index, workspace: ws, cache: false });
+  const t2 = performance.now();
+  process.stdout.write(
+    JSON.stringify({ openMs: t1 - t0, analysisMs: t2 - t1, passages: index.size, segments: r.segments.length, maxRss: process.resourceUsage().maxRSS * 1024 }),
+  );
+}
+
+interface ClientFigures {
+  openMs: number;
+  analysisMs: number;
+  passages: number;
+  segments: number;
+  maxRss: number;
+  wallMs: number;
+}
+
+/** One member as a child process running this script under the same loader (tsx). */
+function runClient(server: { url: string; schema: string }, ws: string, draftFile: string): Promise<ClientFigures> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [...process.execArgv, __filename, '--client', server.url, server.schema, ws, draftFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) {
+        reject(new Error(`a member process exited with ${code}:\n${err.trim().split('\n').slice(-15).join('\n')}`));
+        return;
+      }
+      try {
+        resolve({ ...(JSON.parse(out) as Omit<ClientFigures, 'wallMs'>), wallMs });
+      } catch {
+        reject(new Error(`a member process printed no figures: ${JSON.stringify(out.slice(0, 200))}\n${err.trim()}`));
+      }
+    });
   });
 }
 
-async function main() {
-  const url = (JSON.parse(execFileSync(process.execPath, [resolve('scripts/server/dev-server.mjs'), '--json'], { encoding: 'utf8' }).trim()) as { url: string })
-    .url;
-  const schema = `bench_${process.pid}`;
-  const server = { url, schema };
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const root = mkdtempSync(join(tmpdir(), 'ss-bench-server-'));
-  const rows: Array<{ metric: string; value: string; baseline: string; ratio: string }> = [];
-  const row = (metric: string, value: number, unit: string, baselineName: string, baseline: number) =>
-    rows.push({
-      metric,
-      value: `${value.toFixed(unit === 's' ? 1 : 0)} ${unit}`,
-      baseline: `${baselineName}: ${baseline.toFixed(unit === 's' ? 1 : 0)} ${unit}`,
-      ratio: (value / baseline).toFixed(2),
-    });
-  const provider = new EmbeddedProvider();
+// ---------------------------------------------------------------- the benchmark
+interface Row {
+  metric: string;
+  value: string;
+  baseline?: string;
+  ratio?: string;
+  note?: string;
+}
+
+async function main(argv: string[]) {
+  const flag = (n: string) => argv.includes(n);
+  const opt = (n: string) => {
+    const i = argv.indexOf(n);
+    if (i < 0) return undefined;
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new Error(`${n} needs a value`);
+    return v;
+  };
+  const num = (n: string, dflt: number) => {
+    const v = opt(n);
+    if (v === undefined) return dflt;
+    const x = Number(v.replace(/_/g, ''));
+    if (!Number.isInteger(x) || x <= 0) throw new Error(`${n} takes a positive whole number (got ${JSON.stringify(v)})`);
+    return x;
+  };
+  const BIG = flag('--big');
+  const SOURCES = num('--sources', BIG ? 6700 : 1000);
+  const WORDS = num('--words', 2000);
+  const CLIENTS = num('--clients', 10);
+  const RUNS = num('--runs', 3);
+  const KEEP = flag('--keep');
+
+  const url = opt('--url') ?? (await devServerUrl());
+  const fresh = await freshSchema(url, 'bench_server');
+  const server = { url, schema: fresh.schema };
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ss-bench-server-'));
+  const rows: Row[] = [];
+  const add = (r: Row) => {
+    rows.push(r);
+    log(`  ${r.metric}: ${r.value}${r.ratio ? `  (×${r.ratio} of ${r.baseline})` : r.baseline ? `  (${r.baseline})` : ''}`);
+  };
+  log(`schema ${fresh.schema} on ${url.replace(/:[^:@/]*@/, ':…@')}; temp folder ${tmp}`);
   try {
-    const ws = join(root, 'publisher');
-    log(`indexing ${SOURCES} generated sources of ${WORDS} words locally…`);
-    const [indexMs, report] = await ms(() => updateIndex(inputs(ws), { workspace: ws, provider }));
-    const passages = report.passages;
-    log(`publishing ${passages} passages…`);
-    const [publishMs] = await ms(() => publishIndex(indexDir(ws), server, { publisher: 'bench' }));
-    row(`publication (${passages.toLocaleString('en')} passages)`, publishMs / 1000, 's', 'local indexing', indexMs / 1000);
-    rows.push({
-      metric: 'publication throughput',
-      value: `${Math.round(passages / (publishMs / 1000)).toLocaleString('en')} passages/s`,
-      baseline: `local indexing: ${Math.round(passages / (indexMs / 1000)).toLocaleString('en')} passages/s`,
-      ratio: (indexMs / publishMs).toFixed(2),
-    });
-    const [againMs, again] = await ms(() => publishIndex(indexDir(ws), server, { publisher: 'bench' }));
-    row(`publication again, unchanged (${again.sent} PDFs sent)`, againMs / 1000, 's', 'first publication', publishMs / 1000);
-    const changed = new Set(Array.from({ length: Math.max(1, Math.round(SOURCES / 100)) }, (_, i) => i * 100));
-    const [reindexMs] = await ms(() => updateIndex(inputs(ws, changed), { workspace: ws, provider }));
-    const [changedMs, ch] = await ms(() => publishIndex(indexDir(ws), server, { publisher: 'bench' }));
-    row(
-      `publication after 1 % changed (${ch.sent} PDFs sent, ${ch.removed} removed)`,
-      changedMs / 1000,
-      's',
-      'local re-indexing of the change',
-      reindexMs / 1000,
-    );
-
-    const [localLoad, local] = await ms(() => LibraryIndex.open(ws, provider));
-    const member = join(root, 'member');
-    const [serverLoad, remote] = await ms(() => openServerLibrary(member, server, provider));
-    row('load', serverLoad, 'ms', 'local index', localLoad);
-
-    const draft = draftMarkdown(syntheticDraft(100, SOURCES));
-    const opts = { granularity: 'paragraph' as const, maxResults: 5 };
-    const times = async (index: LibraryIndex, workspace: string) => {
-      const ctx = { index, workspace, cache: false as const };
-      const first = await analyzeDocument(draft, opts, ctx); // warm-up
-      const t: number[] = [];
-      for (let i = 0; i < 3; i++) t.push((await ms(() => analyzeDocument(draft, opts, ctx)))[0]);
-      return { ms: median(t), result: first };
+    const ws = path.join(tmp, 'publisher');
+    const member = path.join(tmp, 'member');
+    await fs.mkdir(ws);
+    await fs.mkdir(member);
+    const source = (i: number, variant: number) => {
+      const g = syntheticSource(i + variant * 1_000_003, WORDS);
+      return {
+        pages: g.pages,
+        pageCount: g.pages.length,
+        meta: { title: g.title, authors: [g.author], year: g.year, citekey: `source${i}`, collections: [], titleFrom: 'pdf-info' as const },
+      };
     };
-    const a = await times(local, ws);
-    const b = await times(remote, member);
-    row(`warm analysis (${a.result.segments.length} paragraphs)`, b.ms, 'ms', 'local index', a.ms);
-    const same = JSON.stringify(a.result.segments.map((s) => s.recommendations)) === JSON.stringify(b.result.segments.map((s) => s.recommendations));
-    rows.push({ metric: 'the same cards as the local index', value: same ? 'yes' : 'NO', baseline: '', ratio: '' });
-
-    const [oneMs] = await ms(async () => {
-      const idx = await openServerLibrary(join(root, 'one'), server, provider);
-      await analyzeDocument(draft, opts, { index: idx, workspace: join(root, 'one'), cache: false });
+    const input = (i: number, variant = 0): SourceInput => ({
+      path: path.join(ws, 'library', `source-${i}.pdf`),
+      size: 1000 + i + variant,
+      mtimeMs: 1_600_000_000_000 + variant,
+      sourceType: 'secondary',
+      contentHash: `synthetic-server-${i}-${WORDS}${variant ? `-v${variant}` : ''}`,
+      extract: async () => source(i, variant),
     });
-    const [tenMs] = await ms(() =>
-      Promise.all(
-        Array.from({ length: 10 }, async (_, i) => {
-          const idx = await openServerLibrary(join(root, `client${i}`), server, provider);
-          await analyzeDocument(draft, opts, { index: idx, workspace: join(root, `client${i}`), cache: false });
-        }),
+
+    // 1. Local indexing vs publication. Generating the synthetic text is the bench's, not the product's: timed apart and taken out.
+    log(`\n${SOURCES} sources of ${WORDS} words: indexing locally (embedded provider)`);
+    const [genMs] = await timed(() => {
+      for (let i = 0; i < SOURCES; i++) source(i, 0);
+    });
+    const [indexPeak, [indexRawMs, rep]] = await peakRss(() =>
+      timed(() =>
+        updateIndex(
+          Array.from({ length: SOURCES }, (_, i) => input(i)),
+          { workspace: ws, provider: new EmbeddedProvider() },
+        ),
       ),
     );
-    row('10 readers at once (load + analysis each, one process)', tenMs / 1000, 's', '1 reader', oneMs / 1000);
-    const size = await admin.query<{ bytes: string }>(
-      `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
-      [schema],
-    );
-    rows.push({
-      metric: 'size on the server (tables, indexes, TOAST)',
-      value: `${(Number(size.rows[0].bytes) / 2 ** 20).toFixed(0)} MiB`,
-      baseline: '',
-      ratio: '',
+    if (rep.skipped.length || rep.damaged.length)
+      throw new Error(`the synthetic library did not index cleanly: ${JSON.stringify({ skipped: rep.skipped.slice(0, 3), damaged: rep.damaged.slice(0, 3) })}`);
+    const P = rep.passages;
+    const indexMs = indexRawMs - genMs;
+    const localRate = (P / indexMs) * 1000;
+    add({
+      metric: 'local indexing (updateIndex, embedded)',
+      value: `${fmt(indexMs / 1000)} s`,
+      note: `${P} passages, ${rep.sources} sources; synthetic text generation (${fmt(genMs / 1000)} s) taken out; ${fmt(localRate)} passages/s`,
     });
-    rows.push({ metric: 'peak RSS of this process', value: `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`, baseline: '', ratio: '' });
+
+    log('publishing to a fresh schema');
+    const publish = () => publishIndex(indexDir(ws), server, { publisher: 'bench-server', waitMs: 60_000 });
+    const [publishPeak, [publishMs, pub]] = await peakRss(() => timed(publish));
+    if (pub.passages !== P) throw new Error(`the publication holds ${pub.passages} passages, the index ${P}`);
+    const pubRate = (P / publishMs) * 1000;
+    add({
+      metric: 'publication (publishIndex, fresh schema)',
+      value: `${fmt(publishMs / 1000)} s`,
+      baseline: 'local indexing time',
+      ratio: fmt(publishMs / indexMs),
+      note: `generation ${pub.generation}: ${pub.sent} contents sent, ${Object.values(pub.vectors).reduce((a, b) => a + b, 0)} vectors`,
+    });
+    add({
+      metric: 'publication throughput',
+      value: `${fmt(pubRate)} passages/s`,
+      baseline: `local indexing ${fmt(localRate)} passages/s`,
+      ratio: fmt(pubRate / localRate),
+      note: 'target ≥ 0.8×',
+    });
+    add({
+      metric: 'index + publish (total)',
+      value: `${fmt((indexMs + publishMs) / 1000)} s`,
+      baseline: 'local indexing alone',
+      ratio: fmt((indexMs + publishMs) / indexMs),
+      note: `end-to-end ${fmt((P / (indexMs + publishMs)) * 1000)} passages/s`,
+    });
+
+    // 2. Re-publications: unchanged, then 1 % of the sources changed (a new content hash each).
+    const [againMs, again] = await timed(publish);
+    add({
+      metric: 're-publication, unchanged',
+      value: `${fmt(againMs)} ms`,
+      baseline: 'first publication',
+      ratio: fmt(againMs / publishMs),
+      note: `${again.sent} contents sent, ${again.kept} kept, vectors ${JSON.stringify(again.vectors)}, ${again.removed} removed`,
+    });
+    const changed = Math.max(1, Math.round(SOURCES / 100));
+    const every = Math.floor(SOURCES / changed);
+    const isChanged = (i: number) => i % every === 0 && i / every < changed;
+    const inputs2 = Array.from({ length: SOURCES }, (_, i) => input(i, isChanged(i) ? 1 : 0));
+    const [update2Ms, rep2] = await timed(() => updateIndex(inputs2, { workspace: ws, provider: new EmbeddedProvider() }));
+    const [changedMs, pub2] = await timed(publish);
+    add({
+      metric: `re-publication, ${changed} source${changed === 1 ? '' : 's'} changed (1 %)`,
+      value: `${fmt(changedMs)} ms`,
+      baseline: 'first publication',
+      ratio: fmt(changedMs / publishMs),
+      note: `${pub2.sent} contents sent, ${pub2.kept} kept, vectors ${JSON.stringify(pub2.vectors)}, ${pub2.removed} removed; the local update took ${fmt(update2Ms)} ms (${rep2.updated} updated)`,
+    });
+    const P2 = pub2.passages;
+
+    // 3. Load: local vs server, alternated, median of RUNS.
+    log('loading: local vs server');
+    const provider = new EmbeddedProvider();
+    const localLoads: number[] = [];
+    const serverLoads: number[] = [];
+    let localIndex: LibraryIndex | undefined;
+    let serverIndex: LibraryIndex | undefined;
+    let serverLoadPeak = 0;
+    for (let i = 0; i < RUNS; i++) {
+      localIndex = serverIndex = undefined;
+      const [ms, idx] = await timed(() => LibraryIndex.open(ws, provider));
+      localLoads.push(ms);
+      localIndex = idx;
+      const [peak, [ms2, idx2]] = await peakRss(() => timed(() => openServerLibrary(member, server, provider)));
+      serverLoads.push(ms2);
+      serverIndex = idx2;
+      serverLoadPeak = Math.max(serverLoadPeak, peak);
+    }
+    if (!localIndex || !serverIndex) throw new Error('no index loaded');
+    if (localIndex.size !== serverIndex.size) throw new Error(`the local index has ${localIndex.size} passages, the server's ${serverIndex.size}`);
+    add({
+      metric: 'load (LibraryIndex.open vs openServerLibrary)',
+      value: `${fmt(median(serverLoads))} ms`,
+      baseline: `local ${fmt(median(localLoads))} ms`,
+      ratio: fmt(median(serverLoads) / median(localLoads)),
+      note: `median of ${RUNS}, ${serverIndex.size} passages, this process (warm)`,
+    });
+
+    // 4. Warm analysis of 100 paragraphs: local vs server-loaded, one warm-up each, alternated.
+    log('warm analysis: local vs server-loaded');
+    const draft = draftMarkdown(syntheticDraft(DRAFT_PARAGRAPHS, SOURCES));
+    const draftFile = path.join(tmp, 'draft.md');
+    await fs.writeFile(draftFile, draft);
+    const lctx = { index: localIndex, workspace: ws, cache: false as const };
+    const sctx = { index: serverIndex, workspace: member, cache: false as const };
+    const localResult = await analyzeDocument(draft, ANALYSIS, lctx);
+    const serverResult = await analyzeDocument(draft, ANALYSIS, sctx);
+    const localMs: number[] = [];
+    const serverMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      localMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, lctx)))[0]);
+      serverMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, sctx)))[0]);
+    }
+    const a = recommendationsJson(localResult);
+    const b = recommendationsJson(serverResult);
+    let same = 'identical';
+    if (a !== b) {
+      let k = 0;
+      while (k < a.length && a[k] === b[k]) k++;
+      same = `DIFFERENT (first difference at character ${k}: local …${a.slice(Math.max(0, k - 60), k + 60)}… server …${b.slice(Math.max(0, k - 60), k + 60)}…)`;
+    }
+    const recs = localResult.segments.reduce((n, s) => n + s.recommendations.length, 0);
+    add({
+      metric: `warm analysis (${localResult.segments.length} paragraphs)`,
+      value: `${fmt(median(serverMs))} ms`,
+      baseline: `local ${fmt(median(localMs))} ms`,
+      ratio: fmt(median(serverMs) / median(localMs)),
+      note: `target ≤ 1.5×; median of ${RUNS} after one warm-up each; recommendations ${same} (${recs} on both)`,
+    });
+
+    // 5. Members at once: C child processes, each loads from the server and analyses the draft once (cold for it), vs one alone.
+    log(`members: 1, then ${CLIENTS} at once (child processes)`);
+    const one = await runClient(server, member, draftFile);
+    // As many members as this machine's free memory holds (each needs about what one alone did, plus a quarter).
+    const fits = Math.max(1, Math.floor(os.freemem() / (one.maxRss * 1.25)));
+    const members = Math.min(CLIENTS, fits);
+    if (members < CLIENTS)
+      log(`  only ${members} members at once: ${CLIENTS} would need ${fmt((CLIENTS * one.maxRss * 1.25) / MB)} MB, ${fmt(os.freemem() / MB)} MB free`);
+    const [wallMs, many] = await timed(() => Promise.all(Array.from({ length: members }, () => runClient(server, member, draftFile))));
+    for (const c of [one, ...many]) if (c.passages !== P2) throw new Error(`a member loaded ${c.passages} passages, expected ${P2}`);
+    const per = (f: (c: ClientFigures) => number) => `median ${fmt(median(many.map(f)))}, max ${fmt(Math.max(...many.map(f)))}`;
+    add({
+      metric: `${members} members at once: wall time`,
+      value: `${fmt(wallMs / 1000)} s`,
+      baseline: `1 member ${fmt(one.wallMs / 1000)} s`,
+      ratio: fmt(wallMs / one.wallMs),
+      note: `process start, load, one analysis each; ${os.cpus().length} CPUs on this machine, server included${members < CLIENTS ? `; ${CLIENTS} asked, ${members} fit in the free memory (${fmt(os.freemem() / MB)} MB)` : ''}`,
+    });
+    add({
+      metric: `${members} members at once: load per member`,
+      value: `${per((c) => c.openMs)} ms`,
+      baseline: `1 member ${fmt(one.openMs)} ms`,
+      ratio: fmt(median(many.map((c) => c.openMs)) / one.openMs),
+    });
+    add({
+      metric: `${members} members at once: analysis per member`,
+      value: `${per((c) => c.analysisMs)} ms`,
+      baseline: `1 member ${fmt(one.analysisMs)} ms`,
+      ratio: fmt(median(many.map((c) => c.analysisMs)) / one.analysisMs),
+      note: 'the first analysis in each process (cold JIT)',
+    });
+    add({
+      metric: 'peak RSS of one member',
+      value: `${fmt(one.maxRss / MB)} MB`,
+      note: `alone; ${members} at once: ${per((c) => c.maxRss / MB)} MB each`,
+    });
+
+    // 6. Memory and the server's storage.
+    add({
+      metric: 'peak RSS of this process',
+      value: `${fmt((process.resourceUsage().maxRSS * 1024) / MB)} MB`,
+      note: `sampled peaks: indexing ${fmt(indexPeak / MB)} MB, publication ${fmt(publishPeak / MB)} MB, server loads ${fmt(serverLoadPeak / MB)} MB (two indexes held during the loads)`,
+    });
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    let tables: { name: string; bytes: string }[];
+    try {
+      tables = (
+        await c.query<{ name: string; bytes: string }>(
+          `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relkind IN ('r', 'm', 'p') ORDER BY 2 DESC`,
+          [fresh.schema],
+        )
+      ).rows;
+    } finally {
+      await c.end();
+    }
+    const schemaBytes = tables.reduce((n, t) => n + Number(t.bytes), 0);
+    const disk = await dirSize(indexDir(ws));
+    add({
+      metric: 'schema size on the server',
+      value: `${fmt(schemaBytes / MB)} MB`,
+      baseline: `local index on disk ${fmt(disk / MB)} MB`,
+      ratio: fmt(schemaBytes / disk),
+      note: `two generations kept (${P2} passages now); tables with indexes and TOAST: ${tables
+        .slice(0, 4)
+        .map((t) => `${t.name} ${fmt(Number(t.bytes) / MB)} MB`)
+        .join(', ')}`,
+    });
+
+    const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+    process.stdout.write(
+      `\n### Library server benchmark: ${SOURCES} sources of ${WORDS} words, ${P} passages\n\n` +
+        `${os.cpus().length} × ${cpu}, Node ${process.version}, PostgreSQL on the same machine (loopback). Ratios: this figure / the local one measured in the same run.\n\n` +
+        '| metric | value | baseline | ratio | note |\n|---|---|---|---|---|\n' +
+        rows
+          .map((r) => `| ${r.metric} | ${r.value} | ${r.baseline ?? ''} | ${r.ratio ? `×${r.ratio}` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`)
+          .join('\n') +
+        '\n',
+    );
   } finally {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await admin.end();
-    rmSync(root, { recursive: true, force: true });
-  }
-  if (json) process.stdout.write(JSON.stringify({ sources: SOURCES, words: WORDS, rows }, null, 2) + '\n');
-  else {
-    process.stdout.write(`\n${SOURCES.toLocaleString('en')} sources of ${WORDS.toLocaleString('en')} words, embedded model, server on loopback\n\n`);
-    process.stdout.write('| measure | server | baseline | ratio |\n|---|---|---|---|\n');
-    for (const r of rows) process.stdout.write(`| ${r.metric} | ${r.value} | ${r.baseline} | ${r.ratio} |\n`);
+    if (KEEP) log(`kept: schema ${fresh.schema}, folder ${tmp}`);
+    else {
+      await fresh.drop().catch((err) => log(`warning: could not drop schema ${fresh.schema}: ${(err as Error).message}`));
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
   }
 }
 
-main().catch((err) => {
-  log(`bench-server: ${(err as Error).stack ?? err}`);
+const args = process.argv.slice(2);
+(args[0] === '--client' ? client(args.slice(1)) : main(args)).catch((err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  process.stderr.write(`bench-server failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
   process.exit(1);
 });

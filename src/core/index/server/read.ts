@@ -109,17 +109,14 @@ interface PassageRow {
   ocr: boolean;
 }
 
-/** Parses pgvector's text output ("[0.1,-2e-05,…]") into `target` at `at`. */
-function parseVector(text: string, target: Float32Array, at: number): number {
-  let n = 0;
-  let start = 1;
-  for (let i = 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 44 || c === 93) {
-      target[at + n++] = Number(text.slice(start, i));
-      start = i + 1;
-    }
-  }
+/**
+ * Copies pgvector's binary form (`vector_send`: dimensions as int16, an unused int16, then float4s,
+ * big-endian) into `target` at `at`: the floats as stored, with no decimal text to parse.
+ */
+function copyVector(bytes: Buffer, target: Float32Array, at: number): number {
+  const n = bytes.length >= 4 ? bytes.readInt16BE(0) : -1;
+  if (n < 0 || bytes.length !== 4 + 4 * n) return -1;
+  for (let k = 0; k < n; k++) target[at + k] = bytes.readFloatBE(4 + 4 * k);
   return n;
 }
 
@@ -162,8 +159,8 @@ export function readGenerationRows(server: LibraryServer, modelKey: string, dim:
           ...(r.ocr ? { o: 1 as const } : {}),
         });
       }
-      const vec = await client.query<{ h: string; e: string }>(
-        `SELECT content_hash AS h, embedding::text AS e FROM ${s}.vectors
+      const vec = await client.query<{ h: string; e: Buffer }>(
+        `SELECT content_hash AS h, vector_send(embedding) AS e FROM ${s}.vectors
          WHERE model_key = $1 AND chunker = $2 AND lexical = $3 AND content_hash = ANY($4) ORDER BY content_hash, ordinal`,
         [modelKey, ...v, some],
       );
@@ -171,7 +168,7 @@ export function readGenerationRows(server: LibraryServer, modelKey: string, dim:
         const seen = vectorsOf.get(r.h);
         if (seen) seen.count++;
         else vectorsOf.set(r.h, { at: filled, count: 1 });
-        if (filled + dim > flat.length || parseVector(r.e, flat, filled) !== dim)
+        if (filled + dim > flat.length || copyVector(r.e, flat, filled) !== dim)
           throw new EngineError('index-not-ready', `the vectors of ${modelKey} on ${serverName(server)} do not have ${dim} dimensions`, {
             state: 'corrupt',
             dir: serverName(server),
