@@ -30,6 +30,7 @@ import type { SourceInput } from '../src/core/index/source';
 import { indexDir } from '../src/core/index/store/manifest';
 import { updateIndex } from '../src/core/index/write/indexer';
 import { devServerUrl, freshSchema } from '../test/support/pgServer';
+import { median, peakRss, timed } from './bench/measure';
 import { draftMarkdown, syntheticDraft, syntheticSource } from './bench/corpus';
 
 const ANALYSIS = { useReranking: false } as const;
@@ -37,29 +38,6 @@ const DRAFT_PARAGRAPHS = 100;
 const MB = 1024 * 1024;
 
 const log = (s: string) => process.stderr.write(s + '\n');
-
-async function timed<T>(f: () => Promise<T> | T): Promise<[number, T]> {
-  const t0 = performance.now();
-  const v = await f();
-  return [performance.now() - t0, v];
-}
-
-/** The peak resident set while `f` runs, sampled every 50 ms. */
-async function peakRss<T>(f: () => Promise<T>): Promise<[number, T]> {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
-  try {
-    const v = await f();
-    return [Math.max(peak, process.memoryUsage.rss()), v];
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 function fmt(v: number): string {
   if (!Number.isFinite(v)) return String(v);

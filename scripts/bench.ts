@@ -27,6 +27,7 @@ import { embeddingText, lexicalTerms } from '../src/core/retrieval/representatio
 import { allocateVectors, isKernelBacked, quantizedRows, quantizeVectors } from '../src/core/retrieval/simd/vectorStore';
 import { topKDot, topKDotMany } from '../src/core/retrieval/vectorScan';
 import { coreIndex, openIndex, rankCitekeys } from '../src/engine/search';
+import { median, peakRss, timed } from './bench/measure';
 import { draftMarkdown, paragraph, rng, sentence, syntheticDraft, syntheticSource, topic } from './bench/corpus';
 import { benchCitationCheck } from './bench/citations';
 import { benchZoteroApi } from './bench/zoteroApi';
@@ -72,10 +73,6 @@ function add(r: Row) {
     `  ${r.size.padEnd(5)} ${r.metric}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (×${r.ratio.toFixed(3)} of ${r.baselineName})` : ''}${r.met === undefined ? '' : r.met ? '  ✓' : '  ✗'}`,
   );
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const percentile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
@@ -83,28 +80,6 @@ const percentile = (xs: number[], q: number) => {
 const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}m` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 const MB = 1024 * 1024;
-
-async function timed<T>(f: () => Promise<T> | T): Promise<[number, T]> {
-  const t0 = performance.now();
-  const v = await f();
-  return [performance.now() - t0, v];
-}
-
-/**
- * The peak resident set while `f` runs, sampled every 50 ms (the work awaits often enough
- * for the timer to run; the kernel's own peak, process.resourceUsage().maxRSS, is for the
- * whole process so far, and is given beside it).
- */
-async function peakRss<T>(f: () => Promise<T>): Promise<[number, T]> {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
-  try {
-    const v = await f();
-    return [Math.max(peak, process.memoryUsage.rss()), v];
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 async function dirSize(p: string): Promise<number> {
   let n = 0;
