@@ -41,21 +41,13 @@ export async function cmdIndex(args: ParsedArgs, providerOpts: readonly string[]
   if (args.flags.has('json')) outJson(JSON.stringify(published ? { ...report, published } : report, null, 2));
   else {
     printIndexReport(report);
-    if (published) printPublished(published, serverLabel(cli));
+    if (published) printPublished(published);
   }
   return report.cancelled ? 130 : 0;
 }
 
-/** The server as the CLI names it: its URL without a password. */
-function serverLabel(cli: CliEngine): string {
-  const s = cli.engine.server()!;
-  const url = URL.canParse(s.url) ? new URL(s.url) : undefined;
-  if (url) url.password = '';
-  return `${url ? url.toString() : 'the library server'} (schema ${s.schema || 'similar_sources'})`;
-}
-
 async function publishIndex(cli: CliEngine): Promise<PublishReport> {
-  err(`publishing the index to ${serverLabel(cli)}`);
+  err('publishing the index to the library server');
   const interrupt = cancelOnInterrupt('cancelling the publication: the server keeps its previous generation', { secondExits: true });
   try {
     return await cli.engine.publish({ publisher: `${os.userInfo().username}@${os.hostname()} pid ${process.pid}`, signal: interrupt.signal });
@@ -64,9 +56,9 @@ async function publishIndex(cli: CliEngine): Promise<PublishReport> {
   }
 }
 
-function printPublished(p: PublishReport, where: string) {
+function printPublished(p: PublishReport) {
   out(
-    `Published generation ${p.generation} to ${where}: ${p.sources} sources, ${p.passages} passages ` +
+    `Published generation ${p.generation} to ${p.server}: ${p.sources} sources, ${p.passages} passages ` +
       `(${p.sent} PDFs sent, ${p.kept} already there${p.removed ? `, ${p.removed} no longer used removed` : ''}); models: ${p.models.join(', ') || 'none complete'}.`,
   );
 }
@@ -112,7 +104,9 @@ export async function cmdStatus(args: ParsedArgs): Promise<number> {
   // Damaged files stay listed until they change (the next index run replaces their record); a lock
   // left by a run that was killed is not "indexing" (nobody is), and the next run takes it over.
   // With --server: what the server's current generation holds, for the embedded model's readers.
-  const settings = { ...defaultSettings(), libraryServer: one(args, 'server') ?? '', libraryServerSchema: one(args, 'schema') ?? 'similar_sources' };
+  const settings = defaultSettings();
+  settings.libraryServer = one(args, 'server') ?? settings.libraryServer;
+  settings.libraryServerSchema = one(args, 'schema') ?? settings.libraryServerSchema;
   const engine = createEngine({ workspace: workspaceOf(args), settings, provider: { provider: 'embedded' } });
   const { health, damaged, interrupted: left } = await engine.status();
   const interrupted =

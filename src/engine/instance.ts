@@ -296,13 +296,12 @@ export class WorkspaceEngine {
       await refreshHighlights(this.loaded.index);
       return this.loaded.index;
     }
-    if (this.opening?.key !== key) this.opening = { key, index: this.load(key, p) };
+    if (this.opening?.key !== key) this.opening = { key, index: this.load(key, p, at) };
     return this.opening.index;
   }
 
-  private async load(key: string, p: EmbeddingProvider): Promise<SearchIndex> {
+  private async load(key: string, p: EmbeddingProvider, at: server.LibraryServer | undefined): Promise<SearchIndex> {
     try {
-      const at = await this.libraryServer();
       const index = await (at ? server.openServerIndex(this.workspace, at, p) : openIndex(this.workspace, p));
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
       if (this.loaded) closeIndex(this.loaded.index);

@@ -144,30 +144,30 @@ export class LocalModelCommands {
   }
 
   /** Asks for the OpenAI-compatible server's key and keeps it in the secret storage (empty: forget it). */
-  async setApiKey(): Promise<boolean> {
-    const key = await vscode.window.showInputBox({
-      prompt: vscode.l10n.t("API key of the OpenAI-compatible embedding server (kept in VS Code's secret storage; empty to remove it)"),
-      password: true,
-      ignoreFocusOut: true,
-    });
-    if (key === undefined) return false;
-    if (key) await this.secrets.store(OPENAI_KEY_SECRET, key);
-    else await this.secrets.delete(OPENAI_KEY_SECRET);
-    void vscode.window.setStatusBarMessage(key ? vscode.l10n.t('API key saved') : vscode.l10n.t('API key removed'), 3000);
-    return true;
+  setApiKey(): Promise<boolean> {
+    return this.askSecret(
+      OPENAI_KEY_SECRET,
+      vscode.l10n.t("API key of the OpenAI-compatible embedding server (kept in VS Code's secret storage; empty to remove it)"),
+      [vscode.l10n.t('API key saved'), vscode.l10n.t('API key removed')],
+    );
   }
 
   /** Asks for the library server's password and keeps it in the secret storage (empty: forget it). */
-  async setServerPassword(): Promise<boolean> {
-    const password = await vscode.window.showInputBox({
-      prompt: vscode.l10n.t("Password of the library server (similarSources.libraryServer), kept in VS Code's secret storage; empty to remove it"),
-      password: true,
-      ignoreFocusOut: true,
-    });
-    if (password === undefined) return false;
-    if (password) await this.secrets.store(SERVER_PASSWORD_SECRET, password);
-    else await this.secrets.delete(SERVER_PASSWORD_SECRET);
-    void vscode.window.setStatusBarMessage(password ? vscode.l10n.t('Password saved') : vscode.l10n.t('Password removed'), 3000);
+  setServerPassword(): Promise<boolean> {
+    return this.askSecret(
+      SERVER_PASSWORD_SECRET,
+      vscode.l10n.t("Password of the library server (similarSources.libraryServer), kept in VS Code's secret storage; empty to remove it"),
+      [vscode.l10n.t('Password saved'), vscode.l10n.t('Password removed')],
+    );
+  }
+
+  /** A secret typed in a password box, stored (or, left empty, removed); false when the box was dismissed. */
+  private async askSecret(key: string, prompt: string, [saved, removed]: [string, string]): Promise<boolean> {
+    const value = await vscode.window.showInputBox({ prompt, password: true, ignoreFocusOut: true });
+    if (value === undefined) return false;
+    if (value) await this.secrets.store(key, value);
+    else await this.secrets.delete(key);
+    void vscode.window.setStatusBarMessage(value ? saved : removed, 3000);
     return true;
   }
 

@@ -3,18 +3,14 @@
  * ranking and cards as on the publisher's machine, made from the server's rows (read.ts).
  */
 import type { EmbeddingProvider } from '../../embedding/provider';
-import { notReadyError } from '../health';
 import { LibraryIndex } from '../search/libraryIndex';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
 import type { LibraryServer } from './connection';
-import { currentGeneration, generationHealth, readGenerationRows } from './read';
+import { readGenerationRows } from './read';
 
 /** Loads the server's library for `provider`; `index-not-ready` with the server's health when it cannot serve that model. */
 export async function openServerLibrary(workspace: string, server: LibraryServer, provider: EmbeddingProvider): Promise<LibraryIndex> {
-  const health = generationHealth(server, await currentGeneration(server), provider.key);
-  if (health.state !== 'ready') throw notReadyError(health);
   const dim = await provider.dimension();
-  // One snapshot: the generation whose rows are read, whatever was published since the health was asked.
   const { g, rows } = await readGenerationRows(server, provider.key, dim);
   const lib = g.library;
   const m: Manifest = {

@@ -13,22 +13,18 @@ import * as path from 'node:path';
 import { EngineError } from '../../../shared/errors';
 import { isMissing, readConfinedText } from '../../util/confinedFiles';
 import { HIGHLIGHTS_FILE } from '../store/highlights';
-import { readManifest, type Manifest, type SourceRecord } from '../store/manifest';
+import { readManifest, type Manifest, type SourceRecord, type VectorSetRecord } from '../store/manifest';
 import { readPageTexts } from '../store/pageTexts';
 import { readPassageShard, readVectorShard, type ShardSource } from '../store/shards';
 import { connectServer, schemaOf, serverError, serverName, type LibraryServer } from './connection';
 import { ensureSchema, SERVER_FORMAT } from './schema';
 
 /** A generation as readers get it: the local manifest's sources in the index's row order, and the models complete for all of them. */
-export interface PublishedLibrary {
+export interface PublishedLibrary extends Pick<Manifest, 'chunker' | 'lexical' | 'fingerprint' | 'updatedAt' | 'activeModel'> {
+  /** SERVER_FORMAT of the publisher. */
   format: number;
-  chunker: number;
-  lexical: string;
-  fingerprint: string;
-  updatedAt: string;
-  activeModel?: string;
   sources: SourceRecord[];
-  vectors: Record<string, { provider: string; model: string; dim: number }>;
+  vectors: Record<string, Pick<VectorSetRecord, 'provider' | 'model' | 'dim'>>;
 }
 
 export interface PublishOptions {
@@ -41,6 +37,8 @@ export interface PublishOptions {
 }
 
 export interface PublishReport {
+  /** The server, as messages name it (never its password). */
+  server: string;
   generation: number;
   sources: number;
   passages: number;
@@ -106,7 +104,7 @@ export async function publishIndex(dir: string, server: LibraryServer, o: Publis
     await client.query(`INSERT INTO ${s}.publisher (holder) VALUES ($1) ON CONFLICT (one) DO UPDATE SET holder = $1, since = now()`, [o.publisher]);
     await client.query('BEGIN');
     try {
-      const report = await publishGeneration(client, s, dir, m, o);
+      const report = { server: serverName(server), ...(await publishGeneration(client, s, dir, m, o)) };
       if (o.signal?.aborted) throw new EngineError('cancelled', 'publication cancelled: the server keeps its previous generation');
       await client.query('COMMIT');
       return report;
@@ -125,7 +123,7 @@ export async function publishIndex(dir: string, server: LibraryServer, o: Publis
   }
 }
 
-async function publishGeneration(client: pg.Client, s: string, dir: string, m: Manifest, o: PublishOptions): Promise<PublishReport> {
+async function publishGeneration(client: pg.Client, s: string, dir: string, m: Manifest, o: PublishOptions): Promise<Omit<PublishReport, 'server'>> {
   const v = [m.chunker, m.lexical] as const;
   const hashes = [...new Set(Object.values(m.sources).map((r) => r.contentHash))];
   const have = new Set(

@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import type { IndexHealth } from '../../../shared/health';
 import { EngineError } from '../../../shared/errors';
+import { notReadyError } from '../health';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { assembleRows, type LoadedRows, type RowShard, type ShardVectors } from '../search/loadRows';
 import { decodePostings, encodeShard } from '../store/postingsFile';
@@ -120,23 +121,23 @@ function copyVector(bytes: Buffer, target: Float32Array, at: number): number {
   return n;
 }
 
-/** Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that generation. */
+/**
+ * Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that
+ * generation; `index-not-ready` with its health when it cannot serve that model. One snapshot: the
+ * generation judged is the one read, whatever is published meanwhile.
+ */
 export function readGenerationRows(server: LibraryServer, modelKey: string, dim: number): Promise<{ g: ServerGeneration; rows: LoadedRows }> {
   return snapshot(server, 'reading the library', async (client, s) => {
     const g = await current(client, s, server);
-    // A publisher committed since the caller looked: this snapshot reads the newer one, whole.
-    if (!g)
-      throw new EngineError('index-not-ready', `nothing is published on ${serverName(server)}`, { state: 'missing', dir: serverName(server), server: true });
+    const health = generationHealth(server, g, modelKey);
+    if (!g || health.state !== 'ready') throw notReadyError(health);
     const lib = g.library;
     const v = [lib.chunker, lib.lexical] as const;
     const hashes = [...new Set(lib.sources.map((r) => r.contentHash))];
     const passagesOf = new Map<string, StoredPassage[]>();
     const vectorsOf = new Map<string, { at: number; count: number }>();
-    const counts = await client.query<{ h: string; passages: number }>(
-      `SELECT content_hash AS h, passages FROM ${s}.contents WHERE chunker = $1 AND lexical = $2 AND content_hash = ANY($3)`,
-      [...v, hashes],
-    );
-    const total = lib.sources.reduce((n, r) => n + (counts.rows.find((x) => x.h === r.contentHash)?.passages ?? 0), 0);
+    // The manifest's counts (a shard with more passages than they say is damage: assembleRows).
+    const total = lib.sources.reduce((n, r) => n + r.passages, 0);
     const flat = new Float32Array(total * dim);
     let filled = 0;
     for (let i = 0; i < hashes.length; i += 500) {
