@@ -8,6 +8,8 @@ import { AnalysisCache } from '../core/analysis/cache';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
 import { OllamaReranker } from '../core/analysis/rerank';
 import { healthOf } from '../core/index/health';
+import { recordServerRead } from '../core/index/server/lastRead';
+import type { LibraryIndex } from '../core/index/search/libraryIndex';
 import { indexDir, readManifest } from '../core/index/store/manifest';
 import { segmentLatex } from '../core/latex/segment';
 import { segmentMarkdown, type SegmentedDocument } from '../core/markdown/segment';
@@ -16,8 +18,10 @@ import type { DraftFormat } from '../shared/draftLanguages';
 import type { Granularity, Settings } from '../shared/settings';
 import { highlightsFingerprint, readHighlights } from '../core/index/store/highlights';
 import { bundleDir } from './bundle';
-import { embedsInBackground } from './provider';
+import { embedsInBackground, type EmbeddingProvider } from './provider';
+import { serverCacheState, type LibraryServer } from './libraryServer';
 import { coreIndex, type SearchIndex } from './search';
+import type { SemanticProgress } from '../shared/health';
 
 /** The settings an analysis reads its options from (`analysisOptionsOf`). */
 export type AnalysisSettings = Pick<
@@ -74,22 +78,33 @@ export interface AnalysisRequest {
 }
 
 /** What restoring a draft's results from the cache needs: the request without an index, and the model that would answer. */
-export type CachedAnalysisRequest = Omit<AnalysisRequest, 'index' | 'onProgress'> & { modelKey: string; providerId?: string; queryKey?: string };
+export type CachedAnalysisRequest = Omit<AnalysisRequest, 'index' | 'onProgress'> & {
+  /** A lab's library server the library is read from (the cache is then keyed by the generation last read here). */
+  server?: LibraryServer;
+};
 
 /**
  * For each segment of a Markdown document, the library sources worth citing
  * there. Unchanged segments come from the cache; a cancel (`cancelled`) caches
  * nothing; an index that cannot answer is `index-not-ready`, never "no result".
  */
-export function analyze(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
+export async function analyze(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
   const { index } = r;
-  return analyzeDocument(document, options, {
+  let used: LibraryIndex | undefined;
+  const result = await analyzeDocument(document, options, {
     ...r,
-    index: typeof index === 'function' ? async () => coreIndex(await index()) : coreIndex(index),
+    index: typeof index === 'function' ? async () => (used = coreIndex(await index())) : (used = coreIndex(index)),
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
     segmenter: segmenterOf(r),
   });
+  // Results cached from a library server's generation: the record that serves them while it is out of reach
+  // (cachedAnalysis). A workspace that cannot be written to loses only that: the analysis is done.
+  if (r.cache !== false && used?.serverName && used.generation !== undefined)
+    await recordServerRead(r.workspace, { server: used.serverName, model: result.model, generation: used.generation, fingerprint: result.fingerprint }).catch(
+      () => undefined,
+    );
+  return result;
 }
 
 let segmentThread: SegmentThread | undefined;
@@ -108,25 +123,40 @@ function segmenterOf(r: Pick<AnalysisRequest, 'segmentInWorker' | 'format'>): Se
  * index and model, without loading the index (a reopened draft gets them back at
  * once); undefined otherwise.
  */
-export async function cachedAnalysis(document: string, options: AnalysisOptionsInput, r: CachedAnalysisRequest): Promise<AnalysisResult | undefined> {
+export async function cachedAnalysis(
+  document: string,
+  options: AnalysisOptionsInput,
+  r: CachedAnalysisRequest,
+  provider: Pick<EmbeddingProvider, 'id' | 'key' | 'queryKey'>,
+): Promise<AnalysisResult | undefined> {
   if (r.cache === false) return undefined;
-  // One read of the manifest for both the health and the fingerprint (it runs as a draft opens).
-  const dir = indexDir(r.workspace);
-  const m = await readManifest(dir).catch(() => undefined);
-  if (!m) return undefined;
-  const health = await healthOf(dir, m, r.modelKey, { partial: embedsInBackground({ id: r.providerId ?? 'embedded' }) });
-  if (health.state !== 'ready') return undefined;
+  const state = r.server ? await serverCacheState(r.workspace, r.server, provider.key) : await localCacheState(r.workspace, provider);
+  if (!state) return undefined;
   return cachedDocumentAnalysis(document, options, {
     ...r,
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
     segmenter: segmenterOf(r),
-    // With the Zotero highlights' stamp, as the loaded index's fingerprint (they change rankings and cards).
-    fingerprint: highlightsFingerprint(m.fingerprint, (await readHighlights(dir)).stamp),
-    model: r.modelKey,
-    queryKey: r.queryKey,
-    semantic: health.semantic,
+    fingerprint: state.fingerprint,
+    model: provider.key,
+    queryKey: provider.queryKey,
+    semantic: state.semantic,
   });
+}
+
+/** The workspace index's fingerprint, when it is ready for the model. */
+async function localCacheState(
+  workspace: string,
+  provider: Pick<EmbeddingProvider, 'id' | 'key'>,
+): Promise<{ fingerprint: string; semantic?: SemanticProgress } | undefined> {
+  // One read of the manifest for both the health and the fingerprint (it runs as a draft opens).
+  const dir = indexDir(workspace);
+  const m = await readManifest(dir).catch(() => undefined);
+  if (!m) return undefined;
+  const health = await healthOf(dir, m, provider.key, { partial: embedsInBackground(provider) });
+  if (health.state !== 'ready') return undefined;
+  // With the Zotero highlights' stamp, as the loaded index's fingerprint (they change rankings and cards).
+  return { fingerprint: highlightsFingerprint(m.fingerprint, (await readHighlights(dir)).stamp), semantic: health.semantic };
 }
 
 /** Removes the workspace's cached analyses; says how many documents had one. */

@@ -426,13 +426,13 @@ export class WorkspaceEngine {
   }
 
   /** The draft's results when the cache holds all of them for the index and `provider`, without loading the index. */
-  cachedAnalysis(
+  async cachedAnalysis(
     document: string,
     options: AnalysisOptionsInput,
-    r: Omit<CachedAnalysisRequest, 'workspace' | 'modelKey' | 'queryKey' | 'providerId'>,
+    r: Omit<CachedAnalysisRequest, 'workspace' | 'server'>,
     provider: EmbeddingProvider,
   ): Promise<AnalysisResult | undefined> {
-    return cachedAnalysis(document, options, { ...r, workspace: this.workspace, modelKey: provider.key, queryKey: provider.queryKey, providerId: provider.id });
+    return cachedAnalysis(document, options, { ...r, workspace: this.workspace, server: await this.libraryServer() }, provider);
   }
 
   /**

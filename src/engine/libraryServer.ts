@@ -5,12 +5,13 @@
  * `similarSources.libraryServer` set, the library is read from the server and never indexed here.
  */
 import { openServerLibrary } from '../core/index/server/open';
-import type { LibraryServer } from '../core/index/server/connection';
+import { serverName, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
+import { lastServerRead } from '../core/index/server/lastRead';
 import { currentGeneration, generationHealth } from '../core/index/server/read';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
-import { EngineError } from '../shared/errors';
+import { EngineError, errorCode } from '../shared/errors';
 import type { Readiness, VectorsReport } from './engineTypes';
 import { embedsInBackground, type EmbeddingProvider } from './provider';
 import { servedIndex, type SearchIndex } from './search';
@@ -22,10 +23,41 @@ export function serverOf(s: Pick<Settings, 'libraryServer' | 'libraryServerSchem
   return s.libraryServer ? { url: s.libraryServer, ...(s.libraryServerSchema ? { schema: s.libraryServerSchema } : {}) } : undefined;
 }
 
-/** The server's library as the health of an index for `provider`, and the generation it would be read from. */
+/**
+ * The server's library as the health of an index for `provider`, and the generation it would be
+ * read from; `unreachable` when the server cannot be reached.
+ */
 export async function serverState(server: LibraryServer, provider: Pick<EmbeddingProvider, 'key'>): Promise<{ health: IndexHealth; generation?: number }> {
-  const g = await currentGeneration(server);
+  let g;
+  try {
+    g = await currentGeneration(server);
+  } catch (err) {
+    if (errorCode(err) !== 'server-unreachable') throw err;
+    return { health: { state: 'unreachable', dir: serverName(server), detail: (err as Error).message, server: true } };
+  }
   return { health: generationHealth(server, g, provider.key), ...(g ? { generation: g.id } : {}) };
+}
+
+/**
+ * What keys the analyses cached here for the server's library: the last generation this machine
+ * read for `model`, while the server still serves it — or while it cannot be reached (the results
+ * found before are shown offline, and the health says the server is unreachable).
+ */
+export async function serverCacheState(
+  workspace: string,
+  server: LibraryServer,
+  model: string,
+): Promise<{ fingerprint: string; semantic?: undefined } | undefined> {
+  const last = await lastServerRead(workspace, server, model);
+  if (!last) return undefined;
+  let g;
+  try {
+    g = await currentGeneration(server);
+  } catch (err) {
+    if (errorCode(err) === 'server-unreachable') return { fingerprint: last.fingerprint };
+    throw err;
+  }
+  return g?.id === last.generation ? { fingerprint: last.fingerprint } : undefined;
 }
 
 /** What names the server's library as a loaded index is kept for: the server and its current generation. */

@@ -12,6 +12,11 @@ export type IndexHealth =
   | { state: 'incomplete'; dir: string; detail: string; model: string }
   /** Unreadable (damaged manifest or shard): rebuilt by the next indexing run. */
   | { state: 'corrupt'; dir: string; detail: string }
+  /**
+   * The lab's library server (`dir` names it) cannot be reached: down, offline, refused. Nothing new
+   * is searched; analyses cached on this machine from its last generation read are still shown.
+   */
+  | { state: 'unreachable'; dir: string; detail: string; server: true }
   /** Being indexed: by this process (with its progress) or by another that holds the writer lock. */
   | { state: 'indexing'; dir: string; holder?: string; done?: number; total?: number }
   | {
@@ -77,6 +82,8 @@ export function describeHealth(h: IndexHealth): string {
       return `incomplete: ${h.detail}`;
     case 'corrupt':
       return `corrupt: ${h.detail}`;
+    case 'unreachable':
+      return `unreachable: ${h.detail}; the editor still shows the analyses cached on this machine`;
     case 'indexing':
       return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
     case 'ready':

@@ -13,7 +13,7 @@ import { LIMITS, lineText, safeCard } from '../shared/untrusted';
 import { readSettings } from './config';
 import { draftFormat, draftTemplate, isDraft } from './drafts';
 import { loadEngine } from './engine';
-import { indexQuestion, panelStateOf, semanticNote } from './healthText';
+import { indexQuestion, panelStateOf, semanticNote, statusMessage } from './healthText';
 import type { AnalysisResult, EmbeddingProvider } from '../engine';
 import type { Services } from './services';
 
@@ -39,7 +39,12 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
   // With `provider: auto` and no local model yet, the download is offered once; this analysis goes on meanwhile.
   void s.localModel.offerOnce(folder).catch((e: Error) => s.log.warn(`local model offer: ${e.message}`));
   const provider = await s.library.provider(folder);
-  if (!(await ensureIndexReady(s, folder, settings, provider))) return undefined;
+  if (!(await ensureIndexReady(s, folder, settings, provider))) {
+    // The library server out of reach: this draft's results found before, from the cache, or the panel says why there are none.
+    const h = s.library.health;
+    if (h.state === 'unreachable' && !(await restoreFromCache(s, document)) && !s.results.get(document.uri)) s.panel.showState(panelStateOf(h)!);
+    return undefined;
+  }
 
   let result: AnalysisResult;
   try {
@@ -129,6 +134,8 @@ async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, set
         ? vscode.l10n.t('No readable PDF was found in the library folders.')
         : vscode.l10n.t('No library is configured and the workspace holds no readable PDF. Set “similarSources.libraryFolders”.'),
     });
+  } else if (r.why === 'not-ready' && r.health?.state === 'unreachable') {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Similar Sources: {0}', statusMessage(r.health)));
   } else if (r.why === 'not-ready' && r.health) {
     // Another process (the CLI, another window) holds the index: the analysis waits for nothing.
     const state = panelStateOf(r.health);

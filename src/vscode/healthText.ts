@@ -71,6 +71,11 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
       };
     case 'corrupt':
       return { text: `$(warning) ${t('Index damaged')}`, tooltip: h.detail };
+    case 'unreachable':
+      return {
+        text: `$(debug-disconnect) ${t('Library server unreachable')}`,
+        tooltip: t('Similar Sources: {0}. The results found before, cached on this machine, are still shown; new analyses wait for the server.', h.detail),
+      };
   }
 }
 
@@ -111,6 +116,8 @@ export function panelStateOf(h: HostHealth): PanelState | undefined {
       return { kind: 'not-indexed', message: t('The library index must be updated before this analysis.') };
     case 'corrupt':
       return { kind: 'index-error', message: h.detail };
+    case 'unreachable':
+      return { kind: 'index-error', message: t('The library server cannot be reached: {0}', h.detail) };
     case 'indexing':
       return { kind: 'indexing', message: t('Indexing PDFs'), done: h.done ?? 0, total: h.total ?? 0 };
     default:
@@ -141,6 +148,8 @@ export function statusMessage(h: HostHealth): string {
       return t('The library is being indexed; the analysis will use it when indexing has finished.');
     case 'corrupt':
       return t('The index in {0} is damaged: {1}', h.dir, h.detail);
+    case 'unreachable':
+      return t('The library server cannot be reached: {0}. The results found before, cached on this machine, are still shown.', h.detail);
   }
 }
 

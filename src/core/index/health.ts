@@ -106,7 +106,8 @@ export async function indexHealth(workspace: string, modelKey?: string, opts: He
 
 /** The error for an index that cannot serve: its message says what to do. */
 export function notReadyError(h: IndexHealth): EngineError {
-  return new EngineError('index-not-ready', notReadyMessage(h), h);
+  // A server out of reach is not an index to build: its own code, as when a connection fails.
+  return new EngineError(h.state === 'unreachable' ? 'server-unreachable' : 'index-not-ready', notReadyMessage(h), h);
 }
 
 export function notReadyMessage(h: IndexHealth): string {
@@ -120,6 +121,8 @@ export function notReadyMessage(h: IndexHealth): string {
       return `${capitalise(h.detail)}. Index the library with this model (similar-sources index) to complete it.`;
     case 'corrupt':
       return `The library index is damaged: ${h.detail}. Index the library again to rebuild it.`;
+    case 'unreachable':
+      return `${capitalise(h.detail)}. Try again when it can be reached (the analyses cached here are still shown in the editor).`;
     case 'indexing':
       return 'The library is being indexed; try again when indexing has finished.';
     case 'ready':

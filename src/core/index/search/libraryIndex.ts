@@ -286,8 +286,9 @@ export class LibraryIndex {
     return LibraryIndex.fromRows(workspace, m, provider, rows, dim, health.semantic);
   }
 
-  /** The library server's generation this index was read from (server/open.ts; undefined for a local index). */
+  /** The library server's generation this index was read from, and that server's name (server/open.ts; undefined for a local index). */
   generation?: number;
+  serverName?: string;
 
   /**
    * The index made of `rows` (loadRows, or a library server's: server/open.ts). `highlights`: the

@@ -5,7 +5,7 @@
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
-import type { LibraryServer } from './connection';
+import { serverName, type LibraryServer } from './connection';
 import { readGenerationRows } from './read';
 
 /** Loads the server's library for `provider`; `index-not-ready` with the server's health when it cannot serve that model. */
@@ -28,5 +28,6 @@ export async function openServerLibrary(workspace: string, server: LibraryServer
   };
   const index = await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? '');
   index.generation = g.id;
+  index.serverName = serverName(server);
   return index;
 }

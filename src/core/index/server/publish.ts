@@ -17,6 +17,7 @@ import { readManifest, type Manifest, type SourceRecord, type VectorSetRecord } 
 import { readPageTexts } from '../store/pageTexts';
 import { readPassageShard, readVectorShard, type ShardSource } from '../store/shards';
 import { connectServer, schemaOf, serverError, serverName, type LibraryServer } from './connection';
+import { copyIn, CopyRows, type CopyColumn } from './copyBinary';
 import { ensureSchema, SERVER_FORMAT } from './schema';
 
 /** A generation as readers get it: the local manifest's sources in the index's row order, and the models complete for all of them. */
@@ -77,9 +78,6 @@ async function lock(client: pg.Client, server: LibraryServer, s: string, o: Publ
     await sleep(250);
   }
 }
-
-/** A float32 vector as pgvector's text input (the shortest decimal that reads back as the same float). */
-const vectorLiteral = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 
 /** Publishes the index in `dir` (indexDir) as the server's next generation. */
 export async function publishIndex(dir: string, server: LibraryServer, o: PublishOptions): Promise<PublishReport> {
@@ -156,16 +154,25 @@ async function publishGeneration(client: pg.Client, s: string, dir: string, m: M
   const sentVectors: Record<string, number> = {};
   const incomplete = new Set<string>();
   let passages = 0;
+  // A shard's rows are sent while the next one is read and encoded (the publisher's CPU and the
+  // server's work overlap); two shards at most are held in memory.
+  let sending: Promise<unknown> = Promise.resolve();
   const shardKeys = Object.keys(m.shards).sort((a, b) => Number(a) - Number(b));
   for (const [done, key] of shardKeys.entries()) {
     if (o.signal?.aborted) throw new EngineError('cancelled', 'publication cancelled: the server keeps its previous generation');
     const sources = (await readPassageShard(dir, m.shards[key])).filter((x) => m.sources[x.id]);
+    const rows = {
+      contents: new CopyRows(CONTENT_TYPES),
+      passages: new CopyRows(PASSAGE_TYPES),
+      embedded: new CopyRows(EMBEDDED_TYPES),
+      vectors: new CopyRows(VECTOR_TYPES),
+    };
     const vectorsOf = new Map<string, Map<string, Float32Array> | undefined>();
     for (const src of sources) {
       order.push(m.sources[src.id]);
       passages += src.passages.length;
       if (!have.has(src.contentHash)) {
-        await sendContent(client, s, dir, m, src);
+        await addContent(rows, dir, m, src);
         have.add(src.contentHash);
       }
       for (const [model, set] of Object.entries(m.vectors)) {
@@ -178,18 +185,25 @@ async function publishGeneration(client: pg.Client, s: string, dir: string, m: M
           incomplete.add(model);
           continue;
         }
-        await client.query(`INSERT INTO ${s}.embedded (model_key, content_hash, chunker, lexical) VALUES ($1, $2, $3, $4)`, [model, src.contentHash, ...v]);
-        await client.query(
-          `INSERT INTO ${s}.vectors (model_key, content_hash, chunker, lexical, ordinal, embedding)
-           SELECT $1, $2, $3, $4, o, e::vector FROM unnest($5::int[], $6::text[]) AS t(o, e)`,
-          [model, src.contentHash, ...v, found.map((_, i) => i), found.map((x) => vectorLiteral(x!))],
-        );
+        rows.embedded.add([model, src.contentHash, ...v]);
+        found.forEach((x, i) => rows.vectors.add([model, src.contentHash, ...v, i, x!]));
         known.add(src.contentHash);
         sentVectors[model] = (sentVectors[model] ?? 0) + found.length;
       }
     }
+    await sending;
+    // A table's rows after those they refer to.
+    sending = (async () => {
+      await copyIn(client, `${s}.contents`, CONTENT_COLUMNS, rows.contents);
+      await copyIn(client, `${s}.passages`, PASSAGE_COLUMNS, rows.passages);
+      await copyIn(client, `${s}.embedded`, EMBEDDED_COLUMNS, rows.embedded);
+      await copyIn(client, `${s}.vectors`, VECTOR_COLUMNS, rows.vectors);
+    })();
+    // Awaited before the next shard is queued or the generation is written; a failure meanwhile is not unhandled.
+    sending.catch(() => undefined);
     o.onProgress?.(done + 1, shardKeys.length);
   }
+  await sending;
   const models = Object.keys(m.vectors).filter((k) => !incomplete.has(k));
   const library: PublishedLibrary = {
     format: SERVER_FORMAT,
@@ -228,32 +242,18 @@ async function publishGeneration(client: pg.Client, s: string, dir: string, m: M
   return { generation, sources: order.length, passages, sent: have.size - kept, kept, vectors: sentVectors, models, removed: removed.rowCount ?? 0 };
 }
 
-/** One PDF's content: its page texts and passages. */
-async function sendContent(client: pg.Client, s: string, dir: string, m: Manifest, src: ShardSource): Promise<void> {
+const CONTENT_COLUMNS = ['content_hash', 'chunker', 'lexical', 'passages', 'pages'];
+const CONTENT_TYPES: CopyColumn[] = ['text', 'int4', 'text', 'int4', 'jsonb'];
+const PASSAGE_COLUMNS = ['content_hash', 'chunker', 'lexical', 'ordinal', 'page', 'page_label', 'end_page', 'heading', 'body', 'terms', 'ocr'];
+const PASSAGE_TYPES: CopyColumn[] = ['text', 'int4', 'text', 'int4', 'int4', 'text', 'int4', 'text', 'text', 'text', 'bool'];
+const EMBEDDED_COLUMNS = ['model_key', 'content_hash', 'chunker', 'lexical'];
+const EMBEDDED_TYPES: CopyColumn[] = ['text', 'text', 'int4', 'text'];
+const VECTOR_COLUMNS = ['model_key', 'content_hash', 'chunker', 'lexical', 'ordinal', 'embedding'];
+const VECTOR_TYPES: CopyColumn[] = ['text', 'text', 'int4', 'text', 'int4', 'vector'];
+
+/** One PDF's content, its page texts and passages, added to the shard's rows. */
+async function addContent(rows: { contents: CopyRows; passages: CopyRows }, dir: string, m: Manifest, src: ShardSource): Promise<void> {
   const pages = await readPageTexts(dir, src.contentHash);
-  await client.query(`INSERT INTO ${s}.contents (content_hash, chunker, lexical, passages, pages) VALUES ($1, $2, $3, $4, $5)`, [
-    src.contentHash,
-    m.chunker,
-    m.lexical,
-    src.passages.length,
-    pages ? JSON.stringify(pages) : null,
-  ]);
-  const p = src.passages;
-  await client.query(
-    `INSERT INTO ${s}.passages (content_hash, chunker, lexical, ordinal, page, page_label, end_page, heading, body, terms, ocr)
-     SELECT $1, $2, $3, * FROM unnest($4::int[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[], $11::bool[])`,
-    [
-      src.contentHash,
-      m.chunker,
-      m.lexical,
-      p.map((_, i) => i),
-      p.map((x) => x.p),
-      p.map((x) => x.l ?? null),
-      p.map((x) => x.e),
-      p.map((x) => x.h ?? null),
-      p.map((x) => x.t),
-      p.map((x) => x.k),
-      p.map((x) => x.o === 1),
-    ],
-  );
+  rows.contents.add([src.contentHash, m.chunker, m.lexical, src.passages.length, pages ? JSON.stringify(pages) : null]);
+  src.passages.forEach((x, i) => rows.passages.add([src.contentHash, m.chunker, m.lexical, i, x.p, x.l ?? null, x.e, x.h ?? null, x.t, x.k, x.o === 1]));
 }
