@@ -29,6 +29,7 @@ const SCRIPTS_INTO_CORE = {
   'scripts/measure-ocr.ts': 'measures the text-quality thresholds, page imaging and the OCR pool page by page',
   'scripts/ocr-decisions.ts': "lists the pages the extraction sends to OCR, with the text-quality rule's figures for each",
   'scripts/measure-citation-check.ts': "compares the citation check's word matching with the page texts it stores",
+  'scripts/measure-viewer-quotes.ts': "samples viewers' copies against the page texts the indexer stores (core/index/store/pageTexts), by their page numbers",
   'scripts/measure-highlights.ts': 'marks passages as highlighted on the loaded collection and varies the highlight boost, which the engine fixes',
   'scripts/bench/zotero.ts': "times the Zotero database reader's copy and read separately (its lastTimings), which the engine's indexing does not return",
   'scripts/bench/zoteroApi.ts': "times Zotero's local API reader and the watch's stamp on their own, against a fake Zotero",

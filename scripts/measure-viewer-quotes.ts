@@ -229,11 +229,14 @@ async function main() {
         const at = whole.indexOf(t);
         return at >= 0 && whole.indexOf(t, at + 1) < 0;
       };
-      const usable = texts.map((t, i) => ({ i, ws: wordsOf(t) })).filter((x) => x.ws.length >= 60 && x.i < pages.length);
+      // The product's page of each extractor's page, by number (a page without text may be missing from the store).
+      const byNumber = new Map(pages.map((p) => [p.page, p]));
+      const labelOf = (i: number) => byNumber.get(i + 1)?.label;
+      const usable = texts.map((t, i) => ({ i, ws: wordsOf(t) })).filter((x) => x.ws.length >= 60 && labelOf(x.i) !== undefined);
       if (!usable.length) continue;
       for (let k = 0, tries = 0; k < PER_SOURCE && tries < 40 * PER_SOURCE; tries++) {
         const { i, ws } = pick(usable);
-        const crossing = k % 4 === 3 && i + 1 < texts.length && i + 1 < pages.length;
+        const crossing = k % 4 === 3 && i + 1 < texts.length && labelOf(i + 1) !== undefined;
         const len = 8 + Math.floor(rnd() * 33);
         let quote: string;
         let locator: string;
@@ -245,14 +248,14 @@ async function main() {
           if (next.length < head || ws.length < tail) continue;
           quote = `${texts[i].slice(ws[ws.length - tail].a)} ${texts[i + 1].slice(0, next[head - 1].b)}`.replace(/\s+/g, ' ').trim();
           if (quote.split(' ').length > 70) continue;
-          locator = `pp. ${pages[i].label}–${pages[i + 1].label}`;
+          locator = `pp. ${labelOf(i)}–${labelOf(i + 1)}`;
         } else {
           const a = Math.floor(rnd() * (ws.length - len));
           quote = texts[i]
             .slice(ws[a].a, ws[a + len - 1].b)
             .replace(/\s+/g, ' ')
             .trim();
-          locator = `p. ${pages[i].label}`;
+          locator = `p. ${labelOf(i)}`;
         }
         if (!quotable(quote) || !once(quote)) continue;
         k++;
@@ -261,7 +264,9 @@ async function main() {
         if (crossing) continue;
         // What a writer does to it: one word changed, added, removed (inside, a word of five letters or more).
         const w = quote.split(' ');
-        const inner = w.map((x, j) => ({ x, j })).filter(({ x, j }) => j > 0 && j < w.length - 1 && /^\p{L}{5,}$/u.test(x));
+        // Between two words of the quotation (a dash or a number before the first word is no word: removing that word leaves a quotation still verbatim).
+        const wordy = w.map((x, j) => (/\p{L}/u.test(x) ? j : -1)).filter((j) => j >= 0);
+        const inner = w.map((x, j) => ({ x, j })).filter(({ x, j }) => j > wordy[0] && j < wordy[wordy.length - 1] && /^\p{L}{5,}$/u.test(x));
         if (inner.length) {
           const { j } = pick(inner);
           const alt = pick(vocabulary.filter((v) => v !== w[j].toLowerCase()));
@@ -282,9 +287,14 @@ async function main() {
   }
   if (SAVE) await fs.writeFile(SAVE, JSON.stringify({ cases, paras }));
   const draft = paras.join('\n\n') + '\n';
-  const t0 = process.hrtime.bigint();
-  const result = await checkCitations(draft, { workspace: root, bibliography: library.bibliography, workerDir: path.resolve('dist') });
-  const checkMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  // The first check (page texts read from disk) and the median of three more (an editor checking again).
+  const timedCheck = async () => {
+    const t0 = process.hrtime.bigint();
+    const r = await checkCitations(draft, { workspace: root, bibliography: library.bibliography, workerDir: path.resolve('dist') });
+    return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+  };
+  const { r: result, ms: checkMs } = await timedCheck();
+  const again = [(await timedCheck()).ms, (await timedCheck()).ms, (await timedCheck()).ms].sort((a, b) => a - b)[1];
   if (result.citations.length !== cases.length) throw new Error(`the draft has ${cases.length} citations, the checker found ${result.citations.length}`);
 
   type Row = { n: number; right: number; statuses: Record<string, number>; misses: string[] };
@@ -307,7 +317,7 @@ async function main() {
   if (argv.includes('--json')) {
     process.stdout.write(JSON.stringify(Object.fromEntries([...rows].map(([k, r]) => [k, { n: r.n, right: r.right, statuses: r.statuses }])), null, 1) + '\n');
   }
-  console.log(`\n### Viewer copies: ${cases.length} citations of ${keyOf.size} PDFs, checked in ${checkMs.toFixed(0)} ms\n`);
+  console.log(`\n### Viewer copies: ${cases.length} citations of ${keyOf.size} PDFs, checked in ${checkMs.toFixed(0)} ms (again: ${again.toFixed(0)} ms)\n`);
   console.log('| extractor | kind | n | judged right | statuses |');
   console.log('|---|---|---|---|---|');
   for (const e of order)

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { errorHealth, statusSeverity, type CheckedCitation } from '../engine';
 import { terminalText } from '../shared/untrusted';
+import { forgivenText } from '../shared/viewerDifferences';
 import { checkKnown, type ParsedArgs } from './args';
 import { readDraftFile } from './draftFile';
 import { err, out, outJson, warnings } from './output';
@@ -81,6 +82,7 @@ export async function cmdCheck(args: ParsedArgs, providerOpts: readonly string[]
             foundPage: c.foundPage,
             sourceText: c.sourceText,
             differences: c.differences,
+            forgiven: c.forgiven ?? [],
             suggestions: c.suggestions,
             path: c.path,
             ocr: c.ocr,
@@ -103,6 +105,8 @@ export async function cmdCheck(args: ParsedArgs, providerOpts: readonly string[]
     for (const c of hints) err(hintLine(fileOf(c), c));
     // A quotation checked only at its ends is no problem found, but not `ok` either: said beside the hints.
     for (const c of result.citations) if (statusSeverity(c.status) === 'info') err(problemLine(fileOf(c), c));
+    // What a viewer's copy differs by, accepted: said, so that an `ok` is never silent about what it forgave.
+    for (const c of result.citations) if (c.status === 'ok' && c.forgiven?.length) err(acceptedLine(fileOf(c), c));
     const n = result.citations.length;
     const partly = result.partlyChecked;
     err(
@@ -124,6 +128,12 @@ const name = (s: string, n = 200) => terminalText(s, n);
 /** `draft.md:12:40 hint @key p. 212 → p. 215 matches this sentence better: “…”` */
 export function hintLine(file: string, c: CheckedCitation): string {
   return `${name(file, 1000)}:${c.line}:${c.column} hint @${name(c.key)}${c.locator ? ` ${name(c.locator)}` : ''} → ${pages(name(c.hint?.page ?? '?', 40))} matches this sentence better: “${clip(c.hint?.excerpt ?? '')}”`;
+}
+
+/** `draft.md:12:40 ok @key pp. 46–47 → a viewer's copy: the copy holds a running head … (“chapter 7 reference 42”)` */
+export function acceptedLine(file: string, c: CheckedCitation): string {
+  const what = (c.forgiven ?? []).slice(0, 3).map((f) => clip(forgivenText(f), 160));
+  return `${name(file, 1000)}:${c.line}:${c.column} ok @${name(c.key)}${c.locator ? ` ${name(c.locator)}` : ''} → a viewer's copy: ${what.join('; ')}`;
 }
 
 /** `draft.md:12:40 wrong-page @key p. 214 → found on p. 215` */

@@ -77,19 +77,22 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
     // A LaTeX draft's citations in the files it includes name their file (workspace-relative).
     const elsewhere = new Map<string, vscode.Diagnostic[]>();
     for (const c of result.citations) {
-      if (c.status === 'ok' && !c.hint) continue;
+      if (c.status === 'ok' && !c.hint && !c.forgiven?.length) continue;
       const range = new vscode.Range(c.line - 1, Math.max(0, c.column - 1), c.line - 1, Math.max(0, c.endColumn - 1));
       // A page hint is information, never a problem: the citation is ok. So is a quotation compared only at its ends.
       const level = engine.statusSeverity(c.status);
+      // An ok that forgave a viewer's copy its differences says which, as a hint (no squiggle, shown on hover).
       const severity =
-        level === 'ok' || level === 'info'
-          ? vscode.DiagnosticSeverity.Information
-          : level === 'error'
-            ? vscode.DiagnosticSeverity.Error
-            : vscode.DiagnosticSeverity.Warning;
+        c.status === 'ok' && !c.hint
+          ? vscode.DiagnosticSeverity.Hint
+          : level === 'ok' || level === 'info'
+            ? vscode.DiagnosticSeverity.Information
+            : level === 'error'
+              ? vscode.DiagnosticSeverity.Error
+              : vscode.DiagnosticSeverity.Warning;
       const d = new vscode.Diagnostic(range, message(c, engine.MAX_QUOTE_WORDS), severity);
       d.source = SOURCE;
-      d.code = c.status === 'ok' ? 'page-hint' : c.status;
+      d.code = c.status === 'ok' ? (c.hint ? 'page-hint' : 'viewer-copy') : c.status;
       this.verdicts.set(d, c);
       if (c.file) elsewhere.set(c.file, [...(elsewhere.get(c.file) ?? []), d]);
       else diagnostics.push(d);
@@ -99,7 +102,9 @@ export class CitationChecker implements vscode.CodeActionProvider, vscode.Dispos
     uris.forEach((uri, i) => this.collection.set(uri, [...elsewhere.values()][i]));
     this.touched.set(key, uris);
     this.collection.set(doc.uri, diagnostics);
-    const problems = [...diagnostics, ...[...elsewhere.values()].flat()].filter((d) => d.severity !== vscode.DiagnosticSeverity.Information).length;
+    const problems = [...diagnostics, ...[...elsewhere.values()].flat()].filter(
+      (d) => d.severity !== vscode.DiagnosticSeverity.Information && d.severity !== vscode.DiagnosticSeverity.Hint,
+    ).length;
     if (explicit) {
       const n = result.citations.length;
       void vscode.window.setStatusBarMessage(vscode.l10n.t('Citations checked: {0}, problems: {1}', n, problems), 5000);
@@ -168,8 +173,25 @@ function message(c: CheckedCitation, ends: number): string {
         c.key,
       );
     default:
-      return c.hint ? t('Another page of @{0} matches this sentence better: {1} (“{2}”).', c.key, pages(c.hint.page), c.hint.excerpt) : '';
+      return c.hint
+        ? t('Another page of @{0} matches this sentence better: {1} (“{2}”).', c.key, pages(c.hint.page), c.hint.excerpt)
+        : t('Quotation ok — {0}.', (c.forgiven ?? []).map(forgivenWords).join('; '));
   }
+}
+
+/** One difference a viewer's copy made, accepted, in the user's language. */
+function forgivenWords(f: NonNullable<CheckedCitation['forgiven']>[number]): string {
+  const t = vscode.l10n.t;
+  const why: Record<typeof f.kind, string> = {
+    'page-furniture': t('the copy holds a running head, footer or page number of the PDF’s page break'),
+    logo: t('the PDF’s text layer spells a logo out in letters'),
+    'small-caps': t('the PDF sets a word in small capitals, whose first letter viewers read apart'),
+    glyph: t('the PDF’s symbol font decodes a glyph through another encoding'),
+    'footnote-mark': t('the copy holds a footnote number glued to a word'),
+    'cut-word': t('the copy starts or ends inside a hyphenated word'),
+  };
+  const words = [f.quote && `“${f.quote}”`, f.source && t('the PDF: “{0}”', f.source)].filter(Boolean).join(', ');
+  return words ? `${why[f.kind]} (${words})` : why[f.kind];
 }
 
 /** The Quick Fixes of a verdict: each one replacement in the document. */

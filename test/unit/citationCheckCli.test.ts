@@ -137,6 +137,29 @@ describe('CLI check (bundled dist/cli.js)', function () {
     assert.equal(readdirSync(pages).length, 1);
   });
 
+  it('a quotation copied across a page break with its running head is ok, and says what it forgave (stderr, JSON)', () => {
+    // As MuPDF and pdf.js copy it from printing-reformation.pdf: the page's end, its number and the next page's head, the next page's start.
+    writeFileSync(
+      join(ws, 'viewer.md'),
+      'Ellery concludes that “Its very lack of coordination made it remarkably hard to stop. 302 Reformation Studies Quarterly 14 (2010) 2. Reading aloud” [@ellery2010pamphlets, pp. 302–303].\n',
+    );
+    const text = cli(['check', 'viewer.md', '--workspace', '.'], ws);
+    assert.equal(text.code, 0, text.stdout + text.stderr);
+    assert.equal(text.stdout, '');
+    assert.match(
+      text.stderr,
+      /viewer\.md:1:\d+ ok @ellery2010pamphlets pp\. 302–303 → a viewer's copy: the copy holds a running head, footer or page number of the PDF's page break \(“[^”]*reformation studies quarterly[^”]*”\)/,
+    );
+    const json = JSON.parse(cli(['check', 'viewer.md', '--workspace', '.', '--json'], ws).stdout) as {
+      citations: Array<{ status: string; forgiven: Array<{ kind: string }> }>;
+    };
+    assert.equal(json.citations[0].status, 'ok');
+    assert.deepEqual(
+      json.citations[0].forgiven.map((f) => f.kind),
+      ['page-furniture'],
+    );
+  });
+
   it('exit 2 on bad usage: no file, two files, an unknown option, no index', () => {
     assert.equal(cli(['check'], ws).code, 2);
     assert.equal(cli(['check', 'a.md', 'b.md'], ws).code, 2);

@@ -8,6 +8,7 @@
  */
 import { findCitations, type DraftCitation } from './draftCitations';
 import { align, candidates, GAP, levenshtein, quoteTokens, SourceText, type Alignment, type Difference, type PageText } from './match';
+import type { Forgiven } from './viewerCopies';
 import { betterPage, type PageHint } from './pageHint';
 
 /**
@@ -44,6 +45,8 @@ export interface CheckedCitation {
   sourceText: string | null;
   /** For quote-differs (and a wrong page that differs too): the quotation's words and the source's, span by span. */
   differences: Difference[];
+  /** Differences a PDF viewer's copy makes, not the writer (a running head caught at a page break, a logo…), accepted: viewerCopies.ts. */
+  forgiven?: Forgiven[];
   /** For unknown-key: the closest keys of the library and bibliography. */
   suggestions: string[];
   /** The source's PDF, or null (no PDF for the key). */
@@ -247,7 +250,13 @@ function judge(c: DraftCitation, src: SourceText, base: CheckedCitation): Checke
 
 /** The alignment touches the cited pages. */
 function onPages(src: SourceText, cited: Cited | undefined, a: Alignment): boolean {
-  return !!cited && src.pageOf[a.end] >= cited.from && src.pageOf[a.start] <= cited.to;
+  if (!cited) return false;
+  const [first, last] = [src.pageOf[a.start], src.pageOf[a.end]];
+  if (last >= cited.from && first <= cited.to) return true;
+  // A label the PDF gives two pages (a cover's "1" and "2" before the body's): either is the page cited.
+  if (cited.to - cited.from > 50 || last - first > 50) return false;
+  for (let p = first; p <= last; p++) for (let c = cited.from; c <= cited.to; c++) if (src.pages[p].label === src.pages[c].label) return true;
+  return false;
 }
 
 /**
@@ -278,10 +287,9 @@ function search(q: string[], src: SourceText, cited: Cited | undefined, opts: { 
   };
   if (near !== undefined) tryWindow(near - slack, near + q.length + slack);
   if (!done()) {
-    const starts = candidates(q, src);
-    // Places on the cited pages first: an exact match there ends the search.
+    // Places on the cited pages first (kept whatever the votes elsewhere): an exact match there ends the search.
     const onCitedPage = (d: number) => !!cited && d + q.length >= src.pageStart[cited.from] && d <= src.pageStart[cited.to + 1];
-    starts.sort((a, b) => Number(onCitedPage(b)) - Number(onCitedPage(a)));
+    const starts = candidates(q, src, 6, onCitedPage);
     for (const d of starts) {
       tryWindow(d - slack, d + q.length + slack);
       if (done()) break;
@@ -333,6 +341,7 @@ function verdict(
       foundPage: pagesLabel(src, a),
       sourceText: src.textBetween(a.start, a.end),
       differences: a.edits ? a.differences : [],
+      ...(a.forgiven.length ? { forgiven: a.forgiven } : {}),
       ocr,
       note: [partly, note, ocr ? 'text from OCR: compared loosely (letters misread by OCR are not counted)' : null].filter(Boolean).join('; ') || null,
     };
@@ -410,9 +419,17 @@ function joinPieces(src: SourceText, a: Alignment, b: Alignment, middle: number,
       start: a.start,
       end: b.end,
       differences: [...differences, ...b.differences],
+      forgiven: [...a.forgiven, ...b.forgiven],
     };
   }
   const slack = 8 + Math.ceil(middle * 0.3) + 300 * gaps;
   if (between < Math.max(0, middle - slack) || between > middle + slack) return undefined;
-  return { edits: a.edits + b.edits, words: a.words + b.words, start: a.start, end: b.end, differences: [...a.differences, ...b.differences] };
+  return {
+    edits: a.edits + b.edits,
+    words: a.words + b.words,
+    start: a.start,
+    end: b.end,
+    differences: [...a.differences, ...b.differences],
+    forgiven: [...a.forgiven, ...b.forgiven],
+  };
 }

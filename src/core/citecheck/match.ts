@@ -12,6 +12,7 @@
  */
 import { foldAccents } from '../../shared/fold';
 import type { PageText } from '../index/store/pageTexts';
+import { freeInQuote, freeInSource, markViewerTokens, plainToken, sameWordRead, tokenMark, type Forgiven } from './viewerCopies';
 
 /** A quotation as tokens; `GAP` stands for an elision or an insertion. */
 export const GAP = '\u0000gap';
@@ -31,7 +32,8 @@ export interface Tokens {
 const WORD = /[\p{L}\p{N}\p{M}\p{Sk}\u00AD\u200B-\u200D\u2060\uFEFF]+/gu;
 
 function norm(w: string): string {
-  return foldAccents(w.normalize('NFKC')).replace(/[^\p{L}\p{N}]/gu, '');
+  // Spacing modifier letters (U+02B0–U+02FF) are accents set apart, as TeX fonts draw them ("ˆetre" for "être"), or marks: not letters of the word.
+  return foldAccents(w.normalize('NFKC')).replace(/[^\p{L}\p{N}]|[\u02b0-\u02ff]/gu, '');
 }
 
 /** Letter-spaced words ("g e s p e r r t", a reader's take on tracked type): at least this many single letters. */
@@ -89,8 +91,9 @@ export function quoteTokens(quote: string): string[] {
   const out: string[] = [];
   const ELISION = /\[\s*(?:…|\.\s*\.\s*\.)\s*\]|\(\s*(?:…|\.\s*\.\s*\.)\s*\)|…|\.\s*\.\s*\.|\[[^\]]*\]/gu;
   let last = 0;
+  // Tokens a viewer's copy makes (a logo in capitals, a glued footnote number…) are marked: viewerCopies.ts.
   const push = (part: string) => {
-    for (const t of tokenize(part).tokens) out.push(t);
+    for (const t of markViewerTokens(tokenize(part), part)) out.push(t);
   };
   for (const m of s.matchAll(ELISION)) {
     push(s.slice(last, m.index));
@@ -118,7 +121,11 @@ export class SourceText {
   private tri?: Map<number, number[]>;
   private uni?: Map<string, number[]>;
 
+  /** Each page's running headers, footers and page number as tokens (what cleanPages took off it). */
+  readonly furniture: ReadonlySet<string>[];
+
   constructor(readonly pages: PageText[]) {
+    this.furniture = pages.map((p) => new Set(p.furniture ? tokenize(p.furniture).tokens : []));
     pages.forEach((p, i) => {
       this.pageStart.push(this.tokens.length);
       const t = tokenize(p.text);
@@ -170,6 +177,35 @@ export class SourceText {
     return (this.uni = m);
   }
 
+  private free?: Uint8Array;
+
+  /** 1 for each token a viewer's copy may lack (an all-capital logo, a glued footnote number: viewerCopies.ts). */
+  freeTokens(): Uint8Array {
+    if (this.free) return this.free;
+    const out = new Uint8Array(this.tokens.length);
+    for (let k = 0; k < this.tokens.length; k++)
+      if (
+        freeInSource(
+          this.tokens,
+          (x) => this.raw(x),
+          (x) => this.gap(x),
+          k,
+        )
+      )
+        out[k] = 1;
+    return (this.free = out);
+  }
+
+  /** Token `k` as the page prints it. */
+  raw(k: number): string {
+    return this.pages[this.pageOf[k]].text.slice(this.starts[k], this.ends[k]);
+  }
+
+  /** What the page prints between token `k - 1` and token `k` (a space where a page ends). */
+  gap(k: number): string {
+    return k > 0 && this.pageOf[k - 1] === this.pageOf[k] ? this.pages[this.pageOf[k]].text.slice(this.ends[k - 1], this.starts[k]) : ' ';
+  }
+
   /** The source's words from token `a` to `b` (inclusive), as printed (pages joined by a space). */
   textBetween(a: number, b: number): string {
     const parts: string[] = [];
@@ -200,6 +236,8 @@ export interface Alignment {
   start: number;
   end: number;
   differences: Difference[];
+  /** What a viewer's copy differs by, accepted (viewerCopies.ts). */
+  forgiven: Forgiven[];
 }
 
 /** Two words that OCR may have confused: same length ±1, at most one letter in four differs. */
@@ -239,19 +277,30 @@ const PAGE_BREAK = 8; // quotation words a page break put there (footer, header)
 /** Most words a page break's running footer and header take in a copied quotation, and the fewest of the quotation's own around them. */
 const PAGE_BREAK_WORDS = 20;
 const PAGE_BREAK_MIN_REST = 6;
+/** The fewest words of its own a quotation keeps beside words that are all the pages' known furniture. */
+const FURNITURE_MIN_REST = 4;
+
+/** What a viewer's copy may hold at a page break: the two pages' printed labels and their furniture, as folded tokens. */
+interface PageBreak {
+  labels: Set<string>;
+  furniture: Set<string>;
+}
 
 /**
- * The window's page breaks: for each column j where source token from+j-1 ends a page and the next
- * begins another, the folded printed labels of the two pages. A viewer's copy across a break carries
- * the page's running footer and the next page's header; a run of quotation words there that holds
- * one of the two numbers is that, and costs nothing.
+ * The window's page breaks: for each column j (0…n) where source token from+j-1 ends a page and
+ * the next begins another, what a viewer puts there. A viewer's copy across a break carries the
+ * page's running footer and the next page's header, which the page texts leave out: a run of
+ * quotation words there that are those lines' words (stored with each page: cleanPages), or that
+ * hold one of the two page numbers, costs nothing. So does such a run at the quotation's start or
+ * end, where a selection caught the furniture before or after the quoted words.
  */
-function pageBreaks(src: SourceText, from: number, to: number): Map<number, Set<string>> {
-  const out = new Map<number, Set<string>>();
-  for (let p = src.pageOf[from] + 1; p < src.pages.length && src.pageStart[p] < to; p++) {
+function pageBreaks(src: SourceText, from: number, to: number): Map<number, PageBreak> {
+  const out = new Map<number, PageBreak>();
+  for (let p = Math.max(1, src.pageOf[from]); p < src.pages.length && src.pageStart[p] <= to; p++) {
     const at = src.pageStart[p];
-    if (at <= from || src.pageStart[p - 1] === at) continue;
-    out.set(at - from, new Set([src.pages[p - 1].label, src.pages[p].label].map((l) => tokenize(l).tokens.join('')).filter(Boolean)));
+    if (at < from || src.pageStart[p - 1] === at) continue;
+    const labels = new Set([src.pages[p - 1].label, src.pages[p].label].map((l) => tokenize(l).tokens.join('')).filter(Boolean));
+    out.set(at - from, { labels, furniture: new Set([...src.furniture[p - 1], ...src.furniture[p], ...labels]) });
   }
   return out;
 }
@@ -271,11 +320,38 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const W = n + 1;
   const cost = new Int32Array((m + 1) * W);
   const back = new Uint8Array((m + 1) * W);
-  const eq = opts.loose ? (a: string, b: string) => a === b || looseEqual(a, b) : (a: string, b: string) => a === b;
+  const loose = !!opts.loose;
+  const same = loose ? (a: string, b: string) => a === b || looseEqual(a, b) : (a: string, b: string) => a === b;
+  // Quotation tokens without their viewer marks; the source's tokens a copy may lack.
+  const qp = q.map(plainToken);
+  const cutLast = tokenMark(q[m - 1]) === 'cut-word';
+  const freeAll = src.freeTokens();
+  const freeSource = freeAll.subarray(from, to);
+  /** The viewer's reading that makes quotation word i (1-based) the source's token sj, when they differ. */
+  // The quotation's first word may be the end of a word cut at a line end, when it is no word of the source itself.
+  const firstCut = !src.unigrams().has(qp[0]);
+  const upper = (sj: number) => /^[\p{Lu}\p{N}]+$/u.test(src.raw(sj));
+  const viewerRead = (i: number, sj: number) => sameWordRead(qp[i - 1], s[sj], i === 1 && firstCut, i === m && cutLast, upper, sj);
+  const eq = (i: number, sj: number) => {
+    const a = qp[i - 1];
+    const b = s[sj];
+    if (same(a, b)) return true;
+    // Words of one length, or more than two letters apart in length, are no viewer's reading of one another but at the quotation's ends.
+    const d = b.length - a.length;
+    if (d === 0 || ((d > 2 || d < -2) && !(i === 1 && firstCut) && !(i === m && cutLast))) return false;
+    return viewerRead(i, sj) !== undefined;
+  };
   const breaks = pageBreaks(src, from, to);
   // The break columns as flags: a map lookup per cell would cost the alignment a third.
   const isBreak = new Uint8Array(W);
   for (const j of breaks.keys()) isBreak[j] = 1;
+  /** Whether the quotation's first `i` words are all furniture of the break at column 0 (the window starts a page). */
+  const leadAt0 = (i: number) => {
+    const b = isBreak[0] ? breaks.get(0) : undefined;
+    if (!b || i > PAGE_BREAK_WORDS || m - i < FURNITURE_MIN_REST) return false;
+    for (let k = 0; k < i; k++) if (q[k] === GAP || !b.furniture.has(qp[k])) return false;
+    return true;
+  };
   /** For a PAGE_BREAK cell: how many quotation words the break took. */
   const breakRun = new Map<number, number>();
   for (let i = 1; i <= m; i++) {
@@ -298,42 +374,71 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       }
       continue;
     }
-    cost[row] = cost[up] + 1;
+    const extra = freeInQuote(qi) ? 0 : 1;
+    cost[row] = cost[up] + extra;
     back[row] = UP;
-    const qPrev = i >= 2 ? q[i - 2] : undefined;
+    if (leadAt0(i)) {
+      cost[row] = 0;
+      back[row] = PAGE_BREAK;
+      breakRun.set(row, i);
+    }
+    const qw = qp[i - 1];
+    const qPrev = i >= 2 ? qp[i - 2] : undefined;
+    const edge = (i === 1 && firstCut) || (i === m && cutLast);
     for (let j = 1; j <= n; j++) {
       const sj = s[from + j - 1];
-      let best = cost[up + j - 1] + (eq(qi, sj) ? 0 : 1);
+      // eq(i, …) inlined: this is the alignment's inner loop.
+      let best = cost[up + j - 1];
+      if (qw !== sj && !(loose && looseEqual(qw, sj))) {
+        const d = sj.length - qw.length;
+        if (d === 0 || ((d > 2 || d < -2) && !edge)) best++;
+        else {
+          // What sameWordRead can accept ends the longer word with i or g (a glyph's slots), a digit (a footnote mark), or
+          // the same letter as the shorter (a small capital's lost initial); the rest is not asked (the loop's time).
+          const long = d > 0 ? sj : qw;
+          const c = long.charCodeAt(long.length - 1);
+          const maybe = edge || c === 105 || c === 103 || (c >= 48 && c <= 57) || (d === -1 && c === sj.charCodeAt(sj.length - 1));
+          if (!maybe || viewerRead(i, from + j - 1) === undefined) best++;
+        }
+      }
       let how = DIAG;
-      const u = cost[up + j] + 1;
+      const u = cost[up + j] + extra;
       if (u < best) {
         best = u;
         how = UP;
       }
-      const l = cost[row + j - 1] + 1;
+      const l = cost[row + j - 1] + (freeSource[j - 1] ? 0 : 1);
       if (l < best) {
         best = l;
         how = LEFT;
       }
-      if (j >= 2 && qi.length > sj.length && qi === s[from + j - 2] + sj && cost[up + j - 2] < best) {
+      if (j >= 2 && qw.length > sj.length && qw === s[from + j - 2] + sj && cost[up + j - 2] < best) {
         best = cost[up + j - 2];
         how = JOIN_S;
       }
-      if (qPrev !== undefined && qPrev !== GAP && sj.length > qi.length && sj === qPrev + qi && cost[(i - 2) * W + j - 1] < best) {
+      if (qPrev !== undefined && qPrev !== GAP && sj.length > qw.length && sj === qPrev + qw && cost[(i - 2) * W + j - 1] < best) {
         best = cost[(i - 2) * W + j - 1];
         how = JOIN_Q;
       }
-      const labels = isBreak[j] && i < m ? breaks.get(j) : undefined;
-      if (labels) {
-        // Quotation words i-L…i-1 taken by the break, one of them a page number: free, between
-        // words of the quotation on both sides (a quotation does not begin or end with a header),
-        // and fewer than those (a table of numbers is not a header).
+      const brk = isBreak[j] ? breaks.get(j) : undefined;
+      if (brk) {
+        // Quotation words i-L…i-1 taken by the break: free when they are all the pages' furniture (or
+        // numbers), anywhere, the quotation keeping a few words of its own; or, between words of the
+        // quotation on both sides, when one of them is a page number and fewer than those (a table
+        // of numbers is not a header).
         let hasLabel = false;
-        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 1 && m - L >= Math.max(PAGE_BREAK_MIN_REST, L); L++) {
+        let furniture = true;
+        for (let L = 1; L <= PAGE_BREAK_WORDS && i - L >= 0; L++) {
           const t = q[i - L];
           if (t === GAP) break;
-          if (labels.has(t)) hasLabel = true;
-          if (hasLabel && cost[(i - L) * W + j] < best) {
+          if (brk.labels.has(qp[i - L])) hasLabel = true;
+          if (!brk.furniture.has(qp[i - L])) furniture = false;
+          const inside = i - L >= 1 && i < m && m - L >= Math.max(PAGE_BREAK_MIN_REST, L);
+          if (!(furniture && m - L >= FURNITURE_MIN_REST) && !(hasLabel && inside)) {
+            if (!furniture && !inside) break;
+            continue;
+          }
+          if (cost[(i - L) * W + j] < best) {
             best = cost[(i - L) * W + j];
             how = PAGE_BREAK;
             breakRun.set(row + j, L);
@@ -347,7 +452,7 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   // Best end: lowest cost; on ties, one that ends on a matching word (a dropped word inside, not a word added at the end);
   // for a piece the quotation goes on after, then one whose last word stands for a source word (changed, not added):
   // the next piece starts after that source word.
-  const endRank = (j: number) => (back[m * W + j] !== DIAG || q[m - 1] === GAP ? 0 : eq(q[m - 1], s[from + j - 1]) ? 2 : opts.continues ? 1 : 0);
+  const endRank = (j: number) => (back[m * W + j] !== DIAG || q[m - 1] === GAP ? 0 : eq(m, from + j - 1) ? 2 : opts.continues ? 1 : 0);
   let endJ = 1;
   for (let j = 1; j <= n; j++) {
     const c = cost[m * W + j];
@@ -360,8 +465,13 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
   const ops: Array<{ kind: 'same' | 'sub' | 'add' | 'drop'; qi?: number; sj?: number; qi2?: number; sj2?: number }> = [];
   let first = -1;
   let last = -1;
-  /** Quotation words a page break took (not the writer's: not counted among the quotation's words). */
+  /** Quotation words a page break or a viewer put there (not the writer's: not counted among the quotation's words). */
   let brokenWords = 0;
+  const forgiven: Forgiven[] = [];
+  /** Quotation index of the last page-furniture run recorded (runs taken word by word are one run). */
+  let furnitureFrom = -1;
+  const forgive = (kind: Forgiven['kind'], quote: string, source: number | undefined) =>
+    forgiven.push({ kind, quote, source: source === undefined ? '' : src.textBetween(source, source) });
   while (i > 0) {
     const b = back[i * W + j];
     if (b === GAP_ENTER) {
@@ -369,17 +479,33 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
     } else if (b === GAP_SKIP) {
       j--;
     } else if (b === DIAG) {
-      const same = eq(q[i - 1], s[from + j - 1]);
-      ops.push({ kind: same ? 'same' : 'sub', qi: i - 1, sj: from + j - 1 });
+      const exact = same(qp[i - 1], s[from + j - 1]);
+      const read = exact ? undefined : viewerRead(i, from + j - 1);
+      if (read) forgive(read, qp[i - 1], from + j - 1);
+      ops.push({ kind: exact || read ? 'same' : 'sub', qi: i - 1, sj: from + j - 1 });
       if (last < 0) last = from + j - 1;
       first = from + j - 1;
       i--;
       j--;
     } else if (b === UP) {
-      ops.push({ kind: 'add', qi: i - 1 });
+      const mark = freeInQuote(q[i - 1]) ? tokenMark(q[i - 1]) : undefined;
+      if (mark) {
+        forgive(mark, qp[i - 1], undefined);
+        brokenWords++;
+      }
+      ops.push({ kind: mark ? 'same' : 'add', qi: i - 1 });
       i--;
     } else if (b === LEFT) {
-      ops.push({ kind: 'drop', sj: from + j - 1 });
+      const free = freeSource[j - 1]
+        ? freeInSource(
+            s,
+            (x) => src.raw(x),
+            (x) => src.gap(x),
+            from + j - 1,
+          )
+        : undefined;
+      if (free) forgive(free, '', from + j - 1);
+      ops.push({ kind: free ? 'same' : 'drop', sj: from + j - 1 });
       if (last < 0) last = from + j - 1;
       first = from + j - 1;
       j--;
@@ -392,6 +518,11 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
     } else if (b === PAGE_BREAK) {
       const L = breakRun.get(i * W + j)!;
       for (let x = 1; x <= L; x++) ops.push({ kind: 'same', qi: i - x });
+      const words = qp.slice(i - L, i).join(' ');
+      const prev = forgiven[forgiven.length - 1];
+      if (furnitureFrom === i && prev?.kind === 'page-furniture') prev.quote = `${words} ${prev.quote}`;
+      else forgive('page-furniture', words, undefined);
+      furnitureFrom = i - L;
       brokenWords += L;
       i -= L;
     } else if (b === JOIN_Q) {
@@ -420,22 +551,33 @@ export function align(q: string[], src: SourceText, from: number, to: number, op
       flush();
       continue;
     }
-    if (o.qi !== undefined) qw.push(q[o.qi]);
+    if (o.qi !== undefined) qw.push(qp[o.qi]);
     if (o.sj !== undefined) {
       if (sFrom < 0) sFrom = o.sj;
       sTo = o.sj;
     }
   }
   flush();
-  return { edits: cost[m * W + endJ], words: q.filter((t) => t !== GAP).length - brokenWords, start: first, end: last, differences };
+  return {
+    edits: cost[m * W + endJ],
+    words: q.filter((t) => t !== GAP).length - brokenWords,
+    start: first,
+    end: last,
+    differences,
+    forgiven: forgiven.reverse(),
+  };
 }
 
 export function trigramKey(a: number, b: number, c: number): number {
   return (Math.imul(a, 73856093) ^ Math.imul(b + 1, 19349663) ^ Math.imul(c + 2, 83492791)) >>> 0;
 }
 
-/** Places worth aligning: source positions where the quotation would start, best first. */
-export function candidates(q: string[], src: SourceText, max = 6): number[] {
+/**
+ * Places worth aligning: source positions where the quotation would start, best first; with
+ * `preferred`, those it accepts (the cited pages) before any other, so that a phrase the source
+ * repeats elsewhere does not crowd the cited place out of the `max` kept.
+ */
+export function candidates(q: string[], src: SourceText, max = 6, preferred?: (at: number) => boolean): number[] {
   const votes = new Map<number, number>();
   const vote = (d: number) => {
     const b = Math.floor(d / 8);
@@ -474,9 +616,10 @@ export function candidates(q: string[], src: SourceText, max = 6): number[] {
       .slice(0, 6);
     for (const { w } of rare) for (const p of uni.get(w.t)!) vote(p - w.at);
   }
+  const first = (b: number) => (preferred?.(b * 8) ? 1 : 0);
   return [...votes.entries()]
     .filter(([, v]) => v >= 1)
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .sort((a, b) => first(b[0]) - first(a[0]) || b[1] - a[1] || a[0] - b[0])
     .slice(0, max)
     .map(([b]) => b * 8);
 }

@@ -15,6 +15,11 @@ export interface CleanPage {
   /** Printed page label when the PDF defines one. */
   label?: string;
   blocks: PageBlock[];
+  /**
+   * The lines taken off as running headers, footers and page numbers: not the page's text, but
+   * what a viewer's copy across a page break holds (the citation check forgives them there).
+   */
+  furniture?: string[];
 }
 
 /** How many lines at each end of a page may hold a running header/footer. */
@@ -32,8 +37,8 @@ export function cleanPages(pages: string[], labels?: (string | undefined)[]): Cl
   );
   const running = findRunningLines(split);
   return split.map((lines, i) => {
-    const kept = stripEdges(lines, running);
-    return { page: i + 1, label: labels?.[i], blocks: toBlocks(kept) };
+    const { kept, dropped } = stripEdges(lines, running);
+    return { page: i + 1, label: labels?.[i], blocks: toBlocks(kept), ...(dropped.length ? { furniture: dropped } : {}) };
   });
 }
 
@@ -71,13 +76,13 @@ function findRunningLines(pages: string[][]): Set<string> {
   return running;
 }
 
-function stripEdges(lines: string[], running: Set<string>): string[] {
+function stripEdges(lines: string[], running: Set<string>): { kept: string[]; dropped: string[] } {
   const drop = new Set<number>();
   for (const i of edgeIndexes(lines)) {
     const line = lines[i];
     if (PAGE_NUMBER.test(line) || running.has(edgeKey(line))) drop.add(i);
   }
-  return lines.filter((l, i) => !drop.has(i));
+  return { kept: lines.filter((l, i) => !drop.has(i)), dropped: lines.filter((l, i) => drop.has(i)) };
 }
 
 /** A line that starts with a number, as numbered code or verse lines do. */

@@ -26,13 +26,18 @@ export interface PageText {
   label: string;
   ocr: boolean;
   text: string;
+  /** The running headers, footers and page numbers the page's text leaves out (cleanPages), one per line. */
+  furniture?: string;
 }
 
+/** 2: each page's furniture (`f`); a file of format 1 is read again from its PDF by the citation check. */
+const PAGES_FORMAT = 2;
+
 interface PagesFile {
-  format: 1;
+  format: typeof PAGES_FORMAT;
   chunker: number | string;
   hash: string;
-  pages: Array<{ n: number; l?: string; o?: 1; t: string }>;
+  pages: Array<{ n: number; l?: string; o?: 1; t: string; f?: string }>;
 }
 
 function fileOf(indexDir: string, hash: string): string {
@@ -46,7 +51,7 @@ export function pageText(p: CleanPage): string {
 
 export async function writePageTexts(indexDir: string, hash: string, pages: CleanPage[], ocrPages: ReadonlySet<number>): Promise<void> {
   const data: PagesFile = {
-    format: 1,
+    format: PAGES_FORMAT,
     chunker: CHUNKER_VERSION,
     hash,
     pages: pages.map((p) => ({
@@ -54,6 +59,7 @@ export async function writePageTexts(indexDir: string, hash: string, pages: Clea
       ...(p.label !== undefined ? { l: p.label } : {}),
       ...(ocrPages.has(p.page) ? { o: 1 as const } : {}),
       t: pageText(p),
+      ...(p.furniture?.length ? { f: p.furniture.join('\n') } : {}),
     })),
   };
   // Derived data, rebuilt from the PDF when lost: no fsync.
@@ -64,12 +70,13 @@ export async function writePageTexts(indexDir: string, hash: string, pages: Clea
 export async function readPageTexts(indexDir: string, hash: string): Promise<PageText[] | undefined> {
   try {
     const d = JSON.parse((await readConfinedText(fileOf(indexDir, hash), { kind: 'index', within: [indexDir] })).text) as PagesFile;
-    if (d.format !== 1 || d.chunker !== CHUNKER_VERSION || d.hash !== hash || !Array.isArray(d.pages)) return undefined;
+    if (d.format !== PAGES_FORMAT || d.chunker !== CHUNKER_VERSION || d.hash !== hash || !Array.isArray(d.pages)) return undefined;
     return d.pages.map((p) => ({
       page: p.n,
       label: typeof p.l === 'string' && p.l.trim() ? p.l.trim() : String(p.n),
       ocr: p.o === 1,
       text: String(p.t ?? ''),
+      ...(typeof p.f === 'string' && p.f ? { furniture: p.f } : {}),
     }));
   } catch {
     return undefined;
