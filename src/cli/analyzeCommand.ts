@@ -14,9 +14,15 @@ import { OCR_OPTS } from './indexCommand';
 import { cancelOnInterrupt } from './interrupt';
 import { err, listed, out, outJson, warn, warnings, WARNING_MAX } from './output';
 import { excerpt, prose, semanticNote } from './text';
-import { cliEngine, readyToScore } from './workspace';
+import { cliEngine, readyToScore, workspaceOf } from './workspace';
 
 /** --granularity, one of the setting's choices (default paragraph). */
+/** `L12–14`, or `chapters/intro.tex:L12–14` for a segment of a file a LaTeX draft reads (its name as a name: hidden characters shown). */
+function where(s: { file?: string; startLine: number; endLine: number }): string {
+  const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
+  return s.file === undefined ? lines : `${terminalText(s.file, 200)}:${lines}`;
+}
+
 function granularityOf(args: ParsedArgs): Granularity {
   return settingOption(args, 'granularity', 'granularity') ?? 'paragraph';
 }
@@ -26,17 +32,27 @@ function readDraft(args: ParsedArgs, command: string) {
 }
 
 export async function cmdSegment(args: ParsedArgs): Promise<number> {
-  checkKnown(args, ['granularity', 'json', 'min-words', 'format']);
-  const { text, format } = await readDraft(args, 'segment');
-  const { title, segments, warnings: found } = await segmentDraft(text, format, granularityOf(args), { minWords: intOption(args, 'min-words', 4, 1, 50) });
+  checkKnown(args, ['granularity', 'json', 'min-words', 'format', 'workspace']);
+  const { file, text, format } = await readDraft(args, 'segment');
+  // A LaTeX draft's \input files are segmented with it, within the workspace (the current folder by default).
+  const {
+    title,
+    segments,
+    warnings: found,
+  } = await segmentDraft(text, format, granularityOf(args), {
+    minWords: intOption(args, 'min-words', 4, 1, 50),
+    draftPath: path.resolve(file),
+    workspace: workspaceOf(args),
+  });
   for (const w of found ?? []) warn(w);
   if (args.flags.has('json')) {
     outJson(
       JSON.stringify(
         {
           title: title ?? null,
-          segments: segments.map(({ id, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({
+          segments: segments.map(({ id, file: f, type, startLine, endLine, title: t, text: x, query, searchable, headingPath }) => ({
             id,
+            ...(f !== undefined ? { file: f } : {}),
             type,
             startLine,
             endLine,
@@ -54,8 +70,7 @@ export async function cmdSegment(args: ParsedArgs): Promise<number> {
     return 0;
   }
   // The title is the draft's text: as prose, no tab or newline in it breaks the columns.
-  for (const s of segments)
-    out(`L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}\t${s.type}\t${s.searchable ? '' : '(too short) '}${prose(s.title, 400)}`);
+  for (const s of segments) out(`${where(s)}\t${s.type}\t${s.searchable ? '' : '(too short) '}${prose(s.title, 400)}`);
   return 0;
 }
 
@@ -128,6 +143,7 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
       // A LaTeX draft's cards cite in its own style (biblatex, natbib or plain, from its preamble).
       citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? LATEX_CITATION_TEMPLATES[latexCitationStyle('auto', text)] : undefined),
       format,
+      draftPath: path.resolve(file),
       signal: interrupt.signal,
       log: (l, level) => level !== 'debug' && err(terminalText(l, WARNING_MAX)),
       onProgress: (p) => {
@@ -168,6 +184,7 @@ function jsonReport(r: AnalysisResult) {
     ...(r.semantic ? { semantic: r.semantic } : {}),
     segments: r.segments.map((s) => ({
       id: s.id,
+      ...(s.file !== undefined ? { file: s.file } : {}),
       type: s.type,
       startLine: s.startLine,
       endLine: s.endLine,
@@ -191,7 +208,7 @@ function printAnalysis(r: AnalysisResult, name: string) {
   if (r.reranking.note) out(`(${r.reranking.note})`);
   if (r.semantic) out(`(${semanticNote(r.semantic)})`);
   for (const s of r.segments) {
-    const lines = `L${s.startLine}${s.endLine > s.startLine ? `–${s.endLine}` : ''}`;
+    const lines = where(s);
     out('');
     out(`${lines.padEnd(9)} ${s.type}: ${prose(s.title, 400)}`);
     if (s.status === 'too-short') {

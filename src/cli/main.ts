@@ -38,7 +38,7 @@ Commands:
           Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
-  segment <file.md|.qmd|.Rmd|.tex> [--granularity section|paragraph|sentence] [--format md|qmd|rmd|tex] [--json]
+  segment <file.md|.qmd|.Rmd|.tex> [--workspace <dir>] [--granularity section|paragraph|sentence] [--format md|qmd|rmd|tex] [--json]
           Prints the segments of a Markdown, Quarto, R Markdown or LaTeX draft (the format by extension).
   analyze <file.md|.qmd|.Rmd|.tex> [--format md|qmd|rmd|tex] [--workspace <dir>] [--library <dir>…] [--bib <file>] [--zotero [<dataDir>]] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]

@@ -11,7 +11,10 @@ import { healthOf } from '../core/index/health';
 import { recordServerRead } from '../core/index/server/lastRead';
 import type { LibraryIndex } from '../core/index/search/libraryIndex';
 import { indexDir, readManifest } from '../core/index/store/manifest';
+import { readLatexProject } from '../core/latex/project';
+import { segmentLatexProject } from '../core/latex/projectSegments';
 import { segmentLatex } from '../core/latex/segment';
+import { sha256 } from '../core/util/hash';
 import { segmentMarkdown, type SegmentedDocument } from '../core/markdown/segment';
 import { SegmentThread } from '../core/markdown/segmentThread';
 import type { DraftFormat } from '../shared/draftLanguages';
@@ -47,9 +50,37 @@ export function analysisOptionsOf(s: AnalysisSettings): AnalysisOptionsInput {
   };
 }
 
-/** A draft's segments as an analysis cuts them, by the parser of its format (in this thread). */
-export function segmentDraft(text: string, format: DraftFormat, granularity: Granularity, opts: { minWords?: number } = {}): Promise<SegmentedDocument> {
-  return (format === 'latex' ? segmentLatex : segmentMarkdown)(text, granularity, opts);
+/**
+ * A draft's segments as an analysis cuts them, by the parser of its format (in this thread). A LaTeX
+ * draft with its path (`draftPath`, in `workspace`) brings those of the files it `\input`s, each
+ * with its file.
+ */
+export function segmentDraft(
+  text: string,
+  format: DraftFormat,
+  granularity: Granularity,
+  opts: { minWords?: number; draftPath?: string; workspace?: string } = {},
+): Promise<SegmentedDocument> {
+  if (format === 'latex' && opts.draftPath && opts.workspace)
+    return segmentLatexProject(readLatexProject(opts.draftPath, text, opts.workspace), granularity, { minWords: opts.minWords });
+  return (format === 'latex' ? segmentLatex : segmentMarkdown)(text, granularity, { minWords: opts.minWords });
+}
+
+/**
+ * A LaTeX draft's project (the files it `\input`s, read once), as the analysis segments it: the
+ * segmenter, and the hash of every file's text that keys its cached segmentation.
+ */
+function latexProjectOf(
+  r: Pick<AnalysisRequest, 'draftPath' | 'workspace' | 'format'>,
+  text: string,
+): { segmenter: typeof segmentMarkdown; hash: string } | undefined {
+  if (r.format !== 'latex' || !r.draftPath) return undefined;
+  const project = readLatexProject(r.draftPath, text, r.workspace);
+  if (project.files.length < 2 && !project.warnings.length) return undefined;
+  return {
+    segmenter: (_text, granularity, opts) => segmentLatexProject(project, granularity, opts),
+    hash: sha256(project.files.map((f) => `${f.name}\0${f.text}`).join('\0')),
+  };
 }
 
 /** What an analysis needs besides the document and its options. */
@@ -71,6 +102,8 @@ export interface AnalysisRequest {
   segmentInWorker?: boolean;
   /** How the draft is written: Markdown (Quarto and R Markdown too; the default) or LaTeX (segmented in this thread). */
   format?: 'markdown' | 'latex';
+  /** The draft's file: a LaTeX draft's `\input` files are segmented with it (each segment names its file). */
+  draftPath?: string;
   signal?: AbortSignal;
   onProgress?: (p: AnalyzeProgress) => void;
   /** Log lines; 'debug' ones are details a terminal need not print (an optional service not found). */
@@ -91,12 +124,14 @@ export type CachedAnalysisRequest = Omit<AnalysisRequest, 'index' | 'onProgress'
 export async function analyze(document: string, options: AnalysisOptionsInput, r: AnalysisRequest): Promise<AnalysisResult> {
   const { index } = r;
   let used: LibraryIndex | undefined;
+  const project = latexProjectOf(r, document);
   const result = await analyzeDocument(document, options, {
     ...r,
     index: typeof index === 'function' ? async () => (used = coreIndex(await index())) : (used = coreIndex(index)),
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
-    segmenter: segmenterOf(r),
+    segmenter: project?.segmenter ?? segmenterOf(r),
+    ...(project ? { documentHash: project.hash } : {}),
   });
   // Results cached from a library server's generation: the record that serves them while it is out of reach
   // (cachedAnalysis). A workspace that cannot be written to loses only that: the analysis is done.
@@ -132,11 +167,13 @@ export async function cachedAnalysis(
   if (r.cache === false) return undefined;
   const state = r.server ? await serverCacheState(r.workspace, r.server, provider.key) : await localCacheState(r.workspace, provider);
   if (!state) return undefined;
+  const project = latexProjectOf(r, document);
   return cachedDocumentAnalysis(document, options, {
     ...r,
     cache: cacheOf(r),
     reranker: r.reranker && new OllamaReranker(r.reranker),
-    segmenter: segmenterOf(r),
+    segmenter: project?.segmenter ?? segmenterOf(r),
+    ...(project ? { documentHash: project.hash } : {}),
     fingerprint: state.fingerprint,
     model: provider.key,
     queryKey: provider.queryKey,

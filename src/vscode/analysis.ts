@@ -158,33 +158,48 @@ function requestOf(s: Services, document: vscode.TextDocument, settings: Setting
     segmentInWorker: true,
     // LaTeX is segmented by the LaTeX parser: the Markdown one never sees it.
     format: draftFormat(document) ?? 'markdown',
+    // A LaTeX draft's \input files are analysed with it: their results go to their own documents (publish).
+    ...(document.uri.scheme === 'file' ? { draftPath: document.uri.fsPath } : {}),
     log: (l: string) => s.log.info(l),
   };
 }
 
-/** Results go to the store; the CodeLenses, hovers and panel follow it. */
+/**
+ * Results go to the store; the CodeLenses, hovers and panel follow it. A LaTeX draft's segments in
+ * the files it `\input`s go to those files' documents (each a draft of its own when opened).
+ */
 function publish(s: Services, document: vscode.TextDocument, result: AnalysisResult): void {
-  s.results.set({
-    uri: document.uri.toString(),
-    documentTitle: result.documentTitle,
-    fromCache: result.fromCache,
-    threshold: result.options.similarityThreshold,
-    notice: s.library.providerNotice,
-    rerankNote: result.reranking.note,
-    rerankHint: result.reranking.hint,
-    semanticNote: result.semantic && semanticNote(result.semantic),
-    // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
-    format: draftFormat(document) ?? 'markdown',
-    segments: result.segments.map((x) => ({
-      id: x.id,
-      type: x.type,
-      title: lineText(x.title, LIMITS.heading),
-      start: x.startLine - 1,
-      end: x.endLine - 1,
-      status: x.status,
-      cards: x.recommendations.map(safeCard),
-    })),
-  });
+  const folder = s.library.workspaceFolder(document.uri);
+  const byFile = new Map<string | undefined, AnalysisResult['segments']>();
+  for (const x of result.segments) {
+    const key = folder ? x.file : undefined;
+    byFile.set(key, [...(byFile.get(key) ?? []), x]);
+  }
+  if (!byFile.has(undefined)) byFile.set(undefined, []);
+  for (const [file, segments] of byFile) {
+    const uri = file === undefined || !folder ? document.uri : vscode.Uri.joinPath(folder.uri, ...file.split('/'));
+    s.results.set({
+      uri: uri.toString(),
+      documentTitle: result.documentTitle,
+      fromCache: result.fromCache,
+      threshold: result.options.similarityThreshold,
+      notice: s.library.providerNotice,
+      rerankNote: result.reranking.note,
+      rerankHint: result.reranking.hint,
+      semanticNote: result.semantic && semanticNote(result.semantic),
+      // Untrusted text (PDF and bibliography fields, the draft's headings) is made visible and bounded once, here, for every view.
+      format: draftFormat(document) ?? 'markdown',
+      segments: segments.map((x) => ({
+        id: x.id,
+        type: x.type,
+        title: lineText(x.title, LIMITS.heading),
+        start: x.startLine - 1,
+        end: x.endLine - 1,
+        status: x.status,
+        cards: x.recommendations.map(safeCard),
+      })),
+    });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -105,5 +105,51 @@ describe('CLI check on LaTeX drafts (bundled dist/cli.js)', function () {
     assert.match(String(extra?.note), /no PDF of this source/);
     assert.equal(extra?.file, 'thesis/chapters/hanse.tex');
     assert.equal(warnings.length, 3, warnings.join('\n'));
+  });
+
+  it('segment and analyze follow \\input and \\include: the chapters’ paragraphs in reading order, each named by its file; a chapter edited is analysed again', () => {
+    const seg = cli(['segment', 'thesis/main.tex', '--workspace', '.', '--json'], ws);
+    assert.equal(seg.code, 0, seg.stderr);
+    const segments = (JSON.parse(seg.stdout) as { segments: Array<{ file?: string; startLine: number; searchable: boolean }> }).segments;
+    assert.deepEqual(
+      segments.map((x) => [x.file ?? 'main', x.startLine]),
+      [
+        ['main', 19],
+        ['thesis/chapters/grain.tex', 5],
+        ['thesis/chapters/grain.tex', 13],
+        ['thesis/chapters/grain.tex', 18],
+        ['thesis/chapters/hanse.tex', 5],
+        ['thesis/chapters/hanse.tex', 8],
+        ['thesis/chapters/hanse.tex', 12],
+        ['thesis/chapters/hanse.tex', 18],
+        ['thesis/chapters/loop.tex', 3],
+      ],
+    );
+    assert.match(seg.stderr, /chapters\/missing\.tex does not exist/);
+
+    const analyse = () => cli(['analyze', 'thesis/main.tex', '--workspace', '.', '--json'], ws);
+    const first = analyse();
+    assert.equal(first.code, 0, first.stderr);
+    type Seg = { file?: string; startLine: number; status: string; recommendations: Array<{ citekey: string | null }> };
+    const r1 = (JSON.parse(first.stdout) as { segments: Seg[] }).segments;
+    const grain = r1.find((x) => x.file === 'thesis/chapters/grain.tex' && x.startLine === 5)!;
+    assert.equal(grain.status, 'analysed');
+    assert.equal(grain.recommendations[0]?.citekey, 'whitfield2019grain', 'the Sicilian grain paragraph of chapters/grain.tex finds Whitfield');
+    assert.ok(r1.find((x) => x.file === 'thesis/chapters/hanse.tex' && x.startLine === 5)?.recommendations.some((c) => c.citekey === 'bruckner2017kontore'));
+    const text = cli(['analyze', 'thesis/main.tex', '--workspace', '.'], ws);
+    assert.match(text.stdout, /^thesis\/chapters\/grain\.tex:L5–9 +paragraph: /m);
+
+    // A paragraph added to a chapter (main.tex unchanged) is segmented and searched: the cache follows the project's files.
+    const chapter = join(ws, 'thesis', 'chapters', 'hanse.tex');
+    const before = readFileSync(chapter, 'utf8');
+    writeFileSync(chapter, `${before}\n\nThe railway timetable and the standard time of the nation replaced the local noon of each town.\n`);
+    try {
+      const again = (JSON.parse(analyse().stdout) as { segments: Seg[] }).segments;
+      assert.equal(again.length, r1.length + 1);
+      const added = again.filter((x) => x.file === 'thesis/chapters/hanse.tex').at(-1)!;
+      assert.equal(added.status, 'analysed');
+    } finally {
+      writeFileSync(chapter, before);
+    }
   });
 });

@@ -69,6 +69,8 @@ export interface AnalyzeContext {
   citationTemplate?: string;
   /** How the draft is segmented: in this thread by default, or a worker's (SegmentThread). */
   segmenter?: typeof segmentMarkdown;
+  /** What keys the draft's cached segmentation, when more than its text decides it (a LaTeX project's \input files); default its hash. */
+  documentHash?: string;
   onProgress?: (p: AnalyzeProgress) => void;
   signal?: AbortSignal;
   /** Log lines; 'debug' ones are details a terminal need not print (e.g. an optional service not found). */
@@ -139,7 +141,8 @@ async function analyzeOrRestore(
   const cache = ctx.cache === false ? undefined : (ctx.cache ?? new AnalysisCache(ctx.workspace));
   const docKey = ctx.documentPath ?? 'untitled';
   const key = {
-    docHash: sha256(document),
+    // A LaTeX project's segmentation depends on the files it reads too (engine/analysis.ts gives their hash).
+    docHash: ctx.documentHash ?? sha256(document),
     fingerprint: from.fingerprint,
     // The same passages with more of their vectors give other results: a result made while the
     // model's vectors were being computed is not served once more of them are there.

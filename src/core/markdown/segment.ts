@@ -35,6 +35,8 @@ export interface Segment {
   headingPath: string[];
   /** False when too short to search (listed, not searched). */
   searchable: boolean;
+  /** A LaTeX draft's: the file it reads through `\input` that holds the segment (workspace-relative); absent in the draft itself. */
+  file?: string;
 }
 
 export interface SegmentOptions {
