@@ -490,6 +490,37 @@ describe('Similar Sources in a real VS Code extension host', function () {
     await fs.rm(file, { force: true });
   });
 
+  it('Check Citations: a quotation copied from a PDF viewer across a page break is ok, and a hint says what was accepted', async function () {
+    this.timeout(3 * 60_000);
+    assert.ok(analysis, 'needs the first analysis (the library indexed)');
+    // As MuPDF and pdf.js copy it from printing-reformation.pdf: the page's end, its number and the next page's running head.
+    const file = path.join(workspaceRoot(), 'viewer-copy.md');
+    await fs.writeFile(
+      file,
+      '# Copied\n\nEllery concludes that “Its very lack of coordination made it remarkably hard to stop. 302 Reformation Studies Quarterly 14 (2010) 2. Reading aloud” [@ellery2010pamphlets, pp. 302–303].\n',
+    );
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+    const problems = await withTimeout(
+      vscode.commands.executeCommand<number | undefined>('similarSources.checkCitations'),
+      2 * 60_000,
+      'similarSources.checkCitations',
+    );
+    assert.equal(problems, 0, 'a viewer’s copy is no problem');
+    const diags = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source !== undefined && /Similar Sources/i.test(d.source));
+    assert.deepEqual(
+      diags.map((d) => [d.code, d.severity]),
+      [['viewer-copy', vscode.DiagnosticSeverity.Hint]],
+    );
+    assert.match(
+      diags[0].message,
+      /^Quotation ok — the copy holds a running head, footer or page number of the PDF’s page break \(“[^”]*reformation studies quarterly/,
+    );
+    assert.equal(diags[0].range.start.line, 2);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await fs.rm(file, { force: true });
+  });
+
   it('marks a source cited elsewhere in the draft with the section that cites it', async () => {
     assert.ok(analysis, 'needs the first analysis');
     const editor = await openDraftEditor();

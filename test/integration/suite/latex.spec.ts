@@ -181,4 +181,43 @@ describe('A LaTeX draft (draft.tex)', function () {
       await vscode.workspace.fs.delete(file);
     }
   });
+
+  it('a thesis’s main file brings its \\input chapter: Find Similar Sources on main.tex puts the chapter’s CodeLenses in the chapter', async function () {
+    this.timeout(ANALYSIS_MS + 30_000);
+    const dir = vscode.Uri.file(path.join(workspaceRoot(), 'thesis-it'));
+    const main = vscode.Uri.joinPath(dir, 'main.tex');
+    const chapter = vscode.Uri.joinPath(dir, 'chapters', 'grain.tex');
+    const enc = (t: string) => new TextEncoder().encode(t);
+    await vscode.workspace.fs.writeFile(main, enc('\\documentclass{book}\n\\begin{document}\n\\chapter{Grain}\n\\input{chapters/grain}\n\\end{document}\n'));
+    await vscode.workspace.fs.writeFile(
+      chapter,
+      enc(
+        'In the kingdom of Sicily no grain could leave a port without a licence bought from the crown, and the Genoese houses speculated on those licences months before the harvest.\n\nThe Hanseatic Kontore were small merchant republics planted on foreign soil, governed by their own statutes.\n',
+      ),
+    );
+    try {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(main), { viewColumn: vscode.ViewColumn.One, preview: false });
+      const result = (await withTimeout(
+        vscode.commands.executeCommand('similarSources.findSimilarSources'),
+        ANALYSIS_MS,
+        'Find Similar Sources on main.tex',
+      )) as { segments: number; analysed: number } | undefined;
+      assert.equal(result?.analysed, 2, `the chapter's two paragraphs analysed from main.tex: ${JSON.stringify(result)}`);
+      const doc = await vscode.workspace.openTextDocument(chapter);
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+      const lenses = await productLenses(doc);
+      assert.deepEqual(
+        lenses.map((l) => l.range.start.line),
+        [0, 2],
+        `one lens per paragraph of the chapter: ${lenses.map((l) => l.command?.title).join(' | ')}`,
+      );
+      assert.ok(
+        lenses.some((l) => /Whitfield/.test(l.command?.title ?? '')),
+        `the Sicilian paragraph names Whitfield: ${lenses.map((l) => l.command?.title).join(' | ')}`,
+      );
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(dir, { recursive: true });
+    }
+  });
 });
