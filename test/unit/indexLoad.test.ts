@@ -6,7 +6,7 @@ import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import type { SourceInput } from '../../src/core/index/source';
 import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
 import { IndexGenerationGone, indexDir, readManifest, writeManifest, type Manifest } from '../../src/core/index/store/manifest';
-import { decodePostings, encodeShard, passageHash, PostingsFileError } from '../../src/core/index/store/postingsFile';
+import { decodePostings, encodeShard, memoryPostings, passageHash, PostingsFileError } from '../../src/core/index/store/postingsFile';
 import { CHECKS_FILE } from '../../src/core/index/store/shardChecks';
 import { readPassageShard, readShardPostings, VECTOR_FILE, type ShardSource } from '../../src/core/index/store/shards';
 import { decodeVectorFile, encodeVectorFile } from '../../src/core/index/store/vectorFile';
@@ -162,6 +162,14 @@ describe('index load: postings files', function () {
       [3, 3],
     ]);
     assert.equal(d.terms.length, new Set(all.flatMap((p) => (p.k ? p.k.split(' ') : []))).size);
+
+    // A library server's rows, held in memory: the same postings, built without the file.
+    const m = memoryPostings(sources);
+    assert.deepEqual(m.header, { ...d.header, jsonBytes: 0, termBytes: 0 });
+    assert.deepEqual(
+      [m.terms, [...m.docLen], [...m.postOff], [...m.postDocs], [...m.postTf]],
+      [d.terms, [...d.docLen], [...d.postOff], [...d.postDocs], [...d.postTf]],
+    );
   });
 
   it('a truncated, mangled or other-version file is refused, never misread', () => {

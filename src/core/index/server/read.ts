@@ -11,7 +11,7 @@ import { EngineError } from '../../../shared/errors';
 import { notReadyError } from '../health';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { assembleRows, type LoadedRows, type RowShard, type ShardVectors } from '../search/loadRows';
-import { decodePostings, encodeShard } from '../store/postingsFile';
+import { memoryPostings } from '../store/postingsFile';
 import type { ShardSource, StoredPassage } from '../store/shards';
 import { LEXICAL_VERSION } from '../store/versions';
 import type { PageText } from '../store/pageTexts';
@@ -116,10 +116,15 @@ interface PassageRow {
  */
 function copyVector(bytes: Buffer, target: Float32Array, at: number): number {
   const n = bytes.length >= 4 ? bytes.readInt16BE(0) : -1;
-  if (n < 0 || bytes.length !== 4 + 4 * n) return -1;
-  for (let k = 0; k < n; k++) target[at + k] = bytes.readFloatBE(4 + 4 * k);
+  if (n < 0 || bytes.length !== 4 + 4 * n || at + n > target.length) return -1;
+  // The bytes copied as they are, then turned to this machine's order in place (no float read one by one).
+  const into = Buffer.from(target.buffer, target.byteOffset + 4 * at, 4 * n);
+  into.set(bytes.subarray(4));
+  if (LITTLE_ENDIAN) into.swap32();
   return n;
 }
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that
@@ -192,8 +197,7 @@ export function readGenerationRows(server: LibraryServer, modelKey: string, dim:
       let rows = 0;
       let no = 0;
       const emit = () => {
-        const { postings } = encodeShard(no, g!.id, batch);
-        const shard: RowShard = { postings: decodePostings(postings), texts: { passages: batch.flatMap((x) => x.passages) }, vectors, what: `${no}` };
+        const shard: RowShard = { postings: memoryPostings(batch), texts: { passages: batch.flatMap((x) => x.passages) }, vectors, what: `${no}` };
         batch = [];
         rows = 0;
         no++;

@@ -154,6 +154,75 @@ export function encodeShard(shard: number, gen: number, sources: readonly ShardS
   return { json, postings: out };
 }
 
+/**
+ * The postings of passages held in memory (a library server's rows: index/server/read.ts), built
+ * from their lexical terms as encodeShard builds them, without the JSON layout and byte file a
+ * shard on disk needs: no passage is read from a file (jsonStart, jsonEnd and hash are zeros).
+ */
+export function memoryPostings(sources: readonly ShardSource[]): ShardPostings {
+  const P = sources.reduce((n, s) => n + s.passages.length, 0);
+  const docLen = new Uint32Array(P);
+  const termIds = new Map<string, number>();
+  const counts: number[] = [];
+  // Two passes: term ids and posting counts, then the postings laid out in place (no array per term).
+  const passageTerms: Int32Array[] = [];
+  let row = 0;
+  for (const s of sources)
+    for (const p of s.passages) {
+      const terms = p.k ? p.k.split(' ') : [];
+      docLen[row++] = terms.length;
+      const ids = new Int32Array(terms.length);
+      terms.forEach((term, i) => {
+        let t = termIds.get(term);
+        if (t === undefined) {
+          t = counts.length;
+          termIds.set(term, t);
+          counts.push(0);
+        }
+        ids[i] = t;
+      });
+      ids.sort();
+      for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[i - 1]) counts[ids[i]]++;
+      passageTerms.push(ids);
+    }
+  const T = counts.length;
+  const postOff = new Uint32Array(T + 1);
+  for (let t = 0; t < T; t++) postOff[t + 1] = postOff[t] + counts[t];
+  const N = postOff[T];
+  const postDocs = new Uint32Array(N);
+  const postTf = new Uint16Array(N);
+  const fill = postOff.slice(0, T);
+  passageTerms.forEach((ids, doc) => {
+    for (let i = 0; i < ids.length;) {
+      let j = i + 1;
+      while (j < ids.length && ids[j] === ids[i]) j++;
+      const at = fill[ids[i]]++;
+      postDocs[at] = doc;
+      postTf[at] = Math.min(j - i, 65535);
+      i = j;
+    }
+  });
+  const zeros = new Uint32Array(P);
+  return {
+    header: {
+      passages: P,
+      terms: T,
+      postings: N,
+      jsonBytes: 0,
+      termBytes: 0,
+      sources: sources.map((s) => ({ id: s.id, contentHash: s.contentHash, passages: s.passages.length })),
+    },
+    docLen,
+    jsonStart: zeros,
+    jsonEnd: zeros,
+    hash: zeros,
+    postOff,
+    postDocs,
+    postTf,
+    terms: [...termIds.keys()],
+  };
+}
+
 function sections(headerLen: number, P: number, T: number, N: number) {
   const docLen = pad4(12 + headerLen);
   const jsonStart = docLen + 4 * P;
