@@ -54,6 +54,7 @@ await build({
     engine: 'src/engine/index.ts',
     'pdf-extract-worker': 'src/core/pdf/extractWorker.ts',
     'local-embed-worker': 'src/core/embedding/local/localWorker.ts',
+    'cross-encoder-worker': 'src/core/rerank/crossEncoderWorker.ts',
     'segment-worker': 'src/core/markdown/segmentWorker.ts',
     'citation-check-worker': 'src/engine/citationWorker.ts',
   },
@@ -90,6 +91,6 @@ const placed = placeRuntime('dist', ortTarget);
 if (!placed.length && ortTarget !== UNIVERSAL)
   console.warn(`onnxruntime-node has no runtime for ${ortTarget}: dist/ carries none, and the local model will say it is unavailable`);
 console.log(
-  'built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' +
+  'built dist/cli.js, dist/engine.js, dist/pdf-extract-worker.js, dist/local-embed-worker.js, dist/cross-encoder-worker.js, dist/segment-worker.js, dist/citation-check-worker.js, dist/extension.js, dist/ocr/' +
     (existsSync('dist/webview/panel.js') ? ', dist/webview/' : ''),
 );

@@ -34,6 +34,9 @@ export const ENGINE_API = {
   localModelRuntime:
     "whether this build carries ONNX Runtime for this machine (a universal VSIX does not): the extension's download offer and the CLI's model download, before any workspace's engine",
   createProvider: "the provider the CLI's eval runs on a BEIR folder (no workspace, no instance)",
+  rerankerFor:
+    "the reranker the CLI's eval reorders a BEIR folder's rankings with (no workspace, no instance); analyses make theirs from AnalysisRequest.reranker",
+  namesCrossEncoder: "pure: whether --rerank-model names a local cross-encoder (a folder or a repository) or an Ollama model (the CLI's analyze and eval)",
   embedsInBackground: "pure: whether a provider's vectors come after the passages (the CLI's eval)",
   localOverridesOf: "pure: a local model's explicit settings (the extension's download offer, before any index)",
   indexedModel: "the model a workspace's index was built with, which the CLI's provider flags default to before it makes the engine",

@@ -5,13 +5,13 @@
  * batching, pooling and speed can be tested on it (its vectors mean nothing).
  *
  *   npx tsx scripts/make-test-model.ts <outDir> [--layers 2] [--hidden 32] [--heads 2]
- *       [--intermediate 4×hidden] [--max-positions 512] [--quantized] [--fp32] [--seed 1]
+ *       [--intermediate 4×hidden] [--max-positions 512] [--quantized] [--fp32] [--classifier] [--seed 1]
  *
  * --quantized writes onnx/model_quantized.onnx with the int8 MatMuls of the published exports
  * (DynamicQuantizeLinear + MatMulInteger); --fp32 writes onnx/model.onnx; both may be given
- * (default: fp32 only).
+ * (default: fp32 only). --classifier writes a cross-encoder (output `logits` [batch, 1]).
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { rng } from './bench/corpus';
 import { AttrType, DataType, onnxModelType } from './test-model/onnxProto';
@@ -32,6 +32,13 @@ export interface TestModelOptions {
   seed?: number;
   /** Where tokenizer.json & co. are read from (default: the shared bert-base-uncased files). */
   tokenizerDir?: string;
+  /**
+   * A cross-encoder (a reranker's shape): [CLS]'s vector through BERT's pooler (dense + tanh) and
+   * a one-logit classifier, output `logits` [batch, 1], as ms-marco-MiniLM's exports.
+   */
+  classifier?: boolean;
+  /** The classifier's classes: 1 (a relevance logit, the default) or 2 (not relevant / relevant). */
+  labels?: 1 | 2;
 }
 
 type Tensor = { name: string; dims: number[]; data_type: number; raw_data: Uint8Array };
@@ -113,7 +120,12 @@ function dimParam(names: string[], elem: number) {
 
 /** The ONNX bytes of a BERT encoder (embeddings, L transformer layers) → last_hidden_state. */
 export function buildBertOnnx(
-  opts: Required<Omit<TestModelOptions, 'fp32' | 'quantized' | 'tokenizerDir'>> & { vocabSize: number; quantized: boolean },
+  opts: Required<Omit<TestModelOptions, 'fp32' | 'quantized' | 'tokenizerDir' | 'classifier' | 'labels'>> & {
+    vocabSize: number;
+    quantized: boolean;
+    classifier?: boolean;
+    labels?: 1 | 2;
+  },
 ): Uint8Array {
   const { layers, hidden: H, heads, intermediate, maxPositions, vocabSize, quantized, seed } = opts;
   if (H % heads !== 0) throw new Error(`hidden size ${H} is not a multiple of ${heads} heads`);
@@ -163,7 +175,16 @@ export function buildBertOnnx(
     const ff = dense(g, gelu, `${p}.output.dense`, intermediate, H, quantized, rand);
     x = layerNorm(g, g.one('Add', [x, ff]), `${p}.output.LayerNorm`, H);
   }
-  g.nodes.push({ op_type: 'Identity', input: [x], output: ['last_hidden_state'], name: 'output_identity' });
+  let output = { name: 'last_hidden_state', type: dimParam(['batch_size', 'sequence_length', String(H)], DataType.FLOAT) };
+  if (opts.classifier) {
+    const cls = g.one('Gather', [x, g.init('cls_index', [], BigInt64Array.from([0n]), DataType.INT64)], { axis: 1 });
+    const pooled = g.one('Tanh', [dense(g, cls, 'bert.pooler.dense', H, H, quantized, rand)]);
+    // A larger spread than the layers' weights, so that scores differ visibly between pairs.
+    const labels = opts.labels ?? 1;
+    const logit = g.one('Add', [g.one('MatMul', [pooled, g.floats('classifier.weight', [H, labels], 2)]), g.floats('classifier.bias', [labels], 0.1)]);
+    g.nodes.push({ op_type: 'Identity', input: [logit], output: ['logits'], name: 'output_identity' });
+    output = { name: 'logits', type: dimParam(['batch_size', String(labels)], DataType.FLOAT) };
+  } else g.nodes.push({ op_type: 'Identity', input: [x], output: ['last_hidden_state'], name: 'output_identity' });
 
   const model = {
     ir_version: 8,
@@ -175,7 +196,7 @@ export function buildBertOnnx(
       node: g.nodes,
       initializer: g.inits,
       input: ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => ({ name, type: dimParam(['batch_size', 'sequence_length'], DataType.INT64) })),
-      output: [{ name: 'last_hidden_state', type: dimParam(['batch_size', 'sequence_length', String(H)], DataType.FLOAT) }],
+      output: [output],
     },
   };
   const T = onnxModelType();
@@ -201,9 +222,15 @@ export function makeTestModel(outDir: string, options: TestModelOptions = {}): s
   if (!vocabSize) throw new Error(`${tokDir}/tokenizer.json has no vocabulary`);
 
   mkdirSync(join(outDir, 'onnx'), { recursive: true });
-  for (const f of TOKENIZER_FILES) copyFileSync(join(tokDir, f), join(outDir, f));
+  // tokenizer.json is what the product reads; the others travel where the source folder has them (XLM-R's has no vocab.txt).
+  for (const f of TOKENIZER_FILES) if (f === 'tokenizer.json' || existsSync(join(tokDir, f))) copyFileSync(join(tokDir, f), join(outDir, f));
   const config = {
-    architectures: ['BertModel'],
+    architectures: [options.classifier ? 'BertForSequenceClassification' : 'BertModel'],
+    ...(options.classifier
+      ? options.labels === 2
+        ? { num_labels: 2, id2label: { 0: 'LABEL_0', 1: 'LABEL_1' }, label2id: { LABEL_0: 0, LABEL_1: 1 } }
+        : { num_labels: 1, id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } }
+      : {}),
     model_type: 'bert',
     hidden_size: o.hidden,
     num_hidden_layers: o.layers,
@@ -220,16 +247,19 @@ export function makeTestModel(outDir: string, options: TestModelOptions = {}): s
   writeFileSync(join(outDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
   const wantQuantized = options.quantized ?? false;
   const wantFp32 = options.fp32 ?? !wantQuantized;
-  if (wantFp32) writeFileSync(join(outDir, 'onnx', 'model.onnx'), buildBertOnnx({ ...o, vocabSize, quantized: false }));
-  if (wantQuantized) writeFileSync(join(outDir, 'onnx', 'model_quantized.onnx'), buildBertOnnx({ ...o, vocabSize, quantized: true }));
+  const head = { classifier: options.classifier ?? false, labels: options.labels };
+  if (wantFp32) writeFileSync(join(outDir, 'onnx', 'model.onnx'), buildBertOnnx({ ...o, vocabSize, quantized: false, ...head }));
+  if (wantQuantized) writeFileSync(join(outDir, 'onnx', 'model_quantized.onnx'), buildBertOnnx({ ...o, vocabSize, quantized: true, ...head }));
   return outDir;
 }
 
 function main(argv: string[]): void {
-  const out = argv.find((a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1].startsWith('--') && !['--quantized', '--fp32'].includes(argv[i - 1])));
+  const out = argv.find(
+    (a, i) => !a.startsWith('--') && !(i > 0 && argv[i - 1].startsWith('--') && !['--quantized', '--fp32', '--classifier'].includes(argv[i - 1])),
+  );
   if (!out) {
     console.error(
-      'usage: make-test-model <outDir> [--layers N] [--hidden N] [--heads N] [--intermediate N] [--max-positions N] [--quantized] [--fp32] [--seed N]',
+      'usage: make-test-model <outDir> [--layers N] [--hidden N] [--heads N] [--intermediate N] [--max-positions N] [--quantized] [--fp32] [--classifier] [--seed N]',
     );
     process.exit(2);
   }
@@ -249,6 +279,7 @@ function main(argv: string[]): void {
     seed: num('--seed'),
     quantized: argv.includes('--quantized'),
     fp32: argv.includes('--fp32') || !argv.includes('--quantized'),
+    classifier: argv.includes('--classifier'),
   });
   console.log(`wrote ${dir}`);
 }

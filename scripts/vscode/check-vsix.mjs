@@ -51,6 +51,7 @@ const ALLOWED_EXACT = new Set([
   'extension/dist/pdf.worker.mjs', // pdf.js worker for pdf-parse (src/core/pdf/runtime.ts)
   'extension/dist/sql-wasm.wasm', // sql.js's WebAssembly, for Zotero's database (src/core/zotero/sqlite.ts)
   'extension/dist/local-embed-worker.js', // worker_threads entry for the local embedding model (src/core/embedding/local/localProvider.ts)
+  'extension/dist/cross-encoder-worker.js', // worker_threads entry for the local reranker (src/core/rerank/crossEncoder.ts)
   'extension/dist/segment-worker.js', // worker_threads entry for Markdown segmentation (src/core/markdown/segmentThread.ts)
   'extension/dist/citation-check-worker.js', // worker_threads entry for the citation check (src/engine/citationThread.ts)
 ]);
@@ -77,6 +78,7 @@ function requiredEntries(manifest, target) {
     'extension/dist/pdf.worker.mjs',
     'extension/dist/sql-wasm.wasm',
     'extension/dist/local-embed-worker.js',
+    'extension/dist/cross-encoder-worker.js',
     'extension/dist/segment-worker.js',
     'extension/dist/citation-check-worker.js',
     'extension/dist/ocr/tesseract-worker.js',

@@ -3,7 +3,7 @@
  * the sources worth citing: the library indexed first when one is named).
  */
 import * as path from 'node:path';
-import { errorCode, errorHealth, segmentDraft, type AnalysisOptions, type AnalysisResult } from '../engine';
+import { errorCode, errorHealth, namesCrossEncoder, segmentDraft, type AnalysisOptions, type AnalysisResult } from '../engine';
 import { shortAuthors } from '../shared/citation';
 import { LATEX_CITATION_TEMPLATES, latexCitationStyle } from '../shared/latexStyle';
 import type { Granularity } from '../shared/settings';
@@ -94,6 +94,7 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
     'min-words',
     'citation-template',
     'rerank-model',
+    'rerank-onnx-file',
     'json',
     'jobs',
     'partial',
@@ -123,13 +124,16 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
   });
   if (!ready) return 130;
   const threshold = one(args, 'threshold');
+  const rerankModel = one(args, 'rerank-model');
+  const crossEncoder = rerankModel && namesCrossEncoder(rerankModel) ? rerankModel : rerankModel ? undefined : cli.settings.localReranker || undefined;
   const options: Partial<AnalysisOptions> = {
     granularity: granularityOf(args),
     maxResults: one(args, 'max-results') === undefined ? undefined : Number(one(args, 'max-results')),
     similarityThreshold: threshold === undefined ? undefined : Number(threshold),
     sourceType: one(args, 'source-type') as AnalysisOptions['sourceType'] | undefined,
     collectionFilter: all(args, 'collection').length ? all(args, 'collection') : null,
-    useReranking: args.flags.has('no-rerank') ? 'off' : 'auto',
+    // A reranker named on the command line was asked for: when it cannot run, the result says why.
+    useReranking: args.flags.has('no-rerank') ? 'off' : crossEncoder && one(args, 'rerank-model') ? 'on' : 'auto',
     useContextualEmbedding: !args.flags.has('no-context'),
     minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
   };
@@ -139,7 +143,13 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
     result = await cli.engine.analyze(text, options, {
       documentPath: file,
       cache: args.flags.has('no-cache') ? false : { ttlHours: cli.settings.cacheLifetimeHours },
-      reranker: { host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST, model: one(args, 'rerank-model') },
+      reranker: {
+        host: one(args, 'ollama-host') ?? process.env.OLLAMA_HOST,
+        model: crossEncoder ? cli.settings.rerankModel : rerankModel,
+        local: crossEncoder,
+        onnxFile: one(args, 'rerank-onnx-file'),
+        cacheDir: one(args, 'cache-dir'),
+      },
       // A LaTeX draft's cards cite in its own style (biblatex, natbib or plain, from its preamble).
       citationTemplate: one(args, 'citation-template') ?? (format === 'latex' ? LATEX_CITATION_TEMPLATES[latexCitationStyle('auto', text)] : undefined),
       format,

@@ -35,7 +35,9 @@ Commands:
           Prints the top passages with their pages. --collection takes a Zotero collection by its
           path ("Thesis/Chapter 1"); search reads the index, built with --zotero by index.
   eval    --beir <dir> [--split train|test] [--workspace <dir>] [--provider …] [--partial] [--json]
-          Retrieval quality on a BEIR folder, with a plain-BM25 baseline.
+          [--rerank-model <folder|org/name> [--rerank-top N] [--rerank-onnx-file F]] [--no-rerank]
+          Retrieval quality on a BEIR folder, with a plain-BM25 baseline; with a local reranker
+          (a cross-encoder), the same ranking with its top N (default 20) reordered by it, and its time a query.
   status  [--workspace <dir>] [--json]
           Says whether the index exists and what it holds.
   segment <file.md|.qmd|.Rmd|.tex> [--workspace <dir>] [--granularity section|paragraph|sentence] [--format md|qmd|rmd|tex] [--json]
@@ -43,8 +45,10 @@ Commands:
   analyze <file.md|.qmd|.Rmd|.tex> [--format md|qmd|rmd|tex] [--workspace <dir>] [--library <dir>…] [--bib <file>] [--zotero [<dataDir>]] [--primary <dir|glob>…]
           [--granularity …] [--max-results N] [--threshold X] [--source-type secondary|primary|both]
           [--collection C…] [--no-rerank] [--no-context] [--min-words N] [--citation-template T]
-          [--rerank-model M] [--no-cache] [--provider …] [--partial] [--json]
+          [--rerank-model M] [--rerank-onnx-file F] [--no-cache] [--provider …] [--partial] [--json]
           Indexes the library if needed, then lists, for each segment, the sources worth citing.
+          --rerank-model: a local reranker's folder or repository id (org/name; a cross-encoder, used
+          before any LLM; default the similarSources.localReranker setting), or an Ollama model's name.
           Without --library, the workspace's .vscode/settings.json (similarSources.libraryFolders) is used.
 ${CHECK_USAGE}
   mcp     [--workspace <dir>] [--provider …]
@@ -85,6 +89,8 @@ const OPTIONS = {
       'min-words',
       'citation-template',
       'rerank-model',
+      'rerank-onnx-file',
+      'rerank-top',
       'format',
     ],
     ...['provider', 'ollama-host', 'ollama-model', ...LOCAL_MODEL_OPTS],

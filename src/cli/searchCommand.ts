@@ -3,7 +3,7 @@
  * (retrieval quality on a BEIR folder, with a plain-BM25 baseline).
  */
 import * as path from 'node:path';
-import { embedsInBackground, errorCode, runBeirEval, type BeirEvalResult } from '../engine';
+import { embedsInBackground, errorCode, namesCrossEncoder, rerankerFor, runBeirEval, type BeirEvalResult } from '../engine';
 import { all, checkKnown, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
 import { cancelOnInterrupt } from './interrupt';
 import { terminalText } from '../shared/untrusted';
@@ -57,11 +57,18 @@ export async function cmdSearch(args: ParsedArgs, providerOpts: readonly string[
 }
 
 export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[]): Promise<number> {
-  checkKnown(args, ['beir', 'split', 'json', 'workspace', 'partial', ...providerOpts]);
+  checkKnown(args, ['beir', 'split', 'json', 'workspace', 'partial', 'rerank-model', 'rerank-onnx-file', 'rerank-top', 'no-rerank', ...providerOpts]);
   const dir = one(args, 'beir');
   if (!dir) throw new UsageError('eval needs --beir <dir>');
   const split = one(args, 'split') ?? 'test';
+  const rerankModel = args.flags.has('no-rerank') ? undefined : one(args, 'rerank-model');
+  if (rerankModel && !namesCrossEncoder(rerankModel))
+    throw new UsageError(`eval reranks with a local cross-encoder: --rerank-model takes its folder or its repository id (org/name), not "${rerankModel}"`);
+  const rerankTop = intOption(args, 'rerank-top', 20, 2, 100);
   const provider = await providerFrom(args);
+  const reranker = rerankModel
+    ? await rerankerFor({ local: rerankModel, onnxFile: one(args, 'rerank-onnx-file'), cacheDir: one(args, 'cache-dir') })
+    : undefined;
   // A neural model embeds the whole corpus before any query is scored (committed as it goes: Ctrl-C
   // keeps it in --workspace); --partial scores with the vectors there are and says how many.
   const interrupt = cancelOnInterrupt('cancelling…');
@@ -76,6 +83,8 @@ export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[])
       partial: args.flags.has('partial'),
       signal: interrupt.signal,
       onProgress: (m) => err(m),
+      reranker,
+      rerankTop,
     });
   } catch (e) {
     if (errorCode(e) !== 'cancelled') throw e;
@@ -102,6 +111,10 @@ export async function cmdEval(args: ParsedArgs, providerOpts: readonly string[])
   row('  vectors alone', result.vectorOnly);
   row('  BM25 alone', result.lexicalOnly);
   row('plain BM25', result.baseline);
+  if (result.reranked) {
+    row(`reranked top ${result.reranked.top}`, result.reranked);
+    out(`  by ${prose(result.reranked.reranker, 200)}: ${result.reranked.msPerQuery.median} ms a query (median), ${result.reranked.msPerQuery.p95} ms (p95)`);
+  }
   out(`index ${(result.indexMs / 1000).toFixed(1)} s, queries ${(result.queryMs / result.queries).toFixed(1)} ms each`);
   return 0;
 }

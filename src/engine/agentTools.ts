@@ -262,7 +262,7 @@ export async function sourcesForTool(engine: WorkspaceEngine, input: unknown, op
     {
       documentPath: 'agent-tool',
       cache: false,
-      reranker: { host: s.ollamaHost, model: s.rerankModel },
+      reranker: { host: s.ollamaHost, model: s.rerankModel, local: s.localReranker },
       citationTemplate: s.citationTemplate,
       signal: opts.signal,
     },

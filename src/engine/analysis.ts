@@ -6,7 +6,6 @@
 import { analyzeDocument, cachedAnalysis as cachedDocumentAnalysis, type AnalysisResult, type AnalyzeProgress } from '../core/analysis/analyze';
 import { AnalysisCache } from '../core/analysis/cache';
 import type { AnalysisOptionsInput } from '../core/analysis/options';
-import { OllamaReranker } from '../core/analysis/rerank';
 import { healthOf } from '../core/index/health';
 import { recordServerRead } from '../core/index/server/lastRead';
 import type { LibraryIndex } from '../core/index/search/libraryIndex';
@@ -21,6 +20,7 @@ import type { DraftFormat } from '../shared/draftLanguages';
 import type { Granularity, Settings } from '../shared/settings';
 import { highlightsFingerprint, readHighlights } from '../core/index/store/highlights';
 import { bundleDir } from './bundle';
+import { rerankerFor, type RerankerConfig } from './reranker';
 import { embedsInBackground, type EmbeddingProvider } from './provider';
 import { serverCacheState, type LibraryServer } from './libraryServer';
 import { coreIndex, type SearchIndex } from './search';
@@ -92,8 +92,8 @@ export interface AnalysisRequest {
   index: SearchIndex | (() => Promise<SearchIndex>);
   /** How long results are kept; false: no cache. */
   cache: { ttlHours: number } | false;
-  /** The Ollama model that reranks (when the options ask for it and it is reachable). */
-  reranker?: { host?: string; model?: string };
+  /** What reranks when the options ask for it: a local cross-encoder when one is set, else the Ollama model (when reachable). */
+  reranker?: RerankerConfig;
   citationTemplate?: string;
   /**
    * Segment the draft in a worker thread (the extension: remark never holds the extension host,
@@ -129,7 +129,7 @@ export async function analyze(document: string, options: AnalysisOptionsInput, r
     ...r,
     index: typeof index === 'function' ? async () => (used = coreIndex(await index())) : (used = coreIndex(index)),
     cache: cacheOf(r),
-    reranker: r.reranker && new OllamaReranker(r.reranker),
+    reranker: await rerankerFor(r.reranker),
     segmenter: project?.segmenter ?? segmenterOf(r),
     ...(project ? { documentHash: project.hash } : {}),
   });
@@ -171,7 +171,7 @@ export async function cachedAnalysis(
   return cachedDocumentAnalysis(document, options, {
     ...r,
     cache: cacheOf(r),
-    reranker: r.reranker && new OllamaReranker(r.reranker),
+    reranker: await rerankerFor(r.reranker),
     segmenter: project?.segmenter ?? segmenterOf(r),
     ...(project ? { documentHash: project.hash } : {}),
     fingerprint: state.fingerprint,

@@ -73,6 +73,7 @@ export { readLatexProject, type LatexProject, type LatexFile } from '../core/lat
 
 // Retrieval quality on a BEIR folder: no workspace library, so no instance.
 export { runBeirEval, type BeirEvalResult } from '../core/eval/beir';
+export { namesCrossEncoder, rerankerFor, type RerankerConfig } from './reranker';
 
 // The citation check's verdicts, read by the hosts; the check itself, as the bundle runs it (the instance's `checkCitations` calls these).
 export {

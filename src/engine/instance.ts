@@ -422,7 +422,16 @@ export class WorkspaceEngine {
     r: Omit<AnalysisRequest, 'workspace' | 'index'> & { provider?: EmbeddingProvider },
   ): Promise<AnalysisResult> {
     const { provider, ...request } = r;
-    return this.withIndex(provider, (index) => analyze(document, options, { ...request, workspace: this.workspace, index }));
+    return this.withIndex(provider, async (index) =>
+      analyze(document, options, { ...request, reranker: await this.rerankerOf(request.reranker), workspace: this.workspace, index }),
+    );
+  }
+
+  /** A local reranker named by repository is looked for where the host keeps downloaded models (the extension's storage). */
+  private async rerankerOf(config: AnalysisRequest['reranker']): Promise<AnalysisRequest['reranker']> {
+    if (!config?.local || config.cacheDir) return config;
+    const cacheDir = (await this.o.host?.providerContext?.())?.modelCacheDir;
+    return cacheDir ? { ...config, cacheDir } : config;
   }
 
   /** The draft's results when the cache holds all of them for the index and `provider`, without loading the index. */

@@ -62,6 +62,8 @@ export const SETTINGS = {
   ollamaQueryPrefix: { type: 'string', default: 'auto' },
   ollamaPassagePrefix: { type: 'string', default: 'auto' },
   rerankModel: { type: 'string', default: 'llama3.2' },
+  /** A local cross-encoder that reranks (a folder, or a Hub repository downloaded with consent); '' for none. Used before the Ollama model. */
+  localReranker: { type: 'string', default: '', restricted: true },
   granularity: { type: 'string', default: 'paragraph', enum: ['section', 'paragraph', 'sentence'] },
   maxResults: { type: 'integer', default: 5, minimum: 1, maximum: 20 },
   similarityThreshold: { type: 'number', default: 0, minimum: 0, maximum: 1 },

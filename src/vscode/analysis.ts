@@ -151,7 +151,7 @@ function requestOf(s: Services, document: vscode.TextDocument, settings: Setting
   return {
     documentPath: document.uri.toString(),
     cache: { ttlHours: settings.cacheLifetimeHours },
-    reranker: { host: settings.ollamaHost, model: settings.rerankModel },
+    reranker: { host: settings.ollamaHost, model: settings.rerankModel, local: settings.localReranker, cacheDir: s.library.modelCacheDir },
     // A LaTeX draft's cards cite in its project's style (biblatex, natbib or plain).
     citationTemplate: draftTemplate(document, settings),
     // remark never runs on the extension host's thread: a large draft would hold the editor for seconds.

@@ -143,6 +143,67 @@ export class LocalModelCommands {
     return true;
   }
 
+  /**
+   * Downloads the local reranker the settings name (similarSources.localReranker, a repository
+   * id), after the user agrees, as the local model is; a folder needs nothing. True when it is ready.
+   */
+  async downloadReranker(folder: vscode.WorkspaceFolder): Promise<boolean> {
+    const engine = loadEngine();
+    const model = readSettings(folder.uri, this.log).localReranker.trim();
+    if (!model) {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'No local reranker is set: set similarSources.localReranker to a reranker on the Hugging Face Hub (e.g. Xenova/mmarco-mMiniLMv2-L12-H384-v1) or to a folder, then run this command again.',
+        ),
+      );
+      return false;
+    }
+    const status = await engine.modelStatus(model, this.library.modelCacheDir).catch(() => undefined);
+    if (status?.installed || status?.location.kind === 'folder') {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The local reranker {0} is ready.', model));
+      return !!status.installed;
+    }
+    const runtime = engine.localModelRuntime();
+    if (!runtime.available) {
+      void vscode.window.showWarningMessage(runtime.message!);
+      return false;
+    }
+    const download = vscode.l10n.t('Download');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        "Download the local reranker {0} from the Hugging Face Hub into VS Code's storage? It is downloaded once, runs on this machine, and reorders each paragraph's top cards.",
+        model,
+      ),
+      { modal: true },
+      download,
+    );
+    if (answer !== download) return false;
+    try {
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Downloading {0}', model), cancellable: true },
+        async (progress, token) => {
+          const ac = new AbortController();
+          token.onCancellationRequested(() => ac.abort());
+          await engine.downloadModel({
+            model,
+            cacheDir: this.library.modelCacheDir,
+            signal: ac.signal,
+            onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} MB', (p.doneBytes / 1e6).toFixed(1)) }),
+          });
+        },
+      );
+    } catch (err) {
+      if (errorCode(err) !== 'cancelled') {
+        this.log.error(`download of the reranker ${model} failed: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('The local reranker could not be downloaded: {0}', (err as Error).message));
+      }
+      return false;
+    }
+    this.log.info(`local reranker ${model} downloaded into ${this.library.modelCacheDir}`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('The local reranker {0} is ready: Find Similar Sources reorders the top cards with it.', model));
+    return true;
+  }
+
   /** Asks for the OpenAI-compatible server's key and keeps it in the secret storage (empty: forget it). */
   setApiKey(): Promise<boolean> {
     return this.askSecret(

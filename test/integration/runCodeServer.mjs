@@ -336,11 +336,30 @@ async function openPalette(text) {
   await focusWorkbench();
   const input = page.locator('.quick-input-widget input');
   await page.keyboard.press('F1');
-  try {
-    await input.waitFor({ state: 'visible', timeout: 3_000 });
-  } catch {
-    await page.locator('.command-center .search, .command-center-center').first().click({ timeout: 5_000 });
-    await input.waitFor({ state: 'visible', timeout: 5_000 });
+  const shown = (ms) =>
+    input.waitFor({ state: 'visible', timeout: ms }).then(
+      () => true,
+      () => false,
+    );
+  if (!(await shown(3_000))) {
+    // The keyboard is still held by a webview (the panel's: nested frames that blur() does not
+    // reach, seen after the in-host suite): a plain mouse click on the explorer's empty space gives
+    // it back to the workbench (a raw click: an overlay may cover the element a locator would wait for).
+    const box = await page
+      .locator('.part.sidebar')
+      .first()
+      .boundingBox()
+      .catch(() => null);
+    log('  (F1 did not open the palette: the keyboard is given back to the workbench by a click)');
+    if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.press('F1');
+    if (!(await shown(3_000))) {
+      await page.keyboard.press('Control+Shift+P');
+      if (!(await shown(3_000))) {
+        await page.locator('.command-center .search:visible, .command-center-center:visible').first().click({ timeout: 5_000 });
+        await input.waitFor({ state: 'visible', timeout: 5_000 });
+      }
+    }
   }
   await input.fill(`>${text}`);
   return input;

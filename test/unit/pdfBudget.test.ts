@@ -171,13 +171,35 @@ describe('PDF read budget (issue 28)', function () {
       // (12 s) leaves the good files time to be read, overtake it (2 s) and be committed (1 s idle)
       // on a slow machine: CI saw only 2 of 3 committed with a 3 s budget, and none with 6 s once
       // (about 3.5 s are needed here, even with both cores taken by other processes).
-      const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, slowMs: 250, budget: { ...SMALL, baseMs: 12_000, capMs: 14_000 } }).warm();
+      // The time budget is what is tested here, not the memory ceiling (extractPool.test.ts tests it): in the
+      // whole suite the process's memory is shared with other tests' threads, whose growth could
+      // have the crafted file read alone, with no file beside it to commit.
+      const pool = new PdfExtractPool({
+        workerFile: WORKER,
+        size: 1,
+        slowMs: 250,
+        budget: { ...SMALL, baseMs: 12_000, capMs: 14_000 },
+        memoryCeiling: () => Number.MAX_SAFE_INTEGER,
+      }).warm();
       const { inputs, dispose } = await libraryInputs({ folders: [lib], baseDir: lib, extractor: (b) => pool.extract(b), ocr: 'off' });
       let committedEarly = 0;
       const seen: string[] = [];
       const t = Date.now();
       try {
-        const run = updateIndex(inputs, { workspace, provider: new EmbeddedProvider() });
+        // What the run and the pool did, said only when the check fails (CI once saw no commit at all).
+        const events: string[] = [];
+        const poolState = () => {
+          const slots = (pool as unknown as { slots: Array<{ job?: { alone?: boolean } }> }).slots;
+          return `${slots.length} worker(s)${slots.some((x) => x.job?.alone) ? ', a file read alone (memory ceiling)' : ''}`;
+        };
+        const run = updateIndex(inputs, {
+          workspace,
+          provider: new EmbeddedProvider(),
+          onProgress: (p) =>
+            events.push(
+              `${Date.now() - t} ms ${p.phase} ${p.done}/${p.total}${'file' in p && p.file ? ` ${String(p.file).split('/').pop()}` : ''} [${poolState()}]`,
+            ),
+        });
         // While the crafted file is read, the good ones are committed: a kill now would keep them.
         const watch = (async () => {
           for (let ended = false; !ended;) {
@@ -194,6 +216,7 @@ describe('PDF read budget (issue 28)', function () {
               committedEarly = n;
               seen.push(`${n} committed at ${Date.now() - t} ms`);
             }
+            if (!ended && (Date.now() - t) % 1000 < 100) events.push(`${Date.now() - t} ms [${poolState()}]`);
           }
         })();
         const r = await run;
@@ -206,7 +229,7 @@ describe('PDF read budget (issue 28)', function () {
         assert.equal(
           committedEarly,
           3,
-          `the good files were committed before the crafted one was given up (${seen.join(', ') || 'no commit seen'}; ended at ${Date.now() - t} ms)`,
+          `the good files were committed before the crafted one was given up (${seen.join(', ') || 'no commit seen'}; ended at ${Date.now() - t} ms); events: ${events.join('; ')}`,
         );
         // The skip is remembered (written even though no shard changed with it): the next run does not read the file again.
         const again = await updateIndex(inputs, { workspace, provider: new EmbeddedProvider() });

@@ -254,7 +254,14 @@ async function chooseReranker(
     return { note };
   }
   log(`reranking (auto) not used: ${why}`, 'debug');
-  return { hint: ctx.reranker ? `LLM reranking is available when ${ctx.reranker.description} is reachable` : 'LLM reranking needs an LLM (Ollama)' };
+  const r = ctx.reranker;
+  return {
+    hint: !r
+      ? 'LLM reranking needs an LLM (Ollama)'
+      : r.kind === 'cross-encoder'
+        ? `reranking is available once ${r.description} can be loaded (${why})`
+        : `LLM reranking is available when ${r.description} is reachable`,
+  };
 }
 
 /** Whatever failed because of a cancel (an aborted embedding, say) is a cancel. */

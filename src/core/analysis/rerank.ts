@@ -1,7 +1,7 @@
 /**
- * LLM reranking of a segment's top candidates (Ollama `generate`). Reranking
- * only reorders: the similarity shown stays the retrieval similarity. Any
- * failure leaves the retrieval order and says why.
+ * Reranking a segment's top candidates: the interface, and the LLM one (Ollama `generate`); the
+ * local cross-encoder is core/rerank/crossEncoder.ts. Reranking only reorders: the similarity
+ * shown stays the retrieval similarity. Any failure leaves the retrieval order and says why.
  */
 import { SETTINGS } from '../../shared/settings';
 import { ollamaGenerate } from '../embedding/ollamaGenerate';
@@ -14,6 +14,8 @@ export interface RerankCandidate {
 
 export interface Reranker {
   readonly description: string;
+  /** A local cross-encoder, or (unset) an LLM asked for an order. */
+  readonly kind?: 'cross-encoder' | 'llm';
   /** Undefined when usable, else why not (checked once, then remembered). */
   unavailable(signal?: AbortSignal): Promise<string | undefined>;
   /** Candidate ids, best first. */

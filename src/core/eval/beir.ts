@@ -18,6 +18,7 @@ import { readConfinedText } from '../util/confinedFiles';
 import { evaluateRun, parseQrels, type EvalSummary } from './metrics';
 import { PlainBm25 } from './plainBm25';
 import { fusionFor, rankSources, type HybridParams } from '../retrieval/hybrid';
+import type { Reranker } from '../analysis/rerank';
 
 export interface BeirDoc {
   id: string;
@@ -46,6 +47,11 @@ export interface BeirEvalResult {
    * with `embedded` of `total` passages ranked by meaning, the others by their words only.
    */
   semantic?: { embedded: number; total: number };
+  /**
+   * With a reranker: the product's ranking with its top `top` sources reordered by it (each read
+   * as the product's reranker reads a card: title and text), and its time per query.
+   */
+  reranked?: EvalFigures & { reranker: string; top: number; msPerQuery: { median: number; p95: number } };
 }
 
 export type EvalFigures = { 'ndcg@10': number; 'recall@10': number; 'recall@100': number; 'mrr@10': number };
@@ -113,6 +119,9 @@ export interface BeirEvalOptions {
   partial?: boolean;
   /** Stops indexing or embedding (what is committed stays in `workspace`); throws `cancelled`. */
   signal?: AbortSignal;
+  /** Reorders each query's top `rerankTop` sources (default 20) as the product's reranker does; the result's `reranked`. */
+  reranker?: Reranker;
+  rerankTop?: number;
 }
 
 export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult> {
@@ -183,6 +192,7 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
     const baseRun = new Map(judged.map((qid) => [qid, bm25.search(queries.get(qid)!, 100).map((h) => h.id)]));
     const ours = evaluateRun(run, qrels);
     const base = evaluateRun(baseRun, qrels);
+    const reranked = opts.reranker ? await rerankRun(opts, run, queries, corpus, qrels) : undefined;
     return {
       ...figures(ours),
       queries: ours.queries,
@@ -195,10 +205,45 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
       vectorOnly: figures(evaluateRun(vectorRun, qrels)),
       lexicalOnly: figures(evaluateRun(lexicalRun, qrels)),
       ...(index.semantic ? { semantic: { embedded: index.semantic.embedded, total: index.semantic.total } } : {}),
+      ...(reranked ? { reranked } : {}),
     };
   } finally {
     if (!opts.workspace) await fs.rm(workspace, { recursive: true, force: true });
   }
+}
+
+/** The run with each query's top sources reordered by the reranker, its figures and its time per query. */
+async function rerankRun(
+  opts: BeirEvalOptions,
+  run: Map<string, string[]>,
+  queries: Map<string, string>,
+  corpus: BeirDoc[],
+  qrels: ReturnType<typeof parseQrels>,
+): Promise<NonNullable<BeirEvalResult['reranked']>> {
+  const reranker = opts.reranker!;
+  const why = await reranker.unavailable(opts.signal);
+  if (why) throw new EngineError('invalid-options', `the reranker cannot be used: ${why}`);
+  const top = Math.max(2, opts.rerankTop ?? 20);
+  const docs = new Map(corpus.map((d) => [d.id, d]));
+  const out = new Map<string, string[]>();
+  const ms: number[] = [];
+  for (const [qid, ids] of run) {
+    if (opts.signal?.aborted) throw new EngineError('cancelled', 'evaluation cancelled while reranking; no figures were computed');
+    const head = ids.slice(0, top);
+    const t = performance.now();
+    // As analyze.ts hands a card to the reranker: its title, then the passage.
+    const order = await reranker.rerank(
+      queries.get(qid)!,
+      head.map((id) => ({ id, text: `${docs.get(id)!.title}: ${docs.get(id)!.text}` })),
+      opts.signal,
+    );
+    ms.push(performance.now() - t);
+    out.set(qid, [...order, ...ids.slice(top)]);
+    if (out.size % 100 === 0) opts.onProgress?.(`reranking ${out.size}/${run.size} queries`);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0);
+  return { ...figures(evaluateRun(out, qrels)), reranker: reranker.description, top, msPerQuery: { median: at(0.5), p95: at(0.95) } };
 }
 
 /** Each query's ranked document ids (top 100 sources) with the given fusion parameters. */

@@ -46,6 +46,7 @@ const CONTRACT_COMMANDS = [
   'similarSources.openPdf',
   'similarSources.showPanel',
   'similarSources.downloadLocalModel',
+  'similarSources.downloadLocalReranker',
   'similarSources.setOpenAiApiKey',
 ];
 

@@ -3,14 +3,12 @@
  * session. Bundled as dist/local-embed-worker.js; LocalProvider starts it. Model inference
  * never runs on the calling thread (the VS Code extension host must stay responsive).
  */
-import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import type * as Ort from 'onnxruntime-node';
-import { openConfinedSync, readAtSync } from '../../util/confinedFiles';
 import { poolBatch } from './pooling';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
-import { loadTokenizer, type TextTokenizer } from './tokenizer';
+import { loadRuntime, openSession, paddedFeeds, quantizesActivations, type Ort } from './session';
+import { loadTokenizer, type Encoded, type TextTokenizer } from './tokenizer';
 
 const port = parentPort!;
 const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
@@ -21,67 +19,11 @@ let busy = false;
 /** ONNX Runtime, loaded by load(): a build without it for this platform must say so, not crash the thread. */
 let ort: typeof Ort;
 
-/** Loads onnxruntime-node; a failure is the runtime's (no binding for this platform, or one the system cannot load). */
-async function loadRuntime(): Promise<void> {
-  try {
-    ort = await import('onnxruntime-node');
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const missing = e.code === 'MODULE_NOT_FOUND' && /onnxruntime_binding\.node/.test(e.message);
-    throw Object.assign(new Error(missing ? 'no binding for this platform' : e.message.split('\n')[0]), { runtime: missing ? 'missing' : 'unloadable' });
-  }
-}
-
-/**
- * Whether the graph quantizes its activations at run time (DynamicQuantizeLinear, as the int8
- * `model_quantized.onnx` exports do). Its scale and zero point are computed over the whole
- * input tensor, so in a batch each text's vector depends on the texts beside it (measured on
- * bge-small, e5-small-v2, all-MiniLM-L6-v2 and multilingual-e5-small int8: cosine down to 0.979
- * against the same text alone): such a graph gets one text per run, and a text's vector no
- * longer depends on its batch (as the real-model parity tests require). It costs no
- * throughput (bge-small int8, one thread, runs interleaved: SciFact abstracts 3.2-3.4/s batched
- * vs 3.5-3.7/s alone, short sentences 49-82/s vs 90-101/s). Scans the file's bytes for the op
- * type (3-10 ms for an int8 file, 0.1-0.5 s for an fp32 one, at load): no ONNX parser needed.
- */
-function quantizesActivations(file: string): boolean {
-  const needle = Buffer.from('DynamicQuantizeLinear');
-  const chunk = Buffer.alloc(4 << 20);
-  // The model's folder is the user's: a FIFO or a device there is refused before ONNX Runtime opens it.
-  const { fd } = openConfinedSync(file, { kind: 'model' });
-  try {
-    let carry = 0;
-    for (;;) {
-      const n = readAtSync(fd, chunk, carry, chunk.length - carry, null);
-      if (n <= 0) return false;
-      const end = carry + n;
-      if (chunk.subarray(0, end).indexOf(needle) >= 0) return true;
-      carry = Math.min(needle.length - 1, end);
-      chunk.copy(chunk, 0, end - carry, end);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 async function load(data: LocalWorkerData): Promise<{ session: Ort.InferenceSession; tokenizer: TextTokenizer; dimension: number; perText: boolean }> {
   const t0 = performance.now();
-  await loadRuntime();
+  ort = await loadRuntime();
   const tokenizer = loadTokenizer(data.modelDir);
-  const session = await ort.InferenceSession.create(join(data.modelDir, data.onnxFile), {
-    intraOpNumThreads: data.threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-    // The CPU provider only: the VSIXs carry no GPU provider's libraries (scripts/vscode/platforms.mjs).
-    executionProviders: ['cpu'],
-  });
-  for (const name of ['input_ids', 'attention_mask']) {
-    if (!session.inputNames.includes(name))
-      throw new Error(
-        `${data.onnxFile} has no "${name}" input (inputs: ${session.inputNames.join(', ')}): not a sentence encoder in the transformers.js layout`,
-      );
-  }
-  if (!session.outputNames.includes('last_hidden_state'))
-    throw new Error(`${data.onnxFile} has no "last_hidden_state" output (outputs: ${session.outputNames.join(', ')})`);
+  const session = await openSession(ort, data.modelDir, data.onnxFile, data.threads, { output: 'last_hidden_state', what: 'a sentence encoder' });
   // One probe run: gives the vector length and warms the session up.
   const probe = await runBatch(session, [tokenizer.encode('probe', 16)], tokenizer.padId);
   const perText = quantizesActivations(join(data.modelDir, data.onnxFile));
@@ -90,24 +32,8 @@ async function load(data: LocalWorkerData): Promise<{ session: Ort.InferenceSess
 }
 
 /** One padded batch through the session: last_hidden_state and the mask used. */
-async function runBatch(session: Ort.InferenceSession, encoded: { ids: number[]; typeIds: number[] }[], padId: number) {
-  const batch = encoded.length;
-  const seq = Math.max(...encoded.map((e) => e.ids.length));
-  const ids = new BigInt64Array(batch * seq).fill(BigInt(padId));
-  const mask = new BigInt64Array(batch * seq);
-  const types = new BigInt64Array(batch * seq);
-  encoded.forEach((e, b) => {
-    for (let t = 0; t < e.ids.length; t++) {
-      ids[b * seq + t] = BigInt(e.ids[t]);
-      mask[b * seq + t] = 1n;
-      types[b * seq + t] = BigInt(e.typeIds[t]);
-    }
-  });
-  const feeds: Record<string, Ort.Tensor> = {
-    input_ids: new ort.Tensor('int64', ids, [batch, seq]),
-    attention_mask: new ort.Tensor('int64', mask, [batch, seq]),
-  };
-  if (session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new ort.Tensor('int64', types, [batch, seq]);
+async function runBatch(session: Ort.InferenceSession, encoded: Encoded[], padId: number) {
+  const { feeds, mask, batch, seq } = paddedFeeds(ort, session, encoded, padId);
   const out = (await session.run(feeds)).last_hidden_state;
   const dims = out.dims as number[];
   if (dims.length !== 3 || dims[0] !== batch || dims[1] !== seq)
