@@ -99,7 +99,7 @@ export function fileNamed(files, name, format) {
 
 /**
  * Puts `target`'s runtime files into `distDir`/onnxruntime/<os>/<arch>/, where the bundled
- * local-embed-worker.js looks for them (scripts/build.mjs patches onnxruntime-node's loader),
+ * local-embed-worker.js and cross-encoder-worker.js look for them (scripts/build.mjs patches onnxruntime-node's loader),
  * after removing whatever runtime was there. `universal` (or a target without one) leaves none.
  * Returns the files placed, relative to distDir.
  */

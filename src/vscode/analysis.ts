@@ -46,6 +46,11 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
     return undefined;
   }
 
+  const options = loadEngine().analysisOptionsOf(settings);
+  // A local reranker reads every paragraph with each of its top cards (a few tenths of a second a
+  // paragraph on 2 cores): the cards come first, unreranked, and are reordered in the background.
+  const rerankLater = !!settings.localReranker.trim() && options.useReranking !== 'off';
+  stopBackgroundRerank(document);
   let result: AnalysisResult;
   try {
     result = await vscode.window.withProgress(
@@ -54,7 +59,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let last = 0;
-        return s.library.engine(folder).analyze(document.getText(), loadEngine().analysisOptionsOf(settings), {
+        return s.library.engine(folder).analyze(document.getText(), rerankLater ? { ...options, useReranking: 'off' } : options, {
           ...requestOf(s, document, settings),
           provider,
           signal: ac.signal,
@@ -89,6 +94,7 @@ export async function findSimilarSources(s: Services, target?: vscode.TextDocume
     `analysed ${document.uri.fsPath}: ${result.stats.segments} segments, ${result.stats.segmentsAnalyzed} analysed, ${result.stats.segmentsFromCache} from cache, ${result.stats.ms} ms`,
   );
   s.panel.showDocument(document.uri, vscode.window.activeTextEditor?.selection.active.line);
+  if (rerankLater) void rerankInBackground(s, folder, document, settings, provider);
   // `analysed`: segments that have results (searched now or served from the cache).
   return { segments: result.stats.segments, analysed: result.segments.filter((x) => x.status === 'analysed').length, fromCache: result.fromCache };
 }
@@ -162,6 +168,46 @@ function requestOf(s: Services, document: vscode.TextDocument, settings: Setting
     ...(document.uri.scheme === 'file' ? { draftPath: document.uri.fsPath } : {}),
     log: (l: string) => s.log.info(l),
   };
+}
+
+/** The background reranking of each draft, stopped when the draft is analysed again. */
+const reranking = new Map<string, AbortController>();
+
+function stopBackgroundRerank(document: vscode.TextDocument): void {
+  reranking.get(document.uri.toString())?.abort();
+}
+
+/**
+ * The draft analysed again with its reranker (its retrieval is quick; the reranker's reading is
+ * what takes time), in the background: the cards already shown are replaced by the reranked ones
+ * when it is done, unless the draft changed meanwhile or was analysed again. Its results are
+ * cached, so a reopened draft gets the reranked cards.
+ */
+async function rerankInBackground(s: Services, folder: vscode.WorkspaceFolder, document: vscode.TextDocument, settings: Settings, provider: EmbeddingProvider) {
+  const key = document.uri.toString();
+  const ac = new AbortController();
+  reranking.set(key, ac);
+  const version = document.version;
+  const status = vscode.window.setStatusBarMessage(vscode.l10n.t('$(sync~spin) Similar Sources: reranking the cards…'));
+  const t0 = Date.now();
+  try {
+    const result = await s.library
+      .engine(folder)
+      .analyze(document.getText(), loadEngine().analysisOptionsOf(settings), { ...requestOf(s, document, settings), provider, signal: ac.signal });
+    if (ac.signal.aborted || document.version !== version) return;
+    publish(s, document, result);
+    s.log.info(
+      result.reranking.used
+        ? `reranked the cards of ${document.uri.fsPath} in the background (${Date.now() - t0} ms)`
+        : `the cards of ${document.uri.fsPath} were not reranked: ${result.reranking.note ?? result.reranking.hint ?? 'no reranker'}`,
+    );
+  } catch (err) {
+    if (errorCode(err) !== 'cancelled')
+      s.log.warn(`reranking the cards in the background failed: ${(err as Error).message}; the cards shown keep the retrieval order`);
+  } finally {
+    status.dispose();
+    if (reranking.get(key) === ac) reranking.delete(key);
+  }
 }
 
 /**

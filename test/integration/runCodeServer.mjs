@@ -219,10 +219,47 @@ function prepareProfile() {
     { cwd: root, encoding: 'utf8' },
   );
   if (model.status !== 0) throw new Error(`could not generate the test model: ${model.stderr}`);
+  // A generated reranker (a cross-encoder's head, random weights): the suite watches the cards reordered in the background.
+  const reranker = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'scripts', 'make-test-model.ts'), join(tmp, 'local-reranker'), '--layers', '2', '--hidden', '64', '--classifier'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (reranker.status !== 0) throw new Error(`could not generate the test reranker: ${reranker.stderr}`);
+  labServer = publishToLabServer(workspace);
   mkdirSync(join(tmp, 'control'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-config'), { recursive: true });
   mkdirSync(join(tmp, 'xdg-data'), { recursive: true });
   return { extensionsDir, userDataDir, workspace, manifest };
+}
+
+/** The lab's library server the suite reads from (issue 37): its URL without the password, the schema, the password. */
+let labServer;
+
+/**
+ * Starts the PostgreSQL + pgvector dev server (scripts/server/dev-server.mjs; idempotent: the server
+ * suite has usually started it) and publishes a copy of the test workspace to it, as a lab's member
+ * would find it: the suite then reads the library from the server and compares the cards. The copy
+ * is indexed, not the workspace, whose first indexing the suite watches.
+ */
+function publishToLabServer(workspace) {
+  const dev = spawnSync(process.execPath, [join(root, 'scripts', 'server', 'dev-server.mjs'), '--json'], { cwd: root, encoding: 'utf8', timeout: 15 * 60_000 });
+  if (dev.status !== 0) throw new Error(`could not start the PostgreSQL dev server (npm run server:dev): ${dev.stderr.slice(-2000)}`);
+  const url = new URL(JSON.parse(dev.stdout.trim().split('\n').pop()).url);
+  const password = decodeURIComponent(url.password);
+  url.password = '';
+  const publisher = join(tmp, 'publisher');
+  cpSync(workspace, publisher, { recursive: true });
+  const schema = 'it_vscode';
+  const pub = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'index', '--workspace', publisher, '--server', url.toString(), '--schema', schema], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, PGPASSWORD: password },
+    timeout: 10 * 60_000,
+  });
+  if (pub.status !== 0) throw new Error(`could not publish the test library to the dev server: ${pub.stderr.slice(-2000)}`);
+  log(`lab server: the workspace's library published to ${url.host}, schema ${schema}`);
+  return { url: url.toString(), schema, password };
 }
 
 // ---------------------------------------------------------------- code-server
@@ -239,6 +276,11 @@ async function startCodeServer(entry, profile) {
     SIMILAR_SOURCES_IT_CLI: join(root, 'dist', 'cli.js'),
     // A generated local model's folder: the in-host suite watches the background embedding with it.
     SIMILAR_SOURCES_IT_MODEL: join(tmp, 'local-model'),
+    SIMILAR_SOURCES_IT_RERANKER: join(tmp, 'local-reranker'),
+    // The lab's library server: the URL names no password, the extension host gets it as a member's CLI would.
+    SIMILAR_SOURCES_IT_SERVER: labServer.url,
+    SIMILAR_SOURCES_IT_SERVER_SCHEMA: labServer.schema,
+    PGPASSWORD: labServer.password,
     // code-server writes its config and state under XDG dirs: keep them out of $HOME.
     XDG_CONFIG_HOME: join(tmp, 'xdg-config'),
     XDG_DATA_HOME: join(tmp, 'xdg-data'),
@@ -382,7 +424,12 @@ async function runPaletteCommand(label) {
     }
   }
   await sleep(200); // let the list settle on the filtered entry
-  await row.click({ timeout: 5_000 });
+  await row.click({ timeout: 5_000 }).catch(async (err) => {
+    // The row is there but a click does not reach it (CI: "locator.click: Timeout"): it is the first,
+    // highlighted entry of the filtered list, which Enter runs.
+    log(`  (the palette's row could not be clicked: ${String(err.message).split('\n')[0]}; Enter runs it)`);
+    await page.keyboard.press('Enter');
+  });
   const widget = page.locator('.quick-input-widget');
   if (await widget.isVisible().catch(() => false)) {
     await sleep(500);
@@ -457,6 +504,15 @@ async function semanticStatus() {
 // ---------------------------------------------------------------- UI checks
 async function uiChecks(manifest, { context, url, workspace }) {
   let analysisOk = false;
+  // The in-host suite may leave the panel's webview as the active editor: the palette's commands for
+  // a draft (when: editorLangId …) are then hidden. A click in the first editor group's text gives
+  // the focus back to a text editor, as a user's would.
+  const group = await page
+    .locator('.editor-group-container')
+    .first()
+    .boundingBox()
+    .catch(() => null);
+  if (group) await page.mouse.click(group.x + group.width / 2, group.y + group.height / 2);
 
   await check('the workbench shows the example workspace with draft.md', async () => {
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.element });

@@ -80,6 +80,8 @@ async function ourLenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
 /** The product's services (its activate() returns them), to read the results the views show. */
 interface ProductCard {
   sourceId: string;
+  title: string;
+  reranked?: boolean;
   citekey: string | null;
   page: number;
   citedIn?: string[];
@@ -729,6 +731,73 @@ describe('Similar Sources in a real VS Code extension host', function () {
       sub.dispose();
       await config.update('provider', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('localModel', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('with a local reranker, the cards come first and are reordered in the background, each then marked reranked', async function () {
+    this.timeout(FIRST_ANALYSIS_MS + ANALYSIS_MS);
+    const reranker = process.env.SIMILAR_SOURCES_IT_RERANKER;
+    assert.ok(reranker, 'the runner generates a reranker (SIMILAR_SOURCES_IT_RERANKER)');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
+    await config.update('localReranker', reranker, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('similarSources.clearCache');
+      const first = await analyzeDraft(FIRST_ANALYSIS_MS);
+      assert.ok(first.analysed > 0, JSON.stringify(first));
+      const uri = vscode.window.activeTextEditor!.document.uri;
+      const cards = () =>
+        productServices()
+          .results.get(uri)
+          ?.segments.flatMap((g) => (g.cards.length > 1 ? g.cards : [])) ?? [];
+      // Then, in the background, every multi-card paragraph gets the reranker's order.
+      const reranked = await waitFor(
+        async () => {
+          const all = cards();
+          return all.length && all.every((c) => c.reranked) ? all : undefined;
+        },
+        ANALYSIS_MS,
+        'the cards reranked in the background',
+        200,
+      );
+      assert.ok(reranked.length > 1);
+    } finally {
+      await config.update('localReranker', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it("with a lab's library server (similarSources.libraryServer), the draft gets the same cards from the server as from the local index", async function () {
+    this.timeout(FIRST_ANALYSIS_MS + 2 * ANALYSIS_MS);
+    const url = process.env.SIMILAR_SOURCES_IT_SERVER;
+    const schema = process.env.SIMILAR_SOURCES_IT_SERVER_SCHEMA;
+    assert.ok(url && schema, 'the runner publishes the library to the dev server (SIMILAR_SOURCES_IT_SERVER)');
+    assert.ok(!new URL(url).password, 'the setting names no password: PGPASSWORD gives it');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder');
+    const config = vscode.workspace.getConfiguration('similarSources', folder.uri);
+    const shown = (uri: vscode.Uri) =>
+      productServices()
+        .results.get(uri)
+        ?.segments.map((g) => g.cards.map((c) => `${c.citekey ?? c.title}|${c.page}`).join(' ')) ?? [];
+    await vscode.commands.executeCommand('similarSources.clearCache');
+    await analyzeDraft(ANALYSIS_MS);
+    const uri = vscode.window.activeTextEditor!.document.uri;
+    const local = shown(uri);
+    assert.ok(
+      local.some((x) => x.length),
+      'the local index gives cards',
+    );
+    await config.update('libraryServerSchema', schema, vscode.ConfigurationTarget.Workspace);
+    await config.update('libraryServer', url, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('similarSources.clearCache');
+      const r = await analyzeDraft(FIRST_ANALYSIS_MS);
+      assert.ok(r.analysed > 0, `the server's library serves the analysis: ${JSON.stringify(r)}`);
+      assert.deepEqual(shown(uri), local, 'the same cards (citekey and page) from the server');
+    } finally {
+      await config.update('libraryServer', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('libraryServerSchema', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 
