@@ -125,7 +125,8 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
   if (!ready) return 130;
   const threshold = one(args, 'threshold');
   const rerankModel = one(args, 'rerank-model');
-  const crossEncoder = rerankModel && namesCrossEncoder(rerankModel) ? rerankModel : rerankModel ? undefined : cli.settings.localReranker || undefined;
+  // A folder or an org/name repository is a local reranker; a bare name, an Ollama model; none given, the setting's reranker.
+  const crossEncoder = rerankModel ? (namesCrossEncoder(rerankModel) ? rerankModel : undefined) : cli.settings.localReranker || undefined;
   const options: Partial<AnalysisOptions> = {
     granularity: granularityOf(args),
     maxResults: one(args, 'max-results') === undefined ? undefined : Number(one(args, 'max-results')),
@@ -133,7 +134,7 @@ export async function cmdAnalyze(args: ParsedArgs, providerOpts: readonly string
     sourceType: one(args, 'source-type') as AnalysisOptions['sourceType'] | undefined,
     collectionFilter: all(args, 'collection').length ? all(args, 'collection') : null,
     // A reranker named on the command line was asked for: when it cannot run, the result says why.
-    useReranking: args.flags.has('no-rerank') ? 'off' : crossEncoder && one(args, 'rerank-model') ? 'on' : 'auto',
+    useReranking: args.flags.has('no-rerank') ? 'off' : crossEncoder && rerankModel ? 'on' : 'auto',
     useContextualEmbedding: !args.flags.has('no-context'),
     minWords: one(args, 'min-words') === undefined ? undefined : Number(one(args, 'min-words')),
   };

@@ -99,29 +99,7 @@ export class LocalModelCommands {
       if (answer !== download) return false;
     }
     try {
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Downloading {0}', model), cancellable: true },
-        async (progress, token) => {
-          const ac = new AbortController();
-          token.onCancellationRequested(() => ac.abort());
-          let shown = 0;
-          await engine.downloadModel({
-            model,
-            cacheDir: this.library.modelCacheDir,
-            overrides: engine.localOverridesOf(s),
-            signal: ac.signal,
-            onProgress: (p) => {
-              const mb = p.doneBytes / 1e6;
-              const total = p.totalBytes / 1e6;
-              progress.report({
-                message: total ? vscode.l10n.t('{0} of {1} MB', mb.toFixed(1), total.toFixed(1)) : vscode.l10n.t('{0} MB', mb.toFixed(1)),
-                increment: total ? ((mb - shown) / total) * 100 : undefined,
-              });
-              shown = mb;
-            },
-          });
-        },
-      );
+      await this.fetch(model, engine.localOverridesOf(s));
     } catch (err) {
       if (errorCode(err) === 'cancelled') {
         this.log.info(`download of ${model} cancelled; what arrived is kept and the next download resumes`);
@@ -179,19 +157,7 @@ export class LocalModelCommands {
     );
     if (answer !== download) return false;
     try {
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Downloading {0}', model), cancellable: true },
-        async (progress, token) => {
-          const ac = new AbortController();
-          token.onCancellationRequested(() => ac.abort());
-          await engine.downloadModel({
-            model,
-            cacheDir: this.library.modelCacheDir,
-            signal: ac.signal,
-            onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} MB', (p.doneBytes / 1e6).toFixed(1)) }),
-          });
-        },
-      );
+      await this.fetch(model);
     } catch (err) {
       if (errorCode(err) !== 'cancelled') {
         this.log.error(`download of the reranker ${model} failed: ${(err as Error).message}`);
@@ -202,6 +168,33 @@ export class LocalModelCommands {
     this.log.info(`local reranker ${model} downloaded into ${this.library.modelCacheDir}`);
     void vscode.window.showInformationMessage(vscode.l10n.t('The local reranker {0} is ready: Find Similar Sources reorders the top cards with it.', model));
     return true;
+  }
+
+  /** Downloads a model (the encoder or the reranker) into the extension's storage, in a cancellable notification giving the MB so far. */
+  private fetch(model: string, overrides?: ReturnType<ReturnType<typeof loadEngine>['localOverridesOf']>): Thenable<void> {
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Downloading {0}', model), cancellable: true },
+      async (progress, token) => {
+        const ac = new AbortController();
+        token.onCancellationRequested(() => ac.abort());
+        let shown = 0;
+        await loadEngine().downloadModel({
+          model,
+          cacheDir: this.library.modelCacheDir,
+          ...(overrides ? { overrides } : {}),
+          signal: ac.signal,
+          onProgress: (p) => {
+            const mb = p.doneBytes / 1e6;
+            const total = p.totalBytes / 1e6;
+            progress.report({
+              message: total ? vscode.l10n.t('{0} of {1} MB', mb.toFixed(1), total.toFixed(1)) : vscode.l10n.t('{0} MB', mb.toFixed(1)),
+              increment: total ? ((mb - shown) / total) * 100 : undefined,
+            });
+            shown = mb;
+          },
+        });
+      },
+    );
   }
 
   /** Asks for the OpenAI-compatible server's key and keeps it in the secret storage (empty: forget it). */

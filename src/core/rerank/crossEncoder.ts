@@ -13,6 +13,7 @@ import { pickOnnxFile } from '../embedding/local/modelStore';
 import { QUANTIZED_ONNX } from '../embedding/local/models';
 import { localRuntime, noRuntimeMessage, runtimeLoadMessage } from '../embedding/local/runtime';
 import { defaultThreads } from '../util/threads';
+import { untilAborted } from '../util/untilAborted';
 import type { CrossEncoderWorkerData, FromCrossEncoder, ToCrossEncoder } from './protocol';
 
 export const CROSS_ENCODER_WORKER_FILE = 'cross-encoder-worker.js';
@@ -213,21 +214,4 @@ export class CrossEncoder implements Reranker {
   private cancelledError(): CrossEncoderError {
     return new CrossEncoderError(`Reranking with ${this.description} was cancelled.`, 'aborted');
   }
-}
-
-/** `p`, or what `onAbort` gives once the signal is aborted first; the listener is removed either way. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort: () => T): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.resolve().then(onAbort);
-  return new Promise<T>((resolvePromise, reject) => {
-    const abort = () => {
-      try {
-        resolvePromise(onAbort());
-      } catch (e) {
-        reject(e as Error);
-      }
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    p.then(resolvePromise, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

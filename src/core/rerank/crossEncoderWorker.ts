@@ -7,13 +7,11 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadRuntime, openSession, paddedFeeds, quantizesActivations, type Ort } from '../embedding/local/session';
 import { loadTokenizer, type TextTokenizer } from '../embedding/local/tokenizer';
+import { lengthBatches, serveRequests } from '../embedding/local/workerLoop';
 import type { CrossEncoderWorkerData, FromCrossEncoder, ToCrossEncoder } from './protocol';
 
 const port = parentPort!;
 const post = (m: FromCrossEncoder, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
-const cancelled = new Set<number>();
-const waiting: Array<Extract<ToCrossEncoder, { type: 'score' }>> = [];
-let busy = false;
 let ort: typeof Ort;
 
 interface Model {
@@ -52,58 +50,18 @@ async function run(model: Model, pairs: ReturnType<TextTokenizer['encodePair']>[
   return scores;
 }
 
-async function score(model: Model, m: Extract<ToCrossEncoder, { type: 'score' }>): Promise<void> {
+async function score(model: Model, m: Extract<ToCrossEncoder, { type: 'score' }>, cancelled: () => boolean): Promise<void> {
   const pairs = m.passages.map((p) => model.tokenizer.encodePair(m.query, p, m.maxTokens));
-  // Longest first, so each batch pads to lengths close to its own.
-  const order = pairs.map((_, i) => i).sort((a, b) => pairs[b].ids.length - pairs[a].ids.length || a - b);
   const scores = new Float32Array(pairs.length);
-  for (let start = 0; start < order.length;) {
-    await new Promise<void>((r) => setImmediate(r));
-    if (cancelled.delete(m.id)) return post({ type: 'cancelled', id: m.id });
-    const longest = pairs[order[start]].ids.length;
-    const size = model.perPair ? 1 : Math.max(1, Math.min(m.maxBatch, Math.floor(m.tokenBudget / longest)));
-    const idx = order.slice(start, start + size);
-    start += size;
+  for await (const idx of lengthBatches(pairs, { one: model.perPair, maxBatch: m.maxBatch, tokenBudget: m.tokenBudget })) {
+    if (cancelled()) return post({ type: 'cancelled', id: m.id });
     const got = await run(
       model,
       idx.map((i) => pairs[i]),
     );
     idx.forEach((i, j) => (scores[i] = got[j]));
   }
-  cancelled.delete(m.id);
   post({ type: 'scores', id: m.id, scores }, [scores.buffer as ArrayBuffer]);
 }
 
-const ready = load(workerData as CrossEncoderWorkerData);
-ready.catch((err: unknown) =>
-  post({
-    type: 'load-error',
-    message: err instanceof Error ? err.message : String(err),
-    ...((err as { runtime?: 'missing' | 'unloadable' }).runtime ? { runtime: (err as { runtime: 'missing' | 'unloadable' }).runtime } : {}),
-  }),
-);
-
-port.on('message', (m: ToCrossEncoder) => {
-  if (m.type === 'cancel') cancelled.add(m.id);
-  else {
-    waiting.push(m);
-    void serve();
-  }
-});
-
-async function serve(): Promise<void> {
-  if (busy) return;
-  busy = true;
-  try {
-    for (let m = waiting.shift(); m; m = waiting.shift()) {
-      try {
-        await score(await ready, m);
-      } catch (err) {
-        cancelled.delete(m.id);
-        post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) });
-      }
-    }
-  } finally {
-    busy = false;
-  }
-}
+port.on('message', serveRequests({ ready: load(workerData as CrossEncoderWorkerData), post, run: score }));

@@ -1,4 +1,5 @@
 /** Messages between CrossEncoder (the calling thread) and crossEncoderWorker.ts. */
+import type { WorkerControl } from '../embedding/local/workerLoop';
 
 export interface CrossEncoderWorkerData {
   modelDir: string;
@@ -14,9 +15,6 @@ export type ToCrossEncoder =
 
 export type FromCrossEncoder =
   | { type: 'ready'; loadMs: number }
-  /** `runtime`: ONNX Runtime itself failed (no binding for this platform, or one that cannot load), not the model. */
-  | { type: 'load-error'; message: string; runtime?: 'missing' | 'unloadable' }
   /** A relevance logit per passage (higher: more relevant). */
   | { type: 'scores'; id: number; scores: Float32Array }
-  | { type: 'error'; id: number; message: string }
-  | { type: 'cancelled'; id: number };
+  | WorkerControl;

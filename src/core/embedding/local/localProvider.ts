@@ -12,6 +12,7 @@ import { type LocalModelOverrides, type LocalModelSpec, resolveModelSpec } from 
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
 import { localRuntime, noRuntimeMessage, runtimeLoadMessage } from './runtime';
 import { defaultThreads } from '../../util/threads';
+import { untilAborted } from '../../util/untilAborted';
 
 export const LOCAL_WORKER_FILE = 'local-embed-worker.js';
 
@@ -80,7 +81,9 @@ export class LocalProvider implements EmbeddingProvider {
 
   async dimension(signal?: AbortSignal): Promise<number> {
     if (this.dim !== undefined) return this.dim;
-    return this.abortable(this.start(), signal);
+    return untilAborted(this.start(), signal, () => {
+      throw this.aborted();
+    });
   }
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -89,7 +92,9 @@ export class LocalProvider implements EmbeddingProvider {
     if (texts.length === 0) return [];
     const prefix = options.kind === 'query' ? this.spec.queryPrefix : this.spec.passagePrefix;
     // (Re)starts the worker when needed: after a crash, the next call gets a fresh one.
-    await this.abortable(this.start(), signal);
+    await untilAborted(this.start(), signal, () => {
+      throw this.aborted();
+    });
     const size = Math.max(1, this.options.requestSize ?? 64);
     const out: Float32Array[] = [];
     const blend = options.kind === 'query' && this.blendsQueries();
@@ -257,16 +262,6 @@ export class LocalProvider implements EmbeddingProvider {
   /** An idle worker must not keep a CLI process alive. */
   private idle(): void {
     if (this.pending.size === 0) this.worker?.unref();
-  }
-
-  private abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (!signal) return p;
-    if (signal.aborted) return Promise.reject(this.aborted());
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(this.aborted());
-      signal.addEventListener('abort', onAbort, { once: true });
-      p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
   }
 
   /** The local model cannot run on this machine, whatever the model: the runtime is missing or cannot load. */

@@ -9,13 +9,10 @@ import { poolBatch } from './pooling';
 import type { FromWorker, LocalWorkerData, ToWorker } from './protocol';
 import { loadRuntime, openSession, paddedFeeds, quantizesActivations, type Ort } from './session';
 import { loadTokenizer, type Encoded, type TextTokenizer } from './tokenizer';
+import { lengthBatches, serveRequests } from './workerLoop';
 
 const port = parentPort!;
 const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
-const cancelled = new Set<number>();
-/** Requests waiting for the session, served one at a time: urgent ones (queries) first, then in order. */
-const waiting: Array<Extract<ToWorker, { type: 'embed' }>> = [];
-let busy = false;
 /** ONNX Runtime, loaded by load(): a build without it for this platform must say so, not crash the thread. */
 let ort: typeof Ort;
 
@@ -41,22 +38,12 @@ async function runBatch(session: Ort.InferenceSession, encoded: Encoded[], padId
   return { hidden: out.data as Float32Array, mask, dims };
 }
 
-async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorker, { type: 'embed' }>): Promise<void> {
+async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorker, { type: 'embed' }>, cancelled: () => boolean): Promise<void> {
   const encoded = m.texts.map((t) => model.tokenizer.encode(t, m.maxTokens));
-  // Longest first, so each batch pads to lengths close to its own (random order wastes ~1/3).
-  const order = encoded.map((_, i) => i).sort((a, b) => encoded[b].ids.length - encoded[a].ids.length || a - b);
   const dim = model.dimension;
   const data = new Float32Array(m.texts.length * dim);
-  for (let start = 0; start < order.length;) {
-    // Let a cancel message in between batches.
-    await new Promise<void>((r) => setImmediate(r));
-    if (cancelled.delete(m.id)) return post({ type: 'cancelled', id: m.id });
-    // As many texts as fit the token budget at this batch's (longest) length: short passages go
-    // in large batches, 512-token ones in small batches that bound the session's memory.
-    const longest = encoded[order[start]].ids.length;
-    const size = model.perText ? 1 : Math.max(1, Math.min(m.maxBatch, Math.floor(m.tokenBudget / longest)));
-    const idx = order.slice(start, start + size);
-    start += size;
+  for await (const idx of lengthBatches(encoded, { one: model.perText, maxBatch: m.maxBatch, tokenBudget: m.tokenBudget })) {
+    if (cancelled()) return post({ type: 'cancelled', id: m.id });
     const { hidden, mask, dims } = await runBatch(
       model.session,
       idx.map((i) => encoded[i]),
@@ -65,45 +52,20 @@ async function embed(model: Awaited<ReturnType<typeof load>>, m: Extract<ToWorke
     const vectors = poolBatch(hidden, mask, dims[0], dims[1], dims[2], m.pooling, m.normalize);
     idx.forEach((i, j) => data.set(vectors[j], i * dim));
   }
-  cancelled.delete(m.id);
   post({ type: 'vectors', id: m.id, data, dimension: dim }, [data.buffer as ArrayBuffer]);
 }
 
-const ready = load(workerData as LocalWorkerData);
-ready.catch((err: unknown) =>
-  post({
-    type: 'load-error',
-    message: err instanceof Error ? err.message : String(err),
-    ...((err as { runtime?: 'missing' | 'unloadable' }).runtime ? { runtime: (err as { runtime: 'missing' | 'unloadable' }).runtime } : {}),
+port.on(
+  'message',
+  serveRequests({
+    ready: load(workerData as LocalWorkerData),
+    post,
+    run: embed,
+    // Urgent requests (queries) first, then in order: background embedding must not delay a search.
+    enqueue: (waiting, m: Extract<ToWorker, { type: 'embed' }>) => {
+      if (!m.urgent) return void waiting.push(m);
+      const at = waiting.findIndex((w) => !w.urgent);
+      waiting.splice(at < 0 ? waiting.length : at, 0, m);
+    },
   }),
 );
-
-port.on('message', (m: ToWorker) => {
-  if (m.type === 'cancel') {
-    cancelled.add(m.id);
-    return;
-  }
-  // One request at a time: the session's threads are the machine's cores already.
-  if (m.urgent) {
-    const at = waiting.findIndex((w) => !w.urgent);
-    waiting.splice(at < 0 ? waiting.length : at, 0, m);
-  } else waiting.push(m);
-  void serve();
-});
-
-async function serve(): Promise<void> {
-  if (busy) return;
-  busy = true;
-  try {
-    for (let m = waiting.shift(); m; m = waiting.shift()) {
-      try {
-        await embed(await ready, m);
-      } catch (err) {
-        cancelled.delete(m.id);
-        post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err) });
-      }
-    }
-  } finally {
-    busy = false;
-  }
-}

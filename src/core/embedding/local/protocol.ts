@@ -1,5 +1,6 @@
 /** Messages between LocalProvider (the calling thread) and localWorker.ts. */
 import type { Pooling } from './models';
+import type { WorkerControl } from './workerLoop';
 
 export interface LocalWorkerData {
   modelDir: string;
@@ -26,9 +27,6 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready'; dimension: number; loadMs: number }
-  /** `runtime`: ONNX Runtime itself failed (no binding for this platform, or one that cannot load), not the model. */
-  | { type: 'load-error'; message: string; runtime?: 'missing' | 'unloadable' }
   /** Vectors in the order of the request's texts, `dimension` floats each, in one buffer. */
   | { type: 'vectors'; id: number; data: Float32Array; dimension: number }
-  | { type: 'error'; id: number; message: string }
-  | { type: 'cancelled'; id: number };
+  | WorkerControl;
