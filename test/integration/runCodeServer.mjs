@@ -372,6 +372,53 @@ async function focusWorkbench() {
   });
 }
 
+/** What the editor area shows, for a failure's message: each group (active or not, size, active tab, text or webview) and the focus. */
+async function describeEditors() {
+  const state = await page
+    .evaluate(() => {
+      const groups = [...document.querySelectorAll('.editor-group-container')].map((g) => {
+        const r = g.getBoundingClientRect();
+        const tab = g.querySelector('.tab.active');
+        return {
+          active: g.classList.contains('active'),
+          size: `${Math.round(r.width)}x${Math.round(r.height)}`,
+          tab: tab ? tab.textContent.trim() : null,
+          text: g.querySelectorAll('.monaco-editor .view-line').length,
+          webview: g.querySelector('.webview') !== null,
+        };
+      });
+      const a = document.activeElement;
+      return { groups, focus: a ? `${a.tagName.toLowerCase()}.${String(a.className).split(' ').slice(0, 3).join('.')}` : null };
+    })
+    .catch((e) => ({ error: String(e) }));
+  return `editor groups: ${JSON.stringify(state)}`;
+}
+
+/**
+ * Gives the keyboard to the text editor that shows `name`, as a user would: a click on its tab, then
+ * in its text. The in-host suite can leave a webview (the panel, the PDF view) as the active editor,
+ * which hides a draft's commands from the palette (when: editorLangId …).
+ */
+async function focusEditorOf(name) {
+  const tab = page.locator('.tabs-container .tab', { hasText: name }).first();
+  await tab.waitFor({ state: 'visible', timeout: T.element });
+  await tab.click({ timeout: 5_000 }).catch((err) => log(`  (the tab of ${name} could not be clicked: ${String(err.message).split('\n')[0]})`));
+  const group = page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: name }) }).first();
+  const line = group.locator('.monaco-editor .view-line').first();
+  try {
+    await line.waitFor({ state: 'visible', timeout: T.element });
+    // A raw click in the line numbers' margin, near the top: a locator's click on a line waits for it
+    // to be the topmost element there (a sticky-scroll row or a widget may cover it), and a click in
+    // the text could land on a CodeLens and run it.
+    const box = await group.locator('.monaco-editor .margin').first().boundingBox();
+    if (!box) throw new Error('the editor has no margin on screen');
+    await page.mouse.click(box.x + box.width / 2, box.y + Math.min(60, box.height / 2));
+    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ state: 'visible', timeout: 5_000 });
+  } catch (err) {
+    throw new Error(`${name}'s text could not be given the keyboard: ${String(err.message).split('\n')[0]}; ${await describeEditors()}`);
+  }
+}
+
 /** Opens the command palette: F1, or a click on the title bar's command center when F1 is swallowed. */
 async function openPalette(text) {
   await dismissOverlays();
@@ -504,16 +551,6 @@ async function semanticStatus() {
 // ---------------------------------------------------------------- UI checks
 async function uiChecks(manifest, { context, url, workspace }) {
   let analysisOk = false;
-  // The in-host suite may leave the panel's webview as the active editor: the palette's commands for
-  // a draft (when: editorLangId …) are then hidden. A click in the first editor group's text gives
-  // the focus back to a text editor, as a user's would.
-  const group = await page
-    .locator('.editor-group-container')
-    .first()
-    .boundingBox()
-    .catch(() => null);
-  if (group) await page.mouse.click(group.x + group.width / 2, group.y + group.height / 2);
-
   await check('the workbench shows the example workspace with draft.md', async () => {
     await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: T.element });
     await page.locator('.monaco-list-row', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
@@ -521,15 +558,24 @@ async function uiChecks(manifest, { context, url, workspace }) {
 
   await check('draft.md opens in an editor and Similar Sources is active', async () => {
     const value = await runControl('similarSourcesIt.openDraft', 'Similar Sources IT: Open Draft');
-    await page.locator('.tabs-container .tab', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
-    await page.locator('.tabs-container .tab.active', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: T.element });
-    await page.locator('.editor-group-container.active .monaco-editor .view-line').first().waitFor({ state: 'visible', timeout: T.element });
+    log(`  the extension host: active editor ${value.activeEditor}; groups ${JSON.stringify(value.groups)}`);
+    await focusEditorOf('draft.md');
     if (value.product !== true) throw new Error(`${manifest.publisher}.${manifest.name} is not active after opening draft.md (isActive: ${value.product})`);
   });
 
   await check('the command palette lists "Find Similar Sources"', async () => {
+    // The command is offered for a draft (when: editorLangId …): the keyboard must be in draft.md's text.
+    await focusEditorOf('draft.md');
     await openPalette('Find Similar Sources');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Find Similar Sources' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    try {
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Find Similar Sources' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    } catch (err) {
+      const rows = await page
+        .locator('.quick-input-widget .monaco-list-row')
+        .allInnerTexts()
+        .catch(() => []);
+      throw new Error(`${err.message.split('\n')[0]}; the palette lists ${JSON.stringify(rows.slice(0, 6))}; ${await describeEditors()}`);
+    }
     await dismissOverlays();
   });
 

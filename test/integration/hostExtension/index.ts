@@ -96,7 +96,13 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     controlCommand('similarSourcesIt.openDraft', async () => {
       await openDraft();
-      return { product: vscode.extensions.getExtension(PRODUCT_ID)?.isActive ?? null, pid: process.pid };
+      return {
+        product: vscode.extensions.getExtension(PRODUCT_ID)?.isActive ?? null,
+        pid: process.pid,
+        // What the runner logs: which editor the workbench holds active after the draft was shown.
+        activeEditor: vscode.window.activeTextEditor ? path.basename(vscode.window.activeTextEditor.document.uri.fsPath) : null,
+        groups: vscode.window.tabGroups.all.map((g) => ({ column: g.viewColumn, active: g.isActive, tab: g.activeTab?.label ?? null })),
+      };
     }),
     controlCommand('similarSourcesIt.prepareDraft', async () => {
       // A clean layout for the screenshot: the draft on the left, the panel beside it.
