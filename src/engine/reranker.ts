@@ -1,7 +1,8 @@
 /**
  * Which reranker an analysis asks: a local cross-encoder when one is set (a folder, or a Hugging
- * Face repository downloaded into the model cache), else the Ollama model. Cross-encoders are
- * kept loaded between analyses (one per folder and weights file), as the local encoder is.
+ * Face repository downloaded into the model cache), else the Ollama model. The cross-encoder is
+ * kept loaded between analyses, as the local encoder is: one at a time, so that a setting changed
+ * to another model frees the previous one's worker and memory.
  */
 import { OllamaReranker, type Reranker } from '../core/analysis/rerank';
 import { defaultModelCacheDir, modelStatus } from '../core/embedding/local/modelStore';
@@ -41,6 +42,11 @@ export async function rerankerFor(config: RerankerConfig | undefined): Promise<R
   const key = `${status.location.dir}\u0000${status.onnxFile}`;
   let ce = loaded.get(key);
   if (!ce) {
+    // A caller still holding the closed one gets its model loaded again on its next call.
+    for (const [k, old] of loaded) {
+      loaded.delete(k);
+      void old.close();
+    }
     ce = new CrossEncoder({
       model: status.location.label,
       modelDir: status.location.dir,

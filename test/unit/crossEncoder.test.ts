@@ -20,6 +20,13 @@ import { CROSS_ENCODER_WORKER_FILE, CrossEncoder } from '../../src/core/rerank/c
 import type { Reranker } from '../../src/core/analysis/rerank';
 import { rerankerFor, namesCrossEncoder } from '../../src/engine/reranker';
 import { startFakeHub } from '../support/fakeHub';
+import { analyzeDocument, cachedAnalysis } from '../../src/core/analysis/analyze';
+import { AnalysisCache } from '../../src/core/analysis/cache';
+import { LibraryIndex } from '../../src/core/index/search/libraryIndex';
+import { indexDir, readManifest } from '../../src/core/index/store/manifest';
+import { updateIndex } from '../../src/core/index/write/indexer';
+import { libraryInputs } from '../../src/core/library/pdfSource';
+import { writeFixtureLibrary } from '../support/pdfCorpus';
 
 const DIST = resolve('dist');
 const WORKER = join(DIST, CROSS_ENCODER_WORKER_FILE);
@@ -182,8 +189,49 @@ describe('local cross-encoder reranker (issue 39)', function () {
     const local = (await rerankerFor({ local: model, onnxFile: 'onnx/model.onnx' }))!;
     assert.ok(local instanceof CrossEncoder);
     assert.equal(await rerankerFor({ local: model, onnxFile: 'onnx/model.onnx' }), local, 'one loaded model per folder and weights');
+    // The setting changed to other weights: the first model is closed (its worker and memory freed), one is kept.
+    let closed = 0;
+    const close = local.close.bind(local);
+    (local as { close(): Promise<void> }).close = () => (closed++, close());
+    const other = (await rerankerFor({ local: model, onnxFile: 'onnx/model_quantized.onnx' })) as CrossEncoder;
+    assert.ok(other instanceof CrossEncoder && other !== local);
+    assert.equal(closed, 1, 'the replaced reranker is closed');
+    assert.equal(await rerankerFor({ local: model, onnxFile: 'onnx/model_quantized.onnx' }), other);
+    assert.notEqual(await rerankerFor({ local: model, onnxFile: 'onnx/model.onnx' }), local, 'the closed one is not handed out again');
     const ollama = (await rerankerFor({ model: 'llama3.2', host: 'http://127.0.0.1:9' }))!;
     assert.match(ollama.description, /^Ollama llama3\.2/);
+  });
+
+  it('a reopened draft gets its reranked results from the cache without the model being loaded to key them', async () => {
+    const ws = await fs.mkdtemp(join(dir, 'ws-'));
+    await writeFixtureLibrary(join(ws, 'library'));
+    const { inputs } = await libraryInputs({ folders: [join(ws, 'library')], baseDir: ws });
+    await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
+    const draft = '# Grain\n\nThe viceroys of Sicily sold export licences for grain, and Genoese merchants speculated on them.\n';
+    const ctx = { workspace: ws, documentPath: 'draft.md', cache: new AnalysisCache(ws) };
+    const analysed = await analyzeDocument(
+      draft,
+      { useReranking: 'on' },
+      { ...ctx, index: await LibraryIndex.open(ws, new EmbeddedProvider()), reranker: make() },
+    );
+    assert.ok(analysed.reranking.used && analysed.segments.some((x) => x.recommendations.some((r) => r.reranked)), 'the cards were reranked');
+    // As the extension restores a reopened draft: a fresh reranker for the same model, not loaded yet.
+    const fresh = make();
+    let loads = 0;
+    const unavailable = fresh.unavailable.bind(fresh);
+    fresh.unavailable = (signal) => (loads++, unavailable(signal));
+    const manifest = (await readManifest(indexDir(ws)))!;
+    const restore = { ...ctx, fingerprint: manifest.fingerprint, model: new EmbeddedProvider().key };
+    const restored = await cachedAnalysis(draft, { useReranking: 'on' }, { ...restore, reranker: fresh });
+    assert.ok(restored?.fromCache, 'a complete cache hit');
+    assert.deepEqual(
+      restored.segments.map((x) => x.recommendations),
+      analysed.segments.map((x) => x.recommendations),
+    );
+    assert.equal(loads, 0, 'the model was not loaded to key the cache');
+    // A reranker whose weights are gone cannot have made those results: they are not served as its.
+    const gone = make({ modelDir: join(dir, 'no-such-model') });
+    assert.equal(await cachedAnalysis(draft, { useReranking: 'on' }, { ...restore, reranker: gone }), undefined);
   });
 
   it('eval: the ranking reordered by a reranker is scored beside the others, with its time a query', async () => {

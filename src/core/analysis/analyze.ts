@@ -136,7 +136,7 @@ async function analyzeOrRestore(
   const options = resolveOptions(partialOptions);
   const log = ctx.log ?? (() => undefined);
 
-  const { reranker, note: rerankNote, hint: rerankHint } = await chooseReranker(options.useReranking, ctx, log);
+  const { reranker, note: rerankNote, hint: rerankHint } = await chooseReranker(options.useReranking, ctx, log, !from.index);
 
   const cache = ctx.cache === false ? undefined : (ctx.cache ?? new AnalysisCache(ctx.workspace));
   const docKey = ctx.documentPath ?? 'untitled';
@@ -244,17 +244,19 @@ async function chooseReranker(
   mode: AnalysisOptions['useReranking'],
   ctx: { reranker?: Reranker; signal?: AbortSignal },
   log: (line: string, level?: 'info' | 'debug') => void,
+  /** Only the cache is read: a local model is not loaded to key it (the analysis that wrote it did). */
+  cacheOnly = false,
 ): Promise<{ reranker?: Reranker; note?: string; hint?: string }> {
   if (mode === 'off') return {};
-  const why = ctx.reranker ? await ctx.reranker.unavailable(ctx.signal) : 'no LLM is configured';
-  if (!why) return { reranker: ctx.reranker };
+  const r = ctx.reranker;
+  const why = !r ? 'no LLM is configured' : cacheOnly && r.unavailableBeforeLoading ? r.unavailableBeforeLoading() : await r.unavailable(ctx.signal);
+  if (!why) return { reranker: r };
   if (mode === 'on') {
     const note = `reranking skipped: ${why}; retrieval order kept`;
     log(note);
     return { note };
   }
   log(`reranking (auto) not used: ${why}`, 'debug');
-  const r = ctx.reranker;
   return {
     hint: !r
       ? 'LLM reranking needs an LLM (Ollama)'

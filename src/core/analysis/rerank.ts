@@ -18,6 +18,11 @@ export interface Reranker {
   readonly kind?: 'cross-encoder' | 'llm';
   /** Undefined when usable, else why not (checked once, then remembered). */
   unavailable(signal?: AbortSignal): Promise<string | undefined>;
+  /**
+   * The same, judged from what is known without loading a model (its files there): what keys a
+   * cached result when only the cache is read (a reopened draft), which must not wait for a load.
+   */
+  unavailableBeforeLoading?(): string | undefined;
   /** Candidate ids, best first. */
   rerank(query: string, candidates: RerankCandidate[], signal?: AbortSignal): Promise<string[]>;
 }

@@ -75,6 +75,10 @@ export class CrossEncoder implements Reranker {
     return untilAborted(this.checked, signal, () => 'cancelled');
   }
 
+  unavailableBeforeLoading(): string | undefined {
+    return this.problemBeforeStart()?.message;
+  }
+
   /** Candidate ids, the most relevant first (ties keep the retrieval order). */
   async rerank(query: string, candidates: RerankCandidate[], signal?: AbortSignal): Promise<string[]> {
     const scores = await this.score(
