@@ -33,7 +33,12 @@ export function activate(context: vscode.ExtensionContext) {
   const localModel = new LocalModelCommands(library, log, context.globalState, context.secrets);
   const trust = new Trust();
   const panel = new PanelHost({ extensionUri: context.extensionUri, memento: context.workspaceState, log, results, library, trust });
-  const pdf = new PdfViewer({ extensionUri: context.extensionUri, log, allowedRoots: () => allowedRoots(library) });
+  const pdf = new PdfViewer({
+    extensionUri: context.extensionUri,
+    log,
+    allowedRoots: () => allowedRoots(library),
+    locate: (f) => pdfOnThisMachine(library, f),
+  });
   const s: Services = Object.freeze({ extensionUri: context.extensionUri, log, trust, results, library, panel, pdf, localModel });
   const watcher = new LibraryWatcher(library, log);
   const lenses = new SourcesCodeLensProvider(results);
@@ -145,7 +150,7 @@ function libraryCommands(s: Services): vscode.Disposable[] {
     vscode.commands.registerCommand('similarSources.showPanel', () => s.panel.show()),
     vscode.commands.registerCommand('similarSources.showSegment', (a: unknown) => {
       const checked = checkSegmentArgs(a);
-      if (checked.ok) s.panel.showDocument(vscode.Uri.parse(checked.value.uri), undefined, checked.value.segmentId);
+      if (checked.ok) s.panel.showDocument(vscode.Uri.parse(checked.value.uri), undefined, checked.value.segmentId, true);
       else log.warn(`refused to show a segment: ${checked.reason}`);
     }),
     // Command arguments are checked by each command: a command: link elsewhere can call them too.
@@ -228,6 +233,15 @@ function settleLater(s: Services, watcher: LibraryWatcher, restore: (document: v
 function allowedRoots(library: LibraryService): string[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
   return [...folders.map((f) => f.uri.fsPath), ...folders.flatMap((f) => library.engine(f).library().folders)];
+}
+
+/** Where this machine has a card's PDF: each folder's engine asked (a library server's paths are its publisher's). */
+async function pdfOnThisMachine(library: LibraryService, file: string): Promise<{ path: string; copy?: boolean } | { problem: string }> {
+  for (const f of vscode.workspace.workspaceFolders ?? []) {
+    const here = await library.engine(f).pdfOnThisMachine(file);
+    if ('problem' in here || here.copy) return here;
+  }
+  return { path: file };
 }
 
 export function deactivate() {}

@@ -476,6 +476,19 @@ export class WorkspaceEngine {
     });
   }
 
+  /**
+   * Where this machine has a source's PDF, for "Open PDF" (`file`: the path a card gives). The
+   * workspace index's paths are this machine's; a library server's are its publisher's, and a copy
+   * is looked for here (libraryServer.ts pdfOnMemberMachine), with `problem` saying what to do when
+   * there is none. A file that is no source of the library is given back as asked.
+   */
+  async pdfOnThisMachine(file: string): Promise<server.PdfHere> {
+    if (!this.server()) return { path: file };
+    // Offline, with cards restored from the cache, the library's sizes are not known: the path as given.
+    const index = this.loaded?.index ?? (await this.open().catch(() => undefined));
+    return (index && (await server.pdfOnMemberMachine(index, file, this.library()))) ?? { path: file };
+  }
+
   /** Removes the workspace's cached analyses; says how many documents had one. */
   clearAnalysisCache(): Promise<number> {
     return clearAnalysisCache(this.workspace);

@@ -14,7 +14,10 @@ import type { Settings } from '../shared/settings';
 import { EngineError, errorCode } from '../shared/errors';
 import type { Readiness, VectorsReport } from './engineTypes';
 import { embedsInBackground, type EmbeddingProvider } from './provider';
-import { servedIndex, type SearchIndex } from './search';
+import { coreIndex, servedIndex, type SearchIndex } from './search';
+import { findLocalCopy } from '../core/library/localCopy';
+import { locateZotero } from '../core/zotero/dataDir';
+import type { LibrarySpec } from './library';
 
 export type { LibraryServer, PublishReport };
 
@@ -104,4 +107,28 @@ export async function serverReadiness(engine: Pick<PublishOwner, 'provider' | 'h
   const provider = p ?? (await engine.provider());
   const health = await engine.health(provider);
   return health.state === 'ready' ? { ready: true, provider, health } : { ready: false, why: 'not-ready', provider, health };
+}
+
+/** Where "Open PDF" finds a source on this machine: `path` to open, or `problem` in words to show. */
+export type PdfHere = { path: string; copy?: boolean } | { problem: string };
+
+/**
+ * Where a member's machine has a published source's PDF. The server gives the path the publisher
+ * indexed it from; the member's copy is looked for in their Zotero storage (same attachment key:
+ * group sync) and library folders (same last folders: a shared drive), with the same size
+ * (core/library/localCopy.ts). Undefined when `file` is no source of the library.
+ */
+export async function pdfOnMemberMachine(index: SearchIndex, file: string, lib: LibrarySpec): Promise<PdfHere | undefined> {
+  const source = coreIndex(index).sources.find((s) => s.path === file);
+  if (!source) return undefined;
+  const zotero = lib.zotero ? await locateZotero({ setting: lib.zotero.dataDir, home: lib.zotero.home }).catch(() => undefined) : undefined;
+  const copy = await findLocalCopy({ path: source.path, size: source.size }, { zoteroDataDir: zotero?.dataDir, folders: lib.folders });
+  if (copy) return { path: copy, copy: true };
+  const title = source.title ? `"${source.title}"` : 'This PDF';
+  return {
+    problem:
+      `${title} is in the lab's library, but not on this machine: it was published from ${file}, and no copy of it ` +
+      `(${source.size.toLocaleString('en-US')} bytes) is in Zotero's storage or the library folders here. ` +
+      'Sync the group library in Zotero, or add the folder that holds it to similarSources.libraryFolders.',
+  };
 }

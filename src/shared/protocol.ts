@@ -53,7 +53,16 @@ export type PanelState =
 
 /** Host → webview. */
 export type HostMessage =
-  { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: UiStrings } | { type: 'focusSegment'; segmentId: string };
+  | { type: 'state'; state: PanelState; options: PanelOptions; collections: string[]; strings: UiStrings }
+  | {
+      type: 'focusSegment';
+      segmentId: string;
+      /**
+       * The user asked for this segment in the panel (a CodeLens, a hover's link): the keyboard
+       * moves to it. After an analysis it is only scrolled to: the keyboard stays in the editor.
+       */
+      takeFocus: boolean;
+    };
 
 /** Webview → host. */
 export type WebviewMessage =

@@ -36,6 +36,8 @@ export class PanelHost implements vscode.Disposable {
   /** The document and segment the panel shows. */
   private documentUri?: string;
   private segmentId: string | null = null;
+  /** Whether the segment shown takes the keyboard (the user asked for it in the panel). */
+  private takeFocus = false;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly restoreEmitter = new vscode.EventEmitter<vscode.Uri>();
   /** After a reload, the panel's document needs its results (from the analysis cache). */
@@ -106,13 +108,24 @@ export class PanelHost implements vscode.Disposable {
     this.showState({ kind: 'untrusted', message });
   }
 
-  /** Shows the results of a document, on the segment at `line` when there is one. */
-  showDocument(uri: vscode.Uri, line?: number, segmentId?: string): void {
+  /**
+   * Shows the results of a document, on the segment at `line` when there is one. `takeFocus`: the
+   * user asked for that segment here (the keyboard moves to it); after an analysis it stays in the editor.
+   */
+  showDocument(uri: vscode.Uri, line?: number, segmentId?: string, takeFocus = false): void {
     this.documentUri = uri.toString();
     this.segmentId = segmentId ?? (line !== undefined ? (this.ctx.results.segmentAt(uri, line)?.id ?? null) : null);
+    this.takeFocus = takeFocus;
     this.show();
     this.refresh();
-    if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
+    this.focusSegment();
+  }
+
+  private focusSegment(): void {
+    if (this.segmentId)
+      void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId, takeFocus: this.takeFocus } satisfies HostMessage);
+    // Delivered once the webview is ready: a later reload of it does not take the keyboard again.
+    if (this.ready) this.takeFocus = false;
   }
 
   /** Rebuilds the state from the stored results. */
@@ -206,7 +219,7 @@ export class PanelHost implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         this.post();
-        if (this.segmentId) void this.panel?.webview.postMessage({ type: 'focusSegment', segmentId: this.segmentId } satisfies HostMessage);
+        this.focusSegment();
         return;
       case 'openPdf':
         await vscode.commands.executeCommand('similarSources.openPdf', { path: m.path, page: m.page, highlight: m.highlight });

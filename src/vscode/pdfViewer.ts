@@ -34,6 +34,11 @@ export class PdfViewer implements vscode.Disposable {
       log: vscode.LogOutputChannel;
       /** The folders whose PDFs may be opened: the library's and the workspace's. */
       allowedRoots(): string[];
+      /**
+       * Where this machine has the PDF a card names: a library server's paths are its publisher's,
+       * and the engine finds a member's copy (`copy`: found in the library's places) or says why not.
+       */
+      locate(file: string): Promise<{ path: string; copy?: boolean } | { problem: string }>;
     },
   ) {}
 
@@ -44,7 +49,13 @@ export class PdfViewer implements vscode.Disposable {
       this.ctx.log.warn(`refused to open a PDF: ${checked.reason}`);
       return;
     }
-    const a = checked.value;
+    const here = await this.ctx.locate(checked.value.path);
+    if ('problem' in here) {
+      void vscode.window.showWarningMessage(here.problem);
+      return;
+    }
+    const a = { ...checked.value, path: here.path };
+    if (here.copy) this.ctx.log.info(`opening this machine's copy ${here.path} of the library server's ${checked.value.path}`);
     const file = vscode.Uri.file(a.path);
     try {
       await vscode.workspace.fs.stat(file);
@@ -52,7 +63,8 @@ export class PdfViewer implements vscode.Disposable {
       void vscode.window.showErrorMessage(vscode.l10n.t('The PDF {0} is no longer there.', a.path));
       return;
     }
-    if (!(await insideAny(a.path, this.ctx.allowedRoots()))) {
+    // A copy the engine found lies in the library's places by construction (Zotero storage included).
+    if (!here.copy && !(await insideAny(a.path, this.ctx.allowedRoots()))) {
       this.ctx.log.warn(`refused to open ${a.path}: it is neither in the library nor in the workspace`);
       void vscode.window.showWarningMessage(vscode.l10n.t('Similar Sources opens only PDFs of the library or the workspace.'));
       return;

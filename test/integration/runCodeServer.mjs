@@ -563,7 +563,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
     if (value.product !== true) throw new Error(`${manifest.publisher}.${manifest.name} is not active after opening draft.md (isActive: ${value.product})`);
   });
 
-  await check('the command palette lists "Find Similar Sources"', async () => {
+  await check('the command palette lists "Find Similar Sources", which analyses the draft and leaves the keyboard in it', async () => {
     // The command is offered for a draft (when: editorLangId …): the keyboard must be in draft.md's text.
     await focusEditorOf('draft.md');
     await openPalette('Find Similar Sources');
@@ -576,7 +576,20 @@ async function uiChecks(manifest, { context, url, workspace }) {
         .catch(() => []);
       throw new Error(`${err.message.split('\n')[0]}; the palette lists ${JSON.stringify(rows.slice(0, 6))}; ${await describeEditors()}`);
     }
-    await dismissOverlays();
+    // Run it, as a writer does: the panel shows the results beside the draft without taking the
+    // keyboard from it (a writer who goes on typing as the analysis ends must not type into the panel).
+    await page.keyboard.press('Enter');
+    const lenses = page.locator('.editor-group-container.active .codelens-decoration', { hasText: /\b\d+ (strong|related|weak) · / });
+    await waitUntil(async () => (await lenses.count()) >= 2, T.analysis, "the draft's CodeLenses after Find Similar Sources");
+    await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
+    await sleep(1500); // the panel's webview has its results and its segment by now
+    const focus = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a ? `${a.tagName.toLowerCase()}.${String(a.className).split(' ').join('.')}` : 'none';
+    });
+    if (!/^textarea\..*inputarea/.test(focus))
+      throw new Error(`after the analysis the keyboard is in ${focus}, not in the draft's editor; ${await describeEditors()}`);
+    await page.locator('.editor-group-container.active .tab.active', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: 5_000 });
   });
 
   await check('CodeLenses above the analysed paragraphs after Find Similar Sources', async () => {

@@ -255,6 +255,27 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     }
   });
 
+  it('Open PDF on a member’s machine: the copy a shared folder gives it (same last folders, same size), else a message that says what to do', async () => {
+    // The member has two of the library's PDFs under a folder of their own (a shared drive mounted
+    // elsewhere), one of them a different file of the same name: only the same size counts.
+    const papers = join(root, 'member-papers');
+    mkdirSync(join(papers, 'library'), { recursive: true });
+    cpSync(join(publisher, 'library', 'grain-trade.pdf'), join(papers, 'library', 'grain-trade.pdf'));
+    writeFileSync(join(papers, 'library', 'railway-time.pdf'), '%PDF-1.4 another file');
+    const settings = { ...defaultSettings(), libraryServer: url, libraryServerSchema: schema.schema, libraryFolders: [papers], zotero: 'off' as const };
+    const engine = createEngine({ workspace: member, settings, provider: { provider: 'embedded' } });
+    const published = (name: string) => join(publisher, 'library', name);
+    assert.deepEqual(await engine.pdfOnThisMachine(published('grain-trade.pdf')), { path: join(papers, 'library', 'grain-trade.pdf'), copy: true });
+    const missing = await engine.pdfOnThisMachine(published('railway-time.pdf'));
+    assert.ok('problem' in missing, JSON.stringify(missing));
+    assert.match(missing.problem, /is in the lab's library, but not on this machine: it was published from .*railway-time\.pdf/);
+    assert.match(missing.problem, /Sync the group library in Zotero, or add the folder that holds it to similarSources\.libraryFolders/);
+    // A path that is no source of the library is given back as asked (the editor's own checks apply).
+    const stranger = join(root, 'elsewhere.pdf');
+    assert.deepEqual(await engine.pdfOnThisMachine(stranger), { path: stranger });
+    await engine.dispose();
+  });
+
   it('the server out of reach: the health says so, a draft analysed before gets its cached results, a new one none; a new generation is not served from the cache', async () => {
     // The member reaches the server through a TCP relay the test can cut, as a laptop leaving the lab's network.
     const relay = await tcpRelay(new URL(url));

@@ -34,7 +34,7 @@ const saved: SavedState = { selectedSegmentId: null, openDetails: [], ...(vscode
 
 let current: StateMessage | undefined;
 let restorePending = saved.selectedSegmentId !== null;
-let pendingFocusSegment: string | null = null;
+let pendingFocusSegment: { id: string; takeFocus: boolean } | null = null;
 
 function root(): HTMLElement {
   let el = document.getElementById('root');
@@ -143,8 +143,8 @@ function render(message: StateMessage): void {
   persist();
 
   if (pendingFocusSegment) {
-    const id = pendingFocusSegment;
-    if (showSegment(id, false)) pendingFocusSegment = null;
+    const { id, takeFocus } = pendingFocusSegment;
+    if (showSegment(id, false, takeFocus)) pendingFocusSegment = null;
   }
 }
 
@@ -163,13 +163,17 @@ function flash(el: HTMLElement): void {
   el.addEventListener('animationend', () => el.classList.remove('flash'), { once: true });
 }
 
-/** Scrolls to and highlights a segment if it is on screen; true when done. */
-function showSegment(segmentId: string, mayAsk: boolean): boolean {
+/**
+ * Scrolls to and highlights a segment if it is on screen; true when done. The keyboard moves to it
+ * only when the user asked for it here (`takeFocus`): a panel that took it after each analysis
+ * would take the editor's keystrokes.
+ */
+function showSegment(segmentId: string, mayAsk: boolean, takeFocus: boolean): boolean {
   const el = root();
   const item = Array.from(el.querySelectorAll<HTMLElement>('.segment-item')).find((n) => n.dataset.segmentId === segmentId);
   if (item) {
     item.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    item.focus({ preventScroll: true });
+    if (takeFocus) item.focus({ preventScroll: true });
     flash(item);
     return true;
   }
@@ -177,13 +181,13 @@ function showSegment(segmentId: string, mayAsk: boolean): boolean {
   if (section && section.dataset.segmentId === segmentId) {
     const head = el.querySelector<HTMLElement>('#segment-head') ?? section;
     head.scrollIntoView({ block: 'start', behavior: 'smooth' });
-    el.querySelector<HTMLElement>('#segment-title')?.focus({ preventScroll: true });
+    if (takeFocus) el.querySelector<HTMLElement>('#segment-title')?.focus({ preventScroll: true });
     flash(head);
     return true;
   }
   const state = current?.state;
   if (mayAsk && state?.kind === 'results' && state.segments.some((s) => s.id === segmentId)) {
-    pendingFocusSegment = segmentId;
+    pendingFocusSegment = { id: segmentId, takeFocus };
     post({ type: 'selectSegment', segmentId });
     return false;
   }
@@ -208,7 +212,8 @@ function onMessage(event: MessageEvent<HostMessage>): void {
     }
     render(message);
   } else if (message.type === 'focusSegment') {
-    if (!showSegment(message.segmentId, true) && !pendingFocusSegment) pendingFocusSegment = message.segmentId;
+    if (!showSegment(message.segmentId, true, message.takeFocus) && !pendingFocusSegment)
+      pendingFocusSegment = { id: message.segmentId, takeFocus: message.takeFocus };
   }
 }
 

@@ -83,6 +83,8 @@ interface ProductCard {
   title: string;
   reranked?: boolean;
   citekey: string | null;
+  /** The PDF as the index names it (a library server's: its publisher's path). */
+  path: string;
   page: number;
   citedIn?: string[];
 }
@@ -795,7 +797,35 @@ describe('Similar Sources in a real VS Code extension host', function () {
       const r = await analyzeDraft(FIRST_ANALYSIS_MS);
       assert.ok(r.analysed > 0, `the server's library serves the analysis: ${JSON.stringify(r)}`);
       assert.deepEqual(shown(uri), local, 'the same cards (citekey and page) from the server');
+      // Open PDF on a card from the server: the card names the publisher's file (outside this
+      // workspace), and the PDF view shows this machine's copy in the library folder (same name, same size).
+      const card = productServices()
+        .results.get(uri)!
+        .segments.flatMap((g) => g.cards)[0];
+      assert.ok(!card.path.startsWith(folder.uri.fsPath), `a card from the server names the publisher's path: ${card.path}`);
+      const name = path.basename(card.path);
+      await withTimeout(vscode.commands.executeCommand('similarSources.openPdf', { path: card.path, page: card.page }), 60_000, 'similarSources.openPdf');
+      await waitFor(
+        () => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('similarSources.pdf') && t.label.includes(name)),
+        20_000,
+        `a PDF view of ${name}`,
+      );
+      if (productLogFile) {
+        const log = productLogFile;
+        await waitFor(
+          async () => {
+            const text = await fs.readFile(log, 'utf8').catch(() => '');
+            return text.includes(`opening this machine's copy ${folder.uri.fsPath}${path.sep}`) && text.includes(`of the library server's ${card.path}`);
+          },
+          10_000,
+          `the product's log (${log}) to say it opened this machine's copy`,
+        );
+      }
     } finally {
+      // The PDF view took the keyboard when it opened: closed, and the draft given it back, for the tests after.
+      const views = allTabs().filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('similarSources.pdf'));
+      if (views.length) await vscode.window.tabGroups.close(views);
+      await vscode.window.showTextDocument(uri, { preserveFocus: false });
       await config.update('libraryServer', undefined, vscode.ConfigurationTarget.Workspace);
       await config.update('libraryServerSchema', undefined, vscode.ConfigurationTarget.Workspace);
     }
