@@ -10,7 +10,9 @@
  * draft of 100 paragraphs on both (and whether the recommendations are identical), C members
  * (default 10) loading and analysing at once in child processes vs one alone, peak RSS and the
  * schema's size on the server. It never asserts a timing: the targets are stated beside the ratios.
- * The schema is dropped at the end (`--keep` keeps it and the temp folder).
+ * The schema is dropped at the end (`--keep` keeps it and the temp folder). At a million passages
+ * (`--sources 67000`), run it under `node --expose-gc --import tsx` so that the two indexes compared
+ * are freed before the members start (each member then needs ~7 GB).
  *
  * The dev server's state lives in the checkout's `.cache/pg-server/`; in a git worktree, point
  * SIMILAR_SOURCES_PG_DIR at the main checkout's to reuse its server, or pass `--url`.
@@ -251,65 +253,71 @@ async function main(argv: string[]) {
     });
     const P2 = pub2.passages;
 
-    // 3. Load: local vs server, alternated, median of RUNS.
-    log('loading: local vs server');
-    const provider = new EmbeddedProvider();
-    const localLoads: number[] = [];
-    const serverLoads: number[] = [];
-    let localIndex: LibraryIndex | undefined;
-    let serverIndex: LibraryIndex | undefined;
-    let serverLoadPeak = 0;
-    for (let i = 0; i < RUNS; i++) {
-      localIndex = serverIndex = undefined;
-      const [ms, idx] = await timed(() => LibraryIndex.open(ws, provider));
-      localLoads.push(ms);
-      localIndex = idx;
-      const [peak, [ms2, idx2]] = await peakRss(() => timed(() => openServerLibrary(member, server, provider)));
-      serverLoads.push(ms2);
-      serverIndex = idx2;
-      serverLoadPeak = Math.max(serverLoadPeak, peak);
-    }
-    if (!localIndex || !serverIndex) throw new Error('no index loaded');
-    if (localIndex.size !== serverIndex.size) throw new Error(`the local index has ${localIndex.size} passages, the server's ${serverIndex.size}`);
-    add({
-      metric: 'load (LibraryIndex.open vs openServerLibrary)',
-      value: `${fmt(median(serverLoads))} ms`,
-      baseline: `local ${fmt(median(localLoads))} ms`,
-      ratio: fmt(median(serverLoads) / median(localLoads)),
-      note: `median of ${RUNS}, ${serverIndex.size} passages, this process (warm)`,
-    });
+    // 3–4 in a function of their own: its two loaded indexes are unreachable once it returns, so
+    // that the members of step 5 have the memory (at a million passages each holds gigabytes).
+    const { draftFile, serverLoadPeak } = await (async () => {
+      // 3. Load: local vs server, alternated, median of RUNS.
+      log('loading: local vs server');
+      const provider = new EmbeddedProvider();
+      const localLoads: number[] = [];
+      const serverLoads: number[] = [];
+      let localIndex: LibraryIndex | undefined;
+      let serverIndex: LibraryIndex | undefined;
+      let serverLoadPeak = 0;
+      for (let i = 0; i < RUNS; i++) {
+        localIndex = serverIndex = undefined;
+        const [ms, idx] = await timed(() => LibraryIndex.open(ws, provider));
+        localLoads.push(ms);
+        localIndex = idx;
+        const [peak, [ms2, idx2]] = await peakRss(() => timed(() => openServerLibrary(member, server, provider)));
+        serverLoads.push(ms2);
+        serverIndex = idx2;
+        serverLoadPeak = Math.max(serverLoadPeak, peak);
+      }
+      if (!localIndex || !serverIndex) throw new Error('no index loaded');
+      if (localIndex.size !== serverIndex.size) throw new Error(`the local index has ${localIndex.size} passages, the server's ${serverIndex.size}`);
+      add({
+        metric: 'load (LibraryIndex.open vs openServerLibrary)',
+        value: `${fmt(median(serverLoads))} ms`,
+        baseline: `local ${fmt(median(localLoads))} ms`,
+        ratio: fmt(median(serverLoads) / median(localLoads)),
+        note: `median of ${RUNS}, ${serverIndex.size} passages, this process (warm)`,
+      });
 
-    // 4. Warm analysis of 100 paragraphs: local vs server-loaded, one warm-up each, alternated.
-    log('warm analysis: local vs server-loaded');
-    const draft = draftMarkdown(syntheticDraft(DRAFT_PARAGRAPHS, SOURCES));
-    const draftFile = path.join(tmp, 'draft.md');
-    await fs.writeFile(draftFile, draft);
-    const lctx = { index: localIndex, workspace: ws, cache: false as const };
-    const sctx = { index: serverIndex, workspace: member, cache: false as const };
-    const localResult = await analyzeDocument(draft, ANALYSIS, lctx);
-    const serverResult = await analyzeDocument(draft, ANALYSIS, sctx);
-    const localMs: number[] = [];
-    const serverMs: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      localMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, lctx)))[0]);
-      serverMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, sctx)))[0]);
-    }
-    const a = recommendationsJson(localResult);
-    const b = recommendationsJson(serverResult);
-    let same = 'identical';
-    if (a !== b) {
-      let k = 0;
-      while (k < a.length && a[k] === b[k]) k++;
-      same = `DIFFERENT (first difference at character ${k}: local …${a.slice(Math.max(0, k - 60), k + 60)}… server …${b.slice(Math.max(0, k - 60), k + 60)}…)`;
-    }
-    const recs = localResult.segments.reduce((n, s) => n + s.recommendations.length, 0);
-    add({
-      metric: `warm analysis (${localResult.segments.length} paragraphs)`,
-      value: `${fmt(median(serverMs))} ms`,
-      baseline: `local ${fmt(median(localMs))} ms`,
-      ratio: fmt(median(serverMs) / median(localMs)),
-      note: `target ≤ 1.5×; median of ${RUNS} after one warm-up each; recommendations ${same} (${recs} on both)`,
-    });
+      // 4. Warm analysis of 100 paragraphs: local vs server-loaded, one warm-up each, alternated.
+      log('warm analysis: local vs server-loaded');
+      const draft = draftMarkdown(syntheticDraft(DRAFT_PARAGRAPHS, SOURCES));
+      const draftFile = path.join(tmp, 'draft.md');
+      await fs.writeFile(draftFile, draft);
+      const lctx = { index: localIndex, workspace: ws, cache: false as const };
+      const sctx = { index: serverIndex, workspace: member, cache: false as const };
+      const localResult = await analyzeDocument(draft, ANALYSIS, lctx);
+      const serverResult = await analyzeDocument(draft, ANALYSIS, sctx);
+      const localMs: number[] = [];
+      const serverMs: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        localMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, lctx)))[0]);
+        serverMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, sctx)))[0]);
+      }
+      const a = recommendationsJson(localResult);
+      const b = recommendationsJson(serverResult);
+      let same = 'identical';
+      if (a !== b) {
+        let k = 0;
+        while (k < a.length && a[k] === b[k]) k++;
+        same = `DIFFERENT (first difference at character ${k}: local …${a.slice(Math.max(0, k - 60), k + 60)}… server …${b.slice(Math.max(0, k - 60), k + 60)}…)`;
+      }
+      const recs = localResult.segments.reduce((n, s) => n + s.recommendations.length, 0);
+      add({
+        metric: `warm analysis (${localResult.segments.length} paragraphs)`,
+        value: `${fmt(median(serverMs))} ms`,
+        baseline: `local ${fmt(median(localMs))} ms`,
+        ratio: fmt(median(serverMs) / median(localMs)),
+        note: `target ≤ 1.5×; median of ${RUNS} after one warm-up each; recommendations ${same} (${recs} on both)`,
+      });
+      return { draftFile, serverLoadPeak };
+    })();
+    (globalThis as { gc?: () => void }).gc?.();
 
     // 5. Members at once: C child processes, each loads from the server and analyses the draft once (cold for it), vs one alone.
     log(`members: 1, then ${CLIENTS} at once (child processes)`);
