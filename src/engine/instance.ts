@@ -484,9 +484,9 @@ export class WorkspaceEngine {
    */
   async pdfOnThisMachine(file: string): Promise<server.PdfHere> {
     if (!this.server()) return { path: file };
-    // Offline, with cards restored from the cache, the library's sizes are not known: the path as given.
+    // Out of reach (cards restored from the cache), the library's sizes are not known: a copy is found by its place and name.
     const index = this.loaded?.index ?? (await this.open().catch(() => undefined));
-    return (index && (await server.pdfOnMemberMachine(index, file, this.library()))) ?? { path: file };
+    return (await server.pdfOnMemberMachine(index, file, this.library())) ?? { path: file };
   }
 
   /** Removes the workspace's cached analyses; says how many documents had one. */

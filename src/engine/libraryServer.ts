@@ -118,17 +118,22 @@ export type PdfHere = { path: string; copy?: boolean } | { problem: string };
  * group sync) and library folders (same last folders: a shared drive), with the same size
  * (core/library/localCopy.ts). Undefined when `file` is no source of the library.
  */
-export async function pdfOnMemberMachine(index: SearchIndex, file: string, lib: LibrarySpec): Promise<PdfHere | undefined> {
-  const source = coreIndex(index).sources.find((s) => s.path === file);
+export async function pdfOnMemberMachine(index: SearchIndex | undefined, file: string, lib: LibrarySpec): Promise<PdfHere | undefined> {
+  // Out of reach (no index), the library's sizes are unknown: a copy is taken by its place and name.
+  const source = index ? coreIndex(index).sources.find((s) => s.path === file) : { path: file, size: undefined, title: '' };
   if (!source) return undefined;
   const zotero = lib.zotero ? await locateZotero({ setting: lib.zotero.dataDir, home: lib.zotero.home }).catch(() => undefined) : undefined;
   const copy = await findLocalCopy({ path: source.path, size: source.size }, { zoteroDataDir: zotero?.dataDir, folders: lib.folders });
   if (copy) return { path: copy, copy: true };
   const title = source.title ? `"${source.title}"` : 'This PDF';
+  const how = 'Sync the group library in Zotero, or add the folder that holds it to similarSources.libraryFolders.';
+  if (source.size === undefined)
+    return {
+      problem: `${title} is in the lab's library, which is out of reach: it was published from ${file}, and no file of that name is in Zotero's storage or the library folders here. ${how}`,
+    };
   return {
     problem:
       `${title} is in the lab's library, but not on this machine: it was published from ${file}, and no copy of it ` +
-      `(${source.size.toLocaleString('en-US')} bytes) is in Zotero's storage or the library folders here. ` +
-      'Sync the group library in Zotero, or add the folder that holds it to similarSources.libraryFolders.',
+      `(${source.size.toLocaleString('en-US')} bytes) is in Zotero's storage or the library folders here. ${how}`,
   };
 }

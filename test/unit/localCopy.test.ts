@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyCandidates, findLocalCopy } from '../../src/core/library/localCopy';
+import { createEngine } from '../../src/engine/instance';
+import { defaultSettings } from '../../src/shared/settings';
 
 describe("a library server's PDF on a member's machine (core/library/localCopy.ts)", () => {
   let root: string;
@@ -58,5 +60,22 @@ describe("a library server's PDF on a member's machine (core/library/localCopy.t
       copyCandidates('/z/storage/not-a-key/x.pdf', { zoteroDataDir: zotero, folders: [] }).map((c) => c.file),
       [],
     );
+  });
+
+  it("with the library server out of reach, Open PDF still finds the member's copy by its place and name, and says why when there is none", async () => {
+    const copy = pdf(join(shared, 'history', 'famine.pdf'), '%PDF right');
+    const ws = join(root, 'member');
+    mkdirSync(ws);
+    // Nothing listens on port 9: the server cannot be read, so the library's sizes are unknown.
+    const settings = { ...defaultSettings(), libraryServer: 'postgres://reader@127.0.0.1:9/lab', libraryFolders: [shared], zotero: 'off' as const };
+    const engine = createEngine({ workspace: ws, settings, provider: { provider: 'embedded' } });
+    try {
+      assert.deepEqual(await engine.pdfOnThisMachine('/home/alice/lab/history/famine.pdf'), { path: copy, copy: true });
+      const none = await engine.pdfOnThisMachine('/home/alice/lab/history/plague.pdf');
+      assert.ok('problem' in none, JSON.stringify(none));
+      assert.match(none.problem, /is in the lab's library, which is out of reach: it was published from \/home\/alice\/lab\/history\/plague\.pdf/);
+    } finally {
+      await engine.dispose();
+    }
   });
 });

@@ -13,7 +13,8 @@ import { statConfined } from '../util/confinedFiles';
 export interface PublishedFile {
   /** The path on the publisher's machine (any platform's separators). */
   path: string;
-  size: number;
+  /** Its size as indexed; unknown when the server is out of reach (a copy is then taken by its place and name). */
+  size?: number;
 }
 
 export interface CopyPlaces {
@@ -54,7 +55,7 @@ export function copyCandidates(published: string, places: CopyPlaces): Array<{ f
 export async function findLocalCopy(file: PublishedFile, places: CopyPlaces): Promise<string | undefined> {
   for (const c of copyCandidates(file.path, places)) {
     const found = await statConfined(c.file, { kind: 'pdf', within: [c.within] }).catch(() => undefined);
-    if (found && found.size === file.size) return found.path;
+    if (found && (file.size === undefined || found.size === file.size)) return found.path;
   }
   return undefined;
 }
