@@ -483,10 +483,10 @@ export class WorkspaceEngine {
    * there is none. A file that is no source of the library is given back as asked.
    */
   async pdfOnThisMachine(file: string): Promise<server.PdfHere> {
-    if (!this.server()) return { path: file };
-    // Out of reach (cards restored from the cache), the library's sizes are not known: a copy is found by its place and name.
-    const index = this.loaded?.index ?? (await this.open().catch(() => undefined));
-    return (await server.pdfOnMemberMachine(index, file, this.library())) ?? { path: file };
+    const at = await this.libraryServer();
+    if (!at) return { path: file };
+    // Not the library loaded for a click: the loaded one, else the sources the server lists.
+    return (await server.pdfOnMemberMachine(this.loaded?.index, at, file, this.library())) ?? { path: file };
   }
 
   /** Removes the workspace's cached analyses; says how many documents had one. */

@@ -116,11 +116,20 @@ export type PdfHere = { path: string; copy?: boolean } | { problem: string };
  * Where a member's machine has a published source's PDF. The server gives the path the publisher
  * indexed it from; the member's copy is looked for in their Zotero storage (same attachment key:
  * group sync) and library folders (same last folders: a shared drive), with the same size
- * (core/library/localCopy.ts). Undefined when `file` is no source of the library.
+ * (core/library/localCopy.ts). The sizes are the loaded index's, else the current generation's list
+ * of sources (as the citation check reads it: one row, not the library's passages); with the server
+ * out of reach they are unknown and a copy is taken by its place and name. Undefined when `file` is
+ * no source of the library.
  */
-export async function pdfOnMemberMachine(index: SearchIndex | undefined, file: string, lib: LibrarySpec): Promise<PdfHere | undefined> {
-  // Out of reach (no index), the library's sizes are unknown: a copy is taken by its place and name.
-  const source = index ? coreIndex(index).sources.find((s) => s.path === file) : { path: file, size: undefined, title: '' };
+export async function pdfOnMemberMachine(index: SearchIndex | undefined, at: LibraryServer, file: string, lib: LibrarySpec): Promise<PdfHere | undefined> {
+  // `size` unknown: the server is out of reach.
+  let sources: ReadonlyArray<{ path: string; size?: number; title?: string }>;
+  try {
+    sources = index ? coreIndex(index).sources : ((await currentGeneration(at))?.library.sources ?? []);
+  } catch {
+    sources = [{ path: file }];
+  }
+  const source = sources.find((s) => s.path === file);
   if (!source) return undefined;
   const zotero = lib.zotero ? await locateZotero({ setting: lib.zotero.dataDir, home: lib.zotero.home }).catch(() => undefined) : undefined;
   const copy = await findLocalCopy({ path: source.path, size: source.size }, { zoteroDataDir: zotero?.dataDir, folders: lib.folders });
