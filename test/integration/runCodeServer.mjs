@@ -372,11 +372,21 @@ async function focusWorkbench() {
   });
 }
 
+/** The element that has the keyboard, as `tag.class.class` ("textarea.inputarea…" in a text editor, "iframe.webview…" in a webview). */
+async function focusedElement() {
+  return page
+    .evaluate(() => {
+      const a = document.activeElement;
+      return a ? `${a.tagName.toLowerCase()}.${String(a.className).split(' ').join('.')}` : 'none';
+    })
+    .catch((e) => `unknown (${String(e)})`);
+}
+
 /** What the editor area shows, for a failure's message: each group (active or not, size, active tab, text or webview) and the focus. */
 async function describeEditors() {
   const state = await page
-    .evaluate(() => {
-      const groups = [...document.querySelectorAll('.editor-group-container')].map((g) => {
+    .evaluate(() =>
+      [...document.querySelectorAll('.editor-group-container')].map((g) => {
         const r = g.getBoundingClientRect();
         const tab = g.querySelector('.tab.active');
         return {
@@ -386,12 +396,10 @@ async function describeEditors() {
           text: g.querySelectorAll('.monaco-editor .view-line').length,
           webview: g.querySelector('.webview') !== null,
         };
-      });
-      const a = document.activeElement;
-      return { groups, focus: a ? `${a.tagName.toLowerCase()}.${String(a.className).split(' ').slice(0, 3).join('.')}` : null };
-    })
+      }),
+    )
     .catch((e) => ({ error: String(e) }));
-  return `editor groups: ${JSON.stringify(state)}`;
+  return `editor groups: ${JSON.stringify(state)}; focus: ${await focusedElement()}`;
 }
 
 /**
@@ -583,10 +591,7 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await waitUntil(async () => (await lenses.count()) >= 2, T.analysis, "the draft's CodeLenses after Find Similar Sources");
     await page.locator('.tabs-container .tab', { hasText: 'Similar Sources' }).first().waitFor({ state: 'visible', timeout: T.element });
     await sleep(1500); // the panel's webview has its results and its segment by now
-    const focus = await page.evaluate(() => {
-      const a = document.activeElement;
-      return a ? `${a.tagName.toLowerCase()}.${String(a.className).split(' ').join('.')}` : 'none';
-    });
+    const focus = await focusedElement();
     if (!/^textarea\..*inputarea/.test(focus))
       throw new Error(`after the analysis the keyboard is in ${focus}, not in the draft's editor; ${await describeEditors()}`);
     await page.locator('.editor-group-container.active .tab.active', { hasText: 'draft.md' }).first().waitFor({ state: 'visible', timeout: 5_000 });
