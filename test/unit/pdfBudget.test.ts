@@ -122,6 +122,32 @@ describe('PDF read budget (issue 28)', function () {
     }
   });
 
+  it('a slow file lets a worker start beside it when its timer fires, whatever Date.now() says then', async () => {
+    // Timers run on the monotonic clock, coarse to a millisecond or more; Date.now() is the wall
+    // clock. CI once saw the slow-file timer fire when Date.now() said 249 of 250 ms: the pool
+    // judged the file not slow yet, nothing called it again, and the file held the queue for its
+    // whole budget. Here the wall clock runs 10 % slow, so every timer fires "early" by it.
+    const pool = new PdfExtractPool({ workerFile: WORKER, size: 1, budget: { baseMs: 4_000, perPageMs: 0, capMs: 4_000 }, slowMs: 200 }).warm();
+    const realNow = Date.now;
+    const from = realNow();
+    Date.now = () => from + Math.floor((realNow() - from) * 0.9);
+    try {
+      const t = realNow();
+      const slow = pool.extract(deepNestingPdf(200_000)).then(
+        () => 'read',
+        () => 'skipped',
+      );
+      const next = await pool.extract(good(0));
+      const ms = realNow() - t;
+      assert.equal(next.pageCount, 1);
+      assert.ok(ms < 3_000, `the next file waited for the slow one (${ms} ms)`);
+      assert.equal(await slow, 'skipped');
+    } finally {
+      Date.now = realNow;
+      await pool.close();
+    }
+  });
+
   it('--jobs 0 (one worker, one file at a time) keeps the budget: a file of 200,000 nested q operators is skipped with the same message, the good files indexed', async () => {
     const dir = join(root, 'jobs-0');
     const lib = await library(dir, deepNestingPdf(200_000));

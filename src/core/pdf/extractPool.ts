@@ -101,6 +101,12 @@ interface Slot {
   startedAt?: number;
   slowTimer?: NodeJS.Timeout;
   /**
+   * Set by that timer, not judged from Date.now(): timers run on a coarse monotonic clock and may
+   * fire a millisecond before the wall clock says the time is up (CI saw it), and nothing would
+   * look again.
+   */
+  slow?: boolean;
+  /**
    * The process's least resident memory since the job started: growth is counted from it, so
    * memory freed meanwhile (a terminated worker's, released a moment later) is not the job's credit.
    */
@@ -205,7 +211,7 @@ export class PdfExtractPool {
 
   /** Workers allowed now: the pool's size, plus one beside each file read for longer than SLOW_MS (at most MAX_EXTRA_WORKERS; none for size 0). */
   private capacity(): number {
-    const slow = this.slots.filter((s) => s.job && !s.job.alone && Date.now() - s.startedAt! >= (this.opts.slowMs ?? SLOW_MS)).length;
+    const slow = this.slots.filter((s) => s.job && !s.job.alone && s.slow).length;
     return this.size + Math.min(this.extra, slow);
   }
 
@@ -255,7 +261,11 @@ export class PdfExtractPool {
     slot.worker.ref();
     if (job.pages) job.pageCount = job.pages.length;
     this.arm(slot);
-    slot.slowTimer = setTimeout(() => this.pump(), this.opts.slowMs ?? SLOW_MS);
+    slot.slow = false;
+    slot.slowTimer = setTimeout(() => {
+      slot.slow = true;
+      this.pump();
+    }, this.opts.slowMs ?? SLOW_MS);
     slot.slowTimer.unref();
     // A copy is transferred: the caller keeps its bytes, and the worker's copy is not copied again.
     const copy = new Uint8Array(job.bytes);
@@ -343,6 +353,7 @@ export class PdfExtractPool {
     if (slot.timer) clearTimeout(slot.timer);
     if (slot.slowTimer) clearTimeout(slot.slowTimer);
     slot.timer = slot.slowTimer = undefined;
+    slot.slow = false;
     slot.startedAt = undefined;
     slot.job = undefined;
     slot.rssLow = undefined;
