@@ -25,7 +25,7 @@ import pg from 'pg';
 import { analyzeDocument, type AnalysisResult } from '../src/core/analysis/analyze';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import type { LibraryServer } from '../src/core/index/server/connection';
-import { openServerLibrary } from '../src/core/index/server/open';
+import { loadServerLibrary, openServerLibrary, type ServerLibrary } from '../src/core/index/server/open';
 import { publishIndex } from '../src/core/index/server/publish';
 import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import type { SourceInput } from '../src/core/index/source';
@@ -69,7 +69,8 @@ async function client(args: string[]) {
   const draft = await fs.readFile(draftFile, 'utf8');
   const server: LibraryServer = { url, schema };
   const t0 = performance.now();
-  const index = await openServerLibrary(ws, server, new EmbeddedProvider());
+  // The server's rows, not the member's copy step 3 wrote in the same workspace.
+  const index = await openServerLibrary(ws, server, new EmbeddedProvider(), { copy: false });
   const t1 = performance.now();
   const r = await analyzeDocument(draft, ANALYSIS, { index, workspace: ws, cache: false });
   const t2 = performance.now();
@@ -264,14 +265,18 @@ async function main(argv: string[]) {
       let localIndex: LibraryIndex | undefined;
       let serverIndex: LibraryIndex | undefined;
       let serverLoadPeak = 0;
+      let read: ServerLibrary | undefined;
       for (let i = 0; i < RUNS; i++) {
-        localIndex = serverIndex = undefined;
+        localIndex = serverIndex = read = undefined;
         const [ms, idx] = await timed(() => LibraryIndex.open(ws, provider));
         localLoads.push(ms);
         localIndex = idx;
-        const [peak, [ms2, idx2]] = await peakRss(() => timed(() => openServerLibrary(member, server, provider)));
+        // No copy is written until every run has read the server.
+        const [peak, [ms2, lib]] = await peakRss(() => timed(() => loadServerLibrary(member, server, provider)));
+        if (lib.from !== 'server') throw new Error('the member read a copy, not the server');
         serverLoads.push(ms2);
-        serverIndex = idx2;
+        read = lib;
+        serverIndex = lib.index;
         serverLoadPeak = Math.max(serverLoadPeak, peak);
       }
       if (!localIndex || !serverIndex) throw new Error('no index loaded');
@@ -284,6 +289,34 @@ async function main(argv: string[]) {
         note: `median of ${RUNS}, ${serverIndex.size} passages, this process (warm)`,
       });
 
+      // 3b. A member's later starts: the generation's copy written once after the read, then loaded as a local index is.
+      log("a member's copy of the generation");
+      const [writeMs, copyAt] = await timed(() => read!.keepCopy!());
+      read = undefined;
+      const copyLoads: number[] = [];
+      let copyIndex: LibraryIndex | undefined;
+      for (let i = 0; i < RUNS; i++) {
+        copyIndex = undefined;
+        const [ms, lib] = await timed(() => loadServerLibrary(member, server, provider));
+        if (lib.from !== 'copy') throw new Error("the member's copy was not read");
+        copyLoads.push(ms);
+        copyIndex = lib.index;
+      }
+      add({
+        metric: "writing a member's copy of the generation (once per generation)",
+        value: `${fmt(writeMs)} ms`,
+        baseline: `the load from the server ${fmt(median(serverLoads))} ms`,
+        ratio: fmt(writeMs / median(serverLoads)),
+        note: `${fmt((await dirSize(copyAt)) / MB)} MB on disk; the local index ${fmt((await dirSize(indexDir(ws))) / MB)} MB`,
+      });
+      add({
+        metric: "a member's later start: load from its copy",
+        value: `${fmt(median(copyLoads))} ms`,
+        baseline: `local ${fmt(median(localLoads))} ms`,
+        ratio: fmt(median(copyLoads) / median(localLoads)),
+        note: `median of ${RUNS}; from the server ${fmt(median(serverLoads))} ms (×${fmt(median(serverLoads) / median(copyLoads))} the copy's); one query for the current generation included`,
+      });
+
       // 4. Warm analysis of 100 paragraphs: local vs server-loaded, one warm-up each, alternated.
       log('warm analysis: local vs server-loaded');
       const draft = draftMarkdown(syntheticDraft(DRAFT_PARAGRAPHS, SOURCES));
@@ -293,6 +326,8 @@ async function main(argv: string[]) {
       const sctx = { index: serverIndex, workspace: member, cache: false as const };
       const localResult = await analyzeDocument(draft, ANALYSIS, lctx);
       const serverResult = await analyzeDocument(draft, ANALYSIS, sctx);
+      const copyResult = await analyzeDocument(draft, ANALYSIS, { index: copyIndex!, workspace: member, cache: false });
+      copyIndex = undefined;
       const localMs: number[] = [];
       const serverMs: number[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -307,6 +342,8 @@ async function main(argv: string[]) {
         while (k < a.length && a[k] === b[k]) k++;
         same = `DIFFERENT (first difference at character ${k}: local …${a.slice(Math.max(0, k - 60), k + 60)}… server …${b.slice(Math.max(0, k - 60), k + 60)}…)`;
       }
+      if (recommendationsJson(copyResult) !== b) same += "; from the member's copy: DIFFERENT";
+      else same += "; from the member's copy: identical";
       const recs = localResult.segments.reduce((n, s) => n + s.recommendations.length, 0);
       add({
         metric: `warm analysis (${localResult.segments.length} paragraphs)`,

@@ -302,7 +302,13 @@ export class WorkspaceEngine {
 
   private async load(key: string, p: EmbeddingProvider, at: server.LibraryServer | undefined): Promise<SearchIndex> {
     try {
-      const index = await (at ? server.openServerIndex(this.workspace, at, p) : openIndex(this.workspace, p));
+      let index: SearchIndex;
+      if (at) {
+        const read = await server.openServerIndex(this.workspace, at, p);
+        index = read.index;
+        this.log(`library server: ${read.from === 'copy' ? "generation read from this machine's copy" : 'generation read from the server'}`, 'info');
+        if (read.keepCopy) this.keepCopy(read.keepCopy);
+      } else index = await openIndex(this.workspace, p);
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).
       if (this.loaded) closeIndex(this.loaded.index);
       this.loaded = { key, index };
@@ -310,6 +316,18 @@ export class WorkspaceEngine {
     } finally {
       if (this.opening?.key === key) this.opening = undefined;
     }
+  }
+
+  /** This machine's copy of the server's generation, being written (dispose waits for it). */
+  private copying?: Promise<void>;
+
+  /** Writes the copy of a generation just read from the server, after the one being written; a failure costs the next start a read from the server. */
+  private keepCopy(write: () => Promise<string>): void {
+    const before = this.copying ?? Promise.resolve();
+    this.copying = before.then(write).then(
+      (dir) => this.log(`library server: generation copied to ${dir} for the next start`, 'info'),
+      (err: Error) => this.log(`library server: no copy of the generation kept on this machine (${err.message})`, 'warn'),
+    );
   }
 
   /**
@@ -498,6 +516,7 @@ export class WorkspaceEngine {
   async dispose(): Promise<void> {
     this.warming?.abort();
     await this.stopEmbedding();
+    await this.copying;
     this.hold(undefined);
   }
 

@@ -4,7 +4,7 @@
  * instance (instance.ts) asks these where it would ask the workspace's index: with
  * `similarSources.libraryServer` set, the library is read from the server and never indexed here.
  */
-import { openServerLibrary } from '../core/index/server/open';
+import { loadServerLibrary } from '../core/index/server/open';
 import { serverName, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
@@ -68,9 +68,18 @@ export async function serverStamp(server: LibraryServer, provider: Pick<Embeddin
   return { fingerprint: `${server.url} ${server.schema ?? ''}`, updatedAt: String((await serverState(server, provider)).generation) };
 }
 
-/** The library read from the server for `provider` (index-not-ready with the server's health when it cannot serve it). */
-export async function openServerIndex(workspace: string, server: LibraryServer, provider: EmbeddingProvider): Promise<SearchIndex> {
-  return servedIndex(await openServerLibrary(workspace, server, provider));
+/**
+ * The library read from the server for `provider` (index-not-ready with the server's health when it
+ * cannot serve it), or from this machine's copy of the same generation; `keepCopy` writes that copy
+ * after a read from the server, for the next start.
+ */
+export async function openServerIndex(
+  workspace: string,
+  server: LibraryServer,
+  provider: EmbeddingProvider,
+): Promise<{ index: SearchIndex; from: 'server' | 'copy'; keepCopy?: () => Promise<string> }> {
+  const { index, from, keepCopy } = await loadServerLibrary(workspace, server, provider);
+  return { index: servedIndex(index), from, ...(keepCopy ? { keepCopy } : {}) };
 }
 
 /** What publishing needs of the engine instance. */

@@ -150,8 +150,17 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     const a = cards(local.stdout);
     assert.ok(a.flat().length > 20, 'the example draft gets cards');
     assert.deepEqual(cards(remote.stdout), a);
-    // The member's workspace holds no index: neither PDFs nor passages were needed there.
-    assert.deepEqual(readdirSync(member), ['draft.md']);
+    // The member's workspace holds no index of its own (neither PDFs nor passages were needed
+    // there): only its copy of the generation read, for its next start.
+    assert.deepEqual(readdirSync(member).sort(), ['.similar-sources', 'draft.md']);
+    assert.deepEqual(
+      readdirSync(indexDir(member)).filter((n) => n !== 'server-read.json'),
+      ['server-copy'],
+    );
+    assert.deepEqual(
+      readdirSync(join(indexDir(member), 'server-copy')).map((n) => n.replace(/^[0-9a-f]{16}-/, '')),
+      ['g1'],
+    );
 
     // search too, and a second publication of an unchanged library sends nothing again.
     const q = ['search', 'grain prices and the famine of the 1690s', '--k', '5', '--json'];
@@ -274,6 +283,77 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     const stranger = join(root, 'elsewhere.pdf');
     assert.deepEqual(await engine.pdfOnThisMachine(stranger), { path: stranger });
     await engine.dispose();
+  });
+
+  it("a member's copy of the generation: the next start reads it, not the server, with the same cards; a damaged copy is removed and the server read; a new generation replaces it", async () => {
+    const ws = mkdtempSync(join(root, 'copy-'));
+    const draft = readFileSync(join(publisher, 'draft.md'), 'utf8');
+    const settings = { ...defaultSettings(), libraryServer: url, libraryServerSchema: schema.schema };
+    const copies = join(indexDir(ws), 'server-copy');
+    let logs: string[] = [];
+    // One start of the editor or the CLI: load, analyse, search, stop (which waits for the copy to be written).
+    const start = async () => {
+      logs = [];
+      const engine = createEngine({ workspace: ws, settings, provider: { provider: 'embedded' }, host: { log: (line) => logs.push(line) } });
+      // No cache: each start analyses with the index it loaded.
+      const analysed = await engine.analyze(draft, { useReranking: false }, { documentPath: join(ws, 'draft.md'), cache: false });
+      const { hits } = await engine.search('grain licences in Sicily', { k: 5 });
+      await engine.dispose();
+      const read = logs.find((l) => l.startsWith('library server: generation read'));
+      return { cards: analysed.segments.map((x) => x.recommendations), hits, read };
+    };
+    const fromServer = 'library server: generation read from the server';
+    const fromCopy = "library server: generation read from this machine's copy";
+
+    const first = await start();
+    assert.equal(first.read, fromServer);
+    assert.ok(first.cards.flat().length > 20);
+    assert.ok(
+      logs.some((l) => l.startsWith('library server: generation copied to')),
+      logs.join('\n'),
+    );
+    const generation = (await currentGeneration(server()))!.id;
+    assert.deepEqual(
+      readdirSync(copies).map((n) => n.replace(/^[0-9a-f]{16}-/, '')),
+      [`g${generation}`],
+    );
+
+    const second = await start();
+    assert.equal(second.read, fromCopy);
+    assert.deepEqual(second.cards, first.cards);
+    assert.deepEqual(second.hits, first.hits);
+
+    // A vector file of the copy changed on disk: the copy is not trusted, the server is read, and the copy written again.
+    const [copy] = readdirSync(copies);
+    const vectors = join(copies, copy, 'vectors');
+    const [model] = readdirSync(vectors);
+    const [shard] = readdirSync(join(vectors, model));
+    const file = join(vectors, model, shard, 'index.pb');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(file, bytes);
+    const third = await start();
+    assert.equal(third.read, fromServer);
+    assert.deepEqual(third.cards, first.cards);
+    assert.equal((await start()).read, fromCopy);
+
+    // A copy of another library under the same name and generation (the database made again): not used.
+    const record = join(copies, readdirSync(copies)[0], 'copy.json');
+    writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, 'utf8')), publishedAt: '2001-01-01T00:00:00.000Z' }));
+    assert.equal((await start()).read, fromServer);
+    assert.equal((await start()).read, fromCopy);
+
+    // A new publication is a new generation: read from the server, and its copy replaces the old one.
+    const next = await publishIndex(indexDir(publisher), server(), { publisher: 'copy-test' });
+    assert.ok(next.generation > generation);
+    const fourth = await start();
+    assert.equal(fourth.read, fromServer);
+    assert.deepEqual(fourth.cards, first.cards);
+    assert.deepEqual(
+      readdirSync(copies).map((n) => n.replace(/^[0-9a-f]{16}-/, '')),
+      [`g${next.generation}`],
+    );
+    assert.equal((await start()).read, fromCopy);
   });
 
   it('the server out of reach: the health says so, a draft analysed before gets its cached results, a new one none; a new generation is not served from the cache', async () => {

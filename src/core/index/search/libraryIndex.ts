@@ -273,7 +273,15 @@ export class LibraryIndex {
     }
   }
 
-  private static async load(dir: string, workspace: string, provider: EmbeddingProvider, opts: OpenOptions): Promise<LibraryIndex> {
+  /**
+   * A copy of a library server's generation kept on this machine (server/memberCopy.ts), loaded as
+   * a local index is; `highlights` are the generation's, as published.
+   */
+  static async openCopy(dir: string, workspace: string, provider: EmbeddingProvider, highlights: string): Promise<LibraryIndex> {
+    return LibraryIndex.load(dir, workspace, provider, {}, highlights);
+  }
+
+  private static async load(dir: string, workspace: string, provider: EmbeddingProvider, opts: OpenOptions, highlights?: string): Promise<LibraryIndex> {
     const manifest = await readManifest(dir);
     const partial = !!opts.partial;
     const health = await healthOf(dir, manifest, provider.key, { partial });
@@ -283,7 +291,7 @@ export class LibraryIndex {
     // No vector of this model yet (embedding has just started): the model says its size.
     const dim = set && Object.keys(set.shards).length ? set.dim : await provider.dimension(opts.signal);
     const rows = await loadRows(dir, m, set, dim, !!health.semantic);
-    return LibraryIndex.fromRows(workspace, m, provider, rows, dim, health.semantic);
+    return LibraryIndex.fromRows(workspace, m, provider, rows, dim, health.semantic, highlights);
   }
 
   /** The library server's generation this index was read from, and that server's name (server/open.ts; undefined for a local index). */

@@ -1,15 +1,44 @@
 /**
  * The library server's current generation loaded as an index (issue 37): the same LibraryIndex,
- * ranking and cards as on the publisher's machine, made from the server's rows (read.ts).
+ * ranking and cards as on the publisher's machine, made from the server's rows (read.ts), or from
+ * this machine's copy of that generation when it has one (memberCopy.ts).
  */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
 import { serverName, type LibraryServer } from './connection';
-import { readGenerationRows } from './read';
+import { copyDir, openMemberCopy, writeMemberCopy } from './memberCopy';
+import { currentGeneration, generationHealth, readGenerationRows, type ServerGeneration } from './read';
 
-/** Loads the server's library for `provider`; `index-not-ready` with the server's health when it cannot serve that model. */
-export async function openServerLibrary(workspace: string, server: LibraryServer, provider: EmbeddingProvider): Promise<LibraryIndex> {
+export interface ServerLibrary {
+  index: LibraryIndex;
+  /** Read from the server's rows, or from this machine's copy of the same generation. */
+  from: 'server' | 'copy';
+  /** Writes this machine's copy of what was read from the server (absent when read from the copy); says where. */
+  keepCopy?: () => Promise<string>;
+}
+
+/**
+ * Loads the server's library for `provider`; `index-not-ready` with the server's health when it
+ * cannot serve that model. `copy: false`: the server's rows only, none from or for a copy.
+ */
+export async function loadServerLibrary(
+  workspace: string,
+  server: LibraryServer,
+  provider: EmbeddingProvider,
+  opts: { copy?: boolean } = {},
+): Promise<ServerLibrary> {
+  const copy = opts.copy !== false;
+  // The generation is asked first only where a copy of this library lies (its sources' records: one row).
+  if (copy && (await hasCopies(workspace, server, provider.key))) {
+    const g = await currentGeneration(server);
+    if (g && generationHealth(server, g, provider.key).state === 'ready') {
+      const index = await openMemberCopy(workspace, server, g, provider);
+      if (index) return { index: stamped(index, g, server), from: 'copy' };
+    }
+  }
   const dim = await provider.dimension();
   const { g, rows } = await readGenerationRows(server, provider.key, dim);
   const lib = g.library;
@@ -26,8 +55,29 @@ export async function openServerLibrary(workspace: string, server: LibraryServer
     shards: {},
     vectors: Object.fromEntries(Object.entries(lib.vectors).map(([k, x]) => [k, { ...x, shards: {} }])),
   };
-  const index = await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? '');
+  const index = stamped(await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? ''), g, server);
+  return { index, from: 'server', ...(copy ? { keepCopy: () => writeMemberCopy(workspace, server, g, provider, rows, dim) } : {}) };
+}
+
+/** The server's library as loadServerLibrary loads it, without writing a copy. */
+export async function openServerLibrary(
+  workspace: string,
+  server: LibraryServer,
+  provider: EmbeddingProvider,
+  opts: { copy?: boolean } = {},
+): Promise<LibraryIndex> {
+  return (await loadServerLibrary(workspace, server, provider, opts)).index;
+}
+
+function stamped(index: LibraryIndex, g: ServerGeneration, server: LibraryServer): LibraryIndex {
   index.generation = g.id;
   index.serverName = serverName(server);
   return index;
+}
+
+/** Whether the workspace holds a copy of some generation of this server's library for `model`. */
+async function hasCopies(workspace: string, server: LibraryServer, model: string): Promise<boolean> {
+  const prefix = path.basename(copyDir(workspace, server, model, 0)).replace(/g0$/, 'g');
+  const names = await fs.readdir(path.dirname(copyDir(workspace, server, model, 0))).catch(() => [] as string[]);
+  return names.some((n) => n.startsWith(prefix) && !n.includes('.tmp-'));
 }

@@ -30,7 +30,7 @@ export interface ServerGeneration {
 }
 
 /** Passages per assembled shard: a shard's JSON is laid out in one string (V8 caps a string near 512 MB). */
-const ROWS_PER_SHARD = 20_000;
+export const ROWS_PER_SHARD = 20_000;
 
 async function current(client: pg.Client, s: string, server: LibraryServer): Promise<ServerGeneration | undefined> {
   const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
