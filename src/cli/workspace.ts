@@ -21,7 +21,7 @@ import {
   type ProviderName,
   type WorkspaceEngine,
 } from '../engine';
-import { semanticPercent } from '../shared/health';
+import { describeHealth, semanticPercent } from '../shared/health';
 import { defaultSettings, type Settings } from '../shared/settings';
 import { terminalText } from '../shared/untrusted';
 import { all, intOption, one, settingOption, UsageError, type ParsedArgs } from './args';
@@ -216,6 +216,8 @@ export async function readyToScore(
       }
     },
   });
+  // Out of reach, a library server's generation copied on this machine serves: said, as it may not be the newest.
+  if (r.ready && r.health.state === 'unreachable') warn(`library server ${describeHealth(r.health)}`);
   if (r.ready || r.why !== 'cancelled') return true;
   if (r.vectors)
     err(

@@ -111,7 +111,7 @@ export class WorkspaceEngine {
   /** The index's health: for `provider` (one that embeds in the background serves before its vectors are complete), or whether it is readable at all. */
   async health(provider?: Pick<EmbeddingProvider, 'id' | 'key'>): Promise<IndexHealth> {
     const at = await this.libraryServer();
-    if (at) return (await server.serverState(at, provider ?? (await this.provider()))).health;
+    if (at) return (await server.serverState(at, provider ?? (await this.provider()), this.workspace)).health;
     return provider ? providerHealth(this.workspace, provider) : indexHealth(this.workspace);
   }
 
@@ -306,7 +306,10 @@ export class WorkspaceEngine {
       if (at) {
         const read = await server.openServerIndex(this.workspace, at, p);
         index = read.index;
-        this.log(`library server: ${read.from === 'copy' ? "generation read from this machine's copy" : 'generation read from the server'}`, 'info');
+        this.log(
+          `library server: ${read.offline ? `out of reach; generation ${read.offline.generation} read from this machine's copy` : read.from === 'copy' ? "generation read from this machine's copy" : 'generation read from the server'}`,
+          read.offline ? 'warn' : 'info',
+        );
         if (read.keepCopy) this.keepCopy(read.keepCopy);
       } else index = await openIndex(this.workspace, p);
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).

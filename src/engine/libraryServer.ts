@@ -5,6 +5,7 @@
  * `similarSources.libraryServer` set, the library is read from the server and never indexed here.
  */
 import { loadServerLibrary } from '../core/index/server/open';
+import { latestCopy } from '../core/index/server/memberCopy';
 import { serverName, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
@@ -30,13 +31,27 @@ export function serverOf(s: Pick<Settings, 'libraryServer' | 'libraryServerSchem
  * The server's library as the health of an index for `provider`, and the generation it would be
  * read from; `unreachable` when the server cannot be reached.
  */
-export async function serverState(server: LibraryServer, provider: Pick<EmbeddingProvider, 'key'>): Promise<{ health: IndexHealth; generation?: number }> {
+export async function serverState(
+  server: LibraryServer,
+  provider: Pick<EmbeddingProvider, 'key'>,
+  workspace?: string,
+): Promise<{ health: IndexHealth; generation?: number }> {
   let g;
   try {
     g = await currentGeneration(server);
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable') throw err;
-    return { health: { state: 'unreachable', dir: serverName(server), detail: (err as Error).message, server: true } };
+    // This machine's copy of a generation serves while the server is out of reach (memberCopy.ts).
+    const copy = workspace ? (await latestCopy(workspace, server, provider.key))?.record : undefined;
+    return {
+      health: {
+        state: 'unreachable',
+        dir: serverName(server),
+        detail: (err as Error).message,
+        server: true,
+        ...(copy ? { copy: { generation: copy.generation, publishedAt: copy.publishedAt } } : {}),
+      },
+    };
   }
   return { health: generationHealth(server, g, provider.key), ...(g ? { generation: g.id } : {}) };
 }
@@ -77,9 +92,9 @@ export async function openServerIndex(
   workspace: string,
   server: LibraryServer,
   provider: EmbeddingProvider,
-): Promise<{ index: SearchIndex; from: 'server' | 'copy'; keepCopy?: () => Promise<string> }> {
-  const { index, from, keepCopy } = await loadServerLibrary(workspace, server, provider);
-  return { index: servedIndex(index), from, ...(keepCopy ? { keepCopy } : {}) };
+): Promise<{ index: SearchIndex; from: 'server' | 'copy'; offline?: { generation: number }; keepCopy?: () => Promise<string> }> {
+  const { index, from, offline, keepCopy } = await loadServerLibrary(workspace, server, provider);
+  return { index: servedIndex(index), from, ...(offline ? { offline } : {}), ...(keepCopy ? { keepCopy } : {}) };
 }
 
 /** What publishing needs of the engine instance. */
@@ -115,7 +130,9 @@ export async function publishWorkspace(engine: PublishOwner, o: PublishRequest):
 export async function serverReadiness(engine: Pick<PublishOwner, 'provider' | 'health'>, p?: EmbeddingProvider): Promise<Readiness> {
   const provider = p ?? (await engine.provider());
   const health = await engine.health(provider);
-  return health.state === 'ready' ? { ready: true, provider, health } : { ready: false, why: 'not-ready', provider, health };
+  // Out of reach, a copy of a generation made on this machine serves (the health says which).
+  const serves = health.state === 'ready' || (health.state === 'unreachable' && !!health.copy);
+  return serves ? { ready: true, provider, health } : { ready: false, why: 'not-ready', provider, health };
 }
 
 /** Where "Open PDF" finds a source on this machine: `path` to open, or `problem` in words to show. */

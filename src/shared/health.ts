@@ -13,10 +13,11 @@ export type IndexHealth =
   /** Unreadable (damaged manifest or shard): rebuilt by the next indexing run. */
   | { state: 'corrupt'; dir: string; detail: string }
   /**
-   * The lab's library server (`dir` names it) cannot be reached: down, offline, refused. Nothing new
-   * is searched; analyses cached on this machine from its last generation read are still shown.
+   * The lab's library server (`dir` names it) cannot be reached: down, offline, refused. Analyses
+   * cached on this machine from its last generation read are still shown; with `copy`, this
+   * machine's copy of that generation is searched meanwhile (the server may have a newer one).
    */
-  | { state: 'unreachable'; dir: string; detail: string; server: true }
+  | { state: 'unreachable'; dir: string; detail: string; server: true; copy?: { generation: number; publishedAt: string } }
   /** Being indexed: by this process (with its progress) or by another that holds the writer lock. */
   | { state: 'indexing'; dir: string; holder?: string; done?: number; total?: number }
   | {
@@ -83,7 +84,9 @@ export function describeHealth(h: IndexHealth): string {
     case 'corrupt':
       return `corrupt: ${h.detail}`;
     case 'unreachable':
-      return `unreachable: ${h.detail}; the editor still shows the analyses cached on this machine`;
+      return h.copy
+        ? `unreachable: ${h.detail}; searching this machine's copy of generation ${h.copy.generation} (published ${h.copy.publishedAt.slice(0, 16).replace('T', ' ')} UTC), which may not be the newest`
+        : `unreachable: ${h.detail}; the editor still shows the analyses cached on this machine`;
     case 'indexing':
       return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
     case 'ready':

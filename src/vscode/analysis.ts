@@ -132,7 +132,11 @@ async function ensureIndexReady(s: Services, folder: vscode.WorkspaceFolder, set
     // The status bar follows the index's health for this model.
     await s.library.refresh(folder, provider).catch((e: Error) => s.log.warn(e.message));
   }
-  if (r.ready) return true;
+  if (r.ready) {
+    // Out of reach, this machine's copy of a generation serves: the writer is told the results may not be the newest.
+    if (r.health.state === 'unreachable') void vscode.window.showWarningMessage(vscode.l10n.t('Similar Sources: {0}', statusMessage(r.health)));
+    return true;
+  }
   if (r.why === 'empty') {
     s.panel.showState({
       kind: 'no-library',

@@ -74,7 +74,14 @@ export function statusBarText(h: HostHealth): { text: string; tooltip: string } 
     case 'unreachable':
       return {
         text: `$(debug-disconnect) ${t('Library server unreachable')}`,
-        tooltip: t('Similar Sources: {0}. The results found before, cached on this machine, are still shown; new analyses wait for the server.', h.detail),
+        tooltip: h.copy
+          ? t(
+              "Similar Sources: {0}. Drafts are analysed with this machine's copy of generation {1} (published {2}); the server may have a newer one.",
+              h.detail,
+              h.copy.generation,
+              publishedOn(h.copy.publishedAt),
+            )
+          : t('Similar Sources: {0}. The results found before, cached on this machine, are still shown; new analyses wait for the server.', h.detail),
       };
   }
 }
@@ -149,7 +156,14 @@ export function statusMessage(h: HostHealth): string {
     case 'corrupt':
       return t('The index in {0} is damaged: {1}', h.dir, h.detail);
     case 'unreachable':
-      return t('The library server cannot be reached: {0}. The results found before, cached on this machine, are still shown.', h.detail);
+      return h.copy
+        ? t(
+            "The library server cannot be reached: {0}. This machine's copy of generation {1} (published {2}) is searched meanwhile; the server may have a newer one.",
+            h.detail,
+            h.copy.generation,
+            publishedOn(h.copy.publishedAt),
+          )
+        : t('The library server cannot be reached: {0}. The results found before, cached on this machine, are still shown.', h.detail);
   }
 }
 
@@ -163,4 +177,9 @@ export function indexQuestion(h: IndexHealth): string {
     default:
       return t('The library index was built by another version of Similar Sources or for another model. Index the library now?');
   }
+}
+
+/** A publication's time as the views show it: its date and minute, UTC. */
+function publishedOn(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }

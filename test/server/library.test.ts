@@ -356,45 +356,69 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.equal((await start()).read, fromCopy);
   });
 
-  it('the server out of reach: the health says so, a draft analysed before gets its cached results, a new one none; a new generation is not served from the cache', async () => {
+  it("the server out of reach: the health says so, a draft analysed before gets its cached results, a new one is analysed with this machine's copy of the generation (none without a copy); a new generation is not served from the cache", async () => {
     // The member reaches the server through a TCP relay the test can cut, as a laptop leaving the lab's network.
     const relay = await tcpRelay(new URL(url));
     const ws = mkdtempSync(join(root, 'offline-'));
     const draft = readFileSync(join(publisher, 'draft.md'), 'utf8');
+    const another = draft + '\n\nA paragraph never analysed, about grain and ships.\n';
     const settings = { ...defaultSettings(), libraryServer: relay.url, libraryServerSchema: schema.schema };
     const engine = () => createEngine({ workspace: ws, settings, provider: { provider: 'embedded' } });
     const request = { documentPath: join(ws, 'draft.md'), cache: { ttlHours: 24 } };
+    const uncached = { ...request, cache: false as const };
     const cards = (r: { segments: Array<{ recommendations: unknown[] }> }) => r.segments.map((x) => x.recommendations);
+    const unreachable = /^unreachable: postgres:\/\/similar_sources@127\.0\.0\.1:\d+\/similar_sources \(schema \w+\) cannot be reached: /;
     try {
       const online = engine();
       const provider = await online.provider();
       const first = await online.analyze(draft, { useReranking: false }, request);
       assert.ok(cards(first).flat().length > 20);
       assert.equal((await online.health()).state, 'ready');
+      const generation = (await currentGeneration(server()))!.id;
+      // Stopping waits for this machine's copy of the generation read.
+      await online.dispose();
 
       relay.cut();
       const offline = engine();
       const health = await offline.health();
       assert.equal(health.state, 'unreachable');
+      assert.deepEqual(health.state === 'unreachable' && health.copy?.generation, generation);
+      assert.match(describeHealth(health), unreachable);
       assert.match(
         describeHealth(health),
-        /^unreachable: postgres:\/\/similar_sources@127\.0\.0\.1:\d+\/similar_sources \(schema \w+\) cannot be reached: .*the editor still shows the analyses cached on this machine$/,
+        new RegExp(
+          `; searching this machine's copy of generation ${generation} \\(published \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\), which may not be the newest$`,
+        ),
       );
+      assert.equal((await offline.ready({ provider, index: 'never', vectors: 'wait' })).ready, true, 'the copy serves');
       const restored = await offline.cachedAnalysis(draft, { useReranking: false }, request, provider);
       assert.ok(restored, 'the draft analysed before gets its results back while the server is out of reach');
       assert.deepEqual(cards(restored), cards(first));
-      assert.equal(
-        await offline.cachedAnalysis(draft + '\n\nA paragraph never analysed, about grain and ships.\n', { useReranking: false }, request, provider),
-        undefined,
-      );
-      await assert.rejects(offline.analyze(draft, { useReranking: false }, { ...request, cache: false as const }), (err: Error) => {
+      assert.equal(await offline.cachedAnalysis(another, { useReranking: false }, request, provider), undefined);
+      // A paragraph never analysed gets the cards the server would give, from the copy.
+      const fromCopy = await offline.analyze(another, { useReranking: false }, uncached);
+      await offline.dispose();
+
+      // Without a copy, nothing new is searched.
+      rmSync(join(indexDir(ws), 'server-copy'), { recursive: true });
+      const bare = engine();
+      const without = await bare.health();
+      assert.ok(without.state === 'unreachable' && !without.copy);
+      assert.match(describeHealth(without), unreachable);
+      assert.match(describeHealth(without), /; the editor still shows the analyses cached on this machine$/);
+      assert.equal((await bare.ready({ provider, index: 'never', vectors: 'wait' })).ready, false);
+      await assert.rejects(bare.analyze(draft, { useReranking: false }, uncached), (err: Error) => {
         assert.equal(errorCode(err), 'server-unreachable');
         assert.match(err.message, /cannot be reached/);
         return true;
       });
 
       relay.restore();
-      assert.ok(await engine().cachedAnalysis(draft, { useReranking: false }, request, provider), 'the same generation, back online');
+      const back = engine();
+      assert.deepEqual(cards(await back.analyze(another, { useReranking: false }, uncached)), cards(fromCopy));
+      assert.ok(cards(fromCopy).flat().length > cards(first).flat().length);
+      assert.ok(await back.cachedAnalysis(draft, { useReranking: false }, request, provider), 'the same generation, back online');
+      await back.dispose();
       await publishIndex(indexDir(publisher), server(), { publisher: 'republisher' });
       assert.equal(
         await engine().cachedAnalysis(draft, { useReranking: false }, request, provider),

@@ -24,9 +24,11 @@ import { ROWS_PER_SHARD, type ServerGeneration } from './read';
 /** The folder of the copies, in the workspace's index folder. */
 export const COPIES_DIR = 'server-copy';
 const RECORD = 'copy.json';
+/** The generation's Zotero highlights as published (read with the copy when the server is out of reach). */
+const HIGHLIGHTS = 'published-highlights.json';
 
 /** What a copy is of: it is used only for the same server, model and generation. */
-interface CopyRecord {
+export interface CopyRecord {
   server: string;
   model: string;
   generation: number;
@@ -54,30 +56,82 @@ export async function openMemberCopy(
   provider: EmbeddingProvider,
 ): Promise<LibraryIndex | undefined> {
   const dir = copyDir(workspace, server, provider.key, g.id);
-  let text: string;
-  try {
-    text = (await readConfinedText(path.join(dir, RECORD), { kind: 'index', within: [indexDir(workspace)], maxBytes: 64 * 1024 })).text;
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    await removeCopy(dir);
-    return undefined;
-  }
   const want = recordOf(server, provider.key, g);
-  let have: Partial<CopyRecord> | undefined;
-  try {
-    have = JSON.parse(text) as Partial<CopyRecord>;
-  } catch {
-    have = undefined;
-  }
+  const have = await readRecord(workspace, dir);
+  if (have === 'missing') return undefined;
   if (!have || (Object.keys(want) as (keyof CopyRecord)[]).some((k) => have[k] !== want[k])) {
     await removeCopy(dir);
     return undefined;
   }
+  return openCopyAt(workspace, dir, provider, g.highlights ?? '');
+}
+
+/** The generations of `server`'s library for `model` copied on this machine, newest first (whole copies only: a folder being written is not one). */
+export async function copiedGenerations(workspace: string, server: LibraryServer, model: string): Promise<number[]> {
+  const prefix = path.basename(copyDir(workspace, server, model, 0)).replace(/g0$/, 'g');
+  const names = await fs.readdir(path.join(indexDir(workspace), COPIES_DIR)).catch(() => [] as string[]);
+  return names
+    .filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)))
+    .map((n) => Number(n.slice(prefix.length)))
+    .sort((a, b) => b - a);
+}
+
+/**
+ * The newest copy of `server`'s library for `model` on this machine, whichever generation the
+ * server serves now (it cannot be asked: out of reach); undefined when there is none.
+ */
+export async function latestCopy(workspace: string, server: LibraryServer, model: string): Promise<{ dir: string; record: CopyRecord } | undefined> {
+  const generations = await copiedGenerations(workspace, server, model);
+  for (const generation of generations) {
+    const dir = copyDir(workspace, server, model, generation);
+    const r = await readRecord(workspace, dir);
+    if (r && r !== 'missing' && r.server === serverName(server) && r.model === model && r.generation === generation) return { dir, record: r as CopyRecord };
+  }
+  return undefined;
+}
+
+/** The newest copy of `server`'s library for `provider`, loaded with its generation's highlights (the server out of reach). */
+export async function openLatestCopy(
+  workspace: string,
+  server: LibraryServer,
+  provider: EmbeddingProvider,
+): Promise<{ index: LibraryIndex; record: CopyRecord } | undefined> {
+  const found = await latestCopy(workspace, server, provider.key);
+  if (!found) return undefined;
+  let highlights: string;
   try {
-    return await LibraryIndex.openCopy(dir, workspace, provider, g.highlights ?? '');
+    highlights = (await readConfinedText(path.join(found.dir, HIGHLIGHTS), { kind: 'index', within: [indexDir(workspace)] })).text;
+  } catch {
+    // Written with the copy: a copy without it is not whole.
+    await removeCopy(found.dir);
+    return undefined;
+  }
+  const index = await openCopyAt(workspace, found.dir, provider, highlights);
+  return index && { index, record: found.record };
+}
+
+async function openCopyAt(workspace: string, dir: string, provider: EmbeddingProvider, highlights: string): Promise<LibraryIndex | undefined> {
+  try {
+    return await LibraryIndex.openCopy(dir, workspace, provider, highlights);
   } catch {
     // Damaged (a file removed or changed since), or written by another version: the server has it all.
     await removeCopy(dir);
+    return undefined;
+  }
+}
+
+/** The copy's record; 'missing' when there is none, undefined when it cannot be read as one. */
+async function readRecord(workspace: string, dir: string): Promise<Partial<CopyRecord> | 'missing' | undefined> {
+  let text: string;
+  try {
+    text = (await readConfinedText(path.join(dir, RECORD), { kind: 'index', within: [indexDir(workspace)], maxBytes: 64 * 1024 })).text;
+  } catch (err) {
+    return isMissing(err) ? 'missing' : undefined;
+  }
+  try {
+    const r = JSON.parse(text) as unknown;
+    return r && typeof r === 'object' ? (r as Partial<CopyRecord>) : undefined;
+  } catch {
     return undefined;
   }
 }
@@ -160,6 +214,7 @@ export async function writeMemberCopy(
     ];
     await checks.save(new Set(live));
     await writeFileAtomic(path.join(tmp, 'manifest.json'), JSON.stringify(m));
+    await writeFileAtomic(path.join(tmp, HIGHLIGHTS), g.highlights ?? '');
     await writeFileAtomic(path.join(tmp, RECORD), JSON.stringify(recordOf(server, provider.key, g)));
     try {
       await fs.rename(tmp, final);

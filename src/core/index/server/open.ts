@@ -3,19 +3,20 @@
  * ranking and cards as on the publisher's machine, made from the server's rows (read.ts), or from
  * this machine's copy of that generation when it has one (memberCopy.ts).
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
 import { serverName, type LibraryServer } from './connection';
-import { copyDir, openMemberCopy, writeMemberCopy } from './memberCopy';
+import { errorCode } from '../../../shared/errors';
+import { copiedGenerations, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
 import { currentGeneration, generationHealth, readGenerationRows, type ServerGeneration } from './read';
 
 export interface ServerLibrary {
   index: LibraryIndex;
   /** Read from the server's rows, or from this machine's copy of the same generation. */
   from: 'server' | 'copy';
+  /** The server out of reach: the copy read is of this generation, which the server may no longer serve. */
+  offline?: CopyRecord;
   /** Writes this machine's copy of what was read from the server (absent when read from the copy); says where. */
   keepCopy?: () => Promise<string>;
 }
@@ -32,8 +33,19 @@ export async function loadServerLibrary(
 ): Promise<ServerLibrary> {
   const copy = opts.copy !== false;
   // The generation is asked first only where a copy of this library lies (its sources' records: one row).
-  if (copy && (await hasCopies(workspace, server, provider.key))) {
-    const g = await currentGeneration(server);
+  if (copy && (await copiedGenerations(workspace, server, provider.key)).length) {
+    let g: ServerGeneration | undefined;
+    try {
+      g = await currentGeneration(server);
+    } catch (err) {
+      // Out of reach (offline, VPN down): the newest generation copied here serves meanwhile.
+      if (errorCode(err) !== 'server-unreachable') throw err;
+      const latest = await openLatestCopy(workspace, server, provider);
+      if (!latest) throw err;
+      latest.index.generation = latest.record.generation;
+      latest.index.serverName = serverName(server);
+      return { index: latest.index, from: 'copy', offline: latest.record };
+    }
     if (g && generationHealth(server, g, provider.key).state === 'ready') {
       const index = await openMemberCopy(workspace, server, g, provider);
       if (index) return { index: stamped(index, g, server), from: 'copy' };
@@ -73,11 +85,4 @@ function stamped(index: LibraryIndex, g: ServerGeneration, server: LibraryServer
   index.generation = g.id;
   index.serverName = serverName(server);
   return index;
-}
-
-/** Whether the workspace holds a copy of some generation of this server's library for `model`. */
-async function hasCopies(workspace: string, server: LibraryServer, model: string): Promise<boolean> {
-  const prefix = path.basename(copyDir(workspace, server, model, 0)).replace(/g0$/, 'g');
-  const names = await fs.readdir(path.dirname(copyDir(workspace, server, model, 0))).catch(() => [] as string[]);
-  return names.some((n) => n.startsWith(prefix) && !n.includes('.tmp-'));
 }
