@@ -16,6 +16,8 @@ import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import type { LibraryServer } from '../core/index/server/connection';
 import { currentGeneration, generationHealth, serverPageTexts } from '../core/index/server/read';
+import { latestCopy } from '../core/index/server/memberCopy';
+import { errorCode } from '../shared/errors';
 import { loadBibliography } from '../core/library/bibliography';
 import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { OcrCache } from '../core/ocr/ocrCache';
@@ -78,7 +80,10 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   const started = Date.now();
   const dir = indexDir(opts.workspace);
   const { server } = opts;
-  const manifest = server ? await publishedSources(server) : await readManifest(dir).catch(() => undefined);
+  const published = server ? await publishedSources(server, opts) : undefined;
+  const manifest = published ?? (await readManifest(dir).catch(() => undefined));
+  // The server out of reach: its page texts come from this machine's copy of a generation.
+  const copy = published?.copy;
   if (!manifest) throw notReadyError(await indexHealth(opts.workspace));
   const byKey = new Map<string, SourceRecord[]>();
   for (const s of Object.values(manifest.sources)) {
@@ -142,7 +147,12 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
     pdfs: (key) =>
       (byKey.get(key) ?? []).map((s) => ({
         path: s.path,
-        pages: async () => (server ? await publishedPages(server, s, opts) : ((await readPageTexts(dir, s.contentHash)) ?? (await readAgain(s)))),
+        pages: async () =>
+          server
+            ? copy
+              ? await copiedPages(copy, s, opts)
+              : await publishedPages(server, s, opts)
+            : ((await readPageTexts(dir, s.contentHash)) ?? (await readAgain(s))),
       })),
   };
   try {
@@ -171,11 +181,38 @@ export async function checkCitations(draft: string, opts: CheckCitationsOptions)
   }
 }
 
-/** The server's current generation as the check reads a manifest: its sources, and what names it (`index-not-ready` when none). */
-async function publishedSources(server: LibraryServer): Promise<{ sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string }> {
-  const g = await currentGeneration(server);
+/**
+ * The server's current generation as the check reads a manifest: its sources, and what names it
+ * (`index-not-ready` when none). Out of reach, this machine's newest copy of a generation (`copy`:
+ * its folder, which holds the page texts), said through onWarning; without one, `server-unreachable`.
+ */
+async function publishedSources(
+  server: LibraryServer,
+  opts: Pick<CheckCitationsOptions, 'workspace' | 'onWarning'>,
+): Promise<{ sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string; copy?: string }> {
+  let g;
+  try {
+    g = await currentGeneration(server);
+  } catch (err) {
+    if (errorCode(err) !== 'server-unreachable') throw err;
+    const latest = await latestCopy(opts.workspace, server);
+    const m = latest && (await readManifest(latest.dir).catch(() => undefined));
+    if (!latest || !m) throw err;
+    const { generation, publishedAt } = latest.record;
+    opts.onWarning?.(
+      `${(err as Error).message}: checked against this machine's copy of generation ${generation} (published ${publishedAt.slice(0, 16).replace('T', ' ')} UTC), which may not be the newest`,
+    );
+    return { sources: m.sources, fingerprint: m.fingerprint, updatedAt: `generation ${generation} (copy)`, copy: latest.dir };
+  }
   if (!g) throw notReadyError(generationHealth(server, g, ''));
   return { sources: Object.fromEntries(g.library.sources.map((r) => [r.id, r])), fingerprint: g.library.fingerprint, updatedAt: `generation ${g.id}` };
+}
+
+/** A published source's page texts from this machine's copy of the generation (the server out of reach). */
+async function copiedPages(copy: string, s: SourceRecord, opts: Pick<CheckCitationsOptions, 'onWarning'>): Promise<PageText[] | undefined> {
+  const pages = await readPageTexts(copy, s.contentHash);
+  if (!pages) opts.onWarning?.(`${s.path}: this machine's copy of the library has no page texts for it; check again when the library server can be reached`);
+  return pages;
 }
 
 /** A published source's page texts, from the server (its PDF is the publisher's: never read here). */

@@ -356,7 +356,7 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.equal((await start()).read, fromCopy);
   });
 
-  it("the server out of reach: the health says so, a draft analysed before gets its cached results, a new one is analysed with this machine's copy of the generation (none without a copy); a new generation is not served from the cache", async () => {
+  it("the server out of reach: the health says so, a draft analysed before gets its cached results, a new one is analysed and its citations checked with this machine's copy of the generation (neither without a copy); a new generation is not served from the cache", async () => {
     // The member reaches the server through a TCP relay the test can cut, as a laptop leaving the lab's network.
     const relay = await tcpRelay(new URL(url));
     const ws = mkdtempSync(join(root, 'offline-'));
@@ -375,6 +375,19 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       assert.ok(cards(first).flat().length > 20);
       assert.equal((await online.health()).state, 'ready');
       const generation = (await currentGeneration(server()))!.id;
+      // A quotation at its page and at a wrong one, checked online: the verdicts the copy must give offline.
+      const hit = (
+        JSON.parse(cli(['search', 'grain licences in Sicily', '--k', '5', '--json', '--workspace', publisher, '--provider', 'embedded']).stdout)
+          .results as Array<{ citekey: string | null; pageLabel: string | null; text: string }>
+      ).find((h) => h.citekey && h.pageLabel)!;
+      const quote = hit.text.split(/\s+/).slice(0, 9).join(' ');
+      const cited = `"${quote}" [@${hit.citekey}, p. ${hit.pageLabel}].\n\n"${quote}" [@${hit.citekey}, p. ${Number(hit.pageLabel) + 2}].\n`;
+      const verdicts = (r: { citations: Array<{ key: string; status: string }> }) => r.citations.map((c) => [c.key, c.status]);
+      const checkedOnline = verdicts(await online.checkCitations(cited));
+      assert.deepEqual(checkedOnline, [
+        [hit.citekey, 'ok'],
+        [hit.citekey, 'wrong-page'],
+      ]);
       // Stopping waits for this machine's copy of the generation read.
       await online.dispose();
 
@@ -397,6 +410,8 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       assert.equal(await offline.cachedAnalysis(another, { useReranking: false }, request, provider), undefined);
       // A paragraph never analysed gets the cards the server would give, from the copy.
       const fromCopy = await offline.analyze(another, { useReranking: false }, uncached);
+      // The citation check too, with the page texts the copy keeps.
+      assert.deepEqual(verdicts(await offline.checkCitations(cited)), checkedOnline);
       await offline.dispose();
 
       // Without a copy, nothing new is searched.
@@ -407,11 +422,12 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       assert.match(describeHealth(without), unreachable);
       assert.match(describeHealth(without), /; the editor still shows the analyses cached on this machine$/);
       assert.equal((await bare.ready({ provider, index: 'never', vectors: 'wait' })).ready, false);
-      await assert.rejects(bare.analyze(draft, { useReranking: false }, uncached), (err: Error) => {
-        assert.equal(errorCode(err), 'server-unreachable');
-        assert.match(err.message, /cannot be reached/);
-        return true;
-      });
+      for (const attempt of [() => bare.analyze(draft, { useReranking: false }, uncached), () => bare.checkCitations(cited)])
+        await assert.rejects(attempt(), (err: Error) => {
+          assert.equal(errorCode(err), 'server-unreachable');
+          assert.match(err.message, /cannot be reached/);
+          return true;
+        });
 
       relay.restore();
       const back = engine();

@@ -16,10 +16,11 @@ import { sha256 } from '../../util/hash';
 import { LibraryIndex } from '../search/libraryIndex';
 import type { LoadedRows } from '../search/loadRows';
 import { indexDir, MANIFEST_FORMAT, type Manifest, type ShardRecord, type SourceRecord, type VectorShardRecord } from '../store/manifest';
+import { writePublishedPageTexts } from '../store/pageTexts';
 import { ShardChecks } from '../store/shardChecks';
 import { VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
 import { serverName, type LibraryServer } from './connection';
-import { ROWS_PER_SHARD, type ServerGeneration } from './read';
+import { forEachPublishedPages, ROWS_PER_SHARD, type ServerGeneration } from './read';
 
 /** The folder of the copies, in the workspace's index folder. */
 export const COPIES_DIR = 'server-copy';
@@ -77,17 +78,24 @@ export async function copiedGenerations(workspace: string, server: LibraryServer
 }
 
 /**
- * The newest copy of `server`'s library for `model` on this machine, whichever generation the
- * server serves now (it cannot be asked: out of reach); undefined when there is none.
+ * The newest copy of `server`'s library on this machine (for `model`; any model's when none is
+ * named: the citation check reads page texts only), whichever generation the server serves now (it
+ * cannot be asked: out of reach); undefined when there is none.
  */
-export async function latestCopy(workspace: string, server: LibraryServer, model: string): Promise<{ dir: string; record: CopyRecord } | undefined> {
-  const generations = await copiedGenerations(workspace, server, model);
-  for (const generation of generations) {
-    const dir = copyDir(workspace, server, model, generation);
+export async function latestCopy(workspace: string, server: LibraryServer, model?: string): Promise<{ dir: string; record: CopyRecord } | undefined> {
+  const parent = path.join(indexDir(workspace), COPIES_DIR);
+  const dirs =
+    model === undefined
+      ? (await fs.readdir(parent).catch(() => [] as string[])).filter((n) => /-g\d+$/.test(n)).map((n) => path.join(parent, n))
+      : (await copiedGenerations(workspace, server, model)).map((g) => copyDir(workspace, server, model, g));
+  let best: { dir: string; record: CopyRecord } | undefined;
+  for (const dir of dirs) {
     const r = await readRecord(workspace, dir);
-    if (r && r !== 'missing' && r.server === serverName(server) && r.model === model && r.generation === generation) return { dir, record: r as CopyRecord };
+    if (!r || r === 'missing' || r.server !== serverName(server) || (model !== undefined && r.model !== model) || typeof r.generation !== 'number') continue;
+    if (`g${r.generation}` !== /g\d+$/.exec(dir)?.[0]) continue;
+    if (!best || r.generation > best.record.generation) best = { dir, record: r as CopyRecord };
   }
-  return undefined;
+  return best;
 }
 
 /** The newest copy of `server`'s library for `provider`, loaded with its generation's highlights (the server out of reach). */
@@ -193,6 +201,9 @@ export async function writeMemberCopy(
     }
     if (batch.length) await emit();
     if (row !== rows.count) throw new Error(`the rows read are not in the order of the generation's sources (${row} of ${rows.count})`);
+    // The page texts the citation check compares quotations with, for the check while the server is out of reach.
+    const hashes = [...new Set(lib.sources.map((r) => r.contentHash))];
+    await forEachPublishedPages(server, hashes, (hash, pages) => writePublishedPageTexts(tmp, hash, pages));
     const set = lib.vectors[provider.key];
     const m: Manifest = {
       format: MANIFEST_FORMAT,

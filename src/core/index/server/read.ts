@@ -227,3 +227,23 @@ export function serverPageTexts(server: LibraryServer, contentHash: string): Pro
     return r.rows[0]?.pages ?? undefined;
   });
 }
+
+/**
+ * The page texts of the published PDFs with `hashes`, handed to `each` as they come (a member's
+ * copy keeps them for the citation check offline), in one snapshot; those the server has none of are left out.
+ */
+export function forEachPublishedPages(
+  server: LibraryServer,
+  hashes: readonly string[],
+  each: (contentHash: string, pages: PageText[]) => Promise<void>,
+): Promise<void> {
+  return snapshot(server, 'reading page texts', async (client, s) => {
+    for (let i = 0; i < hashes.length; i += 200) {
+      const r = await client.query<{ h: string; pages: PageText[] | null }>(
+        `SELECT content_hash AS h, pages FROM ${s}.contents WHERE content_hash = ANY($1) AND chunker = $2 AND lexical = $3`,
+        [hashes.slice(i, i + 200), CHUNKER_VERSION, LEXICAL_VERSION],
+      );
+      for (const row of r.rows) if (row.pages) await each(row.h, row.pages);
+    }
+  });
+}

@@ -50,19 +50,31 @@ export function pageText(p: CleanPage): string {
 }
 
 export async function writePageTexts(indexDir: string, hash: string, pages: CleanPage[], ocrPages: ReadonlySet<number>): Promise<void> {
-  const data: PagesFile = {
-    format: PAGES_FORMAT,
-    chunker: CHUNKER_VERSION,
+  await writePages(
+    indexDir,
     hash,
-    pages: pages.map((p) => ({
+    pages.map((p) => ({
       n: p.page,
       ...(p.label !== undefined ? { l: p.label } : {}),
       ...(ocrPages.has(p.page) ? { o: 1 as const } : {}),
       t: pageText(p),
       ...(p.furniture?.length ? { f: p.furniture.join('\n') } : {}),
     })),
-  };
-  // Derived data, rebuilt from the PDF when lost: no fsync.
+  );
+}
+
+/** Page texts as a library server published them (a member's copy keeps them for the citation check offline). */
+export async function writePublishedPageTexts(indexDir: string, hash: string, pages: readonly PageText[]): Promise<void> {
+  await writePages(
+    indexDir,
+    hash,
+    pages.map((p) => ({ n: p.page, l: p.label, ...(p.ocr ? { o: 1 as const } : {}), t: p.text, ...(p.furniture ? { f: p.furniture } : {}) })),
+  );
+}
+
+async function writePages(indexDir: string, hash: string, pages: PagesFile['pages']): Promise<void> {
+  const data: PagesFile = { format: PAGES_FORMAT, chunker: CHUNKER_VERSION, hash, pages };
+  // Derived data, rebuilt from the PDF (or the server) when lost: no fsync.
   await writeFileAtomic(fileOf(indexDir, hash), JSON.stringify(data), { durable: false });
 }
 
