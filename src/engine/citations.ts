@@ -14,7 +14,7 @@ import type { PageText } from '../core/citecheck/match';
 import { readPageTexts, writePageTexts } from '../core/index/store/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
-import type { LibraryServer } from '../core/index/server/connection';
+import { serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { currentGeneration, generationHealth, serverPageTexts } from '../core/index/server/read';
 import { latestCopy } from '../core/index/server/memberCopy';
 import { errorCode } from '../shared/errors';
@@ -194,7 +194,7 @@ async function publishedSources(
   try {
     g = await currentGeneration(server);
   } catch (err) {
-    if (errorCode(err) !== 'server-unreachable') throw err;
+    if (errorCode(err) !== 'server-unreachable' || serverRefused(err)) throw err;
     const latest = await latestCopy(opts.workspace, server);
     const m = latest && (await readManifest(latest.dir).catch(() => undefined));
     if (!latest || !m) throw err;

@@ -6,7 +6,7 @@
  */
 import { loadServerLibrary } from '../core/index/server/open';
 import { latestCopy } from '../core/index/server/memberCopy';
-import { serverName, type LibraryServer } from '../core/index/server/connection';
+import { serverName, serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
 import { currentGeneration, generationHealth } from '../core/index/server/read';
@@ -42,7 +42,7 @@ export async function serverState(
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable') throw err;
     // This machine's copy of a generation serves while the server is out of reach (memberCopy.ts).
-    const copy = workspace ? (await latestCopy(workspace, server, provider.key))?.record : undefined;
+    const copy = workspace && !serverRefused(err) ? (await latestCopy(workspace, server, provider.key))?.record : undefined;
     return {
       health: {
         state: 'unreachable',

@@ -238,7 +238,7 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     rmSync(join(member, 'chapter.md'));
   });
 
-  it('the password from the host’s secret storage (VS Code’s), never from settings: without it the server refuses, with it the engine reads', async () => {
+  it('the password from the host’s secret storage (VS Code’s), never from settings: with it the engine reads; without it, or with a wrong one, the server refuses and this machine’s copy does not stand in', async () => {
     const env = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
     delete process.env.PGPASSWORD;
     process.env.PGPASSFILE = join(root, 'no-such-pgpass');
@@ -249,14 +249,25 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       const settings = { ...defaultSettings(), libraryServer: bare.toString(), libraryServerSchema: schema.schema };
       const engine = (secret?: string) =>
         createEngine({ workspace: member, settings, provider: { provider: 'embedded' }, host: { serverPassword: async () => secret } });
-      await assert.rejects(engine().search('grain licences', { k: 3 }), (err: Error) => {
-        assert.equal(errorCode(err), 'server-unreachable');
-        assert.match(err.message, /asks for a password and none was given \(VS Code: Set Library Server Password/);
-        assert.ok(!err.message.includes(password));
-        return true;
-      });
-      const { hits } = await engine(password).search('grain licences', { k: 3 });
+      // With the password, the engine reads (and keeps this machine's copy of the generation).
+      const letIn = engine(password);
+      const { hits } = await letIn.search('grain licences', { k: 3 });
       assert.equal(hits.length, 3);
+      await letIn.dispose();
+      assert.ok(readdirSync(join(indexDir(member), 'server-copy')).length, 'a copy of the generation was kept');
+      // Without it the server refuses: the copy does not stand in for a server that refused the member.
+      for (const secret of [undefined, `${password}-wrong`]) {
+        const refused = engine(secret);
+        await assert.rejects(refused.search('grain licences', { k: 3 }), (err: Error) => {
+          assert.equal(errorCode(err), 'server-unreachable');
+          if (secret === undefined) assert.match(err.message, /asks for a password and none was given \(VS Code: Set Library Server Password/);
+          else assert.match(err.message, /password authentication failed/);
+          assert.ok(!err.message.includes(password));
+          return true;
+        });
+        const health = await refused.health();
+        assert.ok(health.state === 'unreachable' && !health.copy, JSON.stringify(health));
+      }
     } finally {
       for (const [k, v] of Object.entries(env))
         if (v === undefined) delete process.env[k];

@@ -54,7 +54,32 @@ function connectProblem(message: string): string {
   return message;
 }
 
-/** An open connection to the server; `server-unreachable` when it cannot be made. */
+/**
+ * A server that answered and refused this member (no or wrong password, no such role or database):
+ * `server-unreachable` as any failure to connect, but not out of reach, so this machine's copy of
+ * the library does not stand in for it (the member must be let in, not served what the server refused).
+ */
+export class ServerRefusedError extends EngineError {
+  readonly refused = true;
+  constructor(message: string) {
+    super('server-unreachable', message);
+  }
+}
+
+/** Whether `err` is the server refusing this member (ServerRefusedError, from either bundle). */
+export function serverRefused(err: unknown): boolean {
+  return (err as { refused?: unknown } | null)?.refused === true;
+}
+
+/** Whether pg's connection error is the server's answer: an authorization or catalog SQLSTATE (class 28, 3D), or pg asked for a password it was not given. */
+function answered(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return (
+    (typeof e.code === 'string' && /^(28|3D)[0-9A-Z]{3}$/.test(e.code)) || /client password must be a string|no password supplied|SASL/i.test(String(e.message))
+  );
+}
+
+/** An open connection to the server; `server-unreachable` when it cannot be made (ServerRefusedError when the server refused it). */
 export async function connectServer(server: LibraryServer, purpose: string): Promise<pg.Client> {
   if (!/^postgres(ql)?:\/\//.test(server.url))
     throw new EngineError(
@@ -68,7 +93,8 @@ export async function connectServer(server: LibraryServer, purpose: string): Pro
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new EngineError('server-unreachable', `${serverName(server)} cannot be reached: ${connectProblem((err as Error).message)}`);
+    const message = `${serverName(server)} cannot be reached: ${connectProblem((err as Error).message)}`;
+    throw answered(err) ? new ServerRefusedError(message) : new EngineError('server-unreachable', message);
   }
   return client;
 }

@@ -6,7 +6,7 @@
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
-import { serverName, type LibraryServer } from './connection';
+import { serverName, serverRefused, type LibraryServer } from './connection';
 import { errorCode } from '../../../shared/errors';
 import { copiedGenerations, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
 import { currentGeneration, generationHealth, readGenerationRows, type ServerGeneration } from './read';
@@ -39,7 +39,7 @@ export async function loadServerLibrary(
       g = await currentGeneration(server);
     } catch (err) {
       // Out of reach (offline, VPN down): the newest generation copied here serves meanwhile.
-      if (errorCode(err) !== 'server-unreachable') throw err;
+      if (errorCode(err) !== 'server-unreachable' || serverRefused(err)) throw err;
       const latest = await openLatestCopy(workspace, server, provider);
       if (!latest) throw err;
       latest.index.generation = latest.record.generation;
