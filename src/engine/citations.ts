@@ -18,6 +18,7 @@ import { serverRefused, type LibraryServer } from '../core/index/server/connecti
 import { currentGeneration, generationHealth, serverPageTexts } from '../core/index/server/read';
 import { latestCopy } from '../core/index/server/memberCopy';
 import { errorCode } from '../shared/errors';
+import { publishedOn } from '../shared/health';
 import { loadBibliography } from '../core/library/bibliography';
 import { readZoteroEntries } from '../core/zotero/entriesFile';
 import { OcrCache } from '../core/ocr/ocrCache';
@@ -200,7 +201,7 @@ async function publishedSources(
     if (!latest || !m) throw err;
     const { generation, publishedAt } = latest.record;
     opts.onWarning?.(
-      `${(err as Error).message}: checked against this machine's copy of generation ${generation} (published ${publishedAt.slice(0, 16).replace('T', ' ')} UTC), which may not be the newest`,
+      `${(err as Error).message}: checked against this machine's copy of generation ${generation} (published ${publishedOn(publishedAt)}), which may not be the newest`,
     );
     return { sources: m.sources, fingerprint: m.fingerprint, updatedAt: `generation ${generation} (copy)`, copy: latest.dir };
   }

@@ -85,7 +85,7 @@ export function describeHealth(h: IndexHealth): string {
       return `corrupt: ${h.detail}`;
     case 'unreachable':
       return h.copy
-        ? `unreachable: ${h.detail}; searching this machine's copy of generation ${h.copy.generation} (published ${h.copy.publishedAt.slice(0, 16).replace('T', ' ')} UTC), which may not be the newest`
+        ? `unreachable: ${h.detail}; searching this machine's copy of generation ${h.copy.generation} (published ${publishedOn(h.copy.publishedAt)}), which may not be the newest`
         : `unreachable: ${h.detail}; the editor still shows the analyses cached on this machine`;
     case 'indexing':
       return `indexing: the library is being indexed${h.holder ? ` (${h.holder})` : ''}`;
@@ -98,4 +98,9 @@ export function describeHealth(h: IndexHealth): string {
           : '')
       );
   }
+}
+
+/** A publication's time as messages give it (a library server's generation): its date and minute, UTC. */
+export function publishedOn(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }

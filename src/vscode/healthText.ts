@@ -4,7 +4,7 @@
  * health into words.
  */
 import * as vscode from 'vscode';
-import { semanticPercent, type IndexHealth, type SemanticProgress } from '../shared/health';
+import { publishedOn, semanticPercent, type IndexHealth, type SemanticProgress } from '../shared/health';
 import type { PanelState } from '../shared/protocol';
 
 /** The host's view of the health: the engine's, or no workspace, or not read yet. */
@@ -177,9 +177,4 @@ export function indexQuestion(h: IndexHealth): string {
     default:
       return t('The library index was built by another version of Similar Sources or for another model. Index the library now?');
   }
-}
-
-/** A publication's time as the views show it: its date and minute, UTC. */
-function publishedOn(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -15,12 +15,12 @@ import { isMissing, readConfinedText } from '../../util/confinedFiles';
 import { sha256 } from '../../util/hash';
 import { LibraryIndex } from '../search/libraryIndex';
 import type { LoadedRows } from '../search/loadRows';
-import { indexDir, MANIFEST_FORMAT, type Manifest, type ShardRecord, type SourceRecord, type VectorShardRecord } from '../store/manifest';
+import { indexDir, type ShardRecord, type SourceRecord, type VectorShardRecord } from '../store/manifest';
 import { writePublishedPageTexts } from '../store/pageTexts';
 import { ShardChecks } from '../store/shardChecks';
 import { VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
 import { serverName, type LibraryServer } from './connection';
-import { forEachPublishedPages, ROWS_PER_SHARD, type ServerGeneration } from './read';
+import { forEachPublishedPages, generationManifest, ROWS_PER_SHARD, type ServerGeneration } from './read';
 
 /** The folder of the copies, in the workspace's index folder. */
 export const COPIES_DIR = 'server-copy';
@@ -205,20 +205,13 @@ export async function writeMemberCopy(
     const hashes = [...new Set(lib.sources.map((r) => r.contentHash))];
     await forEachPublishedPages(server, hashes, (hash, pages) => writePublishedPageTexts(tmp, hash, pages));
     const set = lib.vectors[provider.key];
-    const m: Manifest = {
-      format: MANIFEST_FORMAT,
-      chunker: lib.chunker,
-      lexical: lib.lexical,
-      // The server's: analyses cached here are keyed by it, read from the server or from the copy.
-      fingerprint: lib.fingerprint,
-      updatedAt: lib.updatedAt,
+    const m = generationManifest(lib, {
       activeModel: provider.key,
       nextGen: 2,
       sources,
-      skipped: {},
       shards,
       vectors: { [provider.key]: { provider: set?.provider ?? provider.id, model: set?.model ?? provider.model, dim, shards: vectorShards } },
-    };
+    });
     const live = [
       ...Object.values(shards).flatMap((s) => [s.file, ...(s.postings ? [s.postings.file] : [])]),
       ...Object.values(vectorShards).map((v) => `${v.dir}/${VECTOR_FILE}`),

@@ -5,11 +5,10 @@
  */
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
-import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
 import { serverName, serverRefused, type LibraryServer } from './connection';
 import { errorCode } from '../../../shared/errors';
 import { copiedGenerations, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
-import { currentGeneration, generationHealth, readGenerationRows, type ServerGeneration } from './read';
+import { currentGeneration, generationHealth, generationManifest, readGenerationRows, type ServerGeneration } from './read';
 
 export interface ServerLibrary {
   index: LibraryIndex;
@@ -42,32 +41,24 @@ export async function loadServerLibrary(
       if (errorCode(err) !== 'server-unreachable' || serverRefused(err)) throw err;
       const latest = await openLatestCopy(workspace, server, provider);
       if (!latest) throw err;
-      latest.index.generation = latest.record.generation;
-      latest.index.serverName = serverName(server);
-      return { index: latest.index, from: 'copy', offline: latest.record };
+      return { index: stamped(latest.index, latest.record.generation, server), from: 'copy', offline: latest.record };
     }
     if (g && generationHealth(server, g, provider.key).state === 'ready') {
       const index = await openMemberCopy(workspace, server, g, provider);
-      if (index) return { index: stamped(index, g, server), from: 'copy' };
+      if (index) return { index: stamped(index, g.id, server), from: 'copy' };
     }
   }
   const dim = await provider.dimension();
   const { g, rows } = await readGenerationRows(server, provider.key, dim);
   const lib = g.library;
-  const m: Manifest = {
-    format: MANIFEST_FORMAT,
-    chunker: lib.chunker,
-    lexical: lib.lexical,
-    fingerprint: lib.fingerprint,
-    updatedAt: lib.updatedAt,
+  const m = generationManifest(lib, {
     ...(lib.activeModel ? { activeModel: lib.activeModel } : {}),
     nextGen: 0,
     sources: Object.fromEntries(lib.sources.map((r) => [r.id, r])),
-    skipped: {},
     shards: {},
     vectors: Object.fromEntries(Object.entries(lib.vectors).map(([k, x]) => [k, { ...x, shards: {} }])),
-  };
-  const index = stamped(await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? ''), g, server);
+  });
+  const index = stamped(await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? ''), g.id, server);
   return { index, from: 'server', ...(copy ? { keepCopy: () => writeMemberCopy(workspace, server, g, provider, rows, dim) } : {}) };
 }
 
@@ -81,8 +72,8 @@ export async function openServerLibrary(
   return (await loadServerLibrary(workspace, server, provider, opts)).index;
 }
 
-function stamped(index: LibraryIndex, g: ServerGeneration, server: LibraryServer): LibraryIndex {
-  index.generation = g.id;
+function stamped(index: LibraryIndex, generation: number, server: LibraryServer): LibraryIndex {
+  index.generation = generation;
   index.serverName = serverName(server);
   return index;
 }

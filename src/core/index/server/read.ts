@@ -15,6 +15,7 @@ import { memoryPostings } from '../store/postingsFile';
 import type { ShardSource, StoredPassage } from '../store/shards';
 import { LEXICAL_VERSION } from '../store/versions';
 import type { PageText } from '../store/pageTexts';
+import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
 import { connectServer, schemaOf, serverError, serverName, type LibraryServer } from './connection';
 import type { PublishedLibrary } from './publish';
 import { SERVER_FORMAT } from './schema';
@@ -27,6 +28,23 @@ export interface ServerGeneration {
   library: PublishedLibrary;
   /** The Zotero highlights sidecar as published (highlights.json's text). */
   highlights?: string;
+}
+
+/**
+ * A manifest for a published library's generation, as the loaded index and a member's copy hold it:
+ * the publisher's fingerprint (analyses cached on a member's machine are keyed by it), with the
+ * shards, vectors and sources of the one or the other.
+ */
+export function generationManifest(lib: PublishedLibrary, own: Pick<Manifest, 'nextGen' | 'sources' | 'shards' | 'vectors' | 'activeModel'>): Manifest {
+  return {
+    format: MANIFEST_FORMAT,
+    chunker: lib.chunker,
+    lexical: lib.lexical,
+    fingerprint: lib.fingerprint,
+    updatedAt: lib.updatedAt,
+    skipped: {},
+    ...own,
+  };
 }
 
 /** Passages per assembled shard: a shard's JSON is laid out in one string (V8 caps a string near 512 MB). */
