@@ -6,7 +6,8 @@
  * locally with the embedded provider, publishes it into a fresh schema of the PostgreSQL + pgvector
  * dev server (scripts/server/dev-server.mjs, or `--url`), and prints a Markdown table of figures,
  * each beside its local counterpart measured in the same run: publication vs local indexing
- * throughput, re-publication (unchanged, 1 % changed), load (local vs server), warm analysis of a
+ * throughput, re-publication (unchanged, 1 % changed), load (local vs server; a member's copy of the
+ * generation; a new generation's first load with the copy of the last one), warm analysis of a
  * draft of 100 paragraphs on both (and whether the recommendations are identical), C members
  * (default 10) loading and analysing at once in child processes vs one alone, peak RSS and the
  * schema's size on the server. It never asserts a timing: the targets are stated beside the ratios.
@@ -17,7 +18,7 @@
  * The dev server's state lives in the checkout's `.cache/pg-server/`; in a git worktree, point
  * SIMILAR_SOURCES_PG_DIR at the main checkout's to reuse its server, or pass `--url`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -252,11 +253,10 @@ async function main(argv: string[]) {
       ratio: fmt(changedMs / publishMs),
       note: `${pub2.sent} contents sent, ${pub2.kept} kept, vectors ${JSON.stringify(pub2.vectors)}, ${pub2.removed} removed; the local update took ${fmt(update2Ms)} ms (${rep2.updated} updated)`,
     });
-    const P2 = pub2.passages;
 
     // 3–4 in a function of their own: its two loaded indexes are unreachable once it returns, so
     // that the members of step 5 have the memory (at a million passages each holds gigabytes).
-    const { draftFile, serverLoadPeak } = await (async () => {
+    const { draftFile, serverLoadPeak, copyAt } = await (async () => {
       // 3. Load: local vs server, alternated, median of RUNS.
       log('loading: local vs server');
       const provider = new EmbeddedProvider();
@@ -352,9 +352,62 @@ async function main(argv: string[]) {
         ratio: fmt(median(serverMs) / median(localMs)),
         note: `target ≤ 1.5×; median of ${RUNS} after one warm-up each; recommendations ${same} (${recs} on both)`,
       });
-      return { draftFile, serverLoadPeak };
+      return { draftFile, serverLoadPeak, copyAt };
     })();
     (globalThis as { gc?: () => void }).gc?.();
+
+    // 3c. A new generation: a member that has the copy of the last one makes the new one's from it
+    // and what changed on the server (server/nextCopy.ts; where changes touch every shard, it reads
+    // the generation, taking the contents it can from the copy), vs a read of the whole generation.
+    // Each run starts from the same copy of the last generation (restored as hard links).
+    const lastCopy = path.join(tmp, 'last-copy');
+    const restore = async () => {
+      await fs.rm(path.dirname(copyAt), { recursive: true, force: true });
+      await fs.mkdir(path.dirname(copyAt), { recursive: true });
+      if (spawnSync('cp', ['-al', lastCopy, copyAt]).status !== 0) throw new Error('the copy could not be restored');
+    };
+    if (spawnSync('cp', ['-al', copyAt, lastCopy]).status !== 0) throw new Error('the copy could not be kept aside');
+    const newGeneration = async (what: string, inputs: SourceInput[]) => {
+      log(`a new generation (${what}): a member's first load of it, with and without its copy of the last one`);
+      await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
+      const pub = await publish();
+      const provider = new EmbeddedProvider();
+      const wholeLoads: number[] = [];
+      const nextLoads: number[] = [];
+      let read: ServerLibrary | undefined;
+      for (let i = 0; i < RUNS; i++) {
+        wholeLoads.push((await timed(() => openServerLibrary(member, server, provider, { copy: false })))[0]);
+        (globalThis as { gc?: () => void }).gc?.();
+        await restore();
+        read = undefined;
+        const [ms, lib] = await timed(() => loadServerLibrary(member, server, provider));
+        if (lib.from !== 'server' || !lib.reused) throw new Error('the member did not load the new generation with its copy of the last one');
+        nextLoads.push(ms);
+        read = lib;
+        (globalThis as { gc?: () => void }).gc?.();
+      }
+      const draft = await fs.readFile(draftFile, 'utf8');
+      const cards = async (index: LibraryIndex) => recommendationsJson(await analyzeDocument(draft, ANALYSIS, { index, workspace: member, cache: false }));
+      const same = (await cards(read!.index)) === (await cards(await openServerLibrary(member, server, provider, { copy: false }))) ? 'identical' : 'DIFFERENT';
+      const r = read!.reused!;
+      add({
+        metric: `a member's first load of a new generation (${what}), with its copy of the last one`,
+        value: `${fmt(median(nextLoads))} ms`,
+        baseline: `the whole generation from the server ${fmt(median(wholeLoads))} ms`,
+        ratio: fmt(median(nextLoads) / median(wholeLoads)),
+        note: `median of ${RUNS}; ${read!.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded'}; ${r.contents} of ${r.of} PDFs taken from the copy of generation ${r.generation}, ${pub.passages} passages; cards ${same}`,
+      });
+      read = undefined;
+      (globalThis as { gc?: () => void }).gc?.();
+      return pub.passages;
+    };
+    const added = Array.from({ length: changed }, (_, k) => input(SOURCES + k));
+    await newGeneration(`${changed} PDFs added (1 %)`, [...inputs2, ...added]);
+    await restore();
+    const P3 = await newGeneration(`${changed} PDFs added and ${changed} replaced, spread over the library`, [
+      ...Array.from({ length: SOURCES }, (_, i) => input(i, isChanged(i) ? 1 : isChanged(i - 1) ? 2 : 0)),
+      ...added,
+    ]);
 
     // 5. Members at once: C child processes, each loads from the server and analyses the draft once (cold for it), vs one alone.
     log(`members: 1, then ${CLIENTS} at once (child processes)`);
@@ -365,7 +418,7 @@ async function main(argv: string[]) {
     if (members < CLIENTS)
       log(`  only ${members} members at once: ${CLIENTS} would need ${fmt((CLIENTS * one.maxRss * 1.25) / MB)} MB, ${fmt(os.freemem() / MB)} MB free`);
     const [wallMs, many] = await timed(() => Promise.all(Array.from({ length: members }, () => runClient(server, member, draftFile))));
-    for (const c of [one, ...many]) if (c.passages !== P2) throw new Error(`a member loaded ${c.passages} passages, expected ${P2}`);
+    for (const c of [one, ...many]) if (c.passages !== P3) throw new Error(`a member loaded ${c.passages} passages, expected ${P3}`);
     const per = (f: (c: ClientFigures) => number) => `median ${fmt(median(many.map(f)))}, max ${fmt(Math.max(...many.map(f)))}`;
     add({
       metric: `${members} members at once: wall time`,
@@ -420,7 +473,7 @@ async function main(argv: string[]) {
       value: `${fmt(schemaBytes / MB)} MB`,
       baseline: `local index on disk ${fmt(disk / MB)} MB`,
       ratio: fmt(schemaBytes / disk),
-      note: `two generations kept (${P2} passages now); tables with indexes and TOAST: ${tables
+      note: `two generations kept (${P3} passages now); tables with indexes and TOAST: ${tables
         .slice(0, 4)
         .map((t) => `${t.name} ${fmt(Number(t.bytes) / MB)} MB`)
         .join(', ')}`,

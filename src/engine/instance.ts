@@ -306,10 +306,7 @@ export class WorkspaceEngine {
       if (at) {
         const read = await server.openServerIndex(this.workspace, at, p);
         index = read.index;
-        this.log(
-          `library server: ${read.offline ? `out of reach; generation ${read.offline.generation} read from this machine's copy` : read.from === 'copy' ? "generation read from this machine's copy" : 'generation read from the server'}`,
-          read.offline ? 'warn' : 'info',
-        );
+        this.log(`library server: ${server.whereRead(read)}`, read.offline ? 'warn' : 'info');
         if (read.keepCopy) this.keepCopy(read.keepCopy);
       } else index = await openIndex(this.workspace, p);
       // The index it replaces keeps no shard file open (a removed generation's disk space is freed).

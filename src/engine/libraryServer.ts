@@ -4,7 +4,7 @@
  * instance (instance.ts) asks these where it would ask the workspace's index: with
  * `similarSources.libraryServer` set, the library is read from the server and never indexed here.
  */
-import { loadServerLibrary } from '../core/index/server/open';
+import { loadServerLibrary, type ServerLibrary } from '../core/index/server/open';
 import { latestCopy } from '../core/index/server/memberCopy';
 import { serverName, serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
@@ -88,13 +88,20 @@ export async function serverStamp(server: LibraryServer, provider: Pick<Embeddin
  * cannot serve it), or from this machine's copy of the same generation; `keepCopy` writes that copy
  * after a read from the server, for the next start.
  */
-export async function openServerIndex(
-  workspace: string,
-  server: LibraryServer,
-  provider: EmbeddingProvider,
-): Promise<{ index: SearchIndex; from: 'server' | 'copy'; offline?: { generation: number }; keepCopy?: () => Promise<string> }> {
-  const { index, from, offline, keepCopy } = await loadServerLibrary(workspace, server, provider);
-  return { index: servedIndex(index), from, ...(offline ? { offline } : {}), ...(keepCopy ? { keepCopy } : {}) };
+export async function openServerIndex(workspace: string, server: LibraryServer, provider: EmbeddingProvider): Promise<ServedLibrary> {
+  const read = await loadServerLibrary(workspace, server, provider);
+  return { ...read, index: servedIndex(read.index) };
+}
+
+export type ServedLibrary = Omit<ServerLibrary, 'index'> & { index: SearchIndex };
+
+/** Where a load found the server's generation, for the log. */
+export function whereRead(read: Pick<ServerLibrary, 'from' | 'offline' | 'reused'>): string {
+  if (read.offline) return `out of reach; generation ${read.offline.generation} read from this machine's copy`;
+  if (read.from === 'copy') return "generation read from this machine's copy";
+  const r = read.reused;
+  if (!r) return 'generation read from the server';
+  return `generation read from the server, but for the passages and vectors of ${r.contents} of its ${r.of} PDFs, taken from this machine's copy of generation ${r.generation}`;
 }
 
 /** What publishing needs of the engine instance. */

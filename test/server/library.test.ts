@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -15,17 +15,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
-import { openServerLibrary } from '../../src/core/index/server/open';
+import { loadServerLibrary, openServerLibrary } from '../../src/core/index/server/open';
 import { publishIndex } from '../../src/core/index/server/publish';
-import { currentGeneration } from '../../src/core/index/server/read';
+import { currentGeneration, serverPageTexts } from '../../src/core/index/server/read';
 import type { SourceInput } from '../../src/core/index/source';
 import { indexDir } from '../../src/core/index/store/manifest';
+import { readPageTexts } from '../../src/core/index/store/pageTexts';
+import { analyzeDocument } from '../../src/core/analysis/analyze';
 import { updateIndex } from '../../src/core/index/write/indexer';
 import { createEngine } from '../../src/engine/instance';
+import { search, servedIndex } from '../../src/engine/search';
 import { errorCode } from '../../src/shared/errors';
 import { describeHealth } from '../../src/shared/health';
 import { defaultSettings } from '../../src/shared/settings';
-import { syntheticSource } from '../../scripts/bench/corpus';
+import { draftMarkdown, syntheticDraft, syntheticSource } from '../../scripts/bench/corpus';
 import { devServerUrl, freshSchema } from '../support/pgServer';
 
 const CLI = resolve('dist/cli.js');
@@ -46,17 +49,16 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string, valu
   }
 }
 
-/** A workspace indexed with `sources` synthetic sources of `words` words each (a library that takes seconds to publish). */
-async function syntheticWorkspace(root: string, sources: number, words: number): Promise<string> {
-  const ws = mkdtempSync(join(root, 'synthetic-'));
-  const inputs: SourceInput[] = Array.from({ length: sources }, (_, i) => ({
+/** Synthetic sources numbered `numbers`, of `words` words each, as PDFs of the workspace `ws`; those in `replaced` with other contents. */
+function syntheticInputs(ws: string, numbers: number[], words: number, replaced: ReadonlySet<number> = new Set()): SourceInput[] {
+  return numbers.map((i) => ({
     path: join(ws, 'library', `source-${i}.pdf`),
-    size: 1000 + i,
+    size: 1000 + i + (replaced.has(i) ? 1 : 0),
     mtimeMs: 1_600_000_000_000,
     sourceType: 'secondary',
-    contentHash: `synthetic-server-${i}-${words}`,
+    contentHash: `synthetic-server-${i}-${words}${replaced.has(i) ? '-v1' : ''}`,
     extract: async () => {
-      const g = syntheticSource(i, words);
+      const g = syntheticSource(replaced.has(i) ? i + 1_000_003 : i, words);
       return {
         pages: g.pages,
         pageCount: g.pages.length,
@@ -64,7 +66,14 @@ async function syntheticWorkspace(root: string, sources: number, words: number):
       };
     },
   }));
-  await updateIndex(inputs, { workspace: ws, provider: new EmbeddedProvider() });
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+/** A workspace indexed with `sources` synthetic sources of `words` words each (a library that takes seconds to publish). */
+async function syntheticWorkspace(root: string, sources: number, words: number, opts: { keepPageTexts?: boolean } = {}): Promise<string> {
+  const ws = mkdtempSync(join(root, 'synthetic-'));
+  await updateIndex(syntheticInputs(ws, range(0, sources), words), { workspace: ws, provider: new EmbeddedProvider(), ...opts });
   return ws;
 }
 
@@ -354,17 +363,112 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.equal((await start()).read, fromServer);
     assert.equal((await start()).read, fromCopy);
 
-    // A new publication is a new generation: read from the server, and its copy replaces the old one.
+    // A new publication is a new generation: read from the server (its contents, all unchanged, from
+    // the copy of the previous one), and its copy replaces the old one.
     const next = await publishIndex(indexDir(publisher), server(), { publisher: 'copy-test' });
     assert.ok(next.generation > generation);
     const fourth = await start();
-    assert.equal(fourth.read, fromServer);
+    const pdfs = new Set(
+      Object.values(JSON.parse(readFileSync(join(indexDir(publisher), 'manifest.json'), 'utf8')).sources).map(
+        (r) => (r as { contentHash: string }).contentHash,
+      ),
+    ).size;
+    assert.equal(
+      fourth.read,
+      `${fromServer}, but for the passages and vectors of ${pdfs} of its ${pdfs} PDFs, taken from this machine's copy of generation ${generation}`,
+    );
     assert.deepEqual(fourth.cards, first.cards);
     assert.deepEqual(
       readdirSync(copies).map((n) => n.replace(/^[0-9a-f]{16}-/, '')),
       [`g${next.generation}`],
     );
     assert.equal((await start()).read, fromCopy);
+  });
+
+  it("a new generation is made from the member's copy of the last one and what changed on the server: shards whose PDFs are all kept are linked, those that lost one written again, new PDFs read; changes spread over the library take the contents from the copy; the same cards, hits and page texts as a read of the whole generation; a damaged shard is read from the server", async () => {
+    const own = await freshSchema(url, 'increment');
+    try {
+      const lib = { url, schema: own.schema };
+      const provider = new EmbeddedProvider();
+      const words = 1_200;
+      const ws = await syntheticWorkspace(root, 40, words, { keepPageTexts: true });
+      const publishSources = async (numbers: number[], replaced?: Set<number>) => {
+        await updateIndex(syntheticInputs(ws, numbers, words, replaced), { workspace: ws, provider, keepPageTexts: true });
+        return (await publishIndex(indexDir(ws), lib, { publisher: 'increment-test' })).generation;
+      };
+      const g1 = (await publishIndex(indexDir(ws), lib, { publisher: 'increment-test' })).generation;
+      const member = mkdtempSync(join(root, 'increment-member-'));
+      const draft = draftMarkdown(syntheticDraft(12, 46));
+      const cards = async (index: Awaited<ReturnType<typeof loadServerLibrary>>['index']) => {
+        const r = await analyzeDocument(draft, { useReranking: false }, { index, workspace: member, cache: false });
+        // As users and agents get them (the engine's hits): not the rows' places in the index, which the copy may order otherwise.
+        const hits = await search(servedIndex(index), 'trade and taxation of grain', { k: 8 });
+        return { segments: r.segments.map((x) => x.recommendations), hits };
+      };
+      // The whole generation as read from the server alone, in a workspace of its own.
+      const whole = async () => cards(await openServerLibrary(mkdtempSync(join(root, 'increment-whole-')), lib, provider, { copy: false }));
+      const copyOf = (g: number) =>
+        join(
+          indexDir(member),
+          'server-copy',
+          readdirSync(join(indexDir(member), 'server-copy')).find((n) => n.endsWith(`-g${g}`))!,
+        );
+      const shardFile = (dir: string, key: string) =>
+        join(dir, (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { shards: Record<string, { file: string }> }).shards[key].file);
+
+      const first = await loadServerLibrary(member, lib, provider);
+      assert.equal(first.from, 'server');
+      assert.equal(first.reused, undefined);
+      await first.keepCopy!();
+      const linkedIno = statSync(shardFile(copyOf(g1), '0')).ino;
+
+      // Six PDFs added: the copy's one shard is linked, the six read from the server into a shard of their own.
+      const g2 = await publishSources(range(0, 46).map((i) => (i < 40 ? i : i + 60)));
+      const second = await loadServerLibrary(member, lib, provider);
+      assert.deepEqual([second.from, second.keepCopy], ['server', undefined]);
+      assert.deepEqual(second.reused, { generation: g1, contents: 40, of: 46 });
+      assert.deepEqual(await cards(second.index), await whole());
+      const copy2 = copyOf(g2);
+      assert.equal(statSync(shardFile(copy2, '0')).ino, linkedIno, 'the shard of the earlier copy is linked, not written again');
+      assert.deepEqual(readdirSync(join(indexDir(member), 'server-copy')), [copy2.split('/').pop()], 'the earlier copy is removed');
+      // Its page texts: those of every PDF of the generation, the same as the server's (40 taken from the earlier copy).
+      assert.equal(readdirSync(join(copy2, 'pages')).length, 46);
+      for (const h of [`synthetic-server-0-${words}`, `synthetic-server-105-${words}`])
+        assert.deepEqual(await readPageTexts(copy2, h), await serverPageTexts(lib, h));
+      const again = await loadServerLibrary(member, lib, provider);
+      assert.equal(again.from, 'copy');
+      assert.deepEqual(await cards(again.index), await cards(second.index));
+
+      // Two of the added PDFs removed, one replaced (the same file, other contents), three more added:
+      // the first shard linked, the second written again without the three, the four read from the server.
+      const g3 = await publishSources([...range(0, 40), ...range(102, 109)], new Set([102]));
+      const third = await loadServerLibrary(member, lib, provider);
+      assert.equal(third.keepCopy, undefined);
+      assert.deepEqual(third.reused, { generation: g2, contents: 43, of: 47 });
+      assert.deepEqual(await cards(third.index), await whole());
+      assert.equal(statSync(shardFile(copyOf(g3), '0')).ino, linkedIno);
+
+      // Three PDFs of the first shard removed, one added: most of the copy would be written again, so
+      // the generation is read, its contents from the copy where it has them, and its copy written after.
+      await publishSources([...range(3, 40), ...range(102, 109), 110], new Set([102]));
+      const fourth = await loadServerLibrary(member, lib, provider);
+      assert.deepEqual(fourth.reused, { generation: g3, contents: 44, of: 45 });
+      assert.ok(fourth.keepCopy);
+      assert.deepEqual(await cards(fourth.index), await whole());
+      const copy4 = await fourth.keepCopy!();
+
+      // A shard of the copy changed on disk: its PDFs are read from the server, the cards are the same.
+      const damaged = shardFile(copy4, '0');
+      const bytes = readFileSync(damaged);
+      bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+      writeFileSync(damaged, bytes);
+      await publishSources([...range(3, 40), ...range(102, 109), 110, 111], new Set([102]));
+      const fifth = await loadServerLibrary(member, lib, provider);
+      assert.equal(fifth.reused?.contents, 0);
+      assert.deepEqual(await cards(fifth.index), await whole());
+    } finally {
+      await own.drop();
+    }
   });
 
   it("the server out of reach: the health says so, a draft analysed before gets its cached results, a new one is analysed and its citations checked with this machine's copy of the generation (neither without a copy); a new generation is not served from the cache", async () => {

@@ -63,7 +63,7 @@ export interface ShardVectors {
   copy(n: number, target: Uint8Array, at: number): void;
 }
 
-function shardVectors(buf: Buffer, what: string): ShardVectors {
+export function shardVectors(buf: Buffer, what: string): ShardVectors {
   try {
     const loc = locateVectors(buf);
     if (loc) {

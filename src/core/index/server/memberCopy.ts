@@ -14,13 +14,22 @@ import { writeFileAtomic } from '../../util/atomicWrite';
 import { isMissing, readConfinedText } from '../../util/confinedFiles';
 import { sha256 } from '../../util/hash';
 import { LibraryIndex } from '../search/libraryIndex';
-import type { LoadedRows } from '../search/loadRows';
-import { indexDir, type ShardRecord, type SourceRecord, type VectorShardRecord } from '../store/manifest';
-import { writePublishedPageTexts } from '../store/pageTexts';
+import { shardVectors, type LoadedRows, type ShardVectors } from '../search/loadRows';
+import { indexDir, readManifest, type Manifest, type ShardRecord, type SourceRecord, type VectorSetRecord, type VectorShardRecord } from '../store/manifest';
+import { linkPageTexts, writePublishedPageTexts } from '../store/pageTexts';
 import { ShardChecks } from '../store/shardChecks';
-import { VECTOR_FILE, writePassageShard, writeVectorShard, type ShardSource, type StoredPassage } from '../store/shards';
+import {
+  readPassageShard,
+  readVectorShardBytes,
+  VECTOR_FILE,
+  writePassageShard,
+  writeVectorShard,
+  type ShardSource,
+  type StoredPassage,
+} from '../store/shards';
 import { serverName, type LibraryServer } from './connection';
-import { forEachPublishedPages, generationManifest, ROWS_PER_SHARD, type ServerGeneration } from './read';
+import type { PublishedLibrary } from './publish';
+import { forEachPublishedPages, generationManifest, ROWS_PER_SHARD, type CopiedContents, type ServerGeneration } from './read';
 
 /** The folder of the copies, in the workspace's index folder. */
 export const COPIES_DIR = 'server-copy';
@@ -118,6 +127,108 @@ export async function openLatestCopy(
   return index && { index, record: found.record };
 }
 
+/** The manifest of the copy at `dir` and its vectors of `model`, when they can serve a generation of `lib` with vectors of size `dim`. */
+export async function usableCopy(
+  dir: string,
+  model: string,
+  dim: number,
+  lib: Pick<PublishedLibrary, 'chunker' | 'lexical'>,
+): Promise<{ m: Manifest; set: VectorSetRecord } | undefined> {
+  const m = await readManifest(dir).catch(() => undefined);
+  const set = m?.vectors[model];
+  return m && set && set.dim === dim && m.chunker === lib.chunker && m.lexical === lib.lexical ? { m, set } : undefined;
+}
+
+/** A source of a copy's shard, with its passages' vectors (`vector` copies passage i's float32 bytes to `target` at byte `at`). */
+export interface CopiedSource {
+  source: ShardSource;
+  vector(i: number, target: Uint8Array, at: number): void;
+}
+
+/**
+ * Shard `key` of the copy at `dir` (`m`, `set`): its sources that have a vector of size `dim` for
+ * every passage; undefined when the shard is damaged or gone (another window wrote a newer copy
+ * meanwhile). The vectors are read into `scratch`, valid until the next shard is read into it.
+ */
+export async function readCopyShard(
+  dir: string,
+  { m, set }: { m: Manifest; set: VectorSetRecord },
+  key: number,
+  dim: number,
+  checks: ShardChecks,
+  scratch: { buf: Buffer },
+): Promise<CopiedSource[] | undefined> {
+  const rec = m.shards[key];
+  const vectorRec = set.shards[key];
+  if (!rec || !vectorRec) return undefined;
+  let sources: ShardSource[];
+  let vectors: ShardVectors;
+  try {
+    const [all, bytes] = await Promise.all([readPassageShard(dir, rec, checks), readVectorShardBytes(dir, vectorRec, scratch, checks)]);
+    sources = all;
+    vectors = shardVectors(bytes, vectorRec.dir);
+  } catch {
+    return undefined;
+  }
+  if (vectors.dim !== dim) return undefined;
+  const out: CopiedSource[] = [];
+  let item = 0; // items are stored in passage order: a source's first is usually here
+  for (const source of sources) {
+    const first = item;
+    item += source.passages.length;
+    const at: number[] = [];
+    for (let i = 0; i < source.passages.length; i++) {
+      const a = vectors.find(source.contentHash, i, first + i);
+      if (a === undefined) break;
+      at.push(a);
+    }
+    if (at.length === source.passages.length) out.push({ source, vector: (i, target, byte) => vectors.copy(at[i], target, byte) });
+  }
+  return out;
+}
+
+/**
+ * What this machine's copy of an earlier generation of `server`'s library (for `model`, vectors of
+ * size `dim`) holds that a new generation `lib` may have too: a republication changes a few PDFs,
+ * and contents are immutable on the server (keyed by content hash, passage and term versions), so
+ * the new generation's read asks the server only for the rest (read.ts). Undefined when there is no
+ * such copy, or it was made by other passage or term rules.
+ */
+export async function copiedContents(
+  workspace: string,
+  server: LibraryServer,
+  model: string,
+  dim: number,
+  lib: Pick<PublishedLibrary, 'chunker' | 'lexical'>,
+  generation: number,
+): Promise<(CopiedContents & { dir: string }) | undefined> {
+  const found = await latestCopy(workspace, server, model);
+  if (!found || found.record.generation === generation) return undefined;
+  const dir = found.dir;
+  const copy = await usableCopy(dir, model, dim, lib);
+  if (!copy) return undefined;
+  return {
+    dir,
+    generation: found.record.generation,
+    async take(wanted, each) {
+      const taken = new Set<string>();
+      const checks = await ShardChecks.read(dir);
+      const scratch = { buf: Buffer.alloc(0) };
+      const shards = new Set<number>();
+      for (const r of Object.values(copy.m.sources)) if (wanted.has(r.contentHash)) shards.add(r.shard);
+      for (const key of [...shards].sort((a, b) => a - b)) {
+        // A shard damaged or gone: the server has its contents.
+        for (const { source: s, vector } of (await readCopyShard(dir, copy, key, dim, checks, scratch)) ?? []) {
+          if (wanted.get(s.contentHash) !== s.passages.length || taken.has(s.contentHash)) continue;
+          each(s.contentHash, s.passages, vector);
+          taken.add(s.contentHash);
+        }
+      }
+      return taken;
+    },
+  };
+}
+
 async function openCopyAt(workspace: string, dir: string, provider: EmbeddingProvider, highlights: string): Promise<LibraryIndex | undefined> {
   try {
     return await LibraryIndex.openCopy(dir, workspace, provider, highlights);
@@ -148,6 +259,7 @@ async function readRecord(workspace: string, dir: string): Promise<Partial<CopyR
  * Writes the copy of generation `g`, whose rows (for `provider`'s model) were just read from the
  * server, then removes the workspace's other copies. Written beside the final folder and renamed
  * into place, so that a copy is whole or absent, whoever else writes one meanwhile. Says where it is.
+ * `pagesFrom`: an earlier copy whose page texts are taken rather than read from the server again.
  */
 export async function writeMemberCopy(
   workspace: string,
@@ -156,34 +268,19 @@ export async function writeMemberCopy(
   provider: Pick<EmbeddingProvider, 'key' | 'id' | 'model'>,
   rows: LoadedRows,
   dim: number,
+  opts: { pagesFrom?: string } = {},
 ): Promise<string> {
-  const final = copyDir(workspace, server, provider.key, g.id);
-  const parent = path.dirname(final);
-  const tmp = `${final}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const lib = g.library;
-  const sources: Record<string, SourceRecord> = {};
-  const shards: Record<string, ShardRecord> = {};
-  const vectorShards: Record<string, VectorShardRecord> = {};
-  await fs.mkdir(tmp, { recursive: true });
-  try {
-    const checks = await ShardChecks.read(tmp);
+  return writeCopy(workspace, server, g, provider, dim, opts.pagesFrom, async (copy) => {
     let batch: ShardSource[] = [];
     let items: Array<{ id: string; vector: Float32Array }> = [];
     let inBatch = 0;
     let no = 0;
     const emit = async () => {
-      const rec = await writePassageShard(tmp, no, 1, batch);
-      const vec = await writeVectorShard(tmp, provider.key, no, 1, 1, items);
-      shards[no] = rec;
-      vectorShards[no] = vec;
-      // The loader trusts what a writer hashed (shardChecks.ts): the copy loads without hashing 4 GB again.
-      await checks.wrote(rec.file, rec.sha256);
-      if (rec.postings) await checks.wrote(rec.postings.file, rec.postings.sha256);
-      await checks.wrote(`${vec.dir}/${VECTOR_FILE}`, vec.sha256);
+      await copy.writeShard(no++, batch, items);
       batch = [];
       items = [];
       inBatch = 0;
-      no++;
     };
     // The server's rows are in its sources' order (read.ts): the copy keeps that order and the
     // server's grouping into shards, so the rows, and so the cards, are the same as read from it.
@@ -194,29 +291,87 @@ export async function writeMemberCopy(
         items.push({ id: `${r.contentHash}:${passages.length}`, vector: rows.vectors.subarray(row * dim, (row + 1) * dim) });
         passages.push(rows.reader.read(row));
       }
-      sources[r.id] = { ...r, shard: no };
+      copy.sources[r.id] = { ...r, shard: no };
       batch.push({ id: r.id, contentHash: r.contentHash, passages });
       inBatch += passages.length;
       if (inBatch >= ROWS_PER_SHARD) await emit();
     }
     if (batch.length) await emit();
     if (row !== rows.count) throw new Error(`the rows read are not in the order of the generation's sources (${row} of ${rows.count})`);
-    // The page texts the citation check compares quotations with, for the check while the server is out of reach.
+  });
+}
+
+/** A copy being written (writeCopy): its sources' records and its shards, as the manifest will name them. */
+export interface CopyInProgress {
+  /** The folder written into (renamed into place when whole). */
+  dir: string;
+  sources: Record<string, SourceRecord>;
+  shards: Record<string, ShardRecord>;
+  vectorShards: Record<string, VectorShardRecord>;
+  /** What the copy's loads trust without hashing again (shardChecks.ts). */
+  checks: ShardChecks;
+  /** Writes shard `no` of `sources` and their vectors (`items`, in passage order). */
+  writeShard(no: number, sources: ShardSource[], items: Array<{ id: string; vector: Float32Array }>): Promise<void>;
+}
+
+/**
+ * Writes a copy of generation `g`: `fill` puts its shards and sources' records in; then its page
+ * texts (from the earlier copy `pagesFrom` where it has them, else from the server), manifest,
+ * highlights and record. Written beside the final folder and renamed into place, so that a copy is
+ * whole or absent, whoever else writes one meanwhile; then the workspace's other copies are removed.
+ */
+export async function writeCopy(
+  workspace: string,
+  server: LibraryServer,
+  g: ServerGeneration,
+  provider: Pick<EmbeddingProvider, 'key' | 'id' | 'model'>,
+  dim: number,
+  pagesFrom: string | undefined,
+  fill: (copy: CopyInProgress) => Promise<void>,
+): Promise<string> {
+  const final = copyDir(workspace, server, provider.key, g.id);
+  const parent = path.dirname(final);
+  const tmp = `${final}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const lib = g.library;
+  await fs.mkdir(tmp, { recursive: true });
+  try {
+    const copy: CopyInProgress = {
+      dir: tmp,
+      sources: {},
+      shards: {},
+      vectorShards: {},
+      checks: await ShardChecks.read(tmp),
+      async writeShard(no, sources, items) {
+        const rec = await writePassageShard(tmp, no, 1, sources);
+        const vec = await writeVectorShard(tmp, provider.key, no, 1, 1, items);
+        copy.shards[no] = rec;
+        copy.vectorShards[no] = vec;
+        // The loader trusts what a writer hashed (shardChecks.ts): the copy loads without hashing 4 GB again.
+        await copy.checks.wrote(rec.file, rec.sha256);
+        if (rec.postings) await copy.checks.wrote(rec.postings.file, rec.postings.sha256);
+        await copy.checks.wrote(`${vec.dir}/${VECTOR_FILE}`, vec.sha256);
+      },
+    };
+    await fill(copy);
+    // The page texts the citation check compares quotations with, for the check while the server is
+    // out of reach: those an earlier copy holds are taken from it (contents do not change on the server).
     const hashes = [...new Set(lib.sources.map((r) => r.contentHash))];
-    await forEachPublishedPages(server, hashes, (hash, pages) => writePublishedPageTexts(tmp, hash, pages));
+    const fromServer: string[] = [];
+    for (const hash of hashes) if (!pagesFrom || !(await linkPageTexts(pagesFrom, tmp, hash).catch(() => false))) fromServer.push(hash);
+    await forEachPublishedPages(server, fromServer, (hash, pages) => writePublishedPageTexts(tmp, hash, pages));
     const set = lib.vectors[provider.key];
     const m = generationManifest(lib, {
       activeModel: provider.key,
       nextGen: 2,
-      sources,
-      shards,
-      vectors: { [provider.key]: { provider: set?.provider ?? provider.id, model: set?.model ?? provider.model, dim, shards: vectorShards } },
+      sources: copy.sources,
+      shards: copy.shards,
+      vectors: { [provider.key]: { provider: set?.provider ?? provider.id, model: set?.model ?? provider.model, dim, shards: copy.vectorShards } },
     });
     const live = [
-      ...Object.values(shards).flatMap((s) => [s.file, ...(s.postings ? [s.postings.file] : [])]),
-      ...Object.values(vectorShards).map((v) => `${v.dir}/${VECTOR_FILE}`),
+      ...Object.values(copy.shards).flatMap((x) => [x.file, ...(x.postings ? [x.postings.file] : [])]),
+      ...Object.values(copy.vectorShards).map((v) => `${v.dir}/${VECTOR_FILE}`),
     ];
-    await checks.save(new Set(live));
+    await copy.checks.save(new Set(live));
     await writeFileAtomic(path.join(tmp, 'manifest.json'), JSON.stringify(m));
     await writeFileAtomic(path.join(tmp, HIGHLIGHTS), g.highlights ?? '');
     await writeFileAtomic(path.join(tmp, RECORD), JSON.stringify(recordOf(server, provider.key, g)));

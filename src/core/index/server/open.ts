@@ -1,14 +1,16 @@
 /**
  * The library server's current generation loaded as an index (issue 37): the same LibraryIndex,
  * ranking and cards as on the publisher's machine, made from the server's rows (read.ts), or from
- * this machine's copy of that generation when it has one (memberCopy.ts).
+ * this machine's copy of that generation when it has one (memberCopy.ts); a new generation takes
+ * from the copy of an earlier one what it shares with it, and reads the rest from the server.
  */
 import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { serverName, serverRefused, type LibraryServer } from './connection';
 import { errorCode } from '../../../shared/errors';
-import { copiedGenerations, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
-import { currentGeneration, generationHealth, generationManifest, readGenerationRows, type ServerGeneration } from './read';
+import { copiedContents, copiedGenerations, latestCopy, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
+import { writeNextCopy, type NextCopy } from './nextCopy';
+import { currentGeneration, generationHealth, generationManifest, readGenerationRows, type ReusedContents, type ServerGeneration } from './read';
 
 export interface ServerLibrary {
   index: LibraryIndex;
@@ -18,6 +20,8 @@ export interface ServerLibrary {
   offline?: CopyRecord;
   /** Writes this machine's copy of what was read from the server (absent when read from the copy); says where. */
   keepCopy?: () => Promise<string>;
+  /** Read from the server, but for the contents this machine's copy of an earlier generation held. */
+  reused?: ReusedContents;
 }
 
 /**
@@ -31,6 +35,7 @@ export async function loadServerLibrary(
   opts: { copy?: boolean } = {},
 ): Promise<ServerLibrary> {
   const copy = opts.copy !== false;
+  let earlier: Awaited<ReturnType<typeof copiedContents>>;
   // The generation is asked first only where a copy of this library lies (its sources' records: one row).
   if (copy && (await copiedGenerations(workspace, server, provider.key)).length) {
     let g: ServerGeneration | undefined;
@@ -46,10 +51,14 @@ export async function loadServerLibrary(
     if (g && generationHealth(server, g, provider.key).state === 'ready') {
       const index = await openMemberCopy(workspace, server, g, provider);
       if (index) return { index: stamped(index, g.id, server), from: 'copy' };
+      // A new generation: what it shares with the copy of an earlier one is not read from the server again.
+      const next = await nextCopy(workspace, server, g, provider);
+      if (next) return next;
+      earlier = await copiedContents(workspace, server, provider.key, await provider.dimension(), g.library, g.id);
     }
   }
   const dim = await provider.dimension();
-  const { g, rows } = await readGenerationRows(server, provider.key, dim);
+  const { g, rows, reused } = await readGenerationRows(server, provider.key, dim, earlier);
   const lib = g.library;
   const m = generationManifest(lib, {
     ...(lib.activeModel ? { activeModel: lib.activeModel } : {}),
@@ -59,7 +68,32 @@ export async function loadServerLibrary(
     vectors: Object.fromEntries(Object.entries(lib.vectors).map(([k, x]) => [k, { ...x, shards: {} }])),
   });
   const index = stamped(await LibraryIndex.fromRows(workspace, m, provider, rows, dim, undefined, g.highlights ?? ''), g.id, server);
-  return { index, from: 'server', ...(copy ? { keepCopy: () => writeMemberCopy(workspace, server, g, provider, rows, dim) } : {}) };
+  return {
+    index,
+    from: 'server',
+    ...(reused ? { reused } : {}),
+    ...(copy ? { keepCopy: () => writeMemberCopy(workspace, server, g, provider, rows, dim, { ...(earlier ? { pagesFrom: earlier.dir } : {}) }) } : {}),
+  };
+}
+
+/**
+ * Generation `g` loaded from its copy made from this machine's copy of an earlier generation and the
+ * server's rows of what changed (nextCopy.ts); undefined when there is no such copy or making it
+ * from one is not worth it. A server out of reach meanwhile is said; any other failure leaves the
+ * read to the server.
+ */
+async function nextCopy(workspace: string, server: LibraryServer, g: ServerGeneration, provider: EmbeddingProvider): Promise<ServerLibrary | undefined> {
+  const found = await latestCopy(workspace, server, provider.key);
+  if (!found || found.record.generation === g.id) return undefined;
+  let next: NextCopy | undefined;
+  try {
+    next = await writeNextCopy(workspace, server, g, provider, await provider.dimension(), { dir: found.dir, generation: found.record.generation });
+  } catch (err) {
+    if (errorCode(err) === 'server-unreachable') throw err;
+    return undefined;
+  }
+  const index = next && (await openMemberCopy(workspace, server, g, provider));
+  return index && { index: stamped(index, g.id, server), from: 'server', reused: next!.reused };
 }
 
 /** The server's library as loadServerLibrary loads it, without writing a copy. */

@@ -144,12 +144,113 @@ function copyVector(bytes: Buffer, target: Float32Array, at: number): number {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Contents of the library held on this machine already (a member's copy of an earlier generation: memberCopy.ts). */
+export interface CopiedContents {
+  /** The generation they were read from. */
+  generation: number;
+  /**
+   * Hands `each` the passages of every content in `wanted` (content hash → its passage count) held
+   * whole with that count, and `vector`, which copies passage i's vector (float32 bytes) to `target`
+   * at byte `at` while `each` runs; says which contents it handed.
+   */
+  take(
+    wanted: ReadonlyMap<string, number>,
+    each: (contentHash: string, passages: StoredPassage[], vector: (i: number, target: Uint8Array, at: number) => void) => void,
+  ): Promise<Set<string>>;
+}
+
+/** How much of a generation's read came from contents held on this machine. */
+export interface ReusedContents {
+  /** The generation of the copy they came from. */
+  generation: number;
+  /** Contents (distinct PDFs) taken from it, of the generation's. */
+  contents: number;
+  of: number;
+}
+
+function otherSize(server: LibraryServer, modelKey: string, dim: number): EngineError {
+  return new EngineError('index-not-ready', `the vectors of ${modelKey} on ${serverName(server)} do not have ${dim} dimensions`, {
+    state: 'corrupt',
+    dir: serverName(server),
+    detail: `vectors of ${modelKey} of another size`,
+  });
+}
+
+/** The passages and the vectors of `modelKey` (pgvector's binary form) of the contents `hashes`, handed over in each content's order, 500 contents a query. */
+async function readContents(
+  client: pg.Client,
+  s: string,
+  modelKey: string,
+  v: readonly [number, string],
+  hashes: readonly string[],
+  to: { passage(contentHash: string, p: StoredPassage): void; vector(contentHash: string, bytes: Buffer): void },
+): Promise<void> {
+  for (let i = 0; i < hashes.length; i += 500) {
+    const some = hashes.slice(i, i + 500);
+    const p = await client.query<PassageRow>(
+      `SELECT content_hash AS h, page, page_label, end_page, heading, body, terms, ocr FROM ${s}.passages
+       WHERE chunker = $1 AND lexical = $2 AND content_hash = ANY($3) ORDER BY content_hash, ordinal`,
+      [...v, some],
+    );
+    for (const r of p.rows)
+      to.passage(r.h, {
+        p: r.page,
+        ...(r.page_label !== null ? { l: r.page_label } : {}),
+        e: r.end_page,
+        ...(r.heading !== null ? { h: r.heading } : {}),
+        t: r.body,
+        k: r.terms,
+        ...(r.ocr ? { o: 1 as const } : {}),
+      });
+    const vec = await client.query<{ h: string; e: Buffer }>(
+      `SELECT content_hash AS h, vector_send(embedding) AS e FROM ${s}.vectors
+       WHERE model_key = $1 AND chunker = $2 AND lexical = $3 AND content_hash = ANY($4) ORDER BY content_hash, ordinal`,
+      [modelKey, ...v, some],
+    );
+    for (const r of vec.rows) to.vector(r.h, r.e);
+  }
+}
+
+/**
+ * The passages and vectors of `modelKey` (of size `dim`) of the contents `hashes` of the published
+ * library `lib`, by content, in one snapshot; a content whose rows are not all there (a generation
+ * removed meanwhile) is left out, and the caller reads the generation whole.
+ */
+export function readPublishedContents(
+  server: LibraryServer,
+  lib: Pick<PublishedLibrary, 'chunker' | 'lexical'>,
+  modelKey: string,
+  dim: number,
+  hashes: readonly string[],
+): Promise<Map<string, { passages: StoredPassage[]; vectors: Float32Array[] }>> {
+  return snapshot(server, 'reading the library', async (client, s) => {
+    const out = new Map<string, { passages: StoredPassage[]; vectors: Float32Array[] }>();
+    const of = (h: string) => out.get(h) ?? out.set(h, { passages: [], vectors: [] }).get(h)!;
+    await readContents(client, s, modelKey, [lib.chunker, lib.lexical], hashes, {
+      passage: (h, p) => of(h).passages.push(p),
+      vector(h, e) {
+        const x = new Float32Array(dim);
+        if (copyVector(e, x, 0) !== dim) throw otherSize(server, modelKey, dim);
+        of(h).vectors.push(x);
+      },
+    });
+    for (const [h, c] of out) if (c.passages.length !== c.vectors.length) out.delete(h);
+    return out;
+  });
+}
+
 /**
  * Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that
  * generation; `index-not-ready` with its health when it cannot serve that model. One snapshot: the
- * generation judged is the one read, whatever is published meanwhile.
+ * generation judged is the one read, whatever is published meanwhile. The contents `copied` holds
+ * are taken from it, the rest read from the server: the rows are the same either way.
  */
-export function readGenerationRows(server: LibraryServer, modelKey: string, dim: number): Promise<{ g: ServerGeneration; rows: LoadedRows }> {
+export function readGenerationRows(
+  server: LibraryServer,
+  modelKey: string,
+  dim: number,
+  copied?: CopiedContents,
+): Promise<{ g: ServerGeneration; rows: LoadedRows; reused?: ReusedContents }> {
   return snapshot(server, 'reading the library', async (client, s) => {
     const g = await current(client, s, server);
     const health = generationHealth(server, g, modelKey);
@@ -163,44 +264,33 @@ export function readGenerationRows(server: LibraryServer, modelKey: string, dim:
     const total = lib.sources.reduce((n, r) => n + r.passages, 0);
     const flat = new Float32Array(total * dim);
     let filled = 0;
-    for (let i = 0; i < hashes.length; i += 500) {
-      const some = hashes.slice(i, i + 500);
-      const p = await client.query<PassageRow>(
-        `SELECT content_hash AS h, page, page_label, end_page, heading, body, terms, ocr FROM ${s}.passages
-         WHERE chunker = $1 AND lexical = $2 AND content_hash = ANY($3) ORDER BY content_hash, ordinal`,
-        [...v, some],
-      );
-      for (const r of p.rows) {
-        let list = passagesOf.get(r.h);
-        if (!list) passagesOf.set(r.h, (list = []));
-        list.push({
-          p: r.page,
-          ...(r.page_label !== null ? { l: r.page_label } : {}),
-          e: r.end_page,
-          ...(r.heading !== null ? { h: r.heading } : {}),
-          t: r.body,
-          k: r.terms,
-          ...(r.ocr ? { o: 1 as const } : {}),
-        });
-      }
-      const vec = await client.query<{ h: string; e: Buffer }>(
-        `SELECT content_hash AS h, vector_send(embedding) AS e FROM ${s}.vectors
-         WHERE model_key = $1 AND chunker = $2 AND lexical = $3 AND content_hash = ANY($4) ORDER BY content_hash, ordinal`,
-        [modelKey, ...v, some],
-      );
-      for (const r of vec.rows) {
-        const seen = vectorsOf.get(r.h);
-        if (seen) seen.count++;
-        else vectorsOf.set(r.h, { at: filled, count: 1 });
-        if (filled + dim > flat.length || copyVector(r.e, flat, filled) !== dim)
-          throw new EngineError('index-not-ready', `the vectors of ${modelKey} on ${serverName(server)} do not have ${dim} dimensions`, {
-            state: 'corrupt',
-            dir: serverName(server),
-            detail: `vectors of ${modelKey} of another size`,
-          });
-        filled += dim;
-      }
+    let ask = hashes;
+    let reused: ReusedContents | undefined;
+    if (copied) {
+      const flatBytes = new Uint8Array(flat.buffer);
+      const wanted = new Map(lib.sources.map((r) => [r.contentHash, r.passages]));
+      const taken = await copied.take(wanted, (h, passages, vector) => {
+        passagesOf.set(h, passages);
+        vectorsOf.set(h, { at: filled, count: passages.length });
+        for (let i = 0; i < passages.length; i++, filled += dim) vector(i, flatBytes, filled * 4);
+      });
+      ask = hashes.filter((h) => !taken.has(h));
+      reused = { generation: copied.generation, contents: taken.size, of: hashes.length };
     }
+    await readContents(client, s, modelKey, v, ask, {
+      passage(h, passage) {
+        let list = passagesOf.get(h);
+        if (!list) passagesOf.set(h, (list = []));
+        list.push(passage);
+      },
+      vector(h, e) {
+        const seen = vectorsOf.get(h);
+        if (seen) seen.count++;
+        else vectorsOf.set(h, { at: filled, count: 1 });
+        if (filled + dim > flat.length || copyVector(e, flat, filled) !== dim) throw otherSize(server, modelKey, dim);
+        filled += dim;
+      },
+    });
     const bytes = new Uint8Array(flat.buffer);
     const vectors: ShardVectors = {
       dim,
@@ -230,7 +320,7 @@ export function readGenerationRows(server: LibraryServer, modelKey: string, dim:
       if (batch.length) yield emit();
     }
     const rows = await assembleRows('', shards(), total, Object.fromEntries(lib.sources.map((r) => [r.id, r])), dim, false);
-    return { g, rows };
+    return { g, rows, ...(reused ? { reused } : {}) };
   });
 }
 

@@ -78,6 +78,25 @@ async function writePages(indexDir: string, hash: string, pages: PagesFile['page
   await writeFileAtomic(fileOf(indexDir, hash), JSON.stringify(data), { durable: false });
 }
 
+/**
+ * Hard-links (or copies, where the file system has no links) the page texts of `hash` kept under
+ * the index folder `from` into the one at `to` (a member's copy of a new generation takes those of
+ * the last one: they do not change); false when `from` has none. They are checked when read.
+ */
+export async function linkPageTexts(from: string, to: string, hash: string): Promise<boolean> {
+  const source = fileOf(from, hash);
+  const st = await fs.lstat(source).catch(() => undefined);
+  if (!st?.isFile()) return false;
+  const target = fileOf(to, hash);
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  try {
+    await fs.link(source, target);
+  } catch {
+    await fs.copyFile(source, target);
+  }
+  return true;
+}
+
 /** The source's pages, or undefined when none are stored (or of another version). */
 export async function readPageTexts(indexDir: string, hash: string): Promise<PageText[] | undefined> {
   try {

@@ -97,14 +97,17 @@ export async function postingsUsable(dir: string, rec: ShardRecord): Promise<boo
   return (await readShardPostings(dir, rec)) !== undefined;
 }
 
-export async function readPassageShard(dir: string, rec: ShardRecord): Promise<ShardSource[]> {
+/** A passage shard's sources, checksum verified (not hashed again where `checks` vouches for the file). */
+export async function readPassageShard(dir: string, rec: ShardRecord, checks?: ShardChecks): Promise<ShardSource[]> {
   let buf: Buffer;
+  let known = false;
   try {
-    buf = (await readConfined(path.join(dir, rec.file), { kind: 'index', within: [dir] })).bytes;
+    if (checks) ({ buf, known } = await readChecked(dir, rec.file, rec.sha256, checks));
+    else buf = (await readConfined(path.join(dir, rec.file), { kind: 'index', within: [dir] })).bytes;
   } catch {
     throw new IndexCorruptError(`passage shard ${rec.file} is missing`);
   }
-  if (sha256(buf) !== rec.sha256) throw new IndexCorruptError(`passage shard ${rec.file} is damaged (checksum mismatch)`);
+  if (!known && sha256(buf) !== rec.sha256) throw new IndexCorruptError(`passage shard ${rec.file} is damaged (checksum mismatch)`);
   try {
     return (JSON.parse(buf.toString('utf8')) as { sources: ShardSource[] }).sources;
   } catch {
