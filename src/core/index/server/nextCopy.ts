@@ -13,7 +13,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { EmbeddingProvider } from '../../embedding/provider';
-import { hashConfined } from '../../util/confinedFiles';
+import { copyConfined, hashConfined, statConfined, type ConfinedFile } from '../../util/confinedFiles';
 import type { ShardRecord, SourceRecord, VectorShardRecord } from '../store/manifest';
 import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from '../store/shardChecks';
@@ -151,12 +151,13 @@ async function linkShard(copy: CopyInProgress, from: string, shard: number, rec:
     [rec.postings.file, rec.postings.sha256],
     [`${vec.dir}/${VECTOR_FILE}`, vec.sha256],
   ];
-  const seen: Array<{ size: number; mtimeMs: number; ino: number }> = [];
+  const rule = { kind: 'index' as const, within: [from] };
+  const seen: ConfinedFile[] = [];
   for (const [rel, sha] of files) {
-    const at = path.join(from, rel);
-    const st = await fs.lstat(at).catch(() => undefined);
-    if (!st?.isFile()) return false;
-    if (!checks.known(rel, st, sha) && (await hashConfined(at, { kind: 'index', within: [from] }).catch(() => '')) !== sha) return false;
+    // Confined to the earlier copy, a plain file (a link or device planted there is not taken).
+    const st = await statConfined(path.join(from, rel), rule).catch(() => undefined);
+    if (!st) return false;
+    if (!checks.known(rel, st, sha) && (await hashConfined(st.path, rule).catch(() => '')) !== sha) return false;
     seen.push(st);
   }
   const made: string[] = [];
@@ -166,9 +167,9 @@ async function linkShard(copy: CopyInProgress, from: string, shard: number, rec:
     made.push(to);
     let linked = true;
     // A file system without hard links (some removable drives) gets a copy.
-    await fs.link(path.join(from, rel), to).catch(async () => {
+    await fs.link(seen[n].path, to).catch(async () => {
       linked = false;
-      await fs.copyFile(path.join(from, rel), to);
+      await copyConfined(seen[n].path, to, rule);
     });
     const st = await fs.stat(to);
     // What was checked is what was linked or copied (a file replaced in between is not vouched for).

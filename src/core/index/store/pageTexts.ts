@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { CleanPage } from '../../pdf/cleanPages';
 import { CHUNKER_VERSION } from '../../passages/chunker';
 import { writeFileAtomic } from '../../util/atomicWrite';
-import { readConfinedText } from '../../util/confinedFiles';
+import { copyConfined, readConfinedText, statConfined } from '../../util/confinedFiles';
 
 /** One page as the citation checker reads it (citecheck/match.ts compares quotations with these). */
 export interface PageText {
@@ -84,15 +84,16 @@ async function writePages(indexDir: string, hash: string, pages: PagesFile['page
  * the last one: they do not change); false when `from` has none. They are checked when read.
  */
 export async function linkPageTexts(from: string, to: string, hash: string): Promise<boolean> {
-  const source = fileOf(from, hash);
-  const st = await fs.lstat(source).catch(() => undefined);
-  if (!st?.isFile()) return false;
+  const rule = { kind: 'index' as const, within: [from] };
+  // Confined to `from`, a plain file (a link or device planted there is not taken).
+  const st = await statConfined(fileOf(from, hash), rule).catch(() => undefined);
+  if (!st) return false;
   const target = fileOf(to, hash);
   await fs.mkdir(path.dirname(target), { recursive: true });
   try {
-    await fs.link(source, target);
+    await fs.link(st.path, target);
   } catch {
-    await fs.copyFile(source, target);
+    await copyConfined(st.path, target, rule);
   }
   return true;
 }
