@@ -22,6 +22,8 @@ const SCRIPTS_INTO_CORE = {
   'scripts/bench-local.ts': "times the local model's tokenizer and worker threads directly",
   'scripts/bench-retrieval.ts': 'times the retrieval kernels (BM25, vector scan, the embedded encoder) on their own',
   'scripts/measure-query-cut.ts': "embeds an eval's queries three ways through the local model's provider directly (the engine embeds them one way)",
+  'scripts/measure-passage-shape.ts':
+    "indexes an eval's corpus with other passage lengths (the eval's chunk option) and embeds passages without their title or heading through the providers directly (the engine cuts and embeds them one way)",
   'scripts/bench-rerank.ts':
     "times the local reranker's worker on its own (set threads, generated models of the published rerankers' shapes), and counts its pairs' tokens",
   'scripts/bench-server.ts': "times a library server's publication and load against the local index's build and load, stage by stage, on generated libraries",

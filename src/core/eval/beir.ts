@@ -19,6 +19,7 @@ import { evaluateRun, parseQrels, type EvalSummary } from './metrics';
 import { PlainBm25 } from './plainBm25';
 import { fusionFor, rankSources, type HybridParams } from '../retrieval/hybrid';
 import type { Reranker } from '../analysis/rerank';
+import type { ChunkOptions } from '../passages/chunker';
 
 export interface BeirDoc {
   id: string;
@@ -122,6 +123,11 @@ export interface BeirEvalOptions {
   /** Reorders each query's top `rerankTop` sources (default 20) as the product's reranker does; the result's `reranked`. */
   reranker?: Reranker;
   rerankTop?: number;
+  /**
+   * Passages cut other than the product's defaults (measurements only: scripts/measure-passage-shape.ts);
+   * give a `workspace` of their own, or none: an index is not told apart by them.
+   */
+  chunk?: Partial<ChunkOptions>;
 }
 
 export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult> {
@@ -140,6 +146,7 @@ export async function runBeirEval(opts: BeirEvalOptions): Promise<BeirEvalResult
       provider: opts.provider,
       commitEvery: 5000,
       deferEmbedding: opts.deferEmbedding,
+      chunk: opts.chunk,
       signal: opts.signal,
       onProgress: (p: IndexProgress) => {
         if (p.phase === 'read' && (p.done - last >= 1000 || p.done === 0)) {

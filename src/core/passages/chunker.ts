@@ -22,7 +22,10 @@ export interface Passage {
 
 export interface ChunkOptions {
   maxWords: number;
+  /** The next passage starts with the previous one's last whole sentences, up to this many words. */
   overlapWords: number;
+  /** … and at most this many sentences (default: no limit but `overlapWords`). */
+  overlapSentences?: number;
   /** A trailing passage shorter than this is merged into the previous one when it fits. */
   minWords: number;
 }
@@ -95,7 +98,7 @@ export function chunkPages(pages: CleanPage[], options: Partial<ChunkOptions> = 
           let total = units.reduce((n, u) => n + u.words, 0);
           if (units.length && total + unit.words > opt.maxWords) {
             emit(units);
-            units = overlapTail(units, opt.overlapWords);
+            units = overlapTail(units, opt.overlapWords, opt.overlapSentences ?? Infinity);
             total = units.reduce((n, u) => n + u.words, 0);
             if (total + unit.words > opt.maxWords) units = [];
             carried = units.length;
@@ -109,11 +112,11 @@ export function chunkPages(pages: CleanPage[], options: Partial<ChunkOptions> = 
   return passages;
 }
 
-function overlapTail(units: Unit[], overlapWords: number): Unit[] {
+function overlapTail(units: Unit[], overlapWords: number, overlapSentences: number): Unit[] {
   const tail: Unit[] = [];
   let n = 0;
   for (let i = units.length - 1; i > 0; i--) {
-    if (n + units[i].words > overlapWords) break;
+    if (n + units[i].words > overlapWords || tail.length >= overlapSentences) break;
     tail.unshift(units[i]);
     n += units[i].words;
   }

@@ -285,7 +285,7 @@ export class IndexRun {
     if (extracted.ocr?.pages.length) {
       // Recognised after every text-layer file (ocrPass.ts); bytes are read again then, not held.
       // Meanwhile the file is searchable by what its text layer holds, if anything.
-      const counted = chunkPages(extracted.pages).length > 0;
+      const counted = chunkPages(extracted.pages, this.opts.chunk).length > 0;
       this.deferred.push({ input, hash, extracted, counted });
       return counted ? this.indexExtracted(input, old, hash, extracted, new Set(), extracted.ocr.pages.length) : {};
     }
@@ -301,7 +301,7 @@ export class IndexRun {
     ocrPages: Set<number>,
     ocrPending = 0,
   ): Promise<FileOutcome & { kind?: 'added' | 'updated' }> {
-    const chunks = chunkPages(extracted.pages);
+    const chunks = chunkPages(extracted.pages, this.opts.chunk);
     if (chunks.length === 0) {
       if (old) await this.detach(old);
       return this.skip(input, extracted.ocr ? 'no text layer, and OCR found no text on its pages' : 'no text layer (a scanned PDF? run OCR on it first)');

@@ -1,5 +1,6 @@
 /** What an indexing run is given, and the progress it reports. */
 import type { EmbeddingProvider } from '../../embedding/provider';
+import type { ChunkOptions } from '../../passages/chunker';
 
 export interface IndexProgress {
   /** 'ocr': done/total count pages to recognise across the files that need OCR. */
@@ -39,4 +40,10 @@ export interface IndexRunOptions {
    * a library of PDFs (indexLibrary) does; a benchmark corpus (BEIR, generated inputs) need not.
    */
   keepPageTexts?: boolean;
+  /**
+   * Passage length and overlap other than the chunker's defaults, for measuring them on a
+   * benchmark corpus in a workspace of its own (runBeirEval's `chunk`). The manifest does not
+   * record them, so never for a user's library: its next run would keep these passages.
+   */
+  chunk?: Partial<ChunkOptions>;
 }
