@@ -28,6 +28,7 @@ import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import type { LibraryServer } from '../src/core/index/server/connection';
 import { loadServerLibrary, openServerLibrary, type ServerLibrary } from '../src/core/index/server/open';
 import { publishIndex } from '../src/core/index/server/publish';
+import { currentGeneration, currentGenerationId } from '../src/core/index/server/read';
 import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import type { SourceInput } from '../src/core/index/source';
 import { indexDir } from '../src/core/index/store/manifest';
@@ -254,6 +255,21 @@ async function main(argv: string[]) {
       note: `${pub2.sent} contents sent, ${pub2.kept} kept, vectors ${JSON.stringify(pub2.vectors)}, ${pub2.removed} removed; the local update took ${fmt(update2Ms)} ms (${rep2.updated} updated)`,
     });
 
+    // 2b. What each search and analysis asks the server (is the loaded generation still the current one?): its id only, vs its whole record.
+    const idMs: number[] = [];
+    const recordMs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      idMs.push((await timed(() => currentGenerationId(server)))[0]);
+      recordMs.push((await timed(() => currentGeneration(server)))[0]);
+    }
+    add({
+      metric: 'asking which generation is current (at each search and analysis)',
+      value: `${fmt(median(idMs))} ms`,
+      baseline: `the generation's record ${fmt(median(recordMs))} ms`,
+      ratio: fmt(median(idMs) / median(recordMs)),
+      note: 'median of 5; the record lists every PDF of the library',
+    });
+
     // 3–4 in a function of their own: its two loaded indexes are unreachable once it returns, so
     // that the members of step 5 have the memory (at a million passages each holds gigabytes).
     const { draftFile, serverLoadPeak, copyAt } = await (async () => {
@@ -375,11 +391,14 @@ async function main(argv: string[]) {
       const wholeLoads: number[] = [];
       const nextLoads: number[] = [];
       let read: ServerLibrary | undefined;
+      // One index held at a time: at a million passages one read from the server holds its passages'
+      // texts in the JS heap (about 3 GB of its 4 GB), and so does one read with the copy's contents.
       for (let i = 0; i < RUNS; i++) {
+        read = undefined;
+        (globalThis as { gc?: () => void }).gc?.();
         wholeLoads.push((await timed(() => openServerLibrary(member, server, provider, { copy: false })))[0]);
         (globalThis as { gc?: () => void }).gc?.();
         await restore();
-        read = undefined;
         const [ms, lib] = await timed(() => loadServerLibrary(member, server, provider));
         if (lib.from !== 'server' || !lib.reused) throw new Error('the member did not load the new generation with its copy of the last one');
         nextLoads.push(ms);
@@ -388,16 +407,19 @@ async function main(argv: string[]) {
       }
       const draft = await fs.readFile(draftFile, 'utf8');
       const cards = async (index: LibraryIndex) => recommendationsJson(await analyzeDocument(draft, ANALYSIS, { index, workspace: member, cache: false }));
-      const same = (await cards(read!.index)) === (await cards(await openServerLibrary(member, server, provider, { copy: false }))) ? 'identical' : 'DIFFERENT';
+      const mine = await cards(read!.index);
       const r = read!.reused!;
+      const how = read!.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded';
+      read = undefined;
+      (globalThis as { gc?: () => void }).gc?.();
+      const same = mine === (await cards(await openServerLibrary(member, server, provider, { copy: false }))) ? 'identical' : 'DIFFERENT';
       add({
         metric: `a member's first load of a new generation (${what}), with its copy of the last one`,
         value: `${fmt(median(nextLoads))} ms`,
         baseline: `the whole generation from the server ${fmt(median(wholeLoads))} ms`,
         ratio: fmt(median(nextLoads) / median(wholeLoads)),
-        note: `median of ${RUNS}; ${read!.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded'}; ${r.contents} of ${r.of} PDFs taken from the copy of generation ${r.generation}, ${pub.passages} passages; cards ${same}`,
+        note: `median of ${RUNS}; ${how}; ${r.contents} of ${r.of} PDFs taken from the copy of generation ${r.generation}, ${pub.passages} passages; cards ${same}`,
       });
-      read = undefined;
       (globalThis as { gc?: () => void }).gc?.();
       return pub.passages;
     };

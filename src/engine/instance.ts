@@ -289,7 +289,7 @@ export class WorkspaceEngine {
     const p = provider ?? (await this.provider());
     const at = await this.libraryServer();
     // A server's library is the same while its generation is.
-    const state = at ? await server.serverStamp(at, p) : await indexState(this.workspace);
+    const state = at ? await server.serverStamp(at) : await indexState(this.workspace);
     const key = `${p.key}:${state?.fingerprint ?? 'none'}:${state?.updatedAt ?? ''}`;
     if (this.loaded?.key === key) {
       // New Zotero highlights need no reload of the passages.

@@ -9,7 +9,7 @@ import { latestCopy } from '../core/index/server/memberCopy';
 import { serverName, serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
-import { currentGeneration, generationHealth } from '../core/index/server/read';
+import { currentGeneration, currentGenerationId, generationHealth } from '../core/index/server/read';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { EngineError, errorCode } from '../shared/errors';
@@ -68,19 +68,28 @@ export async function serverCacheState(
 ): Promise<{ fingerprint: string; semantic?: undefined } | undefined> {
   const last = await lastServerRead(workspace, server, model);
   if (!last) return undefined;
-  let g;
+  let generation;
   try {
-    g = await currentGeneration(server);
+    generation = await currentGenerationId(server);
   } catch (err) {
     if (errorCode(err) === 'server-unreachable') return { fingerprint: last.fingerprint };
     throw err;
   }
-  return g?.id === last.generation ? { fingerprint: last.fingerprint } : undefined;
+  return generation === last.generation ? { fingerprint: last.fingerprint } : undefined;
 }
 
-/** What names the server's library as a loaded index is kept for: the server and its current generation. */
-export async function serverStamp(server: LibraryServer, provider: Pick<EmbeddingProvider, 'key'>): Promise<{ fingerprint: string; updatedAt: string }> {
-  return { fingerprint: `${server.url} ${server.schema ?? ''}`, updatedAt: String((await serverState(server, provider)).generation) };
+/**
+ * What names the server's library as a loaded index is kept for: the server and its current
+ * generation (asked at each search and analysis: its id only).
+ */
+export async function serverStamp(server: LibraryServer): Promise<{ fingerprint: string; updatedAt: string }> {
+  let generation: number | undefined;
+  try {
+    generation = await currentGenerationId(server);
+  } catch (err) {
+    if (errorCode(err) !== 'server-unreachable') throw err;
+  }
+  return { fingerprint: `${server.url} ${server.schema ?? ''}`, updatedAt: String(generation) };
 }
 
 /**

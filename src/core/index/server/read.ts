@@ -93,6 +93,19 @@ export function currentGeneration(server: LibraryServer): Promise<ServerGenerati
   return snapshot(server, 'reading the library', (client, s) => current(client, s, server));
 }
 
+/**
+ * The id of the generation readers get now, undefined when nothing is published: one small row,
+ * where currentGeneration also fetches the library's records (27 MB at 67,000 PDFs, about a second).
+ */
+export function currentGenerationId(server: LibraryServer): Promise<number | undefined> {
+  return snapshot(server, 'reading the library', async (client, s) => {
+    const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
+    if (!exists.rows[0].t) return undefined;
+    const r = await client.query<{ generation: string }>(`SELECT generation FROM ${s}.current`);
+    return r.rows[0] ? Number(r.rows[0].generation) : undefined;
+  });
+}
+
 /** The published library's health for `modelKey`, as a local index's (`dir` names the server). */
 export function generationHealth(server: LibraryServer, g: ServerGeneration | undefined, modelKey: string): IndexHealth {
   const dir = serverName(server);
