@@ -64,6 +64,14 @@ function recommendationsJson(r: AnalysisResult): string {
   return JSON.stringify(r.segments.map((s) => ({ ...s, fromCache: undefined })));
 }
 
+/** 'identical', or where two analyses' cards first differ. */
+function sameCards(a: string, b: string, aName: string, bName: string): string {
+  if (a === b) return 'identical';
+  let k = 0;
+  while (k < a.length && a[k] === b[k]) k++;
+  return `DIFFERENT (first difference at character ${k}: ${aName} …${a.slice(Math.max(0, k - 80), k + 80)}… ${bName} …${b.slice(Math.max(0, k - 80), k + 80)}…)`;
+}
+
 // ---------------------------------------------------------------- a member (child process)
 /** `--client <url> <schema> <workspace> <draft file>`: loads the server's library, analyses the draft once, prints its figures as JSON. */
 async function client(args: string[]) {
@@ -350,14 +358,8 @@ async function main(argv: string[]) {
         localMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, lctx)))[0]);
         serverMs.push((await timed(() => analyzeDocument(draft, ANALYSIS, sctx)))[0]);
       }
-      const a = recommendationsJson(localResult);
       const b = recommendationsJson(serverResult);
-      let same = 'identical';
-      if (a !== b) {
-        let k = 0;
-        while (k < a.length && a[k] === b[k]) k++;
-        same = `DIFFERENT (first difference at character ${k}: local …${a.slice(Math.max(0, k - 60), k + 60)}… server …${b.slice(Math.max(0, k - 60), k + 60)}…)`;
-      }
+      let same = sameCards(recommendationsJson(localResult), b, 'local', 'server');
       if (recommendationsJson(copyResult) !== b) same += "; from the member's copy: DIFFERENT";
       else same += "; from the member's copy: identical";
       const recs = localResult.segments.reduce((n, s) => n + s.recommendations.length, 0);
@@ -412,7 +414,7 @@ async function main(argv: string[]) {
       const how = read!.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded';
       read = undefined;
       (globalThis as { gc?: () => void }).gc?.();
-      const same = mine === (await cards(await openServerLibrary(member, server, provider, { copy: false }))) ? 'identical' : 'DIFFERENT';
+      const same = sameCards(mine, await cards(await openServerLibrary(member, server, provider, { copy: false })), 'with the copy', 'whole');
       add({
         metric: `a member's first load of a new generation (${what}), with its copy of the last one`,
         value: `${fmt(median(nextLoads))} ms`,

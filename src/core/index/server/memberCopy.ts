@@ -271,7 +271,7 @@ export async function writeMemberCopy(
   opts: { pagesFrom?: string } = {},
 ): Promise<string> {
   const lib = g.library;
-  return writeCopy(workspace, server, g, provider, dim, opts.pagesFrom, async (copy) => {
+  return writeCopy(workspace, server, g, provider, dim, opts, async (copy) => {
     let batch: ShardSource[] = [];
     let items: Array<{ id: string; vector: Float32Array }> = [];
     let inBatch = 0;
@@ -315,8 +315,9 @@ export interface CopyInProgress {
 }
 
 /**
- * Writes a copy of generation `g`: `fill` puts its shards and sources' records in; then its page
- * texts (from the earlier copy `pagesFrom` where it has them, else from the server), manifest,
+ * Writes a copy of generation `g`: `fill` puts its shards and sources' records in (shards it writes
+ * are named with `gen`, default 1); then its page texts (from the earlier copy `pagesFrom` where it
+ * has them, else from the server), manifest,
  * highlights and record. Written beside the final folder and renamed into place, so that a copy is
  * whole or absent, whoever else writes one meanwhile; then the workspace's other copies are removed.
  */
@@ -326,9 +327,10 @@ export async function writeCopy(
   g: ServerGeneration,
   provider: Pick<EmbeddingProvider, 'key' | 'id' | 'model'>,
   dim: number,
-  pagesFrom: string | undefined,
+  opts: { pagesFrom?: string; gen?: number },
   fill: (copy: CopyInProgress) => Promise<void>,
 ): Promise<string> {
+  const { pagesFrom, gen = 1 } = opts;
   const final = copyDir(workspace, server, provider.key, g.id);
   const parent = path.dirname(final);
   const tmp = `${final}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -342,8 +344,8 @@ export async function writeCopy(
       vectorShards: {},
       checks: await ShardChecks.read(tmp),
       async writeShard(no, sources, items) {
-        const rec = await writePassageShard(tmp, no, 1, sources);
-        const vec = await writeVectorShard(tmp, provider.key, no, 1, 1, items);
+        const rec = await writePassageShard(tmp, no, gen, sources);
+        const vec = await writeVectorShard(tmp, provider.key, no, gen, gen, items);
         copy.shards[no] = rec;
         copy.vectorShards[no] = vec;
         // The loader trusts what a writer hashed (shardChecks.ts): the copy loads without hashing 4 GB again.

@@ -3,12 +3,12 @@
  * republication adds or replaces a few PDFs; a member's first start on it would read every row from
  * the server and build the lexical postings in memory again (85 s at a million passages). Contents
  * do not change on the server (they are keyed by content hash, passage and term versions), so the
- * earlier copy's shards whose sources are all still there are hard-linked into the new copy as they
- * are (no byte read, written or hashed again), the shards that lost a source are written again
- * with the rest, and only the sources that are new (or moved) are read from the server, into shards
- * of their own. The copy is then loaded as a local index is. Where most of the library would be
- * written again (changes spread over every shard), it is not worth it: the caller reads the
- * generation instead (read.ts, taking the contents it can from the earlier copy).
+ * earlier copy's shards whose sources are all still there, in the same order, are hard-linked into
+ * the new copy as they are (no byte read, written or hashed again); the other sources are written
+ * into new shards, from the earlier copy where it holds them, and only those that are new or
+ * replaced are read from the server. The copy is then loaded as a local index is. Where most of the
+ * library would be written again (changes spread over every shard), it is not worth it: the caller
+ * reads the generation instead (read.ts, taking the contents it can from the earlier copy).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -17,7 +17,7 @@ import { copyConfined, hashConfined, statConfined, type ConfinedFile } from '../
 import type { ShardRecord, SourceRecord, VectorShardRecord } from '../store/manifest';
 import { POSTINGS_VERSION } from '../store/versions';
 import { ShardChecks } from '../store/shardChecks';
-import { VECTOR_FILE, type ShardSource } from '../store/shards';
+import { VECTOR_FILE, type StoredPassage } from '../store/shards';
 import type { LibraryServer } from './connection';
 import { readCopyShard, usableCopy, writeCopy, type CopyInProgress } from './memberCopy';
 import { readPublishedContents, ROWS_PER_SHARD, type ReusedContents, type ServerGeneration } from './read';
@@ -25,10 +25,20 @@ import { readPublishedContents, ROWS_PER_SHARD, type ReusedContents, type Server
 /** How the new copy was made: its contents taken from the earlier copy, of all. */
 export type NextCopy = { dir: string; reused: ReusedContents };
 
+/** What a source of the new copy holds: its passages and their vectors. */
+type Content = { passages: StoredPassage[]; vectors: Float32Array[] };
+
 /**
  * Writes the copy of generation `g` from the copy of an earlier one at `earlier` (of generation
- * `earlierGeneration`) and the server; undefined when that copy cannot serve (other passage or term
- * rules, another vector size) or would be mostly written again.
+ * `earlier.generation`) and the server; undefined when that copy cannot serve (other passage or
+ * term rules, another vector size) or most of it would be written again.
+ *
+ * The new copy's rows are in the generation's order, as a read from the server lays them out: the
+ * analysis samples rows by their place to judge how a passage stands out, so the same rows in
+ * another order would give cards a thousandth apart. An earlier shard is linked where its sources
+ * are, in its order, a run of the generation's with the same contents; the sources around such
+ * runs are written into new shards in the generation's order, from the earlier copy where it has
+ * them, else from the server.
  */
 export async function writeNextCopy(
   workspace: string,
@@ -44,145 +54,155 @@ export async function writeNextCopy(
   const { m: old, set: oldSet } = copy0;
   const wanted = new Map(lib.sources.map((r) => [r.id, r]));
   const kept = (id: string, contentHash: string) => wanted.get(id)?.contentHash === contentHash;
+  const at = new Map(lib.sources.map((r, i) => [r.id, i]));
 
-  // Each earlier shard: linked (all its sources kept, and it holds no other), written again with those kept, or left.
-  const byShard = new Map<number, SourceRecord[]>();
-  for (const r of Object.values(old.sources)) byShard.set(r.shard, [...(byShard.get(r.shard) ?? []), r]);
-  const link: number[] = [];
-  const rewrite: number[] = [];
+  // The earlier copy's shards, each with its sources in row order (the manifest lists them so: ids are
+  // 16 hex digits, never the integer-like keys an object would put first).
+  const runs = new Map<number, SourceRecord[]>();
+  for (const r of Object.values(old.sources)) runs.set(r.shard, [...(runs.get(r.shard) ?? []), r]);
+  // Generation's index of a run's first source → the earlier shard linked there.
+  const linkAt = new Map<number, number>();
   let linkedRows = 0;
-  let rewrittenRows = 0;
-  for (const [shard, rs] of byShard) {
+  for (const [shard, run] of runs) {
     const rec = old.shards[shard];
-    if (!rec || !oldSet.shards[shard]) continue;
-    const keep = rs.filter((r) => kept(r.id, r.contentHash));
-    if (!keep.length) continue;
-    const whole = keep.length === rs.length && rec.passages === rs.reduce((n, r) => n + r.passages, 0) && rec.postings?.version === POSTINGS_VERSION;
-    if (whole) {
-      link.push(shard);
-      linkedRows += rec.passages;
-    } else {
-      rewrite.push(shard);
-      rewrittenRows += keep.reduce((n, r) => n + r.passages, 0);
-    }
+    if (!rec || !oldSet.shards[shard] || rec.postings?.version !== POSTINGS_VERSION) continue;
+    if (rec.passages !== run.reduce((n, r) => n + r.passages, 0)) continue;
+    const first = at.get(run[0].id);
+    if (first === undefined || !run.every((r, k) => lib.sources[first + k]?.id === r.id && kept(r.id, r.contentHash))) continue;
+    linkAt.set(first, shard);
+    linkedRows += rec.passages;
   }
-  if (rewrittenRows > linkedRows) return undefined;
+  const total = lib.sources.reduce((n, r) => n + r.passages, 0);
+  if (linkedRows < total - linkedRows) return undefined;
 
   const oldChecks = await ShardChecks.read(earlier.dir);
-  const placed = new Set<string>();
-  let fromServer = new Set<string>();
-  const dir = await writeCopy(workspace, server, g, provider, dim, earlier.dir, async (copy) => {
-    for (const shard of link)
-      if (await linkShard(copy, earlier.dir, shard, old.shards[shard], oldSet.shards[shard], oldChecks)) place(copy, shard, byShard.get(shard)!);
-    const scratch = { buf: Buffer.alloc(0) };
-    for (const shard of rewrite) {
-      // A shard damaged or gone: its sources are read from the server.
-      const read = await readCopyShard(earlier.dir, copy0, shard, dim, oldChecks, scratch);
-      if (!read) continue;
-      const sources: ShardSource[] = [];
-      const items: Array<{ id: string; vector: Float32Array }> = [];
-      for (const { source: s, vector } of read) {
-        if (!kept(s.id, s.contentHash) || s.passages.length !== wanted.get(s.id)!.passages) continue;
-        for (let i = 0; i < s.passages.length; i++) {
-          const v = new Float32Array(dim);
-          vector(i, new Uint8Array(v.buffer), 0);
-          items.push({ id: `${s.contentHash}:${i}`, vector: v });
-        }
-        sources.push(s);
-      }
-      await copy.writeShard(shard, sources, items);
-      place(
-        copy,
-        shard,
-        sources.map((s) => wanted.get(s.id)!),
-      );
-    }
-    // The rest (new PDFs, replaced ones, moved ones, those of a damaged shard): from the server, in
-    // shards after the earlier copy's, grouped as the server's rows are.
-    const missing = lib.sources.filter((r) => !placed.has(r.id));
-    fromServer = new Set(missing.map((r) => r.contentHash));
-    const contents = await readPublishedContents(server, lib, provider.key, dim, [...new Set(missing.map((r) => r.contentHash))]);
-    let no = Math.max(-1, ...Object.keys(old.shards).map(Number)) + 1;
-    let batch: ShardSource[] = [];
-    let items: Array<{ id: string; vector: Float32Array }> = [];
-    let rows = 0;
-    const emit = async () => {
-      await copy.writeShard(no, batch, items);
-      place(
-        copy,
-        no++,
-        batch.map((s) => wanted.get(s.id)!),
-      );
-      batch = [];
-      items = [];
-      rows = 0;
-    };
-    for (const r of missing) {
-      const c = contents.get(r.contentHash);
-      if (!c || c.passages.length !== r.passages) throw new Error(`the server holds ${c?.passages.length ?? 0} of the ${r.passages} passages of ${r.path}`);
-      batch.push({ id: r.id, contentHash: r.contentHash, passages: c.passages });
-      c.vectors.forEach((vector, i) => items.push({ id: `${r.contentHash}:${i}`, vector }));
-      rows += r.passages;
-      if (rows >= ROWS_PER_SHARD) await emit();
-    }
-    if (batch.length) await emit();
-  });
-  const hashes = new Set(lib.sources.map((r) => r.contentHash));
-  return { dir, reused: { generation: earlier.generation, contents: hashes.size - fromServer.size, of: hashes.size } };
-
-  function place(copy: CopyInProgress, shard: number, records: SourceRecord[]) {
-    for (const r of records) {
-      copy.sources[r.id] = { ...wanted.get(r.id)!, shard };
-      placed.add(r.id);
+  // The shards to link, their files checked first (a damaged one's sources are written as the others).
+  const linkable = new Map<number, { shard: number; files: ShardFile[] }>();
+  for (const [first, shard] of linkAt) {
+    const files = await shardFiles(earlier.dir, old.shards[shard], oldSet.shards[shard], oldChecks);
+    if (files) linkable.set(first, { shard, files });
+  }
+  // The others' contents: from the earlier copy where it holds them, else from the server.
+  const loose: SourceRecord[] = [];
+  for (let i = 0; i < lib.sources.length;) {
+    const link = linkable.get(i);
+    if (link) i += runs.get(link.shard)!.length;
+    else loose.push(lib.sources[i++]);
+  }
+  const contents = new Map<string, Content>();
+  const fromCopy = new Map<number, SourceRecord[]>();
+  for (const r of loose) {
+    const o = old.sources[r.id];
+    if (o && o.contentHash === r.contentHash) fromCopy.set(o.shard, [...(fromCopy.get(o.shard) ?? []), r]);
+  }
+  const scratch = { buf: Buffer.alloc(0) };
+  for (const [shard, rs] of fromCopy) {
+    const want = new Set(rs.map((r) => r.id));
+    // A shard damaged or gone: the server has its contents.
+    for (const { source: s, vector } of (await readCopyShard(earlier.dir, copy0, shard, dim, oldChecks, scratch)) ?? []) {
+      if (!want.has(s.id) || s.passages.length !== wanted.get(s.id)!.passages) continue;
+      const vectors = s.passages.map((_, i) => {
+        const v = new Float32Array(dim);
+        vector(i, new Uint8Array(v.buffer), 0);
+        return v;
+      });
+      contents.set(s.contentHash, { passages: s.passages, vectors });
     }
   }
+  const fromServer = [...new Set(loose.filter((r) => !contents.has(r.contentHash)).map((r) => r.contentHash))];
+  for (const [h, c] of await readPublishedContents(server, lib, provider.key, dim, fromServer)) contents.set(h, c);
+
+  // New shards' files named apart from every linked one's.
+  const gen =
+    1 + Math.max(0, ...Object.values(old.shards).map((x) => x.gen), ...Object.values(oldSet.shards).map((x) => Number(/\.g(\d+)$/.exec(x.dir)?.[1] ?? 0)));
+  const dir = await writeCopy(workspace, server, g, provider, dim, { pagesFrom: earlier.dir, gen }, async (copy) => {
+    let no = 0;
+    let batch: SourceRecord[] = [];
+    let rows = 0;
+    const flush = async () => {
+      if (!batch.length) return;
+      const items: Array<{ id: string; vector: Float32Array }> = [];
+      const sources = batch.map((r) => {
+        const c = contents.get(r.contentHash);
+        if (!c || c.passages.length !== r.passages) throw new Error(`the server holds ${c?.passages.length ?? 0} of the ${r.passages} passages of ${r.path}`);
+        c.vectors.forEach((vector, i) => items.push({ id: `${r.contentHash}:${i}`, vector }));
+        return { id: r.id, contentHash: r.contentHash, passages: c.passages };
+      });
+      await copy.writeShard(no, sources, items);
+      for (const r of batch) copy.sources[r.id] = { ...r, shard: no };
+      no++;
+      batch = [];
+      rows = 0;
+    };
+    for (let i = 0; i < lib.sources.length;) {
+      const link = linkable.get(i);
+      if (link) {
+        await flush();
+        const run = runs.get(link.shard)!;
+        await linkShard(copy, earlier.dir, no, old.shards[link.shard], oldSet.shards[link.shard], link.files);
+        for (const r of run) copy.sources[r.id] = { ...wanted.get(r.id)!, shard: no };
+        no++;
+        i += run.length;
+        continue;
+      }
+      const r = lib.sources[i++];
+      batch.push(r);
+      rows += r.passages;
+      if (rows >= ROWS_PER_SHARD) await flush();
+    }
+    await flush();
+  });
+  const hashes = new Set(lib.sources.map((r) => r.contentHash));
+  return { dir, reused: { generation: earlier.generation, contents: hashes.size - fromServer.length, of: hashes.size } };
 }
 
+/** A shard file of the earlier copy, checked: its path there, what it was found as, and its checksum. */
+type ShardFile = { rel: string; sha: string; found: ConfinedFile };
+
 /**
- * Hard-links shard `shard` of the earlier copy at `from` (its passages, postings and vectors) into
- * the copy being written, when its files are whole: a file the earlier copy's writer hashed and
- * nothing changed since is trusted (shardChecks.ts), any other is hashed. False when one is not
- * (missing, changed, not a plain file): its sources are then read from the server.
+ * The files of an earlier copy's shard (its passages, postings and vectors) when they are whole: a
+ * file the earlier copy's writer hashed and nothing changed since is trusted (shardChecks.ts), any
+ * other is hashed; undefined when one is not (missing, changed, not a plain file of the copy).
  */
-async function linkShard(copy: CopyInProgress, from: string, shard: number, rec: ShardRecord, vec: VectorShardRecord, checks: ShardChecks): Promise<boolean> {
-  if (!rec.postings) return false;
-  const files: Array<[string, string]> = [
+async function shardFiles(from: string, rec: ShardRecord, vec: VectorShardRecord, checks: ShardChecks): Promise<ShardFile[] | undefined> {
+  if (!rec.postings) return undefined;
+  const rule = { kind: 'index' as const, within: [from] };
+  const out: ShardFile[] = [];
+  for (const [rel, sha] of [
     [rec.file, rec.sha256],
     [rec.postings.file, rec.postings.sha256],
     [`${vec.dir}/${VECTOR_FILE}`, vec.sha256],
-  ];
-  const rule = { kind: 'index' as const, within: [from] };
-  const seen: ConfinedFile[] = [];
-  for (const [rel, sha] of files) {
+  ] as const) {
     // Confined to the earlier copy, a plain file (a link or device planted there is not taken).
-    const st = await statConfined(path.join(from, rel), rule).catch(() => undefined);
-    if (!st) return false;
-    if (!checks.known(rel, st, sha) && (await hashConfined(st.path, rule).catch(() => '')) !== sha) return false;
-    seen.push(st);
+    const found = await statConfined(path.join(from, rel), rule).catch(() => undefined);
+    if (!found) return undefined;
+    if (!checks.known(rel, found, sha) && (await hashConfined(found.path, rule).catch(() => '')) !== sha) return undefined;
+    out.push({ rel, sha, found });
   }
-  const made: string[] = [];
-  for (const [n, [rel, sha]] of files.entries()) {
+  return out;
+}
+
+/**
+ * Hard-links (a copy where the file system has none) an earlier copy's shard, its `files` checked,
+ * into the copy being written as shard `no`. Throws when a file changed since it was checked.
+ */
+async function linkShard(copy: CopyInProgress, from: string, no: number, rec: ShardRecord, vec: VectorShardRecord, files: ShardFile[]): Promise<void> {
+  for (const { rel, sha, found } of files) {
     const to = path.join(copy.dir, rel);
     await fs.mkdir(path.dirname(to), { recursive: true });
-    made.push(to);
     let linked = true;
-    // A file system without hard links (some removable drives) gets a copy.
-    await fs.link(seen[n].path, to).catch(async () => {
+    await fs.link(found.path, to).catch(async () => {
       linked = false;
-      await copyConfined(seen[n].path, to, rule);
+      await copyConfined(found.path, to, { kind: 'index', within: [from] });
     });
     const st = await fs.stat(to);
     // What was checked is what was linked or copied (a file replaced in between is not vouched for).
     const same = linked
-      ? st.ino === seen[n].ino && st.size === seen[n].size && st.mtimeMs === seen[n].mtimeMs
+      ? st.ino === found.ino && st.size === found.size && st.mtimeMs === found.mtimeMs
       : (await hashConfined(to, { kind: 'index', within: [copy.dir] }).catch(() => '')) === sha;
-    if (!same) {
-      for (const f of made) await fs.rm(f, { force: true });
-      return false;
-    }
+    if (!same) throw new Error(`${rel} of the earlier copy changed while it was linked`);
     await copy.checks.wrote(rel, sha);
   }
-  copy.shards[shard] = rec;
-  copy.vectorShards[shard] = vec;
-  return true;
+  copy.shards[no] = rec;
+  copy.vectorShards[no] = vec;
 }
