@@ -392,29 +392,38 @@ async function main(argv: string[]) {
       const provider = new EmbeddedProvider();
       const wholeLoads: number[] = [];
       const nextLoads: number[] = [];
-      let read: ServerLibrary | undefined;
-      // One index held at a time: at a million passages one read from the server holds its passages'
-      // texts in the JS heap (about 3 GB of its 4 GB), and so does one read with the copy's contents.
-      for (let i = 0; i < RUNS; i++) {
-        read = undefined;
-        (globalThis as { gc?: () => void }).gc?.();
-        wholeLoads.push((await timed(() => openServerLibrary(member, server, provider, { copy: false })))[0]);
-        (globalThis as { gc?: () => void }).gc?.();
+      const draft = await fs.readFile(draftFile, 'utf8');
+      const cards = async (index: LibraryIndex) => recommendationsJson(await analyzeDocument(draft, ANALYSIS, { index, workspace: member, cache: false }));
+      const gc = () => (globalThis as { gc?: () => void }).gc?.();
+      // Each load in a function of its own, which keeps nothing of the index it loaded: at a million
+      // passages an index read from the server holds its texts in the JS heap (about 2.4 GB of its 4
+      // GB), and an async function's frame can keep an awaited index alive until it returns.
+      const whole = async (use: (index: LibraryIndex) => Promise<string>) => {
+        const [ms, index] = await timed(() => openServerLibrary(member, server, provider, { copy: false }));
+        return { ms, cards: await use(index) };
+      };
+      const next = async (use: (index: LibraryIndex) => Promise<string>) => {
         await restore();
         const [ms, lib] = await timed(() => loadServerLibrary(member, server, provider));
         if (lib.from !== 'server' || !lib.reused) throw new Error('the member did not load the new generation with its copy of the last one');
-        nextLoads.push(ms);
-        read = lib;
-        (globalThis as { gc?: () => void }).gc?.();
+        const how = lib.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded';
+        return { ms, reused: lib.reused, how, cards: await use(lib.index) };
+      };
+      const none = async () => '';
+      let last: Awaited<ReturnType<typeof next>> | undefined;
+      for (let i = 0; i < RUNS; i++) {
+        gc();
+        wholeLoads.push((await whole(none)).ms);
+        gc();
+        last = await next(none);
+        nextLoads.push(last.ms);
       }
-      const draft = await fs.readFile(draftFile, 'utf8');
-      const cards = async (index: LibraryIndex) => recommendationsJson(await analyzeDocument(draft, ANALYSIS, { index, workspace: member, cache: false }));
-      const mine = await cards(read!.index);
-      const r = read!.reused!;
-      const how = read!.keepCopy ? 'generation read, then its copy written in the background' : 'its copy made from the last one, then loaded';
-      read = undefined;
-      (globalThis as { gc?: () => void }).gc?.();
-      const same = sameCards(mine, await cards(await openServerLibrary(member, server, provider, { copy: false })), 'with the copy', 'whole');
+      gc();
+      const mine = (await next(cards)).cards;
+      gc();
+      const same = sameCards(mine, (await whole(cards)).cards, 'with the copy', 'whole');
+      const r = last!.reused;
+      const how = last!.how;
       add({
         metric: `a member's first load of a new generation (${what}), with its copy of the last one`,
         value: `${fmt(median(nextLoads))} ms`,
@@ -422,7 +431,7 @@ async function main(argv: string[]) {
         ratio: fmt(median(nextLoads) / median(wholeLoads)),
         note: `median of ${RUNS}; ${how}; ${r.contents} of ${r.of} PDFs taken from the copy of generation ${r.generation}, ${pub.passages} passages; cards ${same}`,
       });
-      (globalThis as { gc?: () => void }).gc?.();
+      gc();
       return pub.passages;
     };
     const added = Array.from({ length: changed }, (_, k) => input(SOURCES + k));
