@@ -127,32 +127,75 @@ export async function openLatestCopy(
   return index && { index, record: found.record };
 }
 
-/** The manifest of the copy at `dir` and its vectors of `model`, when they can serve a generation of `lib` with vectors of size `dim`. */
-export async function usableCopy(
-  dir: string,
+/**
+ * This machine's copy of an earlier generation of `server`'s library (for `model`, vectors of size
+ * `dim`), as a new generation `lib` can use it: its manifest, the vectors' record, the checks its
+ * writer left, and `take`, which hands over the contents it holds (a republication changes a few
+ * PDFs, and contents are immutable on the server: keyed by content hash, passage and term
+ * versions). Undefined when there is none, or it was made by other passage or term rules.
+ */
+export interface EarlierCopy extends CopiedContents {
+  dir: string;
+  m: Manifest;
+  set: VectorSetRecord;
+  checks: ShardChecks;
+}
+
+export async function earlierCopy(
+  workspace: string,
+  server: LibraryServer,
   model: string,
   dim: number,
   lib: Pick<PublishedLibrary, 'chunker' | 'lexical'>,
-): Promise<{ m: Manifest; set: VectorSetRecord } | undefined> {
+  generation: number,
+): Promise<EarlierCopy | undefined> {
+  const found = await latestCopy(workspace, server, model);
+  if (!found || found.record.generation === generation) return undefined;
+  const dir = found.dir;
   const m = await readManifest(dir).catch(() => undefined);
   const set = m?.vectors[model];
-  return m && set && set.dim === dim && m.chunker === lib.chunker && m.lexical === lib.lexical ? { m, set } : undefined;
+  if (!m || !set || set.dim !== dim || m.chunker !== lib.chunker || m.lexical !== lib.lexical) return undefined;
+  const checks = await ShardChecks.read(dir);
+  return {
+    dir,
+    generation: found.record.generation,
+    m,
+    set,
+    checks,
+    async take(wanted, each) {
+      const taken = new Set<string>();
+      // One buffer for every vector file in turn (each content's vectors are copied out in `each`).
+      const scratch = { buf: Buffer.alloc(0) };
+      const shards = new Set<number>();
+      for (const r of Object.values(m.sources)) if (wanted.has(r.contentHash)) shards.add(r.shard);
+      for (const key of [...shards].sort((a, b) => a - b)) {
+        // A shard damaged or gone (another window wrote a newer copy meanwhile): the server has its contents.
+        for (const { source: s, vector } of (await readCopyShard(dir, m, set, key, dim, checks, scratch)) ?? []) {
+          if (wanted.get(s.contentHash) !== s.passages.length || taken.has(s.contentHash)) continue;
+          each(s.contentHash, s.passages, vector);
+          taken.add(s.contentHash);
+        }
+      }
+      return taken;
+    },
+  };
 }
 
 /** A source of a copy's shard, with its passages' vectors (`vector` copies passage i's float32 bytes to `target` at byte `at`). */
-export interface CopiedSource {
+interface CopiedSource {
   source: ShardSource;
   vector(i: number, target: Uint8Array, at: number): void;
 }
 
 /**
  * Shard `key` of the copy at `dir` (`m`, `set`): its sources that have a vector of size `dim` for
- * every passage; undefined when the shard is damaged or gone (another window wrote a newer copy
- * meanwhile). The vectors are read into `scratch`, valid until the next shard is read into it.
+ * every passage; undefined when the shard is damaged or gone. The vectors are read into `scratch`,
+ * valid until the next shard is read into it.
  */
-export async function readCopyShard(
+async function readCopyShard(
   dir: string,
-  { m, set }: { m: Manifest; set: VectorSetRecord },
+  m: Manifest,
+  set: VectorSetRecord,
   key: number,
   dim: number,
   checks: ShardChecks,
@@ -185,48 +228,6 @@ export async function readCopyShard(
     if (at.length === source.passages.length) out.push({ source, vector: (i, target, byte) => vectors.copy(at[i], target, byte) });
   }
   return out;
-}
-
-/**
- * What this machine's copy of an earlier generation of `server`'s library (for `model`, vectors of
- * size `dim`) holds that a new generation `lib` may have too: a republication changes a few PDFs,
- * and contents are immutable on the server (keyed by content hash, passage and term versions), so
- * the new generation's read asks the server only for the rest (read.ts). Undefined when there is no
- * such copy, or it was made by other passage or term rules.
- */
-export async function copiedContents(
-  workspace: string,
-  server: LibraryServer,
-  model: string,
-  dim: number,
-  lib: Pick<PublishedLibrary, 'chunker' | 'lexical'>,
-  generation: number,
-): Promise<(CopiedContents & { dir: string }) | undefined> {
-  const found = await latestCopy(workspace, server, model);
-  if (!found || found.record.generation === generation) return undefined;
-  const dir = found.dir;
-  const copy = await usableCopy(dir, model, dim, lib);
-  if (!copy) return undefined;
-  return {
-    dir,
-    generation: found.record.generation,
-    async take(wanted, each) {
-      const taken = new Set<string>();
-      const checks = await ShardChecks.read(dir);
-      const scratch = { buf: Buffer.alloc(0) };
-      const shards = new Set<number>();
-      for (const r of Object.values(copy.m.sources)) if (wanted.has(r.contentHash)) shards.add(r.shard);
-      for (const key of [...shards].sort((a, b) => a - b)) {
-        // A shard damaged or gone: the server has its contents.
-        for (const { source: s, vector } of (await readCopyShard(dir, copy, key, dim, checks, scratch)) ?? []) {
-          if (wanted.get(s.contentHash) !== s.passages.length || taken.has(s.contentHash)) continue;
-          each(s.contentHash, s.passages, vector);
-          taken.add(s.contentHash);
-        }
-      }
-      return taken;
-    },
-  };
 }
 
 async function openCopyAt(workspace: string, dir: string, provider: EmbeddingProvider, highlights: string): Promise<LibraryIndex | undefined> {

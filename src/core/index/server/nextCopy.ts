@@ -16,22 +16,18 @@ import type { EmbeddingProvider } from '../../embedding/provider';
 import { copyConfined, hashConfined, statConfined, type ConfinedFile } from '../../util/confinedFiles';
 import type { ShardRecord, SourceRecord, VectorShardRecord } from '../store/manifest';
 import { POSTINGS_VERSION } from '../store/versions';
-import { ShardChecks } from '../store/shardChecks';
-import { VECTOR_FILE, type StoredPassage } from '../store/shards';
+import type { ShardChecks } from '../store/shardChecks';
+import { VECTOR_FILE } from '../store/shards';
 import type { LibraryServer } from './connection';
-import { readCopyShard, usableCopy, writeCopy, type CopyInProgress } from './memberCopy';
-import { readPublishedContents, ROWS_PER_SHARD, type ReusedContents, type ServerGeneration } from './read';
+import { writeCopy, type CopyInProgress, type EarlierCopy } from './memberCopy';
+import { readPublishedContents, ROWS_PER_SHARD, type PublishedContent, type ReusedContents, type ServerGeneration } from './read';
 
 /** How the new copy was made: its contents taken from the earlier copy, of all. */
 export type NextCopy = { dir: string; reused: ReusedContents };
 
-/** What a source of the new copy holds: its passages and their vectors. */
-type Content = { passages: StoredPassage[]; vectors: Float32Array[] };
-
 /**
- * Writes the copy of generation `g` from the copy of an earlier one at `earlier` (of generation
- * `earlier.generation`) and the server; undefined when that copy cannot serve (other passage or
- * term rules, another vector size) or most of it would be written again.
+ * Writes the copy of generation `g` from this machine's copy of an earlier one (`earlier`) and the
+ * server; undefined when most of it would be written again.
  *
  * The new copy's rows are in the generation's order, as a read from the server lays them out: the
  * analysis samples rows by their place to judge how a passage stands out, so the same rows in
@@ -46,20 +42,21 @@ export async function writeNextCopy(
   g: ServerGeneration,
   provider: Pick<EmbeddingProvider, 'key' | 'id' | 'model'>,
   dim: number,
-  earlier: { dir: string; generation: number },
+  earlier: EarlierCopy,
 ): Promise<NextCopy | undefined> {
   const lib = g.library;
-  const copy0 = await usableCopy(earlier.dir, provider.key, dim, lib);
-  if (!copy0) return undefined;
-  const { m: old, set: oldSet } = copy0;
+  const { m: old, set: oldSet } = earlier;
   const wanted = new Map(lib.sources.map((r) => [r.id, r]));
-  const kept = (id: string, contentHash: string) => wanted.get(id)?.contentHash === contentHash;
   const at = new Map(lib.sources.map((r, i) => [r.id, i]));
 
   // The earlier copy's shards, each with its sources in row order (the manifest lists them so: ids are
   // 16 hex digits, never the integer-like keys an object would put first).
   const runs = new Map<number, SourceRecord[]>();
-  for (const r of Object.values(old.sources)) runs.set(r.shard, [...(runs.get(r.shard) ?? []), r]);
+  for (const r of Object.values(old.sources)) {
+    const run = runs.get(r.shard);
+    if (run) run.push(r);
+    else runs.set(r.shard, [r]);
+  }
   // Generation's index of a run's first source → the earlier shard linked there.
   const linkAt = new Map<number, number>();
   let linkedRows = 0;
@@ -68,47 +65,36 @@ export async function writeNextCopy(
     if (!rec || !oldSet.shards[shard] || rec.postings?.version !== POSTINGS_VERSION) continue;
     if (rec.passages !== run.reduce((n, r) => n + r.passages, 0)) continue;
     const first = at.get(run[0].id);
-    if (first === undefined || !run.every((r, k) => lib.sources[first + k]?.id === r.id && kept(r.id, r.contentHash))) continue;
+    if (first === undefined || !run.every((r, k) => lib.sources[first + k]?.id === r.id && r.contentHash === lib.sources[first + k].contentHash)) continue;
     linkAt.set(first, shard);
     linkedRows += rec.passages;
   }
   const total = lib.sources.reduce((n, r) => n + r.passages, 0);
   if (linkedRows < total - linkedRows) return undefined;
 
-  const oldChecks = await ShardChecks.read(earlier.dir);
-  // The shards to link, their files checked first (a damaged one's sources are written as the others).
-  const linkable = new Map<number, { shard: number; files: ShardFile[] }>();
-  for (const [first, shard] of linkAt) {
-    const files = await shardFiles(earlier.dir, old.shards[shard], oldSet.shards[shard], oldChecks);
-    if (files) linkable.set(first, { shard, files });
-  }
-  // The others' contents: from the earlier copy where it holds them, else from the server.
-  const loose: SourceRecord[] = [];
+  // The new copy, in the generation's order: earlier shards linked (their files checked first: a
+  // damaged one's sources are written as the others), and the sources between them.
+  const plan: Array<{ shard: number; run: SourceRecord[]; files: ShardFile[] } | SourceRecord> = [];
   for (let i = 0; i < lib.sources.length;) {
-    const link = linkable.get(i);
-    if (link) i += runs.get(link.shard)!.length;
-    else loose.push(lib.sources[i++]);
+    const shard = linkAt.get(i);
+    const files = shard === undefined ? undefined : await shardFiles(earlier.dir, old.shards[shard], oldSet.shards[shard], earlier.checks);
+    if (files) {
+      const run = runs.get(shard!)!;
+      plan.push({ shard: shard!, run, files });
+      i += run.length;
+    } else plan.push(lib.sources[i++]);
   }
-  const contents = new Map<string, Content>();
-  const fromCopy = new Map<number, SourceRecord[]>();
-  for (const r of loose) {
-    const o = old.sources[r.id];
-    if (o && o.contentHash === r.contentHash) fromCopy.set(o.shard, [...(fromCopy.get(o.shard) ?? []), r]);
-  }
-  const scratch = { buf: Buffer.alloc(0) };
-  for (const [shard, rs] of fromCopy) {
-    const want = new Set(rs.map((r) => r.id));
-    // A shard damaged or gone: the server has its contents.
-    for (const { source: s, vector } of (await readCopyShard(earlier.dir, copy0, shard, dim, oldChecks, scratch)) ?? []) {
-      if (!want.has(s.id) || s.passages.length !== wanted.get(s.id)!.passages) continue;
-      const vectors = s.passages.map((_, i) => {
-        const v = new Float32Array(dim);
-        vector(i, new Uint8Array(v.buffer), 0);
-        return v;
-      });
-      contents.set(s.contentHash, { passages: s.passages, vectors });
-    }
-  }
+  const loose = plan.filter((x): x is SourceRecord => !('files' in x));
+  // Their contents: from the earlier copy where it holds them, else from the server.
+  const contents = new Map<string, PublishedContent>();
+  await earlier.take(new Map(loose.map((r) => [r.contentHash, r.passages])), (h, passages, vector) => {
+    const vectors = passages.map((_, i) => {
+      const v = new Float32Array(dim);
+      vector(i, new Uint8Array(v.buffer), 0);
+      return v;
+    });
+    contents.set(h, { passages, vectors });
+  });
   const fromServer = [...new Set(loose.filter((r) => !contents.has(r.contentHash)).map((r) => r.contentHash))];
   for (const [h, c] of await readPublishedContents(server, lib, provider.key, dim, fromServer)) contents.set(h, c);
 
@@ -134,20 +120,16 @@ export async function writeNextCopy(
       batch = [];
       rows = 0;
     };
-    for (let i = 0; i < lib.sources.length;) {
-      const link = linkable.get(i);
-      if (link) {
+    for (const x of plan) {
+      if ('files' in x) {
         await flush();
-        const run = runs.get(link.shard)!;
-        await linkShard(copy, earlier.dir, no, old.shards[link.shard], oldSet.shards[link.shard], link.files);
-        for (const r of run) copy.sources[r.id] = { ...wanted.get(r.id)!, shard: no };
+        await linkShard(copy, earlier.dir, no, old.shards[x.shard], oldSet.shards[x.shard], x.files);
+        for (const r of x.run) copy.sources[r.id] = { ...wanted.get(r.id)!, shard: no };
         no++;
-        i += run.length;
         continue;
       }
-      const r = lib.sources[i++];
-      batch.push(r);
-      rows += r.passages;
+      batch.push(x);
+      rows += x.passages;
       if (rows >= ROWS_PER_SHARD) await flush();
     }
     await flush();

@@ -8,7 +8,7 @@ import type { EmbeddingProvider } from '../../embedding/provider';
 import { LibraryIndex } from '../search/libraryIndex';
 import { serverName, serverRefused, type LibraryServer } from './connection';
 import { errorCode } from '../../../shared/errors';
-import { copiedContents, copiedGenerations, latestCopy, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord } from './memberCopy';
+import { copiedGenerations, earlierCopy, openLatestCopy, openMemberCopy, writeMemberCopy, type CopyRecord, type EarlierCopy } from './memberCopy';
 import { writeNextCopy, type NextCopy } from './nextCopy';
 import { currentGeneration, generationHealth, generationManifest, readGenerationRows, type ReusedContents, type ServerGeneration } from './read';
 
@@ -35,7 +35,7 @@ export async function loadServerLibrary(
   opts: { copy?: boolean } = {},
 ): Promise<ServerLibrary> {
   const copy = opts.copy !== false;
-  let earlier: Awaited<ReturnType<typeof copiedContents>>;
+  let earlier: EarlierCopy | undefined;
   // The generation is asked first only where a copy of this library lies (its sources' records: one row).
   if (copy && (await copiedGenerations(workspace, server, provider.key)).length) {
     let g: ServerGeneration | undefined;
@@ -52,9 +52,9 @@ export async function loadServerLibrary(
       const index = await openMemberCopy(workspace, server, g, provider);
       if (index) return { index: stamped(index, g.id, server), from: 'copy' };
       // A new generation: what it shares with the copy of an earlier one is not read from the server again.
-      const next = await nextCopy(workspace, server, g, provider);
+      earlier = await earlierCopy(workspace, server, provider.key, await provider.dimension(), g.library, g.id);
+      const next = earlier && (await nextCopy(workspace, server, g, provider, earlier));
       if (next) return next;
-      earlier = await copiedContents(workspace, server, provider.key, await provider.dimension(), g.library, g.id);
     }
   }
   const dim = await provider.dimension();
@@ -77,17 +77,20 @@ export async function loadServerLibrary(
 }
 
 /**
- * Generation `g` loaded from its copy made from this machine's copy of an earlier generation and the
- * server's rows of what changed (nextCopy.ts); undefined when there is no such copy or making it
- * from one is not worth it. A server out of reach meanwhile is said; any other failure leaves the
- * read to the server.
+ * Generation `g` loaded from its copy made from this machine's copy of an earlier generation and
+ * the server's rows of what changed (nextCopy.ts); undefined when making it is not worth it. A
+ * server out of reach meanwhile is said; any other failure leaves the read to the server.
  */
-async function nextCopy(workspace: string, server: LibraryServer, g: ServerGeneration, provider: EmbeddingProvider): Promise<ServerLibrary | undefined> {
-  const found = await latestCopy(workspace, server, provider.key);
-  if (!found || found.record.generation === g.id) return undefined;
+async function nextCopy(
+  workspace: string,
+  server: LibraryServer,
+  g: ServerGeneration,
+  provider: EmbeddingProvider,
+  earlier: EarlierCopy,
+): Promise<ServerLibrary | undefined> {
   let next: NextCopy | undefined;
   try {
-    next = await writeNextCopy(workspace, server, g, provider, await provider.dimension(), { dir: found.dir, generation: found.record.generation });
+    next = await writeNextCopy(workspace, server, g, provider, await provider.dimension(), earlier);
   } catch (err) {
     if (errorCode(err) === 'server-unreachable') throw err;
     return undefined;

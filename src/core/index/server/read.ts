@@ -224,6 +224,9 @@ async function readContents(
   }
 }
 
+/** A published content's passages and their vectors. */
+export type PublishedContent = { passages: StoredPassage[]; vectors: Float32Array[] };
+
 /**
  * The passages and vectors of `modelKey` (of size `dim`) of the contents `hashes` of the published
  * library `lib`, by content, in one snapshot; a content whose rows are not all there (a generation
@@ -235,9 +238,9 @@ export function readPublishedContents(
   modelKey: string,
   dim: number,
   hashes: readonly string[],
-): Promise<Map<string, { passages: StoredPassage[]; vectors: Float32Array[] }>> {
+): Promise<Map<string, PublishedContent>> {
   return snapshot(server, 'reading the library', async (client, s) => {
-    const out = new Map<string, { passages: StoredPassage[]; vectors: Float32Array[] }>();
+    const out = new Map<string, PublishedContent>();
     const of = (h: string) => out.get(h) ?? out.set(h, { passages: [], vectors: [] }).get(h)!;
     await readContents(client, s, modelKey, [lib.chunker, lib.lexical], hashes, {
       passage: (h, p) => of(h).passages.push(p),
