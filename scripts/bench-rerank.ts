@@ -13,25 +13,19 @@
  * against the issue's budget (≤ 1 s p95 a paragraph); the fp32 export is run beside the int8 one.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { makeTestModel } from './make-test-model';
 import { CROSS_ENCODER_WORKER_FILE, CrossEncoder } from '../src/core/rerank/crossEncoder';
 import { loadTokenizer } from '../src/core/embedding/local/tokenizer';
 import { median, timed } from './bench/measure';
+import { DATA, E5, opt } from './bench/measureArgs';
 
-const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const PARAGRAPHS = Number(opt('paragraphs') ?? 40);
 const CARDS = Number(opt('cards') ?? 10);
 const THREADS = opt('threads') ? Number(opt('threads')) : undefined;
 const MAX_TOKENS = Number(opt('max-tokens') ?? 512);
 const WORKER = resolve('dist', CROSS_ENCODER_WORKER_FILE);
-const DATA = process.env.SIMILAR_SOURCES_DATA ?? '/work/shared/data';
-const E5 = join(process.env.SIMILAR_SOURCES_REAL_MODELS ?? join(homedir(), '.cache', 'similar-sources', 'real-models'), 'Xenova', 'multilingual-e5-small');
 
 function texts(): { queries: string[]; passages: string[] } {
   const rows = (f: string) =>

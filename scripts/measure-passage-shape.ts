@@ -25,7 +25,7 @@
  * (npm run models:real).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import { LocalProvider } from '../src/core/embedding/local/localProvider';
@@ -33,6 +33,7 @@ import type { EmbeddingProvider, EmbedOptions } from '../src/core/embedding/prov
 import { loadBeir, runBeirEval, type BeirEvalResult } from '../src/core/eval/beir';
 import { indexDir, readManifest } from '../src/core/index/store/manifest';
 import type { ChunkOptions } from '../src/core/passages/chunker';
+import { DATA, E5, opt } from './bench/measureArgs';
 
 export interface Shape {
   /** What of a passage is embedded. */
@@ -122,13 +123,7 @@ async function subset(dir: string, split: string, every: number, into: string): 
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const opt = (name: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const MODEL = opt('model') ?? join(homedir(), '.cache', 'similar-sources', 'real-models', 'Xenova', 'multilingual-e5-small');
-  const DATA = process.env.SIMILAR_SOURCES_DATA ?? '/work/shared/data';
+  const MODEL = opt('model') ?? E5;
   const providers = (opt('providers') ?? 'embedded').split(',');
   const sets = (opt('sets') ?? 'scifact:train,xling-dev/en2fr,xling-dev/fr2en').split(',');
   const variants = (opt('variants') ?? 'today,text-only,words-120,words-260,overlap-0,overlap-1-sentence').split(',');

@@ -9,19 +9,14 @@
  * Needs dist/ (npm run build) and a provisioned model (npm run models:real).
  */
 import { mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalProvider } from '../src/core/embedding/local/localProvider';
 import type { EmbedOptions } from '../src/core/embedding/provider';
 import { runBeirEval } from '../src/core/eval/beir';
+import { DATA, E5, opt } from './bench/measureArgs';
 
-const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const MODEL = opt('model') ?? join(homedir(), '.cache', 'similar-sources', 'real-models', 'Xenova', 'multilingual-e5-small');
-const DATA = process.env.SIMILAR_SOURCES_DATA ?? '/work/shared/data';
+const MODEL = opt('model') ?? E5;
 const SETS = (opt('sets') ?? 'xling-dev/en2fr,xling-dev/fr2en').split(',');
 
 /** Sentences: a stop, then a space and a capital. */
