@@ -28,7 +28,7 @@ import { EmbeddedProvider } from '../src/core/embedding/embeddedProvider';
 import type { LibraryServer } from '../src/core/index/server/connection';
 import { loadServerLibrary, openServerLibrary, type ServerLibrary } from '../src/core/index/server/open';
 import { publishIndex } from '../src/core/index/server/publish';
-import { currentGeneration, currentGenerationId } from '../src/core/index/server/read';
+import { currentGeneration, currentGenerationHead, currentGenerationId } from '../src/core/index/server/read';
 import { LibraryIndex } from '../src/core/index/search/libraryIndex';
 import type { SourceInput } from '../src/core/index/source';
 import { indexDir } from '../src/core/index/store/manifest';
@@ -276,6 +276,16 @@ async function main(argv: string[]) {
       baseline: `the generation's record ${fmt(median(recordMs))} ms`,
       ratio: fmt(median(idMs) / median(recordMs)),
       note: 'median of 5; the record lists every PDF of the library',
+    });
+    // The readiness before each search and analysis: the generation's health from its head (counted on the server), vs from its record.
+    const headMs: number[] = [];
+    for (let i = 0; i < 5; i++) headMs.push((await timed(() => currentGenerationHead(server)))[0]);
+    add({
+      metric: "the library's health (the readiness before each search and analysis)",
+      value: `${fmt(median(headMs))} ms`,
+      baseline: `from the generation's record ${fmt(median(recordMs))} ms`,
+      ratio: fmt(median(headMs) / median(recordMs)),
+      note: 'median of 5; the head is the record without its list of sources, counted on the server',
     });
 
     // 3–4 in a function of their own: its two loaded indexes are unreachable once it returns, so

@@ -9,7 +9,7 @@ import { latestCopy } from '../core/index/server/memberCopy';
 import { serverName, serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
-import { currentGeneration, currentGenerationId, generationHealth } from '../core/index/server/read';
+import { currentGeneration, currentGenerationHead, currentGenerationId, generationHealth } from '../core/index/server/read';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { EngineError, errorCode } from '../shared/errors';
@@ -38,7 +38,7 @@ export async function serverState(
 ): Promise<{ health: IndexHealth; generation?: number }> {
   let g;
   try {
-    g = await currentGeneration(server);
+    g = await currentGenerationHead(server);
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable') throw err;
     // This machine's copy of a generation serves while the server is out of reach (memberCopy.ts).

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { loadServerLibrary, openServerLibrary } from '../../src/core/index/server/open';
 import { publishIndex } from '../../src/core/index/server/publish';
-import { currentGeneration, serverPageTexts } from '../../src/core/index/server/read';
+import { currentGeneration, currentGenerationHead, generationHealth, readGenerationRows, serverPageTexts } from '../../src/core/index/server/read';
 import type { SourceInput } from '../../src/core/index/source';
 import { indexDir } from '../../src/core/index/store/manifest';
 import { readPageTexts } from '../../src/core/index/store/pageTexts';
@@ -594,6 +594,36 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     const published = cli(['status', '--workspace', member, '--server', url, '--schema', schema.schema]);
     assert.equal(published.code, 0, published.stderr);
     assert.match(published.stdout, /^ready: \d+ sources, \d+ passages, model embedded-hashgram-v2\n {2}published on postgres:/);
+  });
+
+  it("the readiness asks the generation's head, not its list of sources: the same health as the whole record's; a load handed a record no longer current reads the current generation", async () => {
+    const own = await freshSchema(url, 'head');
+    try {
+      const lib = { url, schema: own.schema };
+      const provider = new EmbeddedProvider();
+      const ws = await syntheticWorkspace(root, 4, 400);
+      await publishIndex(indexDir(ws), lib, { publisher: 'head-test' });
+      const old = (await currentGeneration(lib))!;
+      await updateIndex(syntheticInputs(ws, range(0, 7), 400), { workspace: ws, provider });
+      await publishIndex(indexDir(ws), lib, { publisher: 'head-test' });
+      const now = (await currentGeneration(lib))!;
+      const head = (await currentGenerationHead(lib))!;
+      assert.equal(head.id, now.id);
+      assert.equal(head.sources, 7);
+      assert.equal(head.passages, now.library.sources.reduce((n, r) => n + r.passages, 0));
+      assert.ok(!('sources' in head.library), 'the list of sources is not fetched');
+      assert.deepEqual(generationHealth(lib, head, provider.key), generationHealth(lib, now, provider.key));
+      assert.equal(generationHealth(lib, head, 'other-model').state, 'incomplete');
+      // A record fetched just before the next publication committed: the read takes the current one, whole.
+      const read = await readGenerationRows(lib, provider.key, await provider.dimension(), { known: old });
+      assert.equal(read.g.id, now.id);
+      assert.equal(read.g.library.sources.length, 7);
+      assert.equal(read.rows.count, head.passages);
+      const same = await readGenerationRows(lib, provider.key, await provider.dimension(), { known: now });
+      assert.equal(same.g, now, 'the current record is not fetched again');
+    } finally {
+      await own.drop();
+    }
   });
 
   it('a publisher killed with -9 halfway: readers keep the previous generation, nothing of it stays, and the next publication goes through', async () => {

@@ -36,6 +36,7 @@ export async function loadServerLibrary(
 ): Promise<ServerLibrary> {
   const copy = opts.copy !== false;
   let earlier: EarlierCopy | undefined;
+  let known: ServerGeneration | undefined;
   // The generation is asked first only where a copy of this library lies (its sources' records: one row).
   if (copy && (await copiedGenerations(workspace, server, provider.key)).length) {
     let g: ServerGeneration | undefined;
@@ -48,6 +49,7 @@ export async function loadServerLibrary(
       if (!latest) throw err;
       return { index: stamped(latest.index, latest.record.generation, server), from: 'copy', offline: latest.record };
     }
+    known = g;
     if (g && generationHealth(server, g, provider.key).state === 'ready') {
       const index = await openMemberCopy(workspace, server, g, provider);
       if (index) return { index: stamped(index, g.id, server), from: 'copy' };
@@ -58,7 +60,7 @@ export async function loadServerLibrary(
     }
   }
   const dim = await provider.dimension();
-  const { g, rows, reused } = await readGenerationRows(server, provider.key, dim, earlier);
+  const { g, rows, reused } = await readGenerationRows(server, provider.key, dim, { ...(earlier ? { copied: earlier } : {}), ...(known ? { known } : {}) });
   const lib = g.library;
   const m = generationManifest(lib, {
     ...(lib.activeModel ? { activeModel: lib.activeModel } : {}),

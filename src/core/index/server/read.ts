@@ -50,15 +50,26 @@ export function generationManifest(lib: PublishedLibrary, own: Pick<Manifest, 'n
 /** Passages per assembled shard: a shard's JSON is laid out in one string (V8 caps a string near 512 MB). */
 export const ROWS_PER_SHARD = 20_000;
 
-async function current(client: pg.Client, s: string, server: LibraryServer): Promise<ServerGeneration | undefined> {
+/** Whether the schema holds a library (false: nothing published yet); one of another format is refused. */
+async function currentFormat(client: pg.Client, s: string, server: LibraryServer): Promise<boolean> {
   const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
-  if (!exists.rows[0].t) return undefined;
+  if (!exists.rows[0].t) return false;
   const format = await client.query<{ value: unknown }>(`SELECT value FROM ${s}.meta WHERE key = 'format'`);
   if (Number(format.rows[0]?.value) !== SERVER_FORMAT)
     throw new EngineError(
       'invalid-options',
       `${serverName(server)} holds a library of format ${String(format.rows[0]?.value)}; this version reads format ${SERVER_FORMAT}`,
     );
+  return true;
+}
+
+/** The current generation, whole; `known`, when it is still the current one, is not fetched again. */
+async function current(client: pg.Client, s: string, server: LibraryServer, known?: ServerGeneration): Promise<ServerGeneration | undefined> {
+  if (!(await currentFormat(client, s, server))) return undefined;
+  if (known) {
+    const id = await client.query<{ generation: string }>(`SELECT generation FROM ${s}.current`);
+    if (Number(id.rows[0]?.generation) === known.id) return known;
+  }
   const r = await client.query<{ id: string; published_at: Date; publisher: string; library: PublishedLibrary; highlights: string | null }>(
     `SELECT g.id, g.published_at, g.publisher, g.library, g.highlights FROM ${s}.current c JOIN ${s}.generations g ON g.id = c.generation`,
   );
@@ -106,10 +117,45 @@ export function currentGenerationId(server: LibraryServer): Promise<number | und
   });
 }
 
+/**
+ * What a generation's health needs: its record without the list of its sources (27 MB at 67,000
+ * PDFs), and how many sources and passages that list holds.
+ */
+export interface GenerationHead {
+  id: number;
+  library: Omit<PublishedLibrary, 'sources'>;
+  sources: number;
+  passages: number;
+}
+
+/** The head of a generation read whole. */
+function headOf(g: ServerGeneration): GenerationHead {
+  return { id: g.id, library: g.library, sources: g.library.sources.length, passages: g.library.sources.reduce((n, r) => n + r.passages, 0) };
+}
+
+/**
+ * The head of the generation readers get now, undefined when nothing is published: what the
+ * engine's readiness asks before each search and analysis, where the whole record cost about a
+ * second at a million passages. The list is counted on the server.
+ */
+export function currentGenerationHead(server: LibraryServer): Promise<GenerationHead | undefined> {
+  return snapshot(server, 'reading the library', async (client, s) => {
+    if (!(await currentFormat(client, s, server))) return undefined;
+    const r = await client.query<{ id: string; library: Omit<PublishedLibrary, 'sources'>; sources: number; passages: string }>(
+      `SELECT g.id, g.library - 'sources' AS library, jsonb_array_length(g.library->'sources') AS sources,
+         (SELECT coalesce(sum((x->>'passages')::bigint), 0) FROM jsonb_array_elements(g.library->'sources') x) AS passages
+       FROM ${s}.current c JOIN ${s}.generations g ON g.id = c.generation`,
+    );
+    const g = r.rows[0];
+    return g && { id: Number(g.id), library: g.library, sources: g.sources, passages: Number(g.passages) };
+  });
+}
+
 /** The published library's health for `modelKey`, as a local index's (`dir` names the server). */
-export function generationHealth(server: LibraryServer, g: ServerGeneration | undefined, modelKey: string): IndexHealth {
+export function generationHealth(server: LibraryServer, generation: ServerGeneration | GenerationHead | undefined, modelKey: string): IndexHealth {
   const dir = serverName(server);
-  if (!g) return { state: 'missing', dir, server: true };
+  if (!generation) return { state: 'missing', dir, server: true };
+  const g = 'publisher' in generation ? headOf(generation) : generation;
   const lib = g.library;
   if (lib.chunker !== CHUNKER_VERSION || lib.lexical !== LEXICAL_VERSION)
     return {
@@ -126,8 +172,7 @@ export function generationHealth(server: LibraryServer, g: ServerGeneration | un
       detail: `the library on ${dir} has no vectors of the model ${modelKey}${offered.length ? ` (it offers ${offered.join(', ')})` : ''}: publish it with that model, or choose one it offers`,
     };
   }
-  const passages = lib.sources.reduce((n, r) => n + r.passages, 0);
-  return { state: 'ready', dir, sources: lib.sources.length, passages, model: modelKey, skipped: 0 };
+  return { state: 'ready', dir, sources: g.sources, passages: g.passages, model: modelKey, skipped: 0 };
 }
 
 interface PassageRow {
@@ -259,16 +304,18 @@ export function readPublishedContents(
  * Every row of the current generation with the vectors of `modelKey` (of size `dim`), and that
  * generation; `index-not-ready` with its health when it cannot serve that model. One snapshot: the
  * generation judged is the one read, whatever is published meanwhile. The contents `copied` holds
- * are taken from it, the rest read from the server: the rows are the same either way.
+ * are taken from it, the rest read from the server: the rows are the same either way. `known`: the
+ * generation's record as fetched just before, not fetched again while it is still the current one.
  */
 export function readGenerationRows(
   server: LibraryServer,
   modelKey: string,
   dim: number,
-  copied?: CopiedContents,
+  opts: { copied?: CopiedContents; known?: ServerGeneration } = {},
 ): Promise<{ g: ServerGeneration; rows: LoadedRows; reused?: ReusedContents }> {
+  const { copied, known } = opts;
   return snapshot(server, 'reading the library', async (client, s) => {
-    const g = await current(client, s, server);
+    const g = await current(client, s, server, known);
     const health = generationHealth(server, g, modelKey);
     if (!g || health.state !== 'ready') throw notReadyError(health);
     const lib = g.library;
