@@ -385,7 +385,7 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.equal((await start()).read, fromCopy);
   });
 
-  it("a new generation is made from the member's copy of the last one and what changed on the server: shards whose PDFs are all kept are linked, those that lost one written again, new PDFs read; changes spread over the library take the contents from the copy; the same cards, hits and page texts as a read of the whole generation; a damaged shard is read from the server", async () => {
+  it("a new generation is made from the member's copy of the last one and what changed on the server: shards whose PDFs are all kept are linked (wherever the generation now lists them), those that lost one written again, new PDFs read; changes spread over the library take the contents from the copy; the same cards, hits and page texts as a read of the whole generation; a damaged shard is read from the server", async () => {
     const own = await freshSchema(url, 'increment');
     try {
       const lib = { url, schema: own.schema };
@@ -405,18 +405,19 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
         const hits = await search(servedIndex(index), 'trade and taxation of grain', { k: 8 });
         return { segments: r.segments.map((x) => x.recommendations), hits };
       };
-      // The rows in order (the analysis samples rows by their place: the same rows in another order would give other cards).
+      // The rows, in the index's order (a copy made from the last one may order them otherwise: the cards do not depend on it).
       const rowsOf = (index: Awaited<ReturnType<typeof loadServerLibrary>>['index']) =>
         Array.from({ length: index.size }, (_, row) => {
           const p = index.passage(row);
           return `${index.sources[p.source].id} ${p.text}`;
         });
+      const sortedRows = (index: Awaited<ReturnType<typeof loadServerLibrary>>['index']) => rowsOf(index).sort();
       // The whole generation as read from the server alone, in a workspace of its own.
       const whole = async () => {
         const index = await openServerLibrary(mkdtempSync(join(root, 'increment-whole-')), lib, provider, { copy: false });
-        return { ...(await cards(index)), rows: rowsOf(index) };
+        return { ...(await cards(index)), rows: sortedRows(index) };
       };
-      const mine = async (index: Awaited<ReturnType<typeof loadServerLibrary>>['index']) => ({ ...(await cards(index)), rows: rowsOf(index) });
+      const mine = async (index: Awaited<ReturnType<typeof loadServerLibrary>>['index']) => ({ ...(await cards(index)), rows: sortedRows(index) });
       const copyOf = (g: number) =>
         join(
           indexDir(member),
@@ -472,19 +473,26 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       const bytes = readFileSync(damaged);
       bytes[Math.floor(bytes.length / 2)] ^= 0x01;
       writeFileSync(damaged, bytes);
-      await publishSources([...range(3, 40), ...range(102, 109), 110, 111], new Set([102]));
+      const g5 = await publishSources([...range(3, 40), ...range(102, 109), 110, 111], new Set([102]));
       const fifth = await loadServerLibrary(member, lib, provider);
       assert.equal(fifth.reused?.contents, 0);
       assert.deepEqual(await mine(fifth.index), await whole());
 
       // The publisher's index made again, a new PDF among the others: the generation lists the kept
-      // PDFs in another order, so the copy's shard is not linked (its rows would not be in the generation's order).
+      // PDFs in another order. The copy's shard is linked all the same, the new PDF written after it:
+      // rows in another order than the generation's, and the same cards (they do not depend on it).
+      const ino5 = statSync(shardFile(copyOf(g5), '0')).ino;
       rmSync(indexDir(ws), { recursive: true, force: true });
       const order = [...range(3, 20), 999, ...range(20, 40), ...range(102, 109), 110, 111];
       await updateIndex(syntheticInputs(ws, order, words, new Set([102])), { workspace: ws, provider, keepPageTexts: true });
       await publishIndex(indexDir(ws), lib, { publisher: 'increment-test' });
+      const g6 = (await currentGeneration(lib))!.id;
       const sixth = await loadServerLibrary(member, lib, provider);
+      assert.equal(sixth.keepCopy, undefined, 'made from the copy of the last one');
       assert.equal(sixth.reused?.contents, order.length - 1);
+      assert.equal(statSync(shardFile(copyOf(g6), '0')).ino, ino5);
+      const read = await openServerLibrary(mkdtempSync(join(root, 'increment-whole-')), lib, provider, { copy: false });
+      assert.notDeepEqual(rowsOf(sixth.index), rowsOf(read), "the copy's rows are not in the generation's order");
       assert.deepEqual(await mine(sixth.index), await whole());
     } finally {
       await own.drop();
@@ -610,7 +618,10 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       const head = (await currentGenerationHead(lib))!;
       assert.equal(head.id, now.id);
       assert.equal(head.sources, 7);
-      assert.equal(head.passages, now.library.sources.reduce((n, r) => n + r.passages, 0));
+      assert.equal(
+        head.passages,
+        now.library.sources.reduce((n, r) => n + r.passages, 0),
+      );
       assert.ok(!('sources' in head.library), 'the list of sources is not fetched');
       assert.deepEqual(generationHealth(lib, head, provider.key), generationHealth(lib, now, provider.key));
       assert.equal(generationHealth(lib, head, 'other-model').state, 'incomplete');

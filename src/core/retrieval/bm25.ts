@@ -3,6 +3,7 @@
  * Removal tombstones a document; postings and document frequencies are
  * compacted lazily, so removing a whole PDF costs one pass, not one per passage.
  */
+import { tieAfter, tieCompare } from './tieKeys';
 
 export interface Bm25Params {
   k1: number;
@@ -17,6 +18,8 @@ export interface ScoredId {
 /** What ranking and the analysis need from a lexical index (Bm25Index, or the loaded library's PostingsIndex). */
 export interface LexicalIndex {
   readonly size: number;
+  /** The order between equal scores (tieKeys.ts, by row); absent: by lower row. */
+  tie?: ArrayLike<number>;
   readonly averageLength: number;
   docFreq(term: string): number;
   idf(term: string): number;
@@ -31,6 +34,7 @@ const NO_TERMS = new Int32Array(0);
 const COMPACT_RATIO = 0.02;
 
 export class Bm25Index implements LexicalIndex {
+  tie?: ArrayLike<number>;
   readonly k1: number;
   readonly b: number;
 
@@ -229,7 +233,7 @@ export class Bm25Index implements LexicalIndex {
         acc[d] += weight * bm25Impact(tf, norm[d]);
       }
     }
-    return drainTopK(acc, touched, nTouched, k, accept);
+    return drainTopK(acc, touched, nTouched, k, accept, this.tie);
   }
 
   private refreshNorm(): void {
@@ -304,33 +308,43 @@ export function bm25Idf(n: number, df: number): number {
 }
 
 /** The k best of the documents a query touched (their scores in `acc`), best first; `acc` is left zeroed for the next query. */
-export function drainTopK(acc: Float32Array, touched: Int32Array, nTouched: number, k: number, accept?: (docId: number) => boolean): ScoredId[] {
-  const heap = new TopK(k);
+export function drainTopK(
+  acc: Float32Array,
+  touched: Int32Array,
+  nTouched: number,
+  k: number,
+  accept?: (docId: number) => boolean,
+  tie?: ArrayLike<number>,
+): ScoredId[] {
+  const heap = new TopK(k, tie);
   for (let i = 0; i < nTouched; i++) {
     const d = touched[i];
     const s = acc[d];
     acc[d] = 0;
-    // At the threshold, push decides by id: the k kept do not depend on the order documents come in.
+    // At the threshold, push decides by the tie order: the k kept do not depend on the order documents come in.
     if (s >= heap.threshold() && (!accept || accept(d))) heap.push(d, s);
   }
   return heap.sorted();
 }
 
 /**
- * The k best of what is pushed: by score, and between equal scores by lower id, whatever the
- * order they come in (a min-heap on (score, −id)).
+ * The k best of what is pushed: by score, and between equal scores by `tie` (tieKeys.ts: what the
+ * passage is), then by lower id, whatever the order they come in (a min-heap on (score, −tie, −id)).
  */
 export class TopK {
   private ids: Int32Array;
   private scores: Float64Array;
   private n = 0;
 
-  constructor(readonly k: number) {
+  constructor(
+    readonly k: number,
+    private readonly tie?: ArrayLike<number>,
+  ) {
     this.ids = new Int32Array(Math.max(1, k));
     this.scores = new Float64Array(Math.max(1, k));
   }
 
-  /** Scores below this cannot enter the heap (one equal to it enters only with a lower id than the one it would replace). */
+  /** Scores below this cannot enter the heap (one equal to it enters only if it comes before the one it would replace). */
   threshold(): number {
     return this.n < this.k ? -Infinity : this.scores[0];
   }
@@ -338,12 +352,13 @@ export class TopK {
   push(id: number, score: number): void {
     const ids = this.ids;
     const sc = this.scores;
-    // Slot a is worse than (score, id): a lower score, or the same with a higher id.
+    const tie = this.tie;
+    // Slot a is worse than (score, id): a lower score, or the same and after it.
     if (this.n < this.k) {
       let i = this.n++;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (sc[p] < score || (sc[p] === score && ids[p] > id)) break;
+        if (sc[p] < score || (sc[p] === score && tieAfter(tie, ids[p], id))) break;
         sc[i] = sc[p];
         ids[i] = ids[p];
         i = p;
@@ -352,15 +367,15 @@ export class TopK {
       ids[i] = id;
       return;
     }
-    if (score < sc[0] || (score === sc[0] && id >= ids[0])) return;
+    if (score < sc[0] || (score === sc[0] && !tieAfter(tie, ids[0], id))) return;
     let i = 0;
     const n = this.n;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && (sc[r] < sc[l] || (sc[r] === sc[l] && ids[r] > ids[l])) ? r : l;
-      if (sc[c] > score || (sc[c] === score && ids[c] < id)) break;
+      const c = r < n && (sc[r] < sc[l] || (sc[r] === sc[l] && tieAfter(tie, ids[r], ids[l]))) ? r : l;
+      if (sc[c] > score || (sc[c] === score && tieAfter(tie, id, ids[c]))) break;
       sc[i] = sc[c];
       ids[i] = ids[c];
       i = c;
@@ -369,11 +384,12 @@ export class TopK {
     ids[i] = id;
   }
 
-  /** Best first; ties by lower id for determinism. */
+  /** Best first; equal scores in their tie order. */
   sorted(): ScoredId[] {
     const out: ScoredId[] = [];
     for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i], score: this.scores[i] });
-    out.sort((a, b) => b.score - a.score || a.id - b.id);
+    const tie = this.tie;
+    out.sort((a, b) => b.score - a.score || tieCompare(tie, a.id, b.id));
     return out;
   }
 }

@@ -3,6 +3,7 @@
  * score(d) = sum over lists of weight / (k + rank), rank starting at 1.
  * Ranks, not raw scores, so BM25 and cosine need no common scale.
  */
+import { tieCompare } from './tieKeys';
 
 export interface RankedList {
   ids: readonly number[];
@@ -16,7 +17,8 @@ export interface FusedItem {
   ranks: Array<number | undefined>;
 }
 
-export function reciprocalRankFusion(lists: readonly RankedList[], k = 60): FusedItem[] {
+/** `tie`: the order between equal scores (tieKeys.ts; absent: by lower id). */
+export function reciprocalRankFusion(lists: readonly RankedList[], k = 60, tie?: ArrayLike<number>): FusedItem[] {
   const byId = new Map<number, FusedItem>();
   lists.forEach((list, li) => {
     const w = list.weight ?? 1;
@@ -32,5 +34,5 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k = 60): Fuse
       item.score += w / (k + i + 1);
     });
   });
-  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  return [...byId.values()].sort((a, b) => b.score - a.score || tieCompare(tie, a.id, b.id));
 }

@@ -7,6 +7,7 @@ import { reciprocalRankFusion, type FusedItem } from './fusion';
 import { queryTerms } from './representation';
 import { languageHint, type Lang } from '../text/tokenize';
 import { dotRow, topKDot, topKDotMany } from './vectorScan';
+import { tieCompare } from './tieKeys';
 
 export interface PassageCollection {
   lexical: LexicalIndex; // docId = passage row
@@ -31,6 +32,12 @@ export interface PassageCollection {
    * boost is scaled by how much of them the query uses. Absent: the full boost for every highlighted row.
    */
   highlightTerms?: (row: number) => readonly string[];
+  /**
+   * The order between equal scores, by row and by source (tieKeys.ts: from what a passage is, not
+   * where it lies): the same rankings whatever the rows' order. Absent: by lower row, lower source.
+   */
+  tieKeys?: Float64Array;
+  sourceTieKeys?: Float64Array;
 }
 
 /** The vector scan's filter: the caller's, and only rows that have a vector. */
@@ -227,6 +234,7 @@ export function vectorHitsMany(c: PassageCollection, vectors: Float32Array[], op
     vectors.filter((_, i) => scanned[i]),
     p.vectorDepth,
     vectorAccept(c, opts.accept),
+    c.tieKeys,
   );
   let next = 0;
   return scanned.map((yes) => (yes ? lists[next++] : undefined));
@@ -255,7 +263,7 @@ export function rankSources(c: PassageCollection, query: HybridQuery, opts: Rank
     for (let i = 1; i < Math.min(ps.length, 1 + p.sourceBonusPassages); i++) score += p.sourceBonus * ps[i].score;
     out.push({ source, score, passages: ps });
   }
-  out.sort((a, b) => b.score - a.score || a.source - b.source);
+  out.sort((a, b) => b.score - a.score || tieCompare(c.sourceTieKeys, a.source, b.source));
   return out.slice(0, opts.k);
 }
 
@@ -269,7 +277,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
     const qv = opts.weightedQueryVector ? opts.weightedQueryVector((t) => c.lexical.idf(t)) : query.vector;
     vector = scansCandidatesOnly(c, p, lexical)
       ? rankCandidates(c, lexical, qv, p.vectorDepth, accept)
-      : (opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept));
+      : (opts.vectorHits ?? topKDot(c.vectors, c.dim, c.count, qv, p.vectorDepth, accept, c.tieKeys));
     if (p.prfRows > 0 && p.prfWeight > 0) {
       // Rocchio in vector space: the first fused ranking's top rows pull the query toward their topic.
       const first = reciprocalRankFusion(
@@ -278,6 +286,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
           { ids: vector.map((h) => h.id), weight: p.vectorWeight },
         ],
         p.rrfK,
+        c.tieKeys,
       );
       const top = first.slice(0, p.prfRows);
       if (top.length > 0) {
@@ -287,7 +296,7 @@ function fuse(c: PassageCollection, query: HybridQuery, opts: RankOptions, p: Hy
           const base = t.id * c.dim;
           for (let j = 0; j < c.dim; j++) q2[j] += w * c.vectors[base + j];
         }
-        vector = topKDot(c.vectors, c.dim, c.count, q2, p.vectorDepth, accept);
+        vector = topKDot(c.vectors, c.dim, c.count, q2, p.vectorDepth, accept, c.tieKeys);
       }
     }
   }
@@ -311,9 +320,9 @@ function scansCandidatesOnly(c: PassageCollection, p: HybridParams, lexical: rea
   return candidatesMayStandIn(c, p) && lexical.length >= p.lexicalDepth;
 }
 
-/** BM25's candidates ranked by their cosines with the query (those with a vector), best first, ties by row. */
+/** BM25's candidates ranked by their cosines with the query (those with a vector), best first, ties in the tie order. */
 function rankCandidates(c: PassageCollection, lexical: readonly ScoredId[], qv: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
-  const heap = new TopK(Math.max(1, Math.min(k, lexical.length)));
+  const heap = new TopK(Math.max(1, Math.min(k, lexical.length)), c.tieKeys);
   for (const { id } of lexical) if (!accept || accept(id)) heap.push(id, dotRow(c.vectors, c.dim, id, qv));
   return heap.sorted();
 }
@@ -325,7 +334,7 @@ function rankCandidates(c: PassageCollection, lexical: readonly ScoredId[], qv: 
  * when that one's score was below (1 + boost) times its own.
  */
 export function boostHighlighted(
-  c: Pick<PassageCollection, 'highlighted' | 'highlightTerms'> & { lexical?: Pick<LexicalIndex, 'idf'> },
+  c: Pick<PassageCollection, 'highlighted' | 'highlightTerms' | 'tieKeys'> & { lexical?: Pick<LexicalIndex, 'idf'> },
   fused: FusedItem[],
   boost: number,
   queryTerms?: readonly string[],
@@ -356,7 +365,7 @@ export function boostHighlighted(
       moved = true;
     }
   }
-  return moved ? fused.sort((a, b) => b.score - a.score || a.id - b.id) : fused;
+  return moved ? fused.sort((a, b) => b.score - a.score || tieCompare(c.tieKeys, a.id, b.id)) : fused;
 }
 
 /** The language a query is written in (languageHint: sentence-long queries too). */
@@ -377,7 +386,7 @@ function combine(c: PassageCollection, text: string, lexical: ScoredId[], vector
       };
     }
   }
-  if (p.fusion === 'convex') return convexFusion(lexical, vector, p, lexFactor);
+  if (p.fusion === 'convex') return convexFusion(lexical, vector, p, lexFactor, c.tieKeys);
   if (!lexFactor) {
     return reciprocalRankFusion(
       [
@@ -385,6 +394,7 @@ function combine(c: PassageCollection, text: string, lexical: ScoredId[], vector
         { ids: vector.map((h) => h.id), weight: p.vectorWeight },
       ],
       p.rrfK,
+      c.tieKeys,
     );
   }
   // Weighted RRF with a per-row lexical weight.
@@ -401,11 +411,11 @@ function combine(c: PassageCollection, text: string, lexical: ScoredId[], vector
   const f = lexFactor;
   add(lexical, 0, (row) => p.lexicalWeight * f(row));
   add(vector, 1, () => p.vectorWeight);
-  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  return [...byId.values()].sort((a, b) => b.score - a.score || tieCompare(c.tieKeys, a.id, b.id));
 }
 
 /** Weighted sum of min-max normalised scores; a row absent from a list gets 0 from it. */
-function convexFusion(lexical: ScoredId[], vector: ScoredId[], p: HybridParams, lexFactor?: (row: number) => number): FusedItem[] {
+function convexFusion(lexical: ScoredId[], vector: ScoredId[], p: HybridParams, lexFactor?: (row: number) => number, tie?: ArrayLike<number>): FusedItem[] {
   const byId = new Map<number, FusedItem>();
   const add = (list: ScoredId[], li: number, weight: (row: number) => number) => {
     if (list.length === 0) return;
@@ -435,5 +445,5 @@ function convexFusion(lexical: ScoredId[], vector: ScoredId[], p: HybridParams, 
       if (x < 1) item.score *= full / (p.vectorWeight + p.lexicalWeight * x);
     }
   }
-  return [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  return [...byId.values()].sort((a, b) => b.score - a.score || tieCompare(tie, a.id, b.id));
 }

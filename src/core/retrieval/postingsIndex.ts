@@ -63,6 +63,7 @@ export interface PostingsPart {
 }
 
 export class PostingsIndex implements LexicalIndex {
+  tie?: ArrayLike<number>;
   private readonly acc: Float32Array;
   private readonly docs: Int32Array;
   private readonly impact: Float32Array;
@@ -246,7 +247,7 @@ export class PostingsIndex implements LexicalIndex {
     const { acc } = this;
     const n = this.size;
     const at = Uint32Array.from(terms, (q) => q.from);
-    const heap = new TopK(k);
+    const heap = new TopK(k, this.tie);
     for (let first = 0; first < n; first += BLOCK) {
       const end = Math.min(n, first + BLOCK);
       this.addBelow(terms, at, end);
@@ -254,7 +255,7 @@ export class PostingsIndex implements LexicalIndex {
         const s = acc[d];
         if (s === 0) continue;
         acc[d] = 0;
-        // At the threshold, push decides by id (TopK): the k kept do not depend on the order.
+        // At the threshold, push decides by the tie order (TopK): the k kept do not depend on the order.
         if (s >= heap.threshold() && (!accept || accept(d))) heap.push(d, s);
       }
     }
@@ -269,7 +270,7 @@ export class PostingsIndex implements LexicalIndex {
    * score plus that most still reaches the k-th best first-pass score can make the top k; the
    * light terms are looked up for those documents alone (galloping through their postings), and
    * the ones left near the k-th best are scored again term by term in query order with float32
-   * sums, as scoreAll adds them: the same scores, and the same top k (TopK keeps the lower id
+   * sums, as scoreAll adds them: the same scores, and the same top k (TopK keeps the one first in the tie order
    * between equal scores, whatever the order). Undefined, with nothing read twice worth
    * mentioning, when too many documents stay in reach: scoreAll then reads every posting.
    * Measured at a million passages (the bench's paragraphs, 6.4M postings each, before the
@@ -332,7 +333,7 @@ export class PostingsIndex implements LexicalIndex {
     for (const d of cand) if (acc[d] >= whole.threshold()) whole.push(d, acc[d]);
     const kth = whole.sorted();
     const last = kth.length === k ? kth[k - 1].score - margin : -Infinity;
-    const heap = new TopK(k);
+    const heap = new TopK(k, this.tie);
     for (const d of cand) {
       if (acc[d] >= last) {
         const score = this.exactScore(terms, d);

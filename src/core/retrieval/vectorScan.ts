@@ -12,8 +12,17 @@
 import { TopK, type ScoredId } from './bm25';
 import { int8For, kernelFor, KERNEL_BLOCK_ROWS, type KernelMemory } from './simd/vectorStore';
 
-export function topKDot(matrix: Float32Array, dim: number, count: number, query: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
-  return topKDotMany(matrix, dim, count, [query], k, accept)[0];
+/** `tie`: the order between equal scores (tieKeys.ts; absent: by lower row). */
+export function topKDot(
+  matrix: Float32Array,
+  dim: number,
+  count: number,
+  query: Float32Array,
+  k: number,
+  accept?: (row: number) => boolean,
+  tie?: ArrayLike<number>,
+): ScoredId[] {
+  return topKDotMany(matrix, dim, count, [query], k, accept, tie)[0];
 }
 
 /**
@@ -28,6 +37,7 @@ export function topKDotMany(
   queries: Float32Array[],
   k: number,
   accept?: (row: number) => boolean,
+  tie?: ArrayLike<number>,
 ): ScoredId[][] {
   checkShapes(matrix, dim, count, queries);
   if (k <= 0 || count <= 0) return queries.map(() => []);
@@ -35,9 +45,9 @@ export function topKDotMany(
   // (Vectors too big for the kernel's memory keep only that copy there.)
   const int8 = int8For(matrix, dim, count);
   const mem = int8 ?? kernelFor(matrix, dim, count);
-  if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept));
+  if (!mem) return queries.map((q) => jsTopK(matrix, dim, count, q, k, accept, tie));
   const out: ScoredId[][] = [];
-  const scan: Scan = { matrix, dim, count, k, accept };
+  const scan: Scan = { matrix, dim, count, k, accept, tie };
   for (let g = 0; g < queries.length; g += 8) {
     const group = queries.slice(g, g + 8);
     out.push(...(int8 ? int8TopK(mem, scan, group) : kernelTopK(mem, scan, group)));
@@ -52,6 +62,7 @@ interface Scan {
   count: number;
   k: number;
   accept?: (row: number) => boolean;
+  tie?: ArrayLike<number>;
 }
 
 /**
@@ -117,13 +128,13 @@ function errorBound(dim: number): { gamma: number; normScale: number; tiny: numb
  * order (rows ascending per query). The rest, nearly all rows, cost float32 work.
  */
 function kernelTopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredId[][] {
-  const { matrix, dim, count, k, accept } = scan;
+  const { matrix, dim, count, k, accept, tie } = scan;
   const { kernel, queries32, out32, norms } = mem;
   const { gamma, normScale, tiny } = errorBound(dim);
   queries32.fill(0);
   group.forEach((q, i) => queries32.set(q, i * dim));
   const qNorm = group.map((q) => Math.sqrt(dotRow(q, dim, 0, q)));
-  const heaps = group.map(() => new TopK(Math.min(k, count)));
+  const heaps = group.map(() => new TopK(Math.min(k, count), tie));
   const stride = group.length === 1 ? 1 : 8;
   for (let first = 0; first < count; first += KERNEL_BLOCK_ROWS) {
     const rows = Math.min(KERNEL_BLOCK_ROWS, count - first);
@@ -148,12 +159,12 @@ function kernelTopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): Score
  * product), query q = t·(u + d) with |d| ≤ D = ½ (+ float64 rounding), so with
  * s_r = 1/inv_r: |q·r − s_r·t·Σcu| ≤ s_r·t·(E·Σ|c| + D·Σ|u| + E·D·dim), widened a hair
  * for dotRow's own float64 rounding and the float64 products here. A row is rescored
- * exactly (dotRow, as jsTopK) unless its estimate plus that bound stays at or below the
+ * exactly (dotRow, as jsTopK) unless its estimate plus that bound stays below the
  * query's heap threshold: the same rows enter each heap with the same scores, in the
  * same order, and `accept` sees the same rows, as in jsTopK.
  */
 function int8TopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredId[][] {
-  const { matrix, dim, count, k, accept } = scan;
+  const { matrix, dim, count, k, accept, tie } = scan;
   const { kernel } = mem;
   const { ptr, queryPtr, query, out, inv, absSum } = mem.int8!;
   // dot8 reads one query packed; dot8x8 eight, chunk c of query i at 128c + 16i (int16 units).
@@ -175,7 +186,7 @@ function int8TopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredI
     // dotRow's rounding: ~1e-14·Σ|x·q| ≤ 1e-14·(127/inv)·(127·t)·dim, folded into the per-row term.
     return { t, queryTerm: D * qAbs + E * D * dim + 127 * 127 * dim * 1e-12 };
   });
-  const heaps = group.map(() => new TopK(Math.min(k, count)));
+  const heaps = group.map(() => new TopK(Math.min(k, count), tie));
   for (let first = 0; first < count; first += KERNEL_BLOCK_ROWS) {
     const rows = Math.min(KERNEL_BLOCK_ROWS, count - first);
     if (stride === 1) kernel.dot8(ptr + first * dim, rows, dim, queryPtr, mem.outPtr);
@@ -192,10 +203,10 @@ function int8TopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredI
         const st = iv > 0 && iv < Infinity ? t / iv : NaN;
         const estimate = st * out[r * stride + i];
         const bound = st * (E * absSum[row] + queryTerm) * (1 + 1e-9) + Math.abs(estimate) * 1e-12;
-        // Written so that NaN is rescored too.
-        if (estimate + bound <= threshold) continue;
+        // Written so that NaN is rescored too; a row that may equal the threshold is rescored (TopK decides ties).
+        if (estimate + bound < threshold) continue;
         const s = dotRow(matrix, dim, row, q);
-        if (s > threshold && (!accept || accept(row))) {
+        if (s >= threshold && (!accept || accept(row))) {
           heap.push(row, s);
           threshold = heap.threshold();
         }
@@ -207,7 +218,7 @@ function int8TopK(mem: KernelMemory, scan: Scan, group: Float32Array[]): ScoredI
 
 /**
  * One query's pass over one block of float32 scores. A row is rescored exactly
- * unless its score plus `bound` stays at or below the heap threshold (written
+ * unless its score plus `bound` stays below the heap threshold (written
  * so that NaN or ∞ from a float32 overflow is rescored too).
  */
 function selectRows(
@@ -225,23 +236,31 @@ function selectRows(
 ): void {
   let threshold = heap.threshold();
   for (let r = 0, o = offset; r < rows; r++, o += stride) {
-    if (scores[o] + bound <= threshold) continue;
+    if (scores[o] + bound < threshold) continue;
     const row = first + r;
     const s = dotRow(matrix, dim, row, q);
-    // The filter runs only for rows that would enter the top k.
-    if (s > threshold && (!accept || accept(row))) {
+    // The filter runs only for rows that may enter the top k (at the threshold, TopK decides by the tie order).
+    if (s >= threshold && (!accept || accept(row))) {
       heap.push(row, s);
       threshold = heap.threshold();
     }
   }
 }
 
-function jsTopK(matrix: Float32Array, dim: number, count: number, query: Float32Array, k: number, accept?: (row: number) => boolean): ScoredId[] {
-  const heap = new TopK(Math.min(k, count));
+function jsTopK(
+  matrix: Float32Array,
+  dim: number,
+  count: number,
+  query: Float32Array,
+  k: number,
+  accept?: (row: number) => boolean,
+  tie?: ArrayLike<number>,
+): ScoredId[] {
+  const heap = new TopK(Math.min(k, count), tie);
   for (let r = 0; r < count; r++) {
     const s = dotRow(matrix, dim, r, query);
-    // The filter runs only for rows that would enter the top k.
-    if (s > heap.threshold() && (!accept || accept(r))) heap.push(r, s);
+    // The filter runs only for rows that may enter the top k (at the threshold, TopK decides by the tie order).
+    if (s >= heap.threshold() && (!accept || accept(r))) heap.push(r, s);
   }
   return heap.sorted();
 }

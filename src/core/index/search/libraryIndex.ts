@@ -13,6 +13,8 @@ import { queryTerms } from '../../retrieval/representation';
 import { languageHint, type Lang } from '../../text/tokenize';
 import { runInSlices } from '../../util/timeSlices';
 import { dotRow, sampledDots } from '../../retrieval/vectorScan';
+import { allocateVectors } from '../../retrieval/simd/vectorStore';
+import { rowTieKeys, sampleRows, sourceTieKeys } from '../../retrieval/tieKeys';
 import { corruptError, healthOf, notReadyError } from '../health';
 import {
   IndexCorruptError,
@@ -113,6 +115,13 @@ function rowLanguages(count: number, textOf: (row: number) => string): (row: num
   };
 }
 
+/** `rows` of `matrix`, in that order, in a matrix of their own (in the kernel's memory where it can be). */
+function packRows(matrix: Float32Array, dim: number, rows: Int32Array): Float32Array {
+  const out = allocateVectors(rows.length, dim);
+  rows.forEach((r, i) => out.set(matrix.subarray(r * dim, (r + 1) * dim), i * dim));
+  return out;
+}
+
 /** Rows sampled to estimate a query's cosine distribution. */
 const STATS_SAMPLE = 2000;
 
@@ -131,7 +140,16 @@ export class LibraryIndex {
     readonly semantic?: SemanticProgress,
   ) {
     this.fusion = fusionFor(provider.id);
+    // Equal scores, and the rows a query's cosines are sampled on, by what a passage is (its PDF's content and place in it), not by its row.
+    collection.sourceTieKeys = sourceTieKeys(sources);
+    collection.tieKeys = rowTieKeys(sources, collection.sourceOfRow, passageIndex, collection.count);
+    collection.lexical.tie = collection.tieKeys;
+    this.statsRows = sampleRows(collection.tieKeys, collection.count, STATS_SAMPLE);
   }
+
+  /** The rows cosineStats samples, in their key order (tieKeys.ts), and their vectors packed in that order. */
+  private readonly statsRows: Int32Array;
+  private statsMatrix?: Float32Array;
 
   /** Row → the user's Zotero highlight there (highlights.json beside the index). */
   private highlightOfRow = new Map<number, PassageHighlight>();
@@ -376,26 +394,33 @@ export class LibraryIndex {
   }
 
   /**
-   * Mean and spread of each query's cosine with the library, estimated on an
-   * evenly spread sample of rows (cheap: at most STATS_SAMPLE dot products each).
+   * Mean and spread of each query's cosine with the library, estimated on a sample of about
+   * STATS_SAMPLE rows chosen by what their passages are (statsRows), summed in one order: the same
+   * figures whatever order the rows are loaded in.
    */
   private cosineStats(queries: Float32Array[]): Array<{ mean: number; sd: number }> {
-    const { vectors, dim, count } = this.collection;
+    const { vectors, dim, count, embedded } = this.collection;
+    const rows = this.statsRows;
     const usable = queries.filter((q) => count > 0 && q.length === dim);
-    const step = Math.max(1, Math.floor(count / STATS_SAMPLE));
-    const dots = sampledDots(vectors, dim, count, step, usable);
+    // Complete vectors: the sample's rows packed once, scored by the kernel (the values dotRow gives).
+    // While vectors are being computed they change: each row is read where it lies.
+    let packed: Float64Array[] | undefined;
+    if (!embedded && rows.length) {
+      this.statsMatrix ??= packRows(vectors, dim, rows);
+      packed = sampledDots(this.statsMatrix, dim, rows.length, 1, usable);
+    }
     let next = 0;
     return queries.map((q) => {
       if (count === 0 || q.length !== dim) return { mean: 0, sd: 1 };
       let sum = 0;
       let sq = 0;
       let n = 0;
-      const ds = dots[next++];
-      const embedded = this.collection.embedded;
-      for (let i = 0; i < ds.length; i++) {
+      const ds = packed?.[next++];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i];
         // Rows without a vector yet (background embedding) are not part of the distribution.
-        if (embedded && embedded[i * step] !== 1) continue;
-        const d = ds[i];
+        if (embedded && embedded[row] !== 1) continue;
+        const d = ds ? ds[i] : dotRow(vectors, dim, row, q);
         sum += d;
         sq += d * d;
         n++;

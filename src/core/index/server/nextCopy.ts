@@ -3,7 +3,7 @@
  * republication adds or replaces a few PDFs; a member's first start on it would read every row from
  * the server and build the lexical postings in memory again (85 s at a million passages). Contents
  * do not change on the server (they are keyed by content hash, passage and term versions), so the
- * earlier copy's shards whose sources are all still there, in the same order, are hard-linked into
+ * earlier copy's shards whose sources are all still there, with the same contents, are hard-linked into
  * the new copy as they are (no byte read, written or hashed again); the other sources are written
  * into new shards, from the earlier copy where it holds them, and only those that are new or
  * replaced are read from the server. The copy is then loaded as a local index is. Where most of the
@@ -29,12 +29,11 @@ export type NextCopy = { dir: string; reused: ReusedContents };
  * Writes the copy of generation `g` from this machine's copy of an earlier one (`earlier`) and the
  * server; undefined when most of it would be written again.
  *
- * The new copy's rows are in the generation's order, as a read from the server lays them out: the
- * analysis samples rows by their place to judge how a passage stands out, so the same rows in
- * another order would give cards a thousandth apart. An earlier shard is linked where its sources
- * are, in its order, a run of the generation's with the same contents; the sources around such
- * runs are written into new shards in the generation's order, from the earlier copy where it has
- * them, else from the server.
+ * An earlier shard is linked where all its sources are still the generation's, with the same
+ * contents, wherever the generation now lists them: rankings, cards and similarity figures do not
+ * depend on the rows' order (core/retrieval/tieKeys.ts), so the copy's rows need not follow the
+ * generation's. The other sources are written into new shards after the linked ones, in the
+ * generation's order, from the earlier copy where it has them, else from the server.
  */
 export async function writeNextCopy(
   workspace: string,
@@ -47,7 +46,6 @@ export async function writeNextCopy(
   const lib = g.library;
   const { m: old, set: oldSet } = earlier;
   const wanted = new Map(lib.sources.map((r) => [r.id, r]));
-  const at = new Map(lib.sources.map((r, i) => [r.id, i]));
 
   // The earlier copy's shards, each with its sources in row order (the manifest lists them so: ids are
   // 16 hex digits, never the integer-like keys an object would put first).
@@ -57,34 +55,32 @@ export async function writeNextCopy(
     if (run) run.push(r);
     else runs.set(r.shard, [r]);
   }
-  // Generation's index of a run's first source → the earlier shard linked there.
-  const linkAt = new Map<number, number>();
+  // The earlier shards whose sources the generation all keeps, with the same contents.
+  const keep: number[] = [];
   let linkedRows = 0;
   for (const [shard, run] of runs) {
     const rec = old.shards[shard];
     if (!rec || !oldSet.shards[shard] || rec.postings?.version !== POSTINGS_VERSION) continue;
     if (rec.passages !== run.reduce((n, r) => n + r.passages, 0)) continue;
-    const first = at.get(run[0].id);
-    if (first === undefined || !run.every((r, k) => lib.sources[first + k]?.id === r.id && r.contentHash === lib.sources[first + k].contentHash)) continue;
-    linkAt.set(first, shard);
+    if (!run.every((r) => wanted.get(r.id)?.contentHash === r.contentHash)) continue;
+    keep.push(shard);
     linkedRows += rec.passages;
   }
   const total = lib.sources.reduce((n, r) => n + r.passages, 0);
   if (linkedRows < total - linkedRows) return undefined;
 
-  // The new copy, in the generation's order: earlier shards linked (their files checked first: a
-  // damaged one's sources are written as the others), and the sources between them.
-  const plan: Array<{ shard: number; run: SourceRecord[]; files: ShardFile[] } | SourceRecord> = [];
-  for (let i = 0; i < lib.sources.length;) {
-    const shard = linkAt.get(i);
-    const files = shard === undefined ? undefined : await shardFiles(earlier.dir, old.shards[shard], oldSet.shards[shard], earlier.checks);
-    if (files) {
-      const run = runs.get(shard!)!;
-      plan.push({ shard: shard!, run, files });
-      i += run.length;
-    } else plan.push(lib.sources[i++]);
+  // The new copy: the earlier shards linked (their files checked first: a damaged one's sources are
+  // written as the others), then the other sources in the generation's order.
+  const linked: Array<{ shard: number; run: SourceRecord[]; files: ShardFile[] }> = [];
+  const inLinked = new Set<string>();
+  for (const shard of keep) {
+    const files = await shardFiles(earlier.dir, old.shards[shard], oldSet.shards[shard], earlier.checks);
+    if (!files) continue;
+    const run = runs.get(shard)!;
+    linked.push({ shard, run, files });
+    for (const r of run) inLinked.add(r.id);
   }
-  const loose = plan.filter((x): x is SourceRecord => !('files' in x));
+  const loose = lib.sources.filter((r) => !inLinked.has(r.id));
   // Their contents: from the earlier copy where it holds them, else from the server.
   const contents = new Map<string, PublishedContent>();
   await earlier.take(new Map(loose.map((r) => [r.contentHash, r.passages])), (h, passages, vector) => {
@@ -120,16 +116,14 @@ export async function writeNextCopy(
       batch = [];
       rows = 0;
     };
-    for (const x of plan) {
-      if ('files' in x) {
-        await flush();
-        await linkShard(copy, earlier.dir, no, old.shards[x.shard], oldSet.shards[x.shard], x.files);
-        for (const r of x.run) copy.sources[r.id] = { ...wanted.get(r.id)!, shard: no };
-        no++;
-        continue;
-      }
-      batch.push(x);
-      rows += x.passages;
+    for (const x of linked) {
+      await linkShard(copy, earlier.dir, no, old.shards[x.shard], oldSet.shards[x.shard], x.files);
+      for (const r of x.run) copy.sources[r.id] = { ...wanted.get(r.id)!, shard: no };
+      no++;
+    }
+    for (const r of loose) {
+      batch.push(r);
+      rows += r.passages;
       if (rows >= ROWS_PER_SHARD) await flush();
     }
     await flush();
