@@ -15,7 +15,7 @@ import { readPageTexts, writePageTexts } from '../core/index/store/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { serverRefused, type LibraryServer } from '../core/index/server/connection';
-import { currentGeneration, generationHealth, serverPageTexts } from '../core/index/server/read';
+import { currentGeneration, currentGenerationId, generationHealth, serverPageTexts, type ServerGeneration } from '../core/index/server/read';
 import { latestCopy } from '../core/index/server/memberCopy';
 import { errorCode } from '../shared/errors';
 import { publishedOn } from '../shared/health';
@@ -193,7 +193,12 @@ async function publishedSources(
 ): Promise<{ sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string; copy?: string }> {
   let g;
   try {
+    // The list of sources is fetched once per generation (27 MB at 67,000 PDFs): each check asks for the id.
+    const id = await currentGenerationId(server);
+    const at = (generation: number) => `${server.url}\u0000${server.schema ?? ''}\u0000${generation}`;
+    if (id !== undefined && lastPublished?.at === at(id)) return lastPublished.sources;
     g = await currentGeneration(server);
+    if (g) lastPublished = { at: at(g.id), sources: published(g) };
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable' || serverRefused(err)) throw err;
     const latest = await latestCopy(opts.workspace, server);
@@ -206,6 +211,13 @@ async function publishedSources(
     return { sources: m.sources, fingerprint: m.fingerprint, updatedAt: `generation ${generation} (copy)`, copy: latest.dir };
   }
   if (!g) throw notReadyError(generationHealth(server, g, ''));
+  return lastPublished!.sources;
+}
+
+/** The sources of the generation the last check read, and which server and generation they are (one workspace's checks at a time). */
+let lastPublished: { at: string; sources: { sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string } } | undefined;
+
+function published(g: ServerGeneration): { sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string } {
   return { sources: Object.fromEntries(g.library.sources.map((r) => [r.id, r])), fingerprint: g.library.fingerprint, updatedAt: `generation ${g.id}` };
 }
 

@@ -23,6 +23,7 @@ import { indexDir } from '../../src/core/index/store/manifest';
 import { readPageTexts } from '../../src/core/index/store/pageTexts';
 import { analyzeDocument } from '../../src/core/analysis/analyze';
 import { updateIndex } from '../../src/core/index/write/indexer';
+import { checkCitations } from '../../src/engine/citations';
 import { createEngine } from '../../src/engine/instance';
 import { search, servedIndex } from '../../src/engine/search';
 import { errorCode } from '../../src/shared/errors';
@@ -604,7 +605,7 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
     assert.match(published.stdout, /^ready: \d+ sources, \d+ passages, model embedded-hashgram-v2\n {2}published on postgres:/);
   });
 
-  it("the readiness asks the generation's head, not its list of sources: the same health as the whole record's; a load handed a record no longer current reads the current generation", async () => {
+  it("the readiness asks the generation's head, not its list of sources: the same health as the whole record's; a load handed a record no longer current reads the current generation; the citation check keeps a generation's list of sources while it is the current one", async () => {
     const own = await freshSchema(url, 'head');
     try {
       const lib = { url, schema: own.schema };
@@ -612,8 +613,19 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       const ws = await syntheticWorkspace(root, 4, 400);
       await publishIndex(indexDir(ws), lib, { publisher: 'head-test' });
       const old = (await currentGeneration(lib))!;
+      // The citation check keeps a generation's list of sources while the generation is the same, and no longer.
+      const reader = mkdtempSync(join(root, 'head-reader-'));
+      const keys = async () => (await checkCitations('[@source2] [@source5]\n', { workspace: reader, server: lib })).citations.map((c) => [c.key, c.status]);
+      assert.deepEqual(await keys(), [
+        ['source2', 'ok'],
+        ['source5', 'unknown-key'],
+      ]);
       await updateIndex(syntheticInputs(ws, range(0, 7), 400), { workspace: ws, provider });
       await publishIndex(indexDir(ws), lib, { publisher: 'head-test' });
+      assert.deepEqual(await keys(), [
+        ['source2', 'ok'],
+        ['source5', 'ok'],
+      ]);
       const now = (await currentGeneration(lib))!;
       const head = (await currentGenerationHead(lib))!;
       assert.equal(head.id, now.id);
