@@ -25,6 +25,7 @@ import { analyzeDocument } from '../../src/core/analysis/analyze';
 import { updateIndex } from '../../src/core/index/write/indexer';
 import { checkCitations } from '../../src/engine/citations';
 import { createEngine } from '../../src/engine/instance';
+import { serverState } from '../../src/engine/libraryServer';
 import { search, servedIndex } from '../../src/engine/search';
 import { errorCode } from '../../src/shared/errors';
 import { describeHealth } from '../../src/shared/health';
@@ -620,6 +621,13 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
         ['source2', 'ok'],
         ['source5', 'unknown-key'],
       ]);
+      // The engine's health keeps a generation's head while it is the current one, and no longer.
+      const state = async () => {
+        const r = await serverState(lib, provider);
+        return [r.generation, r.health.state === 'ready' ? r.health.sources : undefined];
+      };
+      assert.deepEqual(await state(), [old.id, 4]);
+      assert.deepEqual(await state(), [old.id, 4]);
       await updateIndex(syntheticInputs(ws, range(0, 7), 400), { workspace: ws, provider });
       await publishIndex(indexDir(ws), lib, { publisher: 'head-test' });
       assert.deepEqual(await keys(), [
@@ -627,6 +635,7 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
         ['source5', 'ok'],
       ]);
       const now = (await currentGeneration(lib))!;
+      assert.deepEqual(await state(), [now.id, 7]);
       const head = (await currentGenerationHead(lib))!;
       assert.equal(head.id, now.id);
       assert.equal(head.sources, 7);
