@@ -124,7 +124,8 @@ export function panelStateOf(h: HostHealth): PanelState | undefined {
     case 'corrupt':
       return { kind: 'index-error', message: h.detail };
     case 'unreachable':
-      return { kind: 'index-error', message: t('The library server cannot be reached: {0}', h.detail) };
+      // The detail names the server and says what failed ("postgres://… cannot be reached: …").
+      return { kind: 'index-error', message: t('{0}. New analyses wait for the server.', h.detail) };
     case 'indexing':
       return { kind: 'indexing', message: t('Indexing PDFs'), done: h.done ?? 0, total: h.total ?? 0 };
     default:
@@ -158,12 +159,12 @@ export function statusMessage(h: HostHealth): string {
     case 'unreachable':
       return h.copy
         ? t(
-            "The library server cannot be reached: {0}. This machine's copy of generation {1} (published {2}) is searched meanwhile; the server may have a newer one.",
+            "{0}. This machine's copy of generation {1} (published {2}) is searched meanwhile; the server may have a newer one.",
             h.detail,
             h.copy.generation,
             publishedOn(h.copy.publishedAt),
           )
-        : t('The library server cannot be reached: {0}. The results found before, cached on this machine, are still shown.', h.detail);
+        : t('{0}. The results found before, cached on this machine, are still shown.', h.detail);
   }
 }
 

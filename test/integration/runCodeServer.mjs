@@ -945,6 +945,45 @@ async function uiChecks(manifest, { context, url, workspace }) {
     await dismissOverlays();
   });
 
+  await check(
+    "the lab's library server out of reach: the status bar says so, and Find Similar Sources analyses with this machine's copy, with a warning",
+    async () => {
+      await dismissOverlays();
+      try {
+        const r = await runControl('similarSourcesIt.labServerOutOfReach', 'Similar Sources IT: Read The Lab Server, Then Lose It', T.analysis);
+        if (!r.offline || !(r.offline.analysed > 0)) throw new Error(`nothing was analysed with the server out of reach: ${JSON.stringify(r.offline)}`);
+        const item = page.locator('.statusbar-item', { hasText: 'Library server unreachable' }).first();
+        await item.waitFor({ state: 'visible', timeout: T.element });
+        const toast = page.locator('.notification-toast', { hasText: 'is searched meanwhile' }).first();
+        await toast.waitFor({ state: 'visible', timeout: T.element });
+        const warning = (await toast.innerText()).replace(/\s+/g, ' ');
+        if (!/cannot be reached: .+\. This machine's copy of generation \d+ \(published .+\) is searched meanwhile/.test(warning))
+          throw new Error(`the warning does not say why, or name this machine's copy: ${warning}`);
+        if (/cannot be reached.*cannot be reached/.test(warning)) throw new Error(`the warning says twice that the server cannot be reached: ${warning}`);
+        const lenses = await page.locator('.codelens-decoration').count();
+        if (!lenses) throw new Error('no CodeLens on the draft analysed with the copy');
+        await waitUntil(
+          async () => (await framesWith('[data-testid="card-title"]')).length > 0,
+          T.element,
+          "the panel to show the cards found in this machine's copy",
+          500,
+        );
+        await item.hover();
+        await page
+          .locator('.monaco-hover:not(.hidden)', { hasText: "this machine's copy of generation" })
+          .first()
+          .waitFor({ state: 'visible', timeout: T.element });
+        await screenshot('server-unreachable.png');
+        log(`  ${r.copy}: ${r.offline.analysed} paragraphs analysed out of reach, ${lenses} CodeLens(es); "${warning.slice(0, 160)}…"`);
+      } finally {
+        await runControl('similarSourcesIt.labServerBack', 'Similar Sources IT: Back To The Local Library').catch((e) =>
+          log(`  restoring the local library: ${e.message}`),
+        );
+        await dismissOverlays();
+      }
+    },
+  );
+
   await check('two windows on one workspace: while one indexes, the other waits, says which process holds the index, then indexes', async () => {
     await dismissOverlays();
     const first = page;

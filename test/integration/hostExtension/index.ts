@@ -9,6 +9,7 @@
  * outcome so the runner can report the product's error text instead of a bare timeout.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runSuite } from '../suite/runner';
@@ -21,6 +22,7 @@ import {
   findLine,
   hoverText,
   setExtensionLogDir,
+  waitFor,
   withTimeout,
   workspaceRoot,
 } from '../suite/helpers';
@@ -89,6 +91,47 @@ let latexBefore: string | undefined;
 async function openLatex(): Promise<vscode.TextEditor> {
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'draft.tex')));
   return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+}
+
+function labConfig(): vscode.WorkspaceConfiguration {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder');
+  return vscode.workspace.getConfiguration('similarSources', folder.uri);
+}
+
+/** A TCP relay to the lab's server on a loopback port of its own; `cut` drops its connections and refuses new ones. */
+let relay: { url: string; cut(): void; close(): Promise<void> } | undefined;
+
+async function startRelay(target: URL): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) return client.destroy();
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
+      sockets.add(a);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        sockets.delete(a);
+        b.destroy();
+      });
+      a.pipe(b);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const u = new URL(target.toString());
+  u.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: u.toString(),
+    cut() {
+      open = false;
+      for (const x of sockets) x.destroy();
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -289,6 +332,48 @@ export function activate(context: vscode.ExtensionContext): void {
           cancelled: r.cancelled ?? false,
         }
       );
+    }),
+    controlCommand('similarSourcesIt.labServerOutOfReach', async () => {
+      // The draft read from the lab's server through a relay (its copy kept on this machine), then the relay cut: a laptop leaving the lab's network.
+      const url = process.env.SIMILAR_SOURCES_IT_SERVER;
+      const schema = process.env.SIMILAR_SOURCES_IT_SERVER_SCHEMA;
+      if (!url || !schema) throw new Error('the runner publishes the library to the dev server (SIMILAR_SOURCES_IT_SERVER)');
+      const config = labConfig();
+      relay = await startRelay(new URL(url));
+      await config.update('libraryServerSchema', schema, vscode.ConfigurationTarget.Workspace);
+      await config.update('libraryServer', relay.url, vscode.ConfigurationTarget.Workspace);
+      const copies = path.join(workspaceRoot(), '.similar-sources', 'server-copy');
+      const before = new Set(fs.existsSync(copies) ? fs.readdirSync(copies) : []);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('similarSources.clearCache');
+      const editor = await openDraft();
+      const online = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      // The copy is written in the background after the read from the server.
+      const copy = await waitFor(
+        () => (fs.existsSync(copies) ? fs.readdirSync(copies).find((n) => /-g\d+$/.test(n) && !before.has(n)) : undefined),
+        120_000,
+        "this machine's copy of the generation",
+        500,
+      );
+      relay.cut();
+      await vscode.commands.executeCommand('similarSources.clearCache');
+      const line = findLine(editor.document, FEEDING_PARAGRAPH);
+      editor.selection = new vscode.Selection(line, 0, line, 0);
+      editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      const offline = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+      await vscode.commands.executeCommand('similarSources.showPanel');
+      await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+      editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      return { copy, online, offline };
+    }),
+    controlCommand('similarSourcesIt.labServerBack', async () => {
+      const config = labConfig();
+      await config.update('libraryServer', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('libraryServerSchema', undefined, vscode.ConfigurationTarget.Workspace);
+      await relay?.close();
+      relay = undefined;
+      await vscode.commands.executeCommand('similarSources.clearCache');
+      return {};
     }),
     controlCommand('similarSourcesIt.openPdf', async () => {
       const pdf = path.join(workspaceRoot(), SAMPLE_PDF);
