@@ -17,7 +17,14 @@ import pg from 'pg';
 import { EmbeddedProvider } from '../../src/core/embedding/embeddedProvider';
 import { loadServerLibrary, openServerLibrary } from '../../src/core/index/server/open';
 import { publishIndex } from '../../src/core/index/server/publish';
-import { currentGeneration, currentGenerationHead, generationHealth, readGenerationRows, serverPageTexts } from '../../src/core/index/server/read';
+import {
+  currentGeneration,
+  currentGenerationHead,
+  currentGenerationId,
+  generationHealth,
+  readGenerationRows,
+  serverPageTexts,
+} from '../../src/core/index/server/read';
 import type { SourceInput } from '../../src/core/index/source';
 import { indexDir } from '../../src/core/index/store/manifest';
 import { readPageTexts } from '../../src/core/index/store/pageTexts';
@@ -653,6 +660,12 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       assert.equal(read.rows.count, head.passages);
       const same = await readGenerationRows(lib, provider.key, await provider.dimension(), { known: now });
       assert.equal(same.g, now, 'the current record is not fetched again');
+      // The small questions go over kept connections; one the server dropped meanwhile is replaced, not reported.
+      assert.equal(await currentGenerationId(lib), now.id);
+      const kept = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'similar-sources reader' AND datname = current_database()`;
+      assert.ok((await query<{ n: number }>(url, kept))[0].n >= 1, 'a connection is kept');
+      await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'similar-sources reader' AND pid <> pg_backend_pid()`);
+      assert.equal(await currentGenerationId(lib), now.id);
     } finally {
       await own.drop();
     }

@@ -79,13 +79,22 @@ function answered(err: unknown): boolean {
   );
 }
 
-/** An open connection to the server; `server-unreachable` when it cannot be made (ServerRefusedError when the server refused it). */
-export async function connectServer(server: LibraryServer, purpose: string): Promise<pg.Client> {
+function checkUrl(server: LibraryServer): void {
   if (!/^postgres(ql)?:\/\//.test(server.url))
     throw new EngineError(
       'invalid-options',
       `the library server must be a postgres:// or postgresql:// URL (got one starting ${JSON.stringify(server.url.slice(0, 12))})`,
     );
+}
+
+function connectError(server: LibraryServer, err: unknown): EngineError {
+  const message = `${serverName(server)} cannot be reached: ${connectProblem((err as Error).message)}`;
+  return answered(err) ? new ServerRefusedError(message) : new EngineError('server-unreachable', message);
+}
+
+/** An open connection to the server; `server-unreachable` when it cannot be made (ServerRefusedError when the server refused it). */
+export async function connectServer(server: LibraryServer, purpose: string): Promise<pg.Client> {
+  checkUrl(server);
   const client = new pg.Client({ connectionString: withPassword(server), application_name: `similar-sources ${purpose}`, connectionTimeoutMillis: 15_000 });
   // A connection dropped later surfaces as the failing query's error; without a listener it would crash the process.
   client.on('error', () => undefined);
@@ -93,10 +102,48 @@ export async function connectServer(server: LibraryServer, purpose: string): Pro
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    const message = `${serverName(server)} cannot be reached: ${connectProblem((err as Error).message)}`;
-    throw answered(err) ? new ServerRefusedError(message) : new EngineError('server-unreachable', message);
+    throw connectError(server, err);
   }
   return client;
+}
+
+/**
+ * Connections kept for the small questions each search, hover and check asks (which generation is
+ * current, its health, a source's page texts), per server and password: a query each, not a new
+ * connection and, to a lab's server, its TLS handshake. Kept 10 s idle, never holding a process
+ * open; each query bounded (15 s), so a connection that a lost network left half-open fails as a
+ * new one would, and is dropped.
+ */
+const pools = new Map<string, pg.Pool>();
+
+/** A kept connection to the server (connectServer's errors); `done(failed)` gives it back, or drops it when it failed. */
+export async function keptConnection(server: LibraryServer): Promise<{ client: pg.PoolClient; done(failed: boolean): void }> {
+  checkUrl(server);
+  const url = withPassword(server);
+  let pool = pools.get(url);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: url,
+      application_name: 'similar-sources reader',
+      connectionTimeoutMillis: 15_000,
+      query_timeout: 15_000,
+      max: 4,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server or the network dropped: the pool discards it.
+    pool.on('error', () => undefined);
+    pools.set(url, pool);
+  }
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw connectError(server, err);
+  }
+  // A connection dropped while in use surfaces as its query's error; without a listener it would crash the process.
+  if (!client.listenerCount('error')) client.on('error', () => undefined);
+  return { client, done: (failed) => client.release(failed) };
 }
 
 /** A query's failure, with what was being done and where. */

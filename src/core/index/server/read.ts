@@ -16,7 +16,7 @@ import type { ShardSource, StoredPassage } from '../store/shards';
 import { LEXICAL_VERSION } from '../store/versions';
 import type { PageText } from '../store/pageTexts';
 import { MANIFEST_FORMAT, type Manifest } from '../store/manifest';
-import { connectServer, schemaOf, serverError, serverName, type LibraryServer } from './connection';
+import { connectServer, keptConnection, schemaOf, serverError, serverName, type LibraryServer } from './connection';
 import type { PublishedLibrary } from './publish';
 import { SERVER_FORMAT } from './schema';
 
@@ -51,7 +51,7 @@ export function generationManifest(lib: PublishedLibrary, own: Pick<Manifest, 'n
 export const ROWS_PER_SHARD = 20_000;
 
 /** Whether the schema holds a library (false: nothing published yet); one of another format is refused. */
-async function currentFormat(client: pg.Client, s: string, server: LibraryServer): Promise<boolean> {
+async function currentFormat(client: pg.ClientBase, s: string, server: LibraryServer): Promise<boolean> {
   const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
   if (!exists.rows[0].t) return false;
   const format = await client.query<{ value: unknown }>(`SELECT value FROM ${s}.meta WHERE key = 'format'`);
@@ -64,7 +64,7 @@ async function currentFormat(client: pg.Client, s: string, server: LibraryServer
 }
 
 /** The current generation, whole; `known`, when it is still the current one, is not fetched again. */
-async function current(client: pg.Client, s: string, server: LibraryServer, known?: ServerGeneration): Promise<ServerGeneration | undefined> {
+async function current(client: pg.ClientBase, s: string, server: LibraryServer, known?: ServerGeneration): Promise<ServerGeneration | undefined> {
   if (!(await currentFormat(client, s, server))) return undefined;
   if (known) {
     const id = await client.query<{ generation: string }>(`SELECT generation FROM ${s}.current`);
@@ -84,19 +84,51 @@ async function current(client: pg.Client, s: string, server: LibraryServer, know
   };
 }
 
-/** Runs `f` in one read-only snapshot of the server. */
-async function snapshot<T>(server: LibraryServer, doing: string, f: (client: pg.Client, s: string) => Promise<T>): Promise<T> {
+/**
+ * Runs `f` in one read-only snapshot of the server: on a connection of its own (reads of a whole
+ * generation), or, `kept`, on a kept one (a small question, which may be asked twice:
+ * keptConnection). A kept connection that the network or the server dropped meanwhile is not an
+ * answer: the question is asked again on a new connection, whose failure says what is wrong.
+ */
+async function snapshot<T>(server: LibraryServer, doing: string, f: (client: pg.ClientBase, s: string) => Promise<T>, kept = false): Promise<T> {
   const s = schemaOf(server);
-  const client = await connectServer(server, 'reader');
+  const run = async (c: { client: pg.ClientBase; done(failed: boolean): void | Promise<void> }): Promise<T> => {
+    let failed = false;
+    try {
+      await c.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      return await f(c.client, s);
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      await c.client.query('ROLLBACK').catch(() => (failed = true));
+      await c.done(failed);
+    }
+  };
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    return await f(client, s);
+    if (kept) {
+      try {
+        return await run(await keptConnection(server));
+      } catch (err) {
+        if (!connectionLost(err)) throw err;
+      }
+    }
+    return await run(await ownConnection(server));
   } catch (err) {
     throw serverError(server, doing, err);
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.end().catch(() => undefined);
   }
+}
+
+/** A failure of the connection itself (dropped, reset, timed out), not an error the server answered (SQLSTATE) or ours. */
+function connectionLost(err: unknown): boolean {
+  if (err instanceof EngineError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  return !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
+}
+
+async function ownConnection(server: LibraryServer): Promise<{ client: pg.Client; done(failed: boolean): Promise<void> }> {
+  const client = await connectServer(server, 'reader');
+  return { client, done: () => client.end().catch(() => undefined) };
 }
 
 /** The generation readers get now; undefined when nothing is published. */
@@ -109,12 +141,17 @@ export function currentGeneration(server: LibraryServer): Promise<ServerGenerati
  * where currentGeneration also fetches the library's records (27 MB at 67,000 PDFs, about a second).
  */
 export function currentGenerationId(server: LibraryServer): Promise<number | undefined> {
-  return snapshot(server, 'reading the library', async (client, s) => {
-    const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
-    if (!exists.rows[0].t) return undefined;
-    const r = await client.query<{ generation: string }>(`SELECT generation FROM ${s}.current`);
-    return r.rows[0] ? Number(r.rows[0].generation) : undefined;
-  });
+  return snapshot(
+    server,
+    'reading the library',
+    async (client, s) => {
+      const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.current`]);
+      if (!exists.rows[0].t) return undefined;
+      const r = await client.query<{ generation: string }>(`SELECT generation FROM ${s}.current`);
+      return r.rows[0] ? Number(r.rows[0].generation) : undefined;
+    },
+    true,
+  );
 }
 
 /**
@@ -139,16 +176,21 @@ function headOf(g: ServerGeneration): GenerationHead {
  * second at a million passages. The list is counted on the server.
  */
 export function currentGenerationHead(server: LibraryServer): Promise<GenerationHead | undefined> {
-  return snapshot(server, 'reading the library', async (client, s) => {
-    if (!(await currentFormat(client, s, server))) return undefined;
-    const r = await client.query<{ id: string; library: Omit<PublishedLibrary, 'sources'>; sources: number; passages: string }>(
-      `SELECT g.id, g.library - 'sources' AS library, jsonb_array_length(g.library->'sources') AS sources,
+  return snapshot(
+    server,
+    'reading the library',
+    async (client, s) => {
+      if (!(await currentFormat(client, s, server))) return undefined;
+      const r = await client.query<{ id: string; library: Omit<PublishedLibrary, 'sources'>; sources: number; passages: string }>(
+        `SELECT g.id, g.library - 'sources' AS library, jsonb_array_length(g.library->'sources') AS sources,
          (SELECT coalesce(sum((x->>'passages')::bigint), 0) FROM jsonb_array_elements(g.library->'sources') x) AS passages
        FROM ${s}.current c JOIN ${s}.generations g ON g.id = c.generation`,
-    );
-    const g = r.rows[0];
-    return g && { id: Number(g.id), library: g.library, sources: g.sources, passages: Number(g.passages) };
-  });
+      );
+      const g = r.rows[0];
+      return g && { id: Number(g.id), library: g.library, sources: g.sources, passages: Number(g.passages) };
+    },
+    true,
+  );
 }
 
 /** The published library's health for `modelKey`, as a local index's (`dir` names the server). */
@@ -236,7 +278,7 @@ function otherSize(server: LibraryServer, modelKey: string, dim: number): Engine
 
 /** The passages and the vectors of `modelKey` (pgvector's binary form) of the contents `hashes`, handed over in each content's order, 500 contents a query. */
 async function readContents(
-  client: pg.Client,
+  client: pg.ClientBase,
   s: string,
   modelKey: string,
   v: readonly [number, string],
@@ -389,14 +431,19 @@ export function readGenerationRows(
 
 /** The page texts of the published PDF with `contentHash` (what the citation check compares with); undefined when the server has none. */
 export function serverPageTexts(server: LibraryServer, contentHash: string): Promise<PageText[] | undefined> {
-  return snapshot(server, 'reading page texts', async (client, s) => {
-    const r = await client.query<{ pages: PageText[] | null }>(`SELECT pages FROM ${s}.contents WHERE content_hash = $1 AND chunker = $2 AND lexical = $3`, [
-      contentHash,
-      CHUNKER_VERSION,
-      LEXICAL_VERSION,
-    ]);
-    return r.rows[0]?.pages ?? undefined;
-  });
+  return snapshot(
+    server,
+    'reading page texts',
+    async (client, s) => {
+      const r = await client.query<{ pages: PageText[] | null }>(`SELECT pages FROM ${s}.contents WHERE content_hash = $1 AND chunker = $2 AND lexical = $3`, [
+        contentHash,
+        CHUNKER_VERSION,
+        LEXICAL_VERSION,
+      ]);
+      return r.rows[0]?.pages ?? undefined;
+    },
+    true,
+  );
 }
 
 /**
