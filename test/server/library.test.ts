@@ -662,9 +662,9 @@ describe('a library on PostgreSQL + pgvector (issue 37)', function () {
       assert.equal(same.g, now, 'the current record is not fetched again');
       // The small questions go over kept connections; one the server dropped meanwhile is replaced, not reported.
       assert.equal(await currentGenerationId(lib), now.id);
-      const kept = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'similar-sources reader' AND datname = current_database()`;
-      assert.ok((await query<{ n: number }>(url, kept))[0].n >= 1, 'a connection is kept');
-      await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'similar-sources reader' AND pid <> pg_backend_pid()`);
+      const mine = `application_name = 'similar-sources reader (${own.schema})'`;
+      assert.ok((await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${mine}`))[0].n >= 1, 'a connection is kept');
+      await query(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${mine}`);
       assert.equal(await currentGenerationId(lib), now.id);
     } finally {
       await own.drop();

@@ -120,11 +120,13 @@ const pools = new Map<string, pg.Pool>();
 export async function keptConnection(server: LibraryServer): Promise<{ client: pg.PoolClient; done(failed: boolean): void }> {
   checkUrl(server);
   const url = withPassword(server);
-  let pool = pools.get(url);
+  const key = `${url}\u0000${schemaOf(server)}`;
+  let pool = pools.get(key);
   if (!pool) {
     pool = new pg.Pool({
       connectionString: url,
-      application_name: 'similar-sources reader',
+      // Named with its schema, as a lab's administrator sees it in pg_stat_activity.
+      application_name: `similar-sources reader (${schemaOf(server)})`,
       connectionTimeoutMillis: 15_000,
       query_timeout: 15_000,
       max: 4,
@@ -133,7 +135,7 @@ export async function keptConnection(server: LibraryServer): Promise<{ client: p
     });
     // An idle connection the server or the network dropped: the pool discards it.
     pool.on('error', () => undefined);
-    pools.set(url, pool);
+    pools.set(key, pool);
   }
   let client: pg.PoolClient;
   try {
