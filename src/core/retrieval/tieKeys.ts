@@ -39,14 +39,15 @@ function mix(x: number): number {
 }
 
 /** Each source's key: its content's, then its id's. */
-export function sourceTieKeys(sources: readonly TieSource[]): Float64Array {
-  return Float64Array.from(sources, (s) => hashString(s.contentHash) * LOW + (hashString(s.id) >>> 11));
+export function sourceTieKeys(sources: readonly (TieSource | undefined)[]): Float64Array {
+  return Float64Array.from(sources, (s) => hashString(s?.contentHash ?? '') * LOW + (hashString(s?.id ?? '') >>> 11));
 }
 
 /** Each row's key: its content and place in it, then its source's id. */
-export function rowTieKeys(sources: readonly TieSource[], sourceOfRow: Int32Array, passageIndex: ArrayLike<number>, count: number): Float64Array {
-  const content = sources.map((s) => hashString(s.contentHash));
-  const low = sources.map((s) => hashString(s.id) >>> 11);
+export function rowTieKeys(sources: readonly (TieSource | undefined)[], sourceOfRow: Int32Array, passageIndex: ArrayLike<number>, count: number): Float64Array {
+  // A source the manifest does not record (damage, said where its passages are read) still gets keys.
+  const content = sources.map((s) => hashString(s?.contentHash ?? ''));
+  const low = sources.map((s) => hashString(s?.id ?? '') >>> 11);
   const keys = new Float64Array(count);
   for (let r = 0; r < count; r++) {
     const s = sourceOfRow[r];
