@@ -6,6 +6,7 @@
  */
 import { detectLanguage, stem, stopwords, words } from '../text/tokenize';
 import { l2normalize } from './provider';
+import { fmix32, fnv1a32 } from '../util/hash';
 
 /** Bump whenever the features, weights or hashing change: stored vectors key on it. */
 export const EMBEDDED_MODEL = 'hashgram-v2';
@@ -37,26 +38,6 @@ export interface EncodeOptions {
   /** Query-side weight per stemmed term (e.g. idf from the index); 1 when absent. */
   termWeight?: (term: string) => number;
   config?: EncoderConfig;
-}
-
-// FNV-1a over UTF-16 code units, with a seed per feature kind so kinds do not collide systematically.
-function fnv(s: string, seed: number): number {
-  let h = (2166136261 ^ seed) >>> 0;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return h >>> 0;
-}
-
-/** Final avalanche (murmur3 fmix) so low bits used for the bucket are well mixed. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 const SEED_UNI = 0x01;
@@ -97,10 +78,10 @@ export function encode(text: string, kind: 'query' | 'passage' = 'passage', opti
     const s = stem(w, lang);
     const tw = weightOf ? weightOf(s) : 1;
     feats.tw = tw;
-    if (cfg.unigram > 0) feats.add(mix(fnv(s, SEED_UNI)), cfg.unigram);
+    if (cfg.unigram > 0) feats.add(fmix32(fnv1a32(s, SEED_UNI)), cfg.unigram);
     if (cfg.bigram > 0 && prev !== null) {
       feats.tw = Math.sqrt(tw * prevW);
-      feats.add(mix(fnv(prev + ' ' + s, SEED_BI)), cfg.bigram);
+      feats.add(fmix32(fnv1a32(prev + ' ' + s, SEED_BI)), cfg.bigram);
       feats.tw = tw;
     }
     if (cfg.chargram > 0) charGrams.push(w, tw);
@@ -156,7 +137,7 @@ function charGramBuckets(word: string, cfg: EncoderConfig): Int32Array {
         h ^= padded.charCodeAt(j);
         h = Math.imul(h, 16777619);
       }
-      const m = mix(h >>> 0);
+      const m = fmix32(h >>> 0);
       const bucket = m & 0x7fffffff & (cfg.dim - 1);
       out[k++] = m & 0x80000000 ? ~bucket : bucket;
     }

@@ -10,6 +10,8 @@
  * Two passages with the same key (about one pair in four billion) fall back to their rows.
  */
 
+import { fmix32, fnv1a32 } from '../util/hash';
+
 export interface TieSource {
   id: string;
   contentHash: string;
@@ -17,25 +19,9 @@ export interface TieSource {
 
 const LOW = 2 ** 21;
 
-/** FNV-1a over a string's UTF-16 code units, then murmur3's finaliser: well spread 32-bit keys. */
+/** FNV-1a, then murmur3's finaliser: well spread 32-bit keys. */
 function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return mix(h);
-}
-
-/** murmur3's 32-bit finaliser. */
-function mix(x: number): number {
-  let h = x >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(fnv1a32(s));
 }
 
 /** Each source's key: its content's, then its id's. */
@@ -51,7 +37,7 @@ export function rowTieKeys(sources: readonly (TieSource | undefined)[], sourceOf
   const keys = new Float64Array(count);
   for (let r = 0; r < count; r++) {
     const s = sourceOfRow[r];
-    keys[r] = mix(content[s] ^ Math.imul(passageIndex[r] + 1, 0x9e3779b1)) * LOW + low[s];
+    keys[r] = fmix32(content[s] ^ Math.imul(passageIndex[r] + 1, 0x9e3779b1)) * LOW + low[s];
   }
   return keys;
 }
