@@ -15,7 +15,7 @@ import { readPageTexts, writePageTexts } from '../core/index/store/pageTexts';
 import { notReadyError, indexHealth } from '../core/index/health';
 import { indexDir, readManifest, type SourceRecord } from '../core/index/store/manifest';
 import { serverRefused, type LibraryServer } from '../core/index/server/connection';
-import { currentGeneration, currentGenerationId, generationHealth, serverPageTexts, type ServerGeneration } from '../core/index/server/read';
+import { currentGeneration, generationHealth, keptPerGeneration, serverPageTexts } from '../core/index/server/read';
 import { latestCopy } from '../core/index/server/memberCopy';
 import { errorCode } from '../shared/errors';
 import { publishedOn } from '../shared/health';
@@ -191,14 +191,9 @@ async function publishedSources(
   server: LibraryServer,
   opts: Pick<CheckCitationsOptions, 'workspace' | 'onWarning'>,
 ): Promise<{ sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string; copy?: string }> {
-  let g;
+  let published;
   try {
-    // The list of sources is fetched once per generation (27 MB at 67,000 PDFs): each check asks for the id.
-    const id = await currentGenerationId(server);
-    const at = (generation: number) => `${server.url}\u0000${server.schema ?? ''}\u0000${generation}`;
-    if (id !== undefined && lastPublished?.at === at(id)) return lastPublished.sources;
-    g = await currentGeneration(server);
-    if (g) lastPublished = { at: at(g.id), sources: published(g) };
+    published = await keptSources(server);
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable' || serverRefused(err)) throw err;
     const latest = await latestCopy(opts.workspace, server);
@@ -210,16 +205,17 @@ async function publishedSources(
     );
     return { sources: m.sources, fingerprint: m.fingerprint, updatedAt: `generation ${generation} (copy)`, copy: latest.dir };
   }
-  if (!g) throw notReadyError(generationHealth(server, g, ''));
-  return lastPublished!.sources;
+  if (!published) throw notReadyError(generationHealth(server, undefined, ''));
+  return published;
 }
 
-/** The sources of the generation the last check read, and which server and generation they are (one workspace's checks at a time). */
-let lastPublished: { at: string; sources: { sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string } } | undefined;
-
-function published(g: ServerGeneration): { sources: Record<string, SourceRecord>; fingerprint: string; updatedAt: string } {
-  return { sources: Object.fromEntries(g.library.sources.map((r) => [r.id, r])), fingerprint: g.library.fingerprint, updatedAt: `generation ${g.id}` };
-}
+/** The current generation's sources as the check reads them, fetched once per generation (27 MB at 67,000 PDFs); each check asks for the id. */
+const keptSources = keptPerGeneration(async (server) => {
+  const g = await currentGeneration(server);
+  return (
+    g && { id: g.id, sources: Object.fromEntries(g.library.sources.map((r) => [r.id, r])), fingerprint: g.library.fingerprint, updatedAt: `generation ${g.id}` }
+  );
+});
 
 /** A published source's page texts from this machine's copy of the generation (the server out of reach). */
 async function copiedPages(copy: string, s: SourceRecord, opts: Pick<CheckCitationsOptions, 'onWarning'>): Promise<PageText[] | undefined> {

@@ -9,7 +9,7 @@ import { latestCopy } from '../core/index/server/memberCopy';
 import { serverName, serverRefused, type LibraryServer } from '../core/index/server/connection';
 import { publishIndex, type PublishOptions, type PublishReport } from '../core/index/server/publish';
 import { lastServerRead } from '../core/index/server/lastRead';
-import { currentGeneration, currentGenerationHead, currentGenerationId, generationHealth, type GenerationHead } from '../core/index/server/read';
+import { currentGeneration, currentGenerationHead, currentGenerationId, generationHealth, keptPerGeneration } from '../core/index/server/read';
 import type { IndexHealth } from '../shared/health';
 import type { Settings } from '../shared/settings';
 import { EngineError, errorCode } from '../shared/errors';
@@ -27,8 +27,8 @@ export function serverOf(s: Pick<Settings, 'libraryServer' | 'libraryServerSchem
   return s.libraryServer ? { url: s.libraryServer, ...(s.libraryServerSchema ? { schema: s.libraryServerSchema } : {}) } : undefined;
 }
 
-/** The head of the generation serverState last fetched, and which server and generation it is. */
-let lastHead: { at: string; head: GenerationHead } | undefined;
+/** The current generation's head, fetched once per generation (then only its id is asked). */
+const keptHead = keptPerGeneration(currentGenerationHead);
 
 /**
  * The server's library as the health of an index for `provider`, and the generation it would be
@@ -41,11 +41,7 @@ export async function serverState(
 ): Promise<{ health: IndexHealth; generation?: number }> {
   let g;
   try {
-    // A generation never changes once published: its head is fetched once, then only its id is asked.
-    const id = await currentGenerationId(server);
-    const at = (generation: number) => `${server.url}\u0000${server.schema ?? ''}\u0000${generation}`;
-    g = id !== undefined && lastHead?.at === at(id) ? lastHead.head : await currentGenerationHead(server);
-    if (g) lastHead = { at: at(g.id), head: g };
+    g = await keptHead(server);
   } catch (err) {
     if (errorCode(err) !== 'server-unreachable') throw err;
     // This machine's copy of a generation serves while the server is out of reach (memberCopy.ts).

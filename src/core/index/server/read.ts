@@ -193,6 +193,25 @@ export function currentGenerationHead(server: LibraryServer): Promise<Generation
   );
 }
 
+/**
+ * `fetch` kept per server and generation: each call asks which generation is current (one small
+ * query) and fetches again only when it is another than the one kept (a published generation never
+ * changes). One kept value per returned function: the engine works on one library at a time.
+ */
+export function keptPerGeneration<T extends { id: number }>(
+  fetch: (server: LibraryServer) => Promise<T | undefined>,
+): (server: LibraryServer) => Promise<T | undefined> {
+  let kept: { at: string; value: T } | undefined;
+  return async (server) => {
+    const at = (generation: number) => `${server.url}\u0000${server.schema ?? ''}\u0000${generation}`;
+    const id = await currentGenerationId(server);
+    if (id !== undefined && kept?.at === at(id)) return kept.value;
+    const value = await fetch(server);
+    if (value) kept = { at: at(value.id), value };
+    return value;
+  };
+}
+
 /** The published library's health for `modelKey`, as a local index's (`dir` names the server). */
 export function generationHealth(server: LibraryServer, generation: ServerGeneration | GenerationHead | undefined, modelKey: string): IndexHealth {
   const dir = serverName(server);
