@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -39,6 +38,7 @@ import { describeHealth } from '../../src/shared/health';
 import { defaultSettings } from '../../src/shared/settings';
 import { draftMarkdown, syntheticDraft, syntheticSource } from '../../scripts/bench/corpus';
 import { devServerUrl, freshSchema } from '../support/pgServer';
+import { tcpRelay } from '../support/tcpRelay';
 
 const CLI = resolve('dist/cli.js');
 const ROOT = resolve('.');
@@ -84,42 +84,6 @@ async function syntheticWorkspace(root: string, sources: number, words: number, 
   const ws = mkdtempSync(join(root, 'synthetic-'));
   await updateIndex(syntheticInputs(ws, range(0, sources), words), { workspace: ws, provider: new EmbeddedProvider(), ...opts });
   return ws;
-}
-
-/** A TCP relay to the server on a loopback port of its own, which can refuse connections and drop the open ones (`cut`) and take them again (`restore`). */
-async function tcpRelay(target: URL): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let open = true;
-  const relay = createServer((client) => {
-    if (!open) return client.destroy();
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const [a, b] of [
-      [client, upstream],
-      [upstream, client],
-    ]) {
-      sockets.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        sockets.delete(a);
-        b.destroy();
-      });
-      a.pipe(b);
-    }
-  });
-  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-  const u = new URL(target.toString());
-  u.port = String((relay.address() as AddressInfo).port);
-  return {
-    url: u.toString(),
-    cut() {
-      open = false;
-      for (const x of sockets) x.destroy();
-    },
-    restore() {
-      open = true;
-    },
-    close: () => new Promise<void>((r) => relay.close(() => r())),
-  };
 }
 
 describe('a library on PostgreSQL + pgvector (issue 37)', function () {

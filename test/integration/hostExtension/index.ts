@@ -9,10 +9,10 @@
  * outcome so the runner can report the product's error text instead of a bare timeout.
  */
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { runSuite } from '../suite/runner';
+import { tcpRelay, type TcpRelay } from '../../support/tcpRelay';
 import {
   DRAFT,
   FEEDING_PARAGRAPH,
@@ -69,6 +69,21 @@ async function openDraft(): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
 }
 
+/**
+ * The draft analysed from its Feeding paragraph, the panel shown beside it and the keyboard given
+ * back to the draft, its CodeLenses on screen: the layout the screenshots take.
+ */
+async function analyseWithPanel(editor: vscode.TextEditor): Promise<unknown> {
+  const line = findLine(editor.document, FEEDING_PARAGRAPH);
+  editor.selection = new vscode.Selection(line, 0, line, 0);
+  editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
+  const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
+  await vscode.commands.executeCommand('similarSources.showPanel');
+  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+  editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+  return result;
+}
+
 /** The draft's text before similarSourcesIt.typeCitekey typed into it. */
 /** A new paragraph under the Feeding one, about its subject, with "[@" just typed, and the suggestions asked for. */
 async function typeCitekeyUnderFeeding(editor: vscode.TextEditor): Promise<{ line: number }> {
@@ -99,40 +114,8 @@ function labConfig(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('similarSources', folder.uri);
 }
 
-/** A TCP relay to the lab's server on a loopback port of its own; `cut` drops its connections and refuses new ones. */
-let relay: { url: string; cut(): void; close(): Promise<void> } | undefined;
-
-async function startRelay(target: URL): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  let open = true;
-  const server = net.createServer((client) => {
-    if (!open) return client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const [a, b] of [
-      [client, upstream],
-      [upstream, client],
-    ]) {
-      sockets.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        sockets.delete(a);
-        b.destroy();
-      });
-      a.pipe(b);
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const u = new URL(target.toString());
-  u.port = String((server.address() as net.AddressInfo).port);
-  return {
-    url: u.toString(),
-    cut() {
-      open = false;
-      for (const x of sockets) x.destroy();
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+/** The relay the lab's server is read through while its check runs. */
+let relay: TcpRelay | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   setExtensionLogDir(context.logUri.fsPath);
@@ -150,16 +133,7 @@ export function activate(context: vscode.ExtensionContext): void {
     controlCommand('similarSourcesIt.prepareDraft', async () => {
       // A clean layout for the screenshot: the draft on the left, the panel beside it.
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-      const editor = await openDraft();
-      const line = findLine(editor.document, FEEDING_PARAGRAPH);
-      editor.selection = new vscode.Selection(line, 0, line, 0);
-      editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
-      const result = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
-      await vscode.commands.executeCommand('similarSources.showPanel');
-      // Give the focus back to the draft so its CodeLenses are on screen beside the panel.
-      await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-      editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
-      return result;
+      return analyseWithPanel(await openDraft());
     }),
     controlCommand('similarSourcesIt.codeLensState', async () => {
       // Diagnostics for the UI check: what the providers give versus what the editor shows.
@@ -339,7 +313,7 @@ export function activate(context: vscode.ExtensionContext): void {
       const schema = process.env.SIMILAR_SOURCES_IT_SERVER_SCHEMA;
       if (!url || !schema) throw new Error('the runner publishes the library to the dev server (SIMILAR_SOURCES_IT_SERVER)');
       const config = labConfig();
-      relay = await startRelay(new URL(url));
+      relay = await tcpRelay(new URL(url));
       await config.update('libraryServerSchema', schema, vscode.ConfigurationTarget.Workspace);
       await config.update('libraryServer', relay.url, vscode.ConfigurationTarget.Workspace);
       const copies = path.join(workspaceRoot(), '.similar-sources', 'server-copy');
@@ -357,13 +331,7 @@ export function activate(context: vscode.ExtensionContext): void {
       );
       relay.cut();
       await vscode.commands.executeCommand('similarSources.clearCache');
-      const line = findLine(editor.document, FEEDING_PARAGRAPH);
-      editor.selection = new vscode.Selection(line, 0, line, 0);
-      editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
-      const offline = await withTimeout(vscode.commands.executeCommand('similarSources.findSimilarSources'), 280_000, 'similarSources.findSimilarSources');
-      await vscode.commands.executeCommand('similarSources.showPanel');
-      await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-      editor.revealRange(new vscode.Range(Math.max(0, line - 3), 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      const offline = await analyseWithPanel(editor);
       return { copy, online, offline };
     }),
     controlCommand('similarSourcesIt.labServerBack', async () => {
