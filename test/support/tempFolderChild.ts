@@ -13,7 +13,11 @@ void (async () => {
   const dir = await makeTempFolder('similar-sources-zotero-');
   const how = process.argv[2];
   if (how === 'host') {
+    // A signal listener does not keep a process alive: without this timer the child could end on
+    // its own before the test's SIGINT reaches it (seen under CI's load: "made" and nothing else).
+    const alive = setInterval(() => undefined, 1000);
     process.once('SIGINT', () => {
+      clearInterval(alive);
       console.log('host');
       setTimeout(async () => {
         console.log(`still ${existsSync(dir)}`);
